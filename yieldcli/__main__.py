@@ -1,0 +1,3 @@
+from yieldcli.app import main
+
+main()

@@ -1,0 +1,85 @@
+"""One exception hierarchy; each class knows its exit code. `app.main` is the only place they become exits."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    UNEXPECTED = 1
+    USAGE = 2
+    CONFIG = 3
+    AUTH = 4
+    SERVICE = 5
+    NETWORK = 6
+    TX_FAILED = 7
+    TX_PENDING = 8
+    TX_EXPIRED = 9
+    INTERRUPTED = 130
+
+
+class YieldError(Exception):
+    """Base of every error the CLI reports on one line: what failed, and a hint of what to do next."""
+
+    exit_code: ExitCode = ExitCode.UNEXPECTED
+
+    def __init__(self, message: str, *, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(YieldError):
+    """Bad input refused before any request."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(YieldError):
+    """No API key source, an unreadable config file or keypair."""
+
+    exit_code = ExitCode.CONFIG
+
+
+class AuthError(YieldError):
+    """The service refused the API key (or none was sent)."""
+
+    exit_code = ExitCode.AUTH
+
+
+class ServiceError(YieldError):
+    """The service answered with an error, or with something we cannot read."""
+
+    exit_code = ExitCode.SERVICE
+
+    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.status = status
+
+
+class NetworkError(YieldError):
+    """Connection refused, timeout, TLS."""
+
+    exit_code = ExitCode.NETWORK
+
+
+class TransactionFailed(YieldError):
+    """The transaction landed and failed on chain."""
+
+    exit_code = ExitCode.TX_FAILED
+
+
+class TransactionPending(YieldError):
+    """Still not at the requested commitment when our timeout ran out."""
+
+    exit_code = ExitCode.TX_PENDING
+
+
+class TransactionExpired(YieldError):
+    """The blockhash expired without the transaction landing: nothing was spent."""
+
+    exit_code = ExitCode.TX_EXPIRED

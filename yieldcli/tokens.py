@@ -1,0 +1,50 @@
+"""The tokens the service supports (facts.md): symbol, mint and decimals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Token:
+    symbol: str
+    mint: str
+    decimals: int
+    name: str
+
+
+KNOWN_TOKENS: tuple[Token, ...] = (
+    Token("USDC", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", 6, "USD Coin"),
+    Token("USDT", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB", 6, "Tether USD"),
+    Token("USDS", "USDSwr9ApdHk5bvJKMjzff41FfuX8bSxdKcR81vTwcA", 6, "USDS"),
+    Token("SOL", "So11111111111111111111111111111111111111112", 9, "Wrapped SOL"),
+    Token("JitoSOL", "J1toso1uCk3RLmjorhTtrVwY9HJ7X8V9yYac6Y7kGCPn", 9, "Jito Staked SOL"),
+    Token("mSOL", "mSoLzYCxHdYgdzU16g5QSh3i5K3z3KZK7ytfqcJm7So", 9, "Marinade staked SOL"),
+    Token("JupSOL", "jupSoLaHXQiZZTSfEWMTRRgpnyFm8f6sZdosWBjx93v", 9, "Jupiter Staked SOL"),
+    Token("JLP", "27G8MtK7VtTcCHkpASjSDdkWWYfoqT6ggEuKidVJidD4", 6, "Jupiter Perps LP"),
+)
+
+# /user-balances reports native SOL under this pseudo address (facts.md).
+NATIVE_SOL_PSEUDO_MINT = "11111111111111111111111111111112"
+NATIVE_SOL = Token("SOL", NATIVE_SOL_PSEUDO_MINT, 9, "Solana")
+
+WSOL_MINT = "So11111111111111111111111111111111111111112"
+STRATEGY_PROGRAM_ID = "brzp8fNvHCBRi8UcCnTQUgQ2bQ4JnJTJtCvPzpKf2ty"
+PUBLIC_STRATEGY_ID = "43620ba3-354c-456b-aa3c-5bf7fa46a6d4"
+
+_BY_MINT = {t.mint: t for t in (*KNOWN_TOKENS, NATIVE_SOL)}
+_BY_SYMBOL = {t.symbol.lower(): t for t in KNOWN_TOKENS}
+# People type WSOL too.
+_BY_SYMBOL["wsol"] = _BY_SYMBOL["sol"]
+
+
+def by_mint(mint: str) -> Token | None:
+    return _BY_MINT.get(mint)
+
+
+def by_symbol(symbol: str) -> Token | None:
+    return _BY_SYMBOL.get(symbol.lower())
+
+
+def symbols() -> list[str]:
+    return [t.symbol for t in KNOWN_TOKENS]
