@@ -1,0 +1,616 @@
+"""The sandbox service's state: strategies, funds, and per-wallet token balances and positions.
+
+The state is one JSON file, created from the demo data when missing (or on `reset()`) and replaced
+atomically on every change, so it survives between processes. Integers go through the json module
+and stay exact at any size (u128 amounts included).
+
+Yield records are not stored separately: every position is a user's stake in one fund, and
+/user-yield reports one record per position, so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from yieldcli.sandbox import demo
+from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT, WSOL_MINT, by_mint
+
+
+class LedgerError(Exception):
+    """A change the ledger refuses (unknown strategy, no position, amount too large) or an unreadable file."""
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# ---- row sequences -------------------------------------------------------------------------------
+# Listings are sequences that build an item only when asked, so a wallet seeded with 100000 synthetic
+# positions can be sorted by one field and paged without materialising every item.
+
+
+class Rows:
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def get(self, i: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def key(self, i: int, field: str) -> Any:
+        return self.get(i)[field]
+
+    def all(self) -> list[dict[str, Any]]:
+        return [self.get(i) for i in range(len(self))]
+
+
+class ListRows(Rows):
+    def __init__(self, items: list[dict[str, Any]]):
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def get(self, i: int) -> dict[str, Any]:
+        return self.items[i]
+
+
+class IndexedRows(Rows):
+    """Items made from an index (0..n-1) on demand; `indices` selects which ones are listed."""
+
+    def __init__(
+        self,
+        indices: range | list[int],
+        make: Callable[[int], dict[str, Any]],
+        keys: dict[str, Callable[[int], Any]],
+    ):
+        self.indices = indices
+        self.make = make
+        self.keys = keys
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def get(self, i: int) -> dict[str, Any]:
+        return self.make(self.indices[i])
+
+    def key(self, i: int, field: str) -> Any:
+        fn = self.keys.get(field)
+        return fn(self.indices[i]) if fn else self.get(i)[field]
+
+
+class ConcatRows(Rows):
+    def __init__(self, parts: Iterable[Rows]):
+        self.parts = [p for p in parts if len(p)]
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def _locate(self, i: int) -> tuple[Rows, int]:
+        for part in self.parts:
+            if i < len(part):
+                return part, i
+            i -= len(part)
+        raise IndexError(i)
+
+    def get(self, i: int) -> dict[str, Any]:
+        part, j = self._locate(i)
+        return part.get(j)
+
+    def key(self, i: int, field: str) -> Any:
+        part, j = self._locate(i)
+        return part.key(j, field)
+
+
+# ---- the ledger ----------------------------------------------------------------------------------
+
+
+class Ledger:
+    """State of the sandbox service, persisted in `path`.
+
+    `seed_positions` and `seed_wallets` add synthetic data for benchmarks. It is computed from
+    indices and kept in memory only: writing 100000 items to the state file on every start (and
+    on every deposit) would make start-up and each change slow, and the data is reproducible
+    anyway. A seeded wallet is copied into the file only when a change is recorded for it.
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        seed_positions: int | None = None,
+        seed_wallets: int | None = None,
+        now: Callable[[], str] = _utc_now,
+    ):
+        self.path = Path(path)
+        self.seed_positions = max(0, seed_positions or 0)
+        self.seed_wallets = max(0, seed_wallets or 0)
+        self._now = now
+        self._lock = threading.RLock()
+        self._state: dict[str, Any] = {}
+        self._stamp: tuple[int, int, int] | None = None
+        self._seeded_index: dict[str, int] | None = None
+        self._load()
+
+    # -- persistence
+
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _load(self) -> None:
+        with self._lock:
+            try:
+                text = self.path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                self._state = demo.initial_state()
+                self._save()
+                return
+            try:
+                state = json.loads(text)
+            except ValueError as exc:
+                raise LedgerError(
+                    f"sandbox state file {self.path} is not valid JSON ({exc}); reset the sandbox"
+                ) from None
+            if not isinstance(state, dict) or state.get("format") != demo.STATE_FORMAT:
+                raise LedgerError(f"{self.path} is not a sandbox state file; reset the sandbox")
+            if state.get("version") != demo.STATE_VERSION:
+                raise LedgerError(
+                    f"sandbox state file {self.path} has version {state.get('version')!r}, "
+                    f"expected {demo.STATE_VERSION}; reset the sandbox"
+                )
+            self._state = state
+            self._stamp = self._file_stamp()
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(self._state, fh, indent=1)
+                fh.write("\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
+        self._stamp = self._file_stamp()
+
+    def _refresh(self) -> None:
+        """Reload when another process (or another Ledger) replaced the file."""
+        stamp = self._file_stamp()
+        if stamp != self._stamp:
+            self._load()
+
+    def reset(self) -> None:
+        """Back to the demo data (synthetic seeds are unaffected: they are never stored)."""
+        with self._lock:
+            self._state = demo.initial_state()
+            self._save()
+
+    # -- reference data
+
+    def token(self, mint: str) -> dict[str, Any]:
+        """symbol, name and decimals of a mint; unknown mints get a placeholder."""
+        meta = self._state["tokens"].get(mint)
+        if meta is not None:
+            return meta
+        index = demo.synthetic_index(mint) if self.seed_positions else None
+        if index is not None and index < self.seed_positions:
+            return self._synthetic_token(index)
+        known = by_mint(mint)
+        if known is not None:
+            return {"symbol": known.symbol, "name": known.name, "decimals": known.decimals}
+        return {"symbol": mint[:4], "name": "Unknown token", "decimals": 0}
+
+    def register_token(self, mint: str, symbol: str, name: str, decimals: int) -> None:
+        with self._lock:
+            self._refresh()
+            self._state["tokens"][mint] = {"symbol": symbol, "name": name, "decimals": decimals}
+            self._save()
+
+    def strategy_ids(self) -> list[str]:
+        with self._lock:
+            self._refresh()
+            return list(self._state["strategies"])
+
+    def strategy(self, strategy_id: str) -> dict[str, Any] | None:
+        """The strategy-info body, or None."""
+        with self._lock:
+            self._refresh()
+            s = self._state["strategies"].get(strategy_id)
+            if s is None:
+                return None
+            return {
+                "strategy_id": s["strategy_id"],
+                "strategy_name": s["strategy_name"],
+                "assets": list(s["apy_per_asset"]),
+                "apy": s["apy"],
+                "apy_per_asset": dict(s["apy_per_asset"]),
+            }
+
+    def fund(self, fund_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            self._refresh()
+            return self._state["funds"].get(fund_id)
+
+    def fund_for(self, strategy_id: str, mint: str) -> dict[str, Any] | None:
+        with self._lock:
+            self._refresh()
+            return self._fund_for(strategy_id, mint)
+
+    def _fund_for(self, strategy_id: str, mint: str) -> dict[str, Any] | None:
+        fund = self._state["funds"].get(demo.fund_id_for(strategy_id, mint))
+        if fund is None:
+            for f in self._state["funds"].values():
+                if f["strategy_id"] == strategy_id and f["mint"] == mint:
+                    return f
+        return fund
+
+    # -- wallets
+
+    def _seeded(self, wallet: str) -> int | None:
+        if not self.seed_wallets:
+            return None
+        if self._seeded_index is None:
+            # Built on first use: hashing and encoding many addresses would slow every start-up.
+            self._seeded_index = {
+                demo.seeded_wallet_address(j): j for j in range(self.seed_wallets)
+            }
+        return self._seeded_index.get(wallet)
+
+    def _wallet(self, wallet: str) -> dict[str, Any] | None:
+        """The stored wallet, else a seeded one (not stored), else None."""
+        stored = self._state["wallets"].get(wallet)
+        if stored is not None:
+            return stored
+        j = self._seeded(wallet)
+        return demo.seeded_wallet_data(j) if j is not None else None
+
+    def _wallet_for_change(self, wallet: str) -> dict[str, Any]:
+        data = self._wallet(wallet)
+        if data is None:
+            data = {"tokens": {}, "positions": {}}
+        self._state["wallets"][wallet] = data
+        return data
+
+    def _synthetic_for(self, wallet: str) -> int:
+        return self.seed_positions if wallet == demo.DEMO_WALLET else 0
+
+    def wallet_tokens(self, wallet: str) -> dict[str, int]:
+        """Raw token amounts held in the wallet itself (outside any position), by mint."""
+        with self._lock:
+            self._refresh()
+            data = self._wallet(wallet)
+            return dict(data["tokens"]) if data else {}
+
+    def wallets(self) -> list[str]:
+        with self._lock:
+            self._refresh()
+            return list(self._state["wallets"])
+
+    # -- listings (API item shapes)
+
+    def _position_item(self, fund: dict[str, Any], pos: dict[str, Any]) -> dict[str, Any]:
+        strategy = self._state["strategies"].get(fund["strategy_id"], {})
+        meta = self.token(fund["mint"])
+        return {
+            "apy": fund["apy"],
+            "decimals": meta["decimals"],
+            "fund_id": fund["fund_id"],
+            "last_updated": pos["last_updated"],
+            "strategy_id": fund["strategy_id"],
+            "strategy_name": strategy.get("strategy_name", ""),
+            "token_address": fund["mint"],
+            "token_name": meta["name"],
+            "token_symbol": meta["symbol"],
+            "total_deposited_value": pos["deposited"],
+            "total_position_value": pos["value"],
+            "yield_earned": max(pos["value"] - pos["deposited"], 0),
+        }
+
+    def _positions_of(self, data: dict[str, Any] | None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        if not data:
+            return []
+        funds = self._state["funds"]
+        return [(funds[fid], pos) for fid, pos in data["positions"].items() if fid in funds]
+
+    def positions(self, wallet: str, strategy_id: str, asset: str | None = None) -> Rows:
+        """Items of /breeze-balances for one wallet and strategy, optionally one mint only."""
+        with self._lock:
+            self._refresh()
+            items = [
+                self._position_item(fund, pos)
+                for fund, pos in self._positions_of(self._wallet(wallet))
+                if fund["strategy_id"] == strategy_id and (asset is None or fund["mint"] == asset)
+            ]
+            parts: list[Rows] = [ListRows(items)]
+            n = self._synthetic_for(wallet)
+            if n and strategy_id == demo.DEMO_STRATEGY_ID:
+                parts.append(self._synthetic_rows(n, asset, self._synthetic_position, _SYNTH_POSITION_KEYS))
+            return ConcatRows(parts)
+
+    def balances(self, wallet: str, asset: str | None = None) -> Rows:
+        """Items of /user-balances: wallet tokens plus positions, one item per mint."""
+        with self._lock:
+            self._refresh()
+            data = self._wallet(wallet)
+            by_mint_positions: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+            for fund, pos in self._positions_of(data):
+                by_mint_positions.setdefault(fund["mint"], []).append((fund, pos))
+            mints = list(data["tokens"]) if data else []
+            mints += [m for m in by_mint_positions if m not in (data["tokens"] if data else {})]
+            items = []
+            for mint in mints:
+                if asset is not None and mint != asset:
+                    continue
+                wallet_amount = data["tokens"].get(mint, 0) if data else 0
+                items.append(self._balance_item(mint, wallet_amount, by_mint_positions.get(mint, [])))
+            parts: list[Rows] = [ListRows(items)]
+            n = self._synthetic_for(wallet)
+            if n:
+                parts.append(self._synthetic_rows(n, asset, self._synthetic_balance, _SYNTH_BALANCE_KEYS))
+            return ConcatRows(parts)
+
+    def _balance_item(
+        self, mint: str, wallet_amount: int, positions: list[tuple[dict[str, Any], dict[str, Any]]]
+    ) -> dict[str, Any]:
+        meta = self.token(mint)
+        item: dict[str, Any] = {
+            "decimals": meta["decimals"],
+            "token_address": mint,
+            "token_name": meta["name"],
+            "token_symbol": meta["symbol"],
+            "total_balance": wallet_amount + sum(p["value"] for _, p in positions),
+            "yield_balance": None,
+        }
+        if positions:
+            # One yield_balance per mint: the sums over every fund of that mint, named after the
+            # largest one, with an APY weighted by value.
+            value = sum(p["value"] for _, p in positions)
+            earned = sum(max(p["value"] - p["deposited"], 0) for _, p in positions)
+            largest = max(positions, key=lambda fp: fp[1]["value"])[0]
+            apy = (
+                round(sum(f["apy"] * p["value"] for f, p in positions) / value, 2)
+                if value
+                else largest["apy"]
+            )
+            item["yield_balance"] = {
+                "amount_of_yield": str(earned),
+                "fund_apy": apy,
+                "fund_id": largest["fund_id"],
+                "funds": str(value),
+            }
+        return item
+
+    def yield_records(self, wallet: str, fund_id: str | None = None) -> Rows:
+        """Items of /user-yield: one record per position, across strategies."""
+        with self._lock:
+            self._refresh()
+            items = [
+                self._yield_item(fund, pos)
+                for fund, pos in self._positions_of(self._wallet(wallet))
+                if fund_id is None or fund["fund_id"] == fund_id
+            ]
+            parts: list[Rows] = [ListRows(items)]
+            n = self._synthetic_for(wallet)
+            if n:
+                if fund_id is None:
+                    indices: range | list[int] = range(n)
+                else:
+                    k = demo.synthetic_fund_index(fund_id)
+                    indices = [k] if k is not None and k < n else []
+                parts.append(IndexedRows(indices, self._synthetic_yield, _SYNTH_YIELD_KEYS))
+            return ConcatRows(parts)
+
+    def _yield_item(self, fund: dict[str, Any], pos: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "apy": fund["apy"],
+            "base_asset": self.token(fund["mint"])["symbol"],
+            "entry_date": pos["entry_date"],
+            "fund_id": fund["fund_id"],
+            "fund_name": fund["fund_name"],
+            "last_updated": pos["last_updated"],
+            "position_value": pos["value"],
+            "yield_earned": max(pos["value"] - pos["deposited"], 0),
+        }
+
+    # -- synthetic items (seed_positions), all computed from their index
+
+    def _synthetic_rows(
+        self,
+        n: int,
+        asset: str | None,
+        make: Callable[[int], dict[str, Any]],
+        keys: dict[str, Callable[[int], Any]],
+    ) -> IndexedRows:
+        if asset is None:
+            indices: range | list[int] = range(n)
+        else:
+            k = demo.synthetic_index(asset)
+            indices = [k] if k is not None and k < n else []
+        return IndexedRows(indices, make, keys)
+
+    @staticmethod
+    def _synthetic_token(i: int) -> dict[str, Any]:
+        return {"symbol": f"SYN{i}", "name": f"Synthetic Token {i}", "decimals": demo.SYNTH_DECIMALS}
+
+    def _synthetic_position(self, i: int) -> dict[str, Any]:
+        deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
+        return {
+            "apy": demo.synthetic_apy(i),
+            "decimals": demo.SYNTH_DECIMALS,
+            "fund_id": demo.synthetic_fund_id(i),
+            "last_updated": demo.DEMO_LAST_UPDATED,
+            "strategy_id": demo.DEMO_STRATEGY_ID,
+            "strategy_name": demo.DEMO_STRATEGY_NAME,
+            "token_address": demo.synthetic_mint(i),
+            "token_name": f"Synthetic Token {i}",
+            "token_symbol": f"SYN{i}",
+            "total_deposited_value": deposited,
+            "total_position_value": value,
+            "yield_earned": value - deposited,
+        }
+
+    def _synthetic_balance(self, i: int) -> dict[str, Any]:
+        deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
+        return {
+            "decimals": demo.SYNTH_DECIMALS,
+            "token_address": demo.synthetic_mint(i),
+            "token_name": f"Synthetic Token {i}",
+            "token_symbol": f"SYN{i}",
+            "total_balance": demo.synthetic_wallet_tokens(i) + value,
+            "yield_balance": {
+                "amount_of_yield": str(value - deposited),
+                "fund_apy": demo.synthetic_apy(i),
+                "fund_id": demo.synthetic_fund_id(i),
+                "funds": str(value),
+            },
+        }
+
+    def _synthetic_yield(self, i: int) -> dict[str, Any]:
+        deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
+        return {
+            "apy": demo.synthetic_apy(i),
+            "base_asset": f"SYN{i}",
+            "entry_date": demo.synthetic_date(i),
+            "fund_id": demo.synthetic_fund_id(i),
+            "fund_name": f"{demo.DEMO_STRATEGY_NAME} SYN{i}",
+            "last_updated": demo.DEMO_LAST_UPDATED,
+            "position_value": value,
+            "yield_earned": value - deposited,
+        }
+
+    # -- changes confirmed on chain
+
+    def _check_amount(self, raw_amount: Any) -> int:
+        if isinstance(raw_amount, bool) or not isinstance(raw_amount, int) or raw_amount <= 0:
+            raise LedgerError(f"amount must be a positive integer of base units, got {raw_amount!r}")
+        return raw_amount
+
+    def _fund_or_error(self, strategy_id: str, mint: str) -> dict[str, Any]:
+        if strategy_id not in self._state["strategies"]:
+            raise LedgerError("Strategy not found")
+        fund = self._fund_for(strategy_id, mint)
+        if fund is None:
+            raise LedgerError(f"strategy {strategy_id} does not support asset {mint}")
+        return fund
+
+    def record_deposit(
+        self, wallet: str, strategy_id: str, mint: str, raw_amount: int
+    ) -> dict[str, Any]:
+        """Move `raw_amount` from the wallet into its position; returns the position item."""
+        amount = self._check_amount(raw_amount)
+        with self._lock:
+            self._refresh()
+            fund = self._fund_or_error(strategy_id, mint)
+            data = self._wallet_for_change(wallet)
+            tokens = data["tokens"]
+            # The chain already accepted the transfer: take what the ledger knows of, never below 0.
+            taken = min(tokens.get(mint, 0), amount)
+            if mint in tokens or taken:
+                tokens[mint] = tokens.get(mint, 0) - taken
+            if mint == WSOL_MINT and taken < amount and NATIVE_SOL_PSEUDO_MINT in tokens:
+                tokens[NATIVE_SOL_PSEUDO_MINT] = max(tokens[NATIVE_SOL_PSEUDO_MINT] - (amount - taken), 0)
+            now = self._now()
+            pos = data["positions"].get(fund["fund_id"])
+            if pos is None:
+                pos = {"deposited": 0, "value": 0, "entry_date": now, "last_updated": now}
+                data["positions"][fund["fund_id"]] = pos
+            pos["deposited"] += amount
+            pos["value"] += amount
+            pos["last_updated"] = now
+            self._save()
+            return self._position_item(fund, pos)
+
+    def record_withdrawal(
+        self,
+        wallet: str,
+        strategy_id: str,
+        mint: str,
+        raw_amount: int | None,
+        *,
+        unwrap_sol: bool = False,
+    ) -> int:
+        """Move `raw_amount` (None: everything) from the position to the wallet; returns the amount."""
+        with self._lock:
+            self._refresh()
+            fund = self._fund_or_error(strategy_id, mint)
+            data = self._wallet(wallet)
+            pos = data["positions"].get(fund["fund_id"]) if data else None
+            if pos is None:
+                raise LedgerError(f"wallet {wallet} has no position in {fund['fund_name']}")
+            amount = pos["value"] if raw_amount is None else self._check_amount(raw_amount)
+            if amount > pos["value"]:
+                raise LedgerError(
+                    f"cannot withdraw {amount}: the position holds {pos['value']} base units"
+                )
+            data = self._wallet_for_change(wallet)
+            pos = data["positions"][fund["fund_id"]]
+            # Principal leaves in proportion to the share of the position withdrawn.
+            if amount == pos["value"]:
+                pos["deposited"] = 0
+            elif pos["value"]:
+                pos["deposited"] -= pos["deposited"] * amount // pos["value"]
+            pos["value"] -= amount
+            pos["last_updated"] = self._now()
+            target = NATIVE_SOL_PSEUDO_MINT if (unwrap_sol and mint == WSOL_MINT) else mint
+            data["tokens"][target] = data["tokens"].get(target, 0) + amount
+            self._save()
+            return amount
+
+    def close_fund(self, wallet: str, strategy_id: str, mint: str) -> int:
+        """Remove the wallet's position; whatever it still held goes back to the wallet (returned)."""
+        with self._lock:
+            self._refresh()
+            fund = self._fund_or_error(strategy_id, mint)
+            data = self._wallet(wallet)
+            if not data or fund["fund_id"] not in data["positions"]:
+                raise LedgerError(f"wallet {wallet} has no position in {fund['fund_name']}")
+            data = self._wallet_for_change(wallet)
+            pos = data["positions"].pop(fund["fund_id"])
+            remaining = pos["value"]
+            if remaining:
+                data["tokens"][mint] = data["tokens"].get(mint, 0) + remaining
+            self._save()
+            return remaining
+
+    def set_wallet_token(self, wallet: str, mint: str, raw_amount: int) -> None:
+        """Set the wallet-side amount of a token (e.g. after an airdrop or a mint on the chain)."""
+        if isinstance(raw_amount, bool) or not isinstance(raw_amount, int) or raw_amount < 0:
+            raise LedgerError(f"amount must be a non-negative integer, got {raw_amount!r}")
+        with self._lock:
+            self._refresh()
+            self._wallet_for_change(wallet)["tokens"][mint] = raw_amount
+            self._save()
+
+
+_SYNTH_POSITION_KEYS: dict[str, Callable[[int], Any]] = {
+    "apy": demo.synthetic_apy,
+    "decimals": lambda i: demo.SYNTH_DECIMALS,
+    "total_deposited_value": demo.synthetic_deposited,
+    "total_position_value": demo.synthetic_value,
+    "yield_earned": lambda i: demo.synthetic_value(i) - demo.synthetic_deposited(i),
+}
+_SYNTH_BALANCE_KEYS: dict[str, Callable[[int], Any]] = {
+    "decimals": lambda i: demo.SYNTH_DECIMALS,
+    "total_balance": lambda i: demo.synthetic_wallet_tokens(i) + demo.synthetic_value(i),
+}
+_SYNTH_YIELD_KEYS: dict[str, Callable[[int], Any]] = {
+    "apy": demo.synthetic_apy,
+    "position_value": demo.synthetic_value,
+    "yield_earned": lambda i: demo.synthetic_value(i) - demo.synthetic_deposited(i),
+}
