@@ -1,0 +1,490 @@
+"""The sandbox service's request handling, independent of any HTTP server.
+
+`Service.handle(method, path, query, headers, body)` returns a `Response` with the same paths,
+bodies and error messages as the real service (interface.md, openapi.json). POST endpoints are
+checked for the documented errors, then passed to `post_handlers[path]`; a path without a handler
+answers 501.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, unquote
+
+from yieldcli.addresses import is_pubkey
+from yieldcli.sandbox.ledger import Ledger, LedgerError, Rows
+
+JSON = "application/json"
+PLAIN_TEXT = "text/plain; charset=utf-8"
+DEFAULT_LIMIT = 10
+INT32_MAX = 2**31 - 1
+
+MISSING_CREDENTIALS = "Missing credentials"
+INVALID_KEY = "API key invalid or doesn't exist"
+STRATEGY_NOT_FOUND = "Strategy not found"
+NOT_IMPLEMENTED = "Not implemented in this sandbox yet"
+INTERNAL_ERROR = "Internal server error"
+
+
+@dataclass
+class Response:
+    status: int
+    content_type: str
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    # True: the server drops the connection without answering (a fault simulating a dead peer).
+    disconnect: bool = False
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def json_response(status: int, obj: Any, headers: dict[str, str] | None = None) -> Response:
+    return Response(status, JSON, json.dumps(obj, separators=(",", ":")).encode(), dict(headers or {}))
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return json_response(status, {"message": message}, headers)
+
+
+def query_failure(detail: str) -> Response:
+    """The service's plain-text answer to a query string it cannot deserialize: a JSON string literal."""
+    text = f"Failed to deserialize query string: {detail}"
+    return Response(400, PLAIN_TEXT, json.dumps(text).encode())
+
+
+# ---- fault injection -----------------------------------------------------------------------------
+
+
+@dataclass
+class Fault:
+    """A canned raw answer for matching requests, to test clients against a broken service."""
+
+    method: str
+    path_regex: str
+    status: int
+    body: bytes
+    content_type: str = JSON
+    headers: dict[str, str] = field(default_factory=dict)
+    times: int | None = 1  # None: forever
+    delay_s: float = 0.0
+    disconnect: bool = False
+    hits: int = 0
+
+    def __post_init__(self) -> None:
+        self._pattern = re.compile(self.path_regex)
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method == "*" or self.method.upper() == method.upper()) and bool(
+            self._pattern.search(path)
+        )
+
+
+class Faults:
+    """Faults are tried in the order added; each answers its next `times` matching requests."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._faults: list[Fault] = []
+
+    def add(
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        body: bytes | str = b"",
+        content_type: str = JSON,
+        headers: Mapping[str, str] | None = None,
+        times: int | None = 1,
+        delay_s: float = 0.0,
+        disconnect: bool = False,
+    ) -> Fault:
+        """`path_regex` is searched in the path (anchor it with ^ and $ to match exactly)."""
+        if isinstance(body, str):
+            body = body.encode()
+        if times is not None and times < 1:
+            raise ValueError("times must be at least 1, or None for every request")
+        fault = Fault(
+            method, path_regex, status, body, content_type, dict(headers or {}), times, delay_s, disconnect
+        )
+        with self._lock:
+            self._faults.append(fault)
+        return fault
+
+    def clear(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def take(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.matches(method, path):
+                    fault.hits += 1
+                    if fault.times is not None:
+                        fault.times -= 1
+                        if fault.times <= 0:
+                            self._faults.remove(fault)
+                    return fault
+        return None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._faults)
+
+    def pending(self) -> list[Fault]:
+        with self._lock:
+            return list(self._faults)
+
+
+# ---- query strings -------------------------------------------------------------------------------
+
+
+class QueryError(Exception):
+    pass
+
+
+def _parse_count(name: str, text: str) -> int:
+    # Mirrors the integer parser of the real service's query deserializer (messages included).
+    digits = text[1:] if text.startswith("+") else text
+    if not digits:
+        raise QueryError(f"{name}: cannot parse integer from empty string")
+    if not digits.isascii() or not digits.isdigit():
+        raise QueryError(f"{name}: invalid digit found in string")
+    value = int(digits)
+    if value > INT32_MAX:
+        raise QueryError(f"{name}: number too large to fit in target type")
+    return value
+
+
+def _parse_sort_order(name: str, text: str) -> str:
+    if text not in ("asc", "desc"):
+        raise QueryError(f"{name}: unknown variant `{text}`, expected `asc` or `desc`")
+    return text
+
+
+_QUERY_KINDS: dict[str, Callable[[str, str], Any]] = {
+    "page": _parse_count,
+    "limit": _parse_count,
+    "sort_order": _parse_sort_order,
+}
+
+
+def parse_query(query: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The known fields of a query string, typed; unknown fields are ignored, as upstream does."""
+    out: dict[str, Any] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name not in fields:
+            continue
+        if name in out:
+            raise QueryError(f"duplicate field `{name}`")
+        parse = _QUERY_KINDS.get(name)
+        out[name] = parse(name, value) if parse else value
+    return out
+
+
+# ---- listings ------------------------------------------------------------------------------------
+
+POSITION_SORT_FIELDS = ("apy", "decimals", "total_deposited_value", "total_position_value", "yield_earned")
+BALANCE_SORT_FIELDS = ("decimals", "total_balance")
+
+
+def paginate(
+    rows: Rows,
+    *,
+    page: int = 0,
+    limit: int = 0,
+    sort_field: str | None = None,
+    descending: bool = False,
+) -> dict[str, Any]:
+    """`{data, meta}` for 1-based pages: page 0 is page 1, limit 0 is the default."""
+    per_page = limit or DEFAULT_LIMIT
+    page = max(page, 1)
+    total = len(rows)
+    total_pages = -(-total // per_page)
+    start = (page - 1) * per_page
+    stop = min(start + per_page, total)
+    if start >= total:
+        data: list[dict[str, Any]] = []
+    elif sort_field is None:
+        data = [rows.get(i) for i in range(start, stop)]
+    else:
+        order = sorted(range(total), key=lambda i: rows.key(i, sort_field), reverse=descending)
+        data = [rows.get(order[i]) for i in range(start, stop)]
+    return {
+        "data": data,
+        "meta": {
+            "has_more": page < total_pages,
+            "page": page,
+            "per_page": per_page,
+            "total": total,
+            "total_pages": total_pages,
+        },
+    }
+
+
+class _BadRequest(Exception):
+    def __init__(self, response: Response):
+        self.response = response
+
+
+def _sorting(q: dict[str, Any], balance_field: str, allowed: tuple[str, ...]) -> tuple[str | None, bool]:
+    sort_by = q.get("sort_by")
+    order = q.get("sort_order")
+    if sort_by in (None, ""):
+        if order is None:
+            return None, False
+        sort_by = "balance"
+    field_name = balance_field if sort_by == "balance" else sort_by
+    if field_name not in allowed:
+        choices = ", ".join(("balance", *allowed))
+        raise _BadRequest(
+            error_response(400, f"Invalid sort_by: {sort_by!r}; expected one of: {choices}")
+        )
+    # Without an order, the largest balances come first.
+    return field_name, order != "asc"
+
+
+def _wallet(text: str) -> str:
+    if not is_pubkey(text):
+        raise _BadRequest(error_response(400, f"Invalid wallet address: {text!r}"))
+    return text
+
+
+# ---- POST bodies ---------------------------------------------------------------------------------
+
+PostHandler = Callable[[dict[str, Any]], Response]
+
+_STRING, _BOOL, _U64 = "string", "boolean", "u64"
+_DEPOSIT_FIELDS = {
+    "strategy_id": _STRING, "base_asset": _STRING, "amount": _U64, "all": _BOOL, "user_key": _STRING,
+    "payer_key": _STRING, "user_token_account": _STRING, "fund_id": _STRING, "is_agent": _BOOL,
+}
+_WITHDRAW_FIELDS = {
+    **_DEPOSIT_FIELDS, "create_wsol_ata": _BOOL, "unwrap_wsol_ata": _BOOL, "detect_wsol_ata": _BOOL,
+    "exclude_fees": _BOOL, "no_balance_checks": _BOOL,
+}
+_CLOSE_FIELDS = {
+    name: _STRING
+    for name in ("user_account", "user_pubkey", "strategy_id", "mint", "payer", "funds_recipient", "user_token_account")
+}
+POST_FIELDS: dict[str, dict[str, str]] = {
+    "/deposit/tx": _DEPOSIT_FIELDS,
+    "/deposit/ix": _DEPOSIT_FIELDS,
+    "/withdraw/tx": _WITHDRAW_FIELDS,
+    "/withdraw/ix": _WITHDRAW_FIELDS,
+    "/close-user-account/tx": _CLOSE_FIELDS,
+    "/close-user-account/ix": _CLOSE_FIELDS,
+}
+CLOSE_IDENTITY_MESSAGE = "Either user_account or user_pubkey + strategy_id + mint must be provided"
+
+
+def _type_error(value: Any, kind: str) -> str | None:
+    if value is None:
+        return None
+    if kind == _STRING and not isinstance(value, str):
+        return "expected a string"
+    if kind == _BOOL and not isinstance(value, bool):
+        return "expected a boolean"
+    if kind == _U64:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return "expected u64"
+        if not 0 <= value < 2**64:
+            return f"invalid value: integer `{value}`, expected u64"
+    return None
+
+
+def _params(path: str, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    content_type = headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != JSON:
+        raise _BadRequest(error_response(415, "Expected request with `Content-Type: application/json`"))
+    try:
+        doc = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _BadRequest(error_response(400, f"Failed to parse the request body as JSON: {exc}")) from None
+    if not isinstance(doc, dict):
+        raise _BadRequest(error_response(400, "Failed to deserialize the JSON body: expected an object"))
+    if "params" not in doc:
+        raise _BadRequest(error_response(400, "Failed to deserialize the JSON body: missing field `params`"))
+    params = doc["params"]
+    if not isinstance(params, dict):
+        raise _BadRequest(error_response(400, "Failed to deserialize the JSON body: params: expected an object"))
+    for name, kind in POST_FIELDS[path].items():
+        problem = _type_error(params.get(name), kind)
+        if problem:
+            raise _BadRequest(error_response(400, f"Failed to deserialize the JSON body: params.{name}: {problem}"))
+    return params
+
+
+def _documented_post_errors(path: str, params: dict[str, Any]) -> Response | None:
+    if path.startswith("/deposit/") and not params.get("strategy_id"):
+        return error_response(400, "strategy_id must be provided for deposit")
+    if path.startswith("/withdraw/") and not params.get("strategy_id"):
+        return error_response(400, "Strategy id must be provided")
+    if path.startswith("/close-user-account/"):
+        by_account = bool(params.get("user_account"))
+        by_owner = all(params.get(k) for k in ("user_pubkey", "strategy_id", "mint"))
+        if not (by_account or by_owner):
+            return error_response(400, CLOSE_IDENTITY_MESSAGE)
+    return None
+
+
+# ---- the service ---------------------------------------------------------------------------------
+
+_GET_ROUTES = (
+    (re.compile(r"^/health$"), "_health"),
+    (re.compile(r"^/strategy-info/([^/]+)/?$"), "_strategy_info"),
+    (re.compile(r"^/breeze-balances/([^/]+)$"), "_breeze_balances"),
+    (re.compile(r"^/user-balances/([^/]+)$"), "_user_balances"),
+    (re.compile(r"^/user-yield/([^/]+)$"), "_user_yield"),
+)
+
+
+class Service:
+    """The sandbox service: one `handle` call per request, safe to call from many threads."""
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        api_key: str,
+        *,
+        latency_ms: int = 0,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self.ledger = ledger
+        self.api_key = api_key
+        self.latency_ms = latency_ms
+        self.sleep = sleep
+        self.faults = Faults()
+        # The hook for the write side: path -> handler(params) -> Response. Bodies reach a handler
+        # only after the documented checks (strategy id, close-account identity) passed.
+        self.post_handlers: dict[str, PostHandler] = {}
+
+    def add_fault(self, method: str, path_regex: str, status: int, body: bytes | str = b"", **kw: Any) -> Fault:
+        return self.faults.add(method, path_regex, status, body, **kw)
+
+    def handle(
+        self,
+        method: str,
+        path: str,
+        query: str = "",
+        headers: Mapping[str, str] | None = None,
+        body: bytes = b"",
+    ) -> Response:
+        if "?" in path:
+            path, _, extra = path.partition("?")
+            query = f"{query}&{extra}" if query else extra
+        method = method.upper()
+        if self.latency_ms > 0:
+            # Sleeps in the calling thread only: the threaded server keeps answering others.
+            self.sleep(self.latency_ms / 1000)
+        fault = self.faults.take(method, path)
+        if fault is not None:
+            if fault.delay_s > 0:
+                self.sleep(fault.delay_s)
+            return Response(
+                fault.status, fault.content_type, fault.body, dict(fault.headers), disconnect=fault.disconnect
+            )
+        lowered = {k.lower(): v for k, v in (headers or {}).items()}
+        try:
+            denied = self._authenticate(lowered)
+            if denied is not None:
+                return denied
+            return self._route(method, path, query, lowered, body)
+        except _BadRequest as exc:
+            return exc.response
+        except Exception:  # noqa: BLE001 - a bug must answer 500, like the real service, not kill the server
+            return error_response(500, INTERNAL_ERROR)
+
+    def _authenticate(self, headers: Mapping[str, str]) -> Response | None:
+        key = headers.get("x-api-key")
+        if not key:
+            return error_response(401, MISSING_CREDENTIALS)
+        if not hmac.compare_digest(key.encode(), self.api_key.encode()):
+            return error_response(401, INVALID_KEY)
+        return None
+
+    def _route(self, method: str, path: str, query: str, headers: Mapping[str, str], body: bytes) -> Response:
+        for pattern, name in _GET_ROUTES:
+            m = pattern.match(path)
+            if m:
+                if method not in ("GET", "HEAD"):
+                    return error_response(405, f"Method {method} not allowed on {path}", {"Allow": "GET"})
+                return getattr(self, name)(*(unquote(g) for g in m.groups()), query=query)
+        if path in POST_FIELDS:
+            if method != "POST":
+                return error_response(405, f"Method {method} not allowed on {path}", {"Allow": "POST"})
+            return self._post(path, headers, body)
+        return error_response(404, f"Not found: {method} {path}")
+
+    # -- GET
+
+    def _health(self, *, query: str) -> Response:
+        return json_response(200, "OK")
+
+    def _strategy_info(self, strategy_id: str, *, query: str) -> Response:
+        strategy = self.ledger.strategy(strategy_id)
+        if strategy is None:
+            return error_response(404, STRATEGY_NOT_FOUND)
+        return json_response(200, strategy)
+
+    def _breeze_balances(self, wallet: str, *, query: str) -> Response:
+        try:
+            q = parse_query(query, ("strategy_id", "asset", "sort_by", "sort_order", "page", "limit"))
+        except QueryError as exc:
+            return query_failure(str(exc))
+        strategy_id = q.get("strategy_id")
+        if not strategy_id:
+            return error_response(400, "strategy_id query parameter is required")
+        sort_field, descending = _sorting(q, "total_position_value", POSITION_SORT_FIELDS)
+        _wallet(wallet)
+        if self.ledger.strategy(strategy_id) is None:
+            return error_response(404, STRATEGY_NOT_FOUND)
+        rows = self.ledger.positions(wallet, strategy_id, q.get("asset") or None)
+        return json_response(
+            200,
+            paginate(rows, page=q.get("page", 0), limit=q.get("limit", 0), sort_field=sort_field, descending=descending),
+        )
+
+    def _user_balances(self, wallet: str, *, query: str) -> Response:
+        try:
+            q = parse_query(query, ("asset", "sort_by", "sort_order", "page", "limit"))
+        except QueryError as exc:
+            return query_failure(str(exc))
+        sort_field, descending = _sorting(q, "total_balance", BALANCE_SORT_FIELDS)
+        _wallet(wallet)
+        rows = self.ledger.balances(wallet, q.get("asset") or None)
+        return json_response(
+            200,
+            paginate(rows, page=q.get("page", 0), limit=q.get("limit", 0), sort_field=sort_field, descending=descending),
+        )
+
+    def _user_yield(self, wallet: str, *, query: str) -> Response:
+        try:
+            q = parse_query(query, ("fund_id", "page", "limit"))
+        except QueryError as exc:
+            return query_failure(str(exc))
+        _wallet(wallet)
+        rows = self.ledger.yield_records(wallet, q.get("fund_id") or None)
+        return json_response(200, paginate(rows, page=q.get("page", 0), limit=q.get("limit", 0)))
+
+    # -- POST
+
+    def _post(self, path: str, headers: Mapping[str, str], body: bytes) -> Response:
+        params = _params(path, headers, body)
+        documented = _documented_post_errors(path, params)
+        if documented is not None:
+            return documented
+        handler = self.post_handlers.get(path)
+        if handler is None:
+            return error_response(501, NOT_IMPLEMENTED)
+        try:
+            return handler(params)
+        except LedgerError as exc:
+            return error_response(400, str(exc))
