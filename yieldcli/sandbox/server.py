@@ -1,0 +1,251 @@
+"""The sandbox service over HTTP/1.1 on loopback: stdlib `http.server`, one thread per connection."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import secrets
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from yieldcli.sandbox.ledger import Ledger
+from yieldcli.sandbox.service import JSON, Fault, Service
+
+MAX_BODY_BYTES = 1 << 20
+IDLE_TIMEOUT_S = 60
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # Without this, Nagle's algorithm and delayed ACKs add ~175 ms to each keep-alive request.
+    disable_nagle_algorithm = True
+    timeout = IDLE_TIMEOUT_S
+    server_version = "yield-sandbox"
+    sys_version = ""
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.track(self.connection, False)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Malformed requests get the service's JSON error shape instead of an HTML page."""
+        body = json.dumps({"message": message or self.responses.get(code, ("Error",))[0]}).encode()
+        self.close_connection = True
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", JSON)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command != "HEAD" and code >= 200 and code not in (204, 304):
+                self.wfile.write(body)
+        except OSError:
+            pass
+
+    def _dispatch(self) -> None:
+        if self.headers.get("Transfer-Encoding", "").lower() not in ("", "identity"):
+            self.send_error(411, "Content-Length required: chunked request bodies are not supported")
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self.send_error(400, "Invalid Content-Length")
+            return
+        if length < 0:
+            self.send_error(400, "Invalid Content-Length")
+            return
+        if length > MAX_BODY_BYTES:
+            self.send_error(413, "Request body too large")
+            return
+        body = self.rfile.read(length) if length else b""
+        target = urlsplit(self.path)
+        response = self.server.service.handle(
+            self.command, target.path, target.query, dict(self.headers.items()), body
+        )
+        if response.disconnect:
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        self.send_response(response.status)
+        self.send_header("Content-Type", response.content_type)
+        self.send_header("Content-Length", str(len(response.body)))
+        for name, value in response.headers.items():
+            if name.lower() not in ("content-length", "content-type"):
+                self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(response.body)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _dispatch
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    service: Service
+
+    def __init__(self, address: tuple[str, int], service: Service, family: socket.AddressFamily):
+        self.address_family = family
+        self.service = service
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def track(self, conn: socket.socket, alive: bool) -> None:
+        with self._connections_lock:
+            (self._connections.add if alive else self._connections.discard)(conn)
+
+    def drop_connections(self) -> None:
+        with self._connections_lock:
+            conns = list(self._connections)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A broken request or a client hanging up must not print tracebacks or stop the server.
+        pass
+
+
+class SandboxServer:
+    """The sandbox service on `host:port` (port 0: any free port), state in `state_path`.
+
+    Binds at construction, so `url` is known before `start()` or `serve_forever()`.
+    """
+
+    def __init__(
+        self,
+        state_path: Path | str,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+        latency_ms: int = 0,
+        seed_positions: int | None = None,
+        seed_wallets: int | None = None,
+        *,
+        allow_remote: bool = False,
+    ):
+        if not is_loopback(host) and not allow_remote:
+            raise ValueError(
+                f"refusing to serve the sandbox on {host!r}: it is not a loopback address "
+                "(the sandbox has no TLS and holds a test API key); pass allow_remote=True to do it anyway"
+            )
+        self.api_key = api_key if api_key is not None else secrets.token_urlsafe(24)
+        self.ledger = Ledger(state_path, seed_positions=seed_positions, seed_wallets=seed_wallets)
+        self.service = Service(self.ledger, self.api_key, latency_ms=latency_ms)
+        bind_host = host.strip("[]")
+        family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
+        self._httpd = _HTTPServer((bind_host, port), self.service, family)
+        self.host = bind_host
+        self.port: int = self._httpd.server_address[1]
+        self._thread: threading.Thread | None = None
+        self._serving = False
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def latency_ms(self) -> int:
+        return self.service.latency_ms
+
+    @latency_ms.setter
+    def latency_ms(self, value: int) -> None:
+        self.service.latency_ms = value
+
+    def add_fault(
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        body: bytes | str = b"",
+        content_type: str = JSON,
+        headers: dict[str, str] | None = None,
+        times: int | None = 1,
+        delay_s: float = 0.0,
+        disconnect: bool = False,
+    ) -> Fault:
+        """The next `times` requests (None: all) matching method ("*": any) and path regex get this raw answer."""
+        return self.service.faults.add(
+            method, path_regex, status, body, content_type, headers, times, delay_s, disconnect
+        )
+
+    def clear_faults(self) -> None:
+        self.service.faults.clear()
+
+    def reset(self) -> None:
+        self.ledger.reset()
+
+    def start(self) -> SandboxServer:
+        """Serve in a daemon thread; returns self."""
+        if self._closed:
+            raise RuntimeError("this sandbox server was stopped; create a new one")
+        if self._thread is None:
+            self._serving = True
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.2},
+                name=f"yield-sandbox-{self.port}", daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until interrupted (KeyboardInterrupt propagates) or stopped."""
+        self._serving = True
+        try:
+            self._httpd.serve_forever(poll_interval=0.2)
+        finally:
+            self._serving = False
+            self._close()
+
+    def stop(self) -> None:
+        """Stop serving and drop open connections (safe to call twice, or from another thread)."""
+        if self._serving:
+            self._serving = False
+            self._httpd.shutdown()  # returns once the serving loop has exited
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._close()
+
+    def _close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._httpd.server_close()
+            self._httpd.drop_connections()
+
+    def __enter__(self) -> SandboxServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
