@@ -1,0 +1,71 @@
+"""`yield auth`: keep the API key in the OS keyring, one entry per profile."""
+
+import typer
+
+from yieldcli import secrets
+from yieldcli.commands import options as opt
+from yieldcli.commands.context import session_of
+from yieldcli.config import API_KEY_ENV
+from yieldcli.errors import ConfigError, UsageError
+
+auth_app = typer.Typer(help="Store, check and remove the API key.", no_args_is_help=True)
+
+
+@auth_app.command("login")
+def login(
+    ctx: typer.Context,
+    with_token: bool = typer.Option(False, "--with-token", help="Read the key from standard input instead of a prompt."),
+) -> None:
+    """Store the API key for the current profile in the OS keyring.
+
+    Example: printf '%s' "$KEY" | yield auth login --with-token
+    """
+    session = session_of(ctx)
+    env = session.env
+    if with_token:
+        key = env.stdin.read().strip()
+    elif env.interactive:
+        key = typer.prompt("API key", hide_input=True, err=True).strip()
+    else:
+        raise UsageError("no terminal to prompt on", hint="pipe the key in with `yield auth login --with-token`")
+    if not key or any(c.isspace() for c in key):
+        raise UsageError("the API key is empty or contains whitespace", hint="paste the key from the customer portal")
+    location = secrets.store_api_key(session.profile, key)
+    session.output().info(f"API key {secrets.mask(key)} stored for profile {session.profile!r} in the {location}")
+    if env.get(API_KEY_ENV):
+        session.output().warn(f"{API_KEY_ENV} is set and takes precedence over the stored key")
+
+
+@auth_app.command("status")
+def status(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:
+    """Say which API key source is in use (key masked).
+
+    Example: yield auth status -o json | jq -r .source
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    found, why_none = secrets.find_api_key(session.env, session.profile)
+    if found is None:
+        raise ConfigError(
+            f"no API key for profile {session.profile!r}" + (f": {why_none}" if why_none else ""),
+            hint=f"run `yield auth login` or set {API_KEY_ENV}",
+        )
+    body = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
+    if out.mode == "table":
+        out.env.stdout.write(f"profile {body['profile']}: API key {body['key']} from {body['location']}\n")
+    else:
+        out.object("auth", body)
+
+
+@auth_app.command("logout")
+def logout(ctx: typer.Context) -> None:
+    """Remove the stored API key of the current profile.
+
+    Example: yield --profile staging auth logout
+    """
+    session = session_of(ctx)
+    removed = secrets.delete_api_key(session.profile)
+    out = session.output()
+    out.info(f"API key removed for profile {session.profile!r}" if removed else f"no API key was stored for profile {session.profile!r}")
+    if session.env.get(API_KEY_ENV):
+        out.warn(f"{API_KEY_ENV} is still set in this environment")

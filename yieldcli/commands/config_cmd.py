@@ -1,0 +1,140 @@
+"""`yield config`: show, read and write settings in the TOML config file."""
+
+from typing import Any
+
+import typer
+
+from yieldcli import config as cfg
+from yieldcli import secrets
+from yieldcli.api.client import check_base_url
+from yieldcli.commands import options as opt
+from yieldcli.commands.context import session_of
+from yieldcli.errors import ConfigError, UsageError
+from yieldcli.render.output import MODES
+
+config_app = typer.Typer(help="Show and change settings.", no_args_is_help=True)
+
+
+def _validate(key: str, value: str) -> str:
+    if key == "api_key":
+        raise UsageError("the API key is never written to the config file", hint="use `yield auth login`")
+    cfg.check_key(key)
+    if key == "output" and value not in MODES:
+        raise UsageError(f"invalid output {value!r}", hint="use one of: " + ", ".join(MODES))
+    if key == "color" and value not in ("auto", "always", "never"):
+        raise UsageError(f"invalid color {value!r}", hint="use auto, always or never")
+    if key == "api_url":
+        check_base_url(value)
+    if key == "timeout":
+        try:
+            ok = float(value) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            raise UsageError(f"invalid timeout {value!r}: expected a positive number of seconds")
+    return value
+
+
+def _target_profile(session) -> str | None:
+    """Writes go to [profiles.NAME] when a profile was chosen, else to the top level."""
+    profile = session.settings.profile
+    return None if profile.source == "default" else profile.value
+
+
+@config_app.command("show")
+def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:
+    """List every setting with its value, source and location (secrets masked).
+
+    Example: yield config show -o json | jq '.[] | select(.source == "env")'
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    settings = session.settings
+    rows: list[dict[str, Any]] = [
+        {"name": "profile", "value": settings.profile.value, "source": settings.profile.source, "location": settings.profile.location},
+        {"name": "config", "value": str(settings.config.path), "source": cfg.resolve_config_path(session.options.config, session.env).source, "location": ""},
+    ]
+    for name in cfg.SPECS:
+        s = settings.get(name)
+        rows.append({"name": name, "value": s.value, "source": s.source, "location": s.location})
+    found, why_none = secrets.find_api_key(session.env, session.profile)
+    rows.append({
+        "name": "api_key",
+        "value": secrets.mask(found.value) if found else None,
+        "source": found.source if found else "unset",
+        "location": found.location if found else (why_none or ""),
+    })
+    if out.mode == "table":
+        from yieldcli.render.consoles import console
+        from rich.table import Table
+
+        table = Table("Setting", "Value", "Source", "Location", header_style="bold")
+        for row in rows:
+            table.add_row(row["name"], "" if row["value"] is None else str(row["value"]), row["source"], row["location"])
+        console(session.env, stderr=False, color=out.color).print(table)
+    elif out.mode == "ndjson":
+        out.ndjson(rows)
+    elif out.mode == "csv":
+        import csv
+
+        writer = csv.writer(session.env.stdout, lineterminator="\n")
+        writer.writerow(["name", "value", "source", "location"])
+        for row in rows:
+            writer.writerow(["" if row[k] is None else row[k] for k in ("name", "value", "source", "location")])
+    else:
+        out.object("config", rows)
+
+
+@config_app.command("get")
+def get(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.")) -> None:
+    """Print the value a setting resolves to.
+
+    Example: yield config get api_url
+    """
+    session = session_of(ctx)
+    cfg.check_key(key)
+    value = session.settings.value(key)
+    if value is None:
+        raise ConfigError(f"{key} is not set", hint=f"`yield config set {key} VALUE`")
+    session.env.stdout.write(f"{value}\n")
+
+
+@config_app.command("set")
+def set_(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name."), value: str = typer.Argument(..., help="New value.")) -> None:
+    """Write a setting to the config file (to the profile's table when --profile is given).
+
+    Example: yield --profile prod config set strategy 43620ba3-354c-456b-aa3c-5bf7fa46a6d4
+    """
+    session = session_of(ctx)
+    profile = _target_profile(session)
+    config = session.settings.config
+    config.set(key, _validate(key, value), profile)
+    config.save()
+    where = f"[profiles.{profile}]" if profile else "top level"
+    session.output().info(f"{key} set in {config.path} ({where})")
+
+
+@config_app.command("unset")
+def unset(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.")) -> None:
+    """Remove a setting from the config file.
+
+    Example: yield config unset output
+    """
+    session = session_of(ctx)
+    profile = _target_profile(session)
+    config = session.settings.config
+    if config.unset(key, profile):
+        config.save()
+        session.output().info(f"{key} removed from {config.path}")
+    else:
+        session.output().info(f"{key} was not set in {config.path}")
+
+
+@config_app.command("path")
+def path(ctx: typer.Context) -> None:
+    """Print where the config file is.
+
+    Example: $EDITOR "$(yield config path)"
+    """
+    session = session_of(ctx)
+    session.env.stdout.write(f"{session.settings.config.path}\n")

@@ -1,0 +1,9 @@
+"""How a command finds the run's Session (built by the root callback in app.py)."""
+
+import typer
+
+from yieldcli.session import Session
+
+
+def session_of(ctx: typer.Context) -> Session:
+    return ctx.find_root().obj

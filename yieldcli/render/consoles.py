@@ -1,0 +1,22 @@
+"""Rich consoles built from the Environment; imported only when something is drawn for a person."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from yieldcli.environment import Environment
+
+
+def console(env: Environment, *, stderr: bool, color: bool) -> Console:
+    stream = env.stderr if stderr else env.stdout
+    tty = env.stderr_isatty if stderr else env.stdout_isatty
+    return Console(
+        file=stream,
+        color_system="auto" if color else None,
+        force_terminal=color or None,
+        no_color=not color,
+        highlight=False,
+        # Off a terminal nothing is truncated or wrapped.
+        width=None if tty else 4096,
+        soft_wrap=not tty,
+    )

@@ -1,0 +1,134 @@
+"""The one output sink: a result looks the same in every command for each of table, json, ndjson, csv.
+
+Machine formats are written with the json and csv modules straight to stdout (never through rich,
+which wraps long lines); tables are built in `tables.py`, imported only when a table is drawn.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from typing import Any, Iterable, Iterator
+
+from yieldcli.api.pagination import PageResult
+from yieldcli.environment import Environment
+from yieldcli.errors import UsageError
+
+MODES = ("table", "json", "ndjson", "csv")
+
+# Stable CSV columns: the documented fields, in the order the interface lists them.
+CSV_COLUMNS: dict[str, tuple[str, ...]] = {
+    "positions": (
+        "apy", "decimals", "fund_id", "last_updated", "strategy_id", "strategy_name", "token_address",
+        "token_name", "token_symbol", "total_deposited_value", "total_position_value", "yield_earned",
+    ),
+    "balances": (
+        "decimals", "token_address", "token_name", "token_symbol", "total_balance",
+        "yield_balance.amount_of_yield", "yield_balance.fund_apy", "yield_balance.fund_id", "yield_balance.funds",
+    ),
+    "earnings": (
+        "apy", "base_asset", "entry_date", "fund_id", "fund_name", "last_updated", "position_value", "yield_earned",
+    ),
+    "strategy": ("strategy_id", "strategy_name", "apy", "assets", "apy_per_asset"),
+    "health": ("status",),
+}
+
+
+def resolve_mode(requested: str | None, env: Environment) -> str:
+    if requested is None:
+        return "table" if env.stdout_isatty else "json"
+    mode = requested.lower()
+    if mode not in MODES:
+        raise UsageError(f"invalid output format {requested!r}", hint="use one of: " + ", ".join(MODES))
+    return mode
+
+
+def dumps(value: Any) -> str:
+    """Stable JSON: Python ints stay exact at any size, non-ASCII stays readable."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+class Output:
+    def __init__(self, env: Environment, mode: str, *, color: bool, quiet: bool = False):
+        self.env = env
+        self.mode = mode
+        self.color = color
+        self.quiet = quiet
+
+    # --- data (stdout) ---------------------------------------------------------------------------
+
+    def page(self, result: PageResult) -> None:
+        if self.mode == "table":
+            from yieldcli.render import tables
+
+            tables.draw_page(self._console(), result)
+        elif self.mode == "json":
+            self._line(dumps({"data": result.items, "meta": result.meta}))
+        elif self.mode == "ndjson":
+            self.ndjson(result.items)
+        else:
+            self.csv(result.kind, result.items)
+
+    def object(self, kind: str, body: Any, typed: Any = None) -> None:
+        if self.mode == "table":
+            from yieldcli.render import tables
+
+            tables.draw_object(self._console(), kind, typed if typed is not None else body)
+        elif self.mode in ("json", "ndjson"):
+            self._line(dumps(body))
+        else:
+            self.csv(kind, [body if isinstance(body, dict) else {"status": body}])
+
+    def ndjson(self, items: Iterable[dict[str, Any]]) -> None:
+        out = self.env.stdout
+        for item in items:
+            out.write(dumps(item) + "\n")
+        out.flush()
+
+    def csv(self, kind: str, items: Iterable[dict[str, Any]]) -> None:
+        columns = CSV_COLUMNS[kind]
+        writer = csv.writer(self.env.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        for item in items:
+            flat = dict(_flatten(item))
+            writer.writerow([_cell(flat.get(column)) for column in columns])
+        self.env.stdout.flush()
+
+    def _line(self, text: str) -> None:
+        self.env.stdout.write(text + "\n")
+        self.env.stdout.flush()
+
+    def _console(self):
+        from yieldcli.render.consoles import console
+
+        return console(self.env, stderr=False, color=self.color)
+
+    # --- everything else (stderr) ----------------------------------------------------------------
+
+    def info(self, text: str) -> None:
+        if not self.quiet:
+            self.env.stderr.write(text + "\n")
+            self.env.stderr.flush()
+
+    def warn(self, text: str) -> None:
+        self.env.stderr.write(f"warning: {text}\n")
+        self.env.stderr.flush()
+
+
+def _flatten(value: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(item, dict) and item and prefix == "" and key != "apy_per_asset":
+            yield from _flatten(item, f"{name}.")
+        else:
+            yield name, item
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return dumps(value)
+    return str(value)

@@ -1,0 +1,97 @@
+"""The API key: `YIELD_API_KEY` first (the CI path), then the OS keyring, one entry per profile.
+
+`keyring` costs 60-100 ms to import, so it is imported only when a key is actually looked up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from yieldcli.config import API_KEY_ENV
+from yieldcli.environment import Environment
+from yieldcli.errors import ConfigError
+
+KEYRING_SERVICE = "yield"
+NO_BACKEND_HINT = f"no OS keyring is available here: set {API_KEY_ENV} instead"
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    value: str
+    source: str  # env or keyring
+    location: str
+
+    def __repr__(self) -> str:  # keep the secret out of reprs, tracebacks and logs
+        return f"ApiKey(source={self.source!r}, value={mask(self.value)!r})"
+
+
+def mask(secret: str | None) -> str:
+    """Enough to tell two keys apart, never enough to use one."""
+    if not secret:
+        return ""
+    return "****" + (secret[-4:] if len(secret) >= 16 else "")
+
+
+def _keyring_username(profile: str) -> str:
+    return f"api-key:{profile}"
+
+
+def find_api_key(env: Environment, profile: str) -> tuple[ApiKey | None, str | None]:
+    """The key in use and, when none was found, why the keyring could not help (for the hint)."""
+    value = env.get(API_KEY_ENV)
+    if value:
+        return ApiKey(value.strip(), "env", API_KEY_ENV), None
+    try:
+        stored = _keyring().get_password(KEYRING_SERVICE, _keyring_username(profile))
+    except ConfigError as exc:
+        return None, exc.message
+    except Exception as exc:  # any backend failure: locked, D-Bus errors, corrupt store
+        return None, f"the OS keyring could not be read ({type(exc).__name__})"
+    if stored:
+        return ApiKey(stored, "keyring", f"keyring {KEYRING_SERVICE}/{_keyring_username(profile)}"), None
+    return None, None
+
+
+def store_api_key(profile: str, value: str) -> str:
+    keyring = _keyring()
+    try:
+        keyring.set_password(KEYRING_SERVICE, _keyring_username(profile), value)
+    except Exception as exc:
+        raise _backend_error(exc, "store") from None
+    return f"keyring {KEYRING_SERVICE}/{_keyring_username(profile)}"
+
+
+def delete_api_key(profile: str) -> bool:
+    keyring = _keyring()
+    from keyring.errors import PasswordDeleteError
+
+    try:
+        keyring.delete_password(KEYRING_SERVICE, _keyring_username(profile))
+    except PasswordDeleteError:
+        return False
+    except Exception as exc:
+        raise _backend_error(exc, "remove") from None
+    return True
+
+
+def _keyring():
+    try:
+        import keyring
+        from keyring.backends.fail import Keyring as FailKeyring
+    except Exception as exc:  # a broken install or a bad PYTHON_KEYRING_BACKEND
+        raise ConfigError(f"the keyring library cannot be loaded ({type(exc).__name__})", hint=NO_BACKEND_HINT) from None
+    try:
+        backend = keyring.get_keyring()
+    except Exception as exc:
+        raise ConfigError(f"no usable keyring backend ({type(exc).__name__})", hint=NO_BACKEND_HINT) from None
+    if isinstance(backend, FailKeyring):
+        raise ConfigError("no OS keyring backend is available", hint=NO_BACKEND_HINT)
+    return keyring
+
+
+def _backend_error(exc: Exception, action: str) -> ConfigError:
+    from keyring.errors import NoKeyringError
+
+    if isinstance(exc, NoKeyringError):
+        return ConfigError("no OS keyring backend is available", hint=NO_BACKEND_HINT)
+    return ConfigError(f"could not {action} the API key in the OS keyring ({type(exc).__name__})", hint=NO_BACKEND_HINT)

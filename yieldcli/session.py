@@ -1,0 +1,179 @@
+"""Everything a command needs, resolved once per run from the global options: settings, the API
+client, the output sink, and (under --sandbox) the embedded sandbox server."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from yieldcli import config as cfg
+from yieldcli.addresses import b58encode, check_pubkey
+from yieldcli.environment import Environment
+from yieldcli.errors import ConfigError, UsageError
+from yieldcli.render.output import Output, resolve_mode
+
+
+@dataclass
+class GlobalOptions:
+    profile: str | None = None
+    config: str | None = None
+    api_url: str | None = None
+    timeout: str | None = None
+    output: str | None = None
+    color: str | None = None
+    quiet: bool = False
+    verbose: bool = False
+    debug: bool = False
+    sandbox: bool = False
+
+
+@dataclass
+class Session:
+    env: Environment
+    options: GlobalOptions
+    _settings: cfg.Settings | None = None
+    _api: Any = None
+    _sandbox: Any = None
+    _closers: list = field(default_factory=list)
+
+    # --- settings --------------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> cfg.Settings:
+        if self._settings is None:
+            config_path = cfg.resolve_config_path(self.options.config, self.env)
+            config = cfg.ConfigFile.load(Path(config_path.value).expanduser())
+            flags = {"api_url": self.options.api_url, "timeout": self.options.timeout,
+                     "output": self.options.output, "color": self.options.color}
+            self._settings = cfg.Settings(self.env, config, cfg.resolve_profile(self.options.profile, self.env), flags)
+        return self._settings
+
+    @property
+    def profile(self) -> str:
+        return self.settings.profile.value
+
+    def timeout(self) -> float:
+        setting = self.settings.get("timeout")
+        try:
+            value = Decimal(str(setting.value))
+        except InvalidOperation:
+            value = Decimal(-1)
+        if not value.is_finite() or value <= 0:
+            raise UsageError(f"invalid timeout {setting.value!r} (from {setting.source}): expected a positive number of seconds")
+        return float(value)
+
+    # --- output ----------------------------------------------------------------------------------
+
+    def output(self, requested: str | None = None, as_json: bool = False) -> Output:
+        mode = "json" if as_json else (requested or self.settings.value("output"))
+        color_choice = str(self.settings.value("color")).lower()
+        if color_choice not in ("auto", "always", "never"):
+            raise UsageError(f"invalid color choice {color_choice!r}", hint="use auto, always or never")
+        resolved = resolve_mode(mode, self.env)
+        return Output(
+            self.env,
+            resolved,
+            color=self.env.color_enabled(color_choice, self.env.stdout_isatty),
+            quiet=self.options.quiet,
+        )
+
+    def log(self, text: str) -> None:
+        """--verbose diagnostics on stderr."""
+        if self.options.verbose or self.options.debug:
+            self.env.stderr.write(f"[yield] {text}\n")
+            self.env.stderr.flush()
+
+    # --- the service -----------------------------------------------------------------------------
+
+    def api(self):
+        if self._api is None:
+            from yieldcli.api.client import ApiClient
+
+            if self.options.sandbox:
+                server = self.sandbox()
+                url, key = server.url, server.api_key
+                self.log(f"embedded sandbox at {url}")
+            else:
+                from yieldcli.secrets import find_api_key
+
+                url = self.settings.value("api_url")
+                found, why_none = find_api_key(self.env, self.profile)
+                key = found.value if found else None
+                if found:
+                    self.log(f"API key from {found.source}")
+                else:
+                    self.log("no API key found" + (f" ({why_none})" if why_none else ""))
+            self._api = ApiClient(url, key, timeout=self.timeout(), log=self.log if self.options.verbose or self.options.debug else None,
+                                  sleep=self.env.sleep)
+            self._closers.append(self._api.close)
+        return self._api
+
+    def sandbox(self):
+        """The embedded sandbox: started on first use, on an ephemeral loopback port, state in the data dir."""
+        if self._sandbox is None:
+            from yieldcli.sandbox.server import SandboxServer
+
+            self._sandbox = SandboxServer(sandbox_state_path(self.env)).start()
+            self._closers.append(self._sandbox.stop)
+        return self._sandbox
+
+    # --- defaults for wallet and strategy ------------------------------------------------------------
+
+    def strategy(self, flag: str | None) -> str:
+        settings = self.settings
+        if self.options.sandbox:
+            from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
+
+            settings.overrides.setdefault("strategy", DEMO_STRATEGY_ID)
+        value = flag or settings.value("strategy")
+        if not value:
+            raise UsageError(
+                "no strategy given",
+                hint="pass --strategy ID, set YIELD_STRATEGY, or `yield config set strategy ID`",
+            )
+        return value
+
+    def wallet(self, given: str | None) -> str:
+        if given:
+            return check_pubkey(given, "wallet address")
+        if self.options.sandbox and not self._keypair_named():
+            from yieldcli.sandbox.demo import DEMO_WALLET
+
+            return DEMO_WALLET
+        keypair = self.settings.get("keypair")
+        if keypair.value is None:
+            raise UsageError(
+                "no wallet given and no keypair configured",
+                hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
+            )
+        return pubkey_of_keypair_file(Path(str(keypair.value)).expanduser(), keypair.source)
+
+    def _keypair_named(self) -> bool:
+        return self.settings.get("keypair").source in ("flag", "env")
+
+    def close(self) -> None:
+        while self._closers:
+            self._closers.pop()()
+
+
+def sandbox_state_path(env: Environment) -> Path:
+    return cfg.data_dir(env) / "sandbox" / "state.json"
+
+
+def pubkey_of_keypair_file(path: Path, source: str = "") -> str:
+    """The public half of a solana-keygen file (bytes 32..64), without importing solders."""
+    where = f" (from {source})" if source else ""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"keypair file {path}{where} does not exist", hint="create one with `solana-keygen new` or pass --keypair") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read keypair file {path}{where}: {getattr(exc, 'strerror', None) or type(exc).__name__}") from None
+    except ValueError:
+        raise ConfigError(f"keypair file {path}{where} is not a solana-keygen JSON file") from None
+    if not (isinstance(raw, list) and len(raw) == 64 and all(isinstance(b, int) and 0 <= b <= 255 for b in raw)):
+        raise ConfigError(f"keypair file {path}{where} is not a solana-keygen JSON file (expected 64 numbers 0..255)")
+    return b58encode(bytes(raw[32:]))
