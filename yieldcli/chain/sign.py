@@ -1,0 +1,52 @@
+"""Partial signing: fill the slots our keypairs own, keep every other signature as it is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from solders.keypair import Keypair
+from solders.message import to_bytes_versioned
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.transaction import VersionedTransaction
+
+from yieldcli.chain.decode import encode_transaction
+
+
+@dataclass(frozen=True)
+class SignResult:
+    transaction: VersionedTransaction
+    signed: tuple[Pubkey, ...]  # slots filled by this call
+    missing: tuple[Pubkey, ...]  # required signers whose slot is still empty
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    def to_base64(self) -> str:
+        return encode_transaction(self.transaction)
+
+
+def message_bytes(tx: VersionedTransaction) -> bytes:
+    """The bytes signers sign: with the 0x80 version prefix for v0 (`bytes(MessageV0)` lacks it)."""
+    return bytes(to_bytes_versioned(tx.message))
+
+
+def sign_transaction(tx: VersionedTransaction, keypairs: Iterable[Keypair]) -> SignResult:
+    """Sign the slots whose key is one of `keypairs`; other slots keep their signature or stay empty."""
+    message = tx.message
+    keys = list(message.account_keys)
+    n_required = message.header.num_required_signatures
+    by_key = {kp.pubkey(): kp for kp in keypairs}
+    payload = message_bytes(tx)
+    empty = Signature.default()
+    signatures = list(tx.signatures) + [empty] * (n_required - len(tx.signatures))
+    signed: list[Pubkey] = []
+    for i in range(n_required):
+        keypair = by_key.get(keys[i])
+        if keypair is not None:
+            signatures[i] = keypair.sign_message(payload)
+            signed.append(keys[i])
+    missing = tuple(keys[i] for i in range(n_required) if signatures[i] == empty)
+    return SignResult(VersionedTransaction.populate(message, signatures[:n_required]), tuple(signed), missing)
