@@ -1,5 +1,6 @@
 """The root command: global options, the command tree, and the one place errors become exit codes."""
 
+import os
 import sys
 from typing import Optional
 
@@ -72,6 +73,11 @@ def main(argv: Optional[list] = None) -> None:
     from typer import _click as click  # typer vendors click; its exceptions carry click's exit codes
 
     args = sys.argv[1:] if argv is None else argv
+    if "_YIELD_COMPLETE" in os.environ:
+        # Shell completion (every Tab press starts us): register typer's shell classes only then.
+        from typer._completion_classes import completion_init
+
+        completion_init()
     debug = "--debug" in args
     try:
         command = typer.main.get_command(app)

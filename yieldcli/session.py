@@ -116,8 +116,9 @@ class Session:
         if self._sandbox is None:
             from yieldcli.sandbox.server import SandboxServer
 
+            # Not stopped at exit: its thread is a daemon, and a clean shutdown would add the
+            # server's poll interval to every --sandbox command.
             self._sandbox = SandboxServer(sandbox_state_path(self.env)).start()
-            self._closers.append(self._sandbox.stop)
         return self._sandbox
 
     # --- defaults for wallet and strategy ------------------------------------------------------------

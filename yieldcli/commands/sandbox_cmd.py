@@ -33,7 +33,6 @@ def serve(
         sandbox_state_path(session.env), host=host, port=port, api_key=api_key, allow_remote=allow_remote,
         latency_ms=latency_ms, seed_positions=seed_positions, seed_wallets=seed_wallets,
     )
-    server.start()
     info = {"url": server.url, "api_key": server.api_key}
     rpc_url = getattr(server, "rpc_url", None)
     if rpc_url:
@@ -48,10 +47,7 @@ def serve(
     else:
         session.env.stdout.write(dumps(info) + "\n")
     session.env.stdout.flush()
-    try:
-        server.wait()
-    finally:
-        server.stop()
+    server.serve_forever()
 
 
 @sandbox_app.command("reset")
@@ -60,9 +56,11 @@ def reset(ctx: typer.Context) -> None:
 
     Example: yield sandbox reset
     """
-    from yieldcli.sandbox.server import reset_state
+    import shutil
 
     session = session_of(ctx)
-    path = sandbox_state_path(session.env)
-    reset_state(path)
-    session.output().info(f"sandbox state reset ({path.parent})")
+    # Every file of the sandbox (service ledger, chain accounts) lives in this folder; the next
+    # start seeds it anew from the demo data.
+    folder = sandbox_state_path(session.env).parent
+    shutil.rmtree(folder, ignore_errors=True)
+    session.output().info(f"sandbox state reset ({folder})")

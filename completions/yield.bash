@@ -1,0 +1,11 @@
+
+_yield_completion() {
+    local IFS=$'
+'
+    COMPREPLY=( $( env COMP_WORDS="${COMP_WORDS[*]}" \
+                   COMP_CWORD=$COMP_CWORD \
+                   _YIELD_COMPLETE=complete_bash $1 ) )
+    return 0
+}
+
+complete -o default -F _yield_completion yield

@@ -1,0 +1,1 @@
+complete --command yield --no-files --arguments "(env _YIELD_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) yield)" --condition "env _YIELD_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) yield"

@@ -1,0 +1,79 @@
+"""Shared fixtures: every test gets its own HOME, config, data dir, keyring and environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+YIELD = str(Path(sys.executable).with_name("yield"))
+TEST_API_KEY = "test-key-5f1d0c9a7b3e4d2c"
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    """A clean environment: no YIELD_* variables, private HOME/XDG dirs, a file keyring in them."""
+    for name in list(os.environ):
+        if name.startswith("YIELD_") or name in ("NO_COLOR", "FORCE_COLOR"):
+            monkeypatch.delenv(name)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
+    return home
+
+
+@pytest.fixture
+def run(isolated):
+    """Run the installed `yield` command as a user would; never a traceback unless --debug."""
+
+    def _run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        proc = subprocess.run(
+            [YIELD, *args], input=input, capture_output=True, text=True, env=full_env, timeout=timeout,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+        if "--debug" not in args:
+            assert "Traceback" not in proc.stderr, proc.stderr
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return _run
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    """The sandbox service served over real loopback HTTP, with a known API key."""
+    from yieldcli.sandbox.server import SandboxServer
+
+    server = SandboxServer(tmp_path / "served-sandbox" / "state.json", api_key=TEST_API_KEY).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def api(sandbox, run):
+    """`yield` pointed at the served sandbox with a valid key."""
+
+    def _api(*args: str, **kwargs) -> Result:
+        env = {"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY, **kwargs.pop("env", {})}
+        return run(*args, env=env, **kwargs)
+
+    return _api
