@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import secrets
+import selectors
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -115,7 +116,38 @@ class _HTTPServer(ThreadingHTTPServer):
         self.service = service
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._stop_requested = threading.Event()
+        self._stopped = threading.Event()
+        self._stopped.set()
         super().__init__(address, _Handler)
+
+    def run(self) -> None:
+        """Accept connections until `halt()`; unlike serve_forever, stopping costs no poll interval."""
+        self._stopped.clear()
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(self, selectors.EVENT_READ)
+                selector.register(self._wake_r, selectors.EVENT_READ)
+                while not self._stop_requested.is_set():
+                    for key, _ in selector.select():
+                        if key.fileobj is self and not self._stop_requested.is_set():
+                            self._handle_request_noblock()
+        finally:
+            self._stopped.set()
+
+    def halt(self) -> None:
+        self._stop_requested.set()
+        try:
+            self._wake_w.send(b"x")
+        except OSError:
+            pass
+        self._stopped.wait(timeout=5)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._wake_r.close()
+        self._wake_w.close()
 
     def track(self, conn: socket.socket, alive: bool) -> None:
         with self._connections_lock:
@@ -213,7 +245,7 @@ class SandboxServer:
         if self._thread is None:
             self._serving = True
             self._thread = threading.Thread(
-                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.2},
+                target=self._httpd.run,
                 name=f"yield-sandbox-{self.port}", daemon=True,
             )
             self._thread.start()
@@ -223,7 +255,7 @@ class SandboxServer:
         """Serve in the calling thread until interrupted (KeyboardInterrupt propagates) or stopped."""
         self._serving = True
         try:
-            self._httpd.serve_forever(poll_interval=0.2)
+            self._httpd.run()
         finally:
             self._serving = False
             self._close()
@@ -232,7 +264,7 @@ class SandboxServer:
         """Stop serving and drop open connections (safe to call twice, or from another thread)."""
         if self._serving:
             self._serving = False
-            self._httpd.shutdown()  # returns once the serving loop has exited
+            self._httpd.halt()  # returns once the serving loop has exited
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
