@@ -80,7 +80,10 @@ def main(argv: Optional[list] = None) -> None:
         completion_init()
     debug = "--debug" in args
     try:
+        from yieldcli.argv import hoist_global_options
+
         command = typer.main.get_command(app)
+        args = hoist_global_options(command, args)
         code = command.main(args=args, prog_name="yield", standalone_mode=False)
     except YieldError as exc:
         _fail(exc, debug, exc.exit_code, exc.message, exc.hint)

@@ -1,0 +1,57 @@
+"""Global options anywhere on the line: `yield balances W --verbose` as well as `yield --verbose balances W`.
+
+Click only parses a group's options before its subcommand. Users of gh and kubectl expect otherwise,
+so a global option found after the subcommand is moved in front of it, unless the subcommand has
+an option of the same name (write commands have their own --timeout, say) or it follows `--`.
+"""
+
+from __future__ import annotations
+
+
+def hoist_global_options(root, args: list[str]) -> list[str]:
+    """`root` is the click group of the app; returns a new argument list."""
+    takes_value = {}
+    for param in root.params:
+        for name in (*param.opts, *param.secondary_opts):
+            takes_value[name] = not (param.is_flag or param.count)
+
+    # Skip the options already in front, then walk down the subcommand path.
+    root_end = _root_options_end(args, takes_value)
+    i = root_end
+    command = root
+    while i < len(args) and hasattr(command, "commands") and args[i] in command.commands:
+        command = command.commands[args[i]]
+        i += 1
+    if command is root:
+        return list(args)
+    own = {name for param in command.params for name in (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))}
+
+    hoisted, rest = [], []
+    j = i
+    while j < len(args):
+        token = args[j]
+        if token == "--":
+            rest.extend(args[j:])
+            break
+        name, has_inline = _split(token)
+        if name in takes_value and name not in own:
+            width = 2 if takes_value[name] and not has_inline and j + 1 < len(args) else 1
+            hoisted.extend(args[j:j + width])
+            j += width
+            continue
+        rest.append(token)
+        j += 1
+    return args[:root_end] + hoisted + args[root_end:i] + rest
+
+
+def _split(token: str) -> tuple[str, bool]:
+    name, sep, _ = token.partition("=")
+    return (name, bool(sep)) if token.startswith("--") else (token, False)
+
+
+def _root_options_end(args: list[str], takes_value: dict[str, bool]) -> int:
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        name, has_inline = _split(args[i])
+        i += 2 if takes_value.get(name) and not has_inline else 1
+    return i
