@@ -136,7 +136,12 @@ class Ledger:
         self._state: dict[str, Any] = {}
         self._stamp: tuple[int, int, int] | None = None
         self._seeded_index: dict[str, int] | None = None
+        self._seeded_ready = threading.Event()
         self._load()
+        if self.seed_wallets:
+            # Hashing and encoding the addresses takes about 1 s per 100000 wallets: done in the
+            # background so start-up does not wait; the first lookup of a wallet does.
+            threading.Thread(target=self._build_seeded_index, name="seed-wallets", daemon=True).start()
 
     # -- persistence
 
@@ -262,14 +267,16 @@ class Ledger:
 
     # -- wallets
 
+    def _build_seeded_index(self) -> None:
+        index = {demo.seeded_wallet_address(j): j for j in range(self.seed_wallets)}
+        self._seeded_index = index
+        self._seeded_ready.set()
+
     def _seeded(self, wallet: str) -> int | None:
         if not self.seed_wallets:
             return None
-        if self._seeded_index is None:
-            # Built on first use: hashing and encoding many addresses would slow every start-up.
-            self._seeded_index = {
-                demo.seeded_wallet_address(j): j for j in range(self.seed_wallets)
-            }
+        self._seeded_ready.wait()
+        assert self._seeded_index is not None
         return self._seeded_index.get(wallet)
 
     def _wallet(self, wallet: str) -> dict[str, Any] | None:
