@@ -1,0 +1,120 @@
+"""Configuration precedence, config commands, and the API key in the keyring."""
+
+import json
+import os
+import stat
+
+from tests.conftest import TEST_API_KEY
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
+
+
+def settings(run, *args, env=None):
+    result = run(*args, "config", "show", "-o", "json", env=env)
+    assert result.code == 0, result.stderr
+    return {row["name"]: row for row in result.json()}
+
+
+def test_precedence_flag_over_env_over_profile_over_default(run, isolated):
+    assert settings(run)["api_url"] == {"name": "api_url", "value": "https://api.breeze.baby", "source": "default", "location": ""}
+    assert run("config", "set", "api_url", "https://top.example").code == 0
+    assert run("--profile", "p1", "config", "set", "api_url", "https://profile.example").code == 0
+    assert settings(run)["api_url"]["value"] == "https://top.example"
+    row = settings(run, "--profile", "p1")["api_url"]
+    assert row["value"] == "https://profile.example" and row["source"] == "config" and "[profiles.p1]" in row["location"]
+    row = settings(run, "--profile", "p1", env={"YIELD_API_URL": "https://env.example"})["api_url"]
+    assert row == {"name": "api_url", "value": "https://env.example", "source": "env", "location": "YIELD_API_URL"}
+    row = settings(run, "--profile", "p1", "--api-url", "https://flag.example", env={"YIELD_API_URL": "https://env.example"})["api_url"]
+    assert row["value"] == "https://flag.example" and row["source"] == "flag"
+    # YIELD_PROFILE picks the profile too
+    assert settings(run, env={"YIELD_PROFILE": "p1"})["api_url"]["value"] == "https://profile.example"
+
+
+def test_profile_settings_drive_real_requests(run, sandbox):
+    assert run("--profile", "sb", "config", "set", "api_url", sandbox.url).code == 0
+    assert run("--profile", "sb", "config", "set", "strategy", DEMO_STRATEGY_ID).code == 0
+    result = run("--profile", "sb", "positions", DEMO_WALLET, env={"YIELD_API_KEY": TEST_API_KEY})
+    assert result.code == 0, result.stderr
+    assert result.json()["data"][0]["strategy_id"] == DEMO_STRATEGY_ID
+
+
+def test_output_setting_from_env_and_config(api):
+    assert api("balances", DEMO_WALLET, env={"YIELD_OUTPUT": "ndjson"}).stdout.count("\n") == 10
+    assert api("config", "set", "output", "csv").code == 0
+    assert api("balances", DEMO_WALLET).stdout.startswith("decimals,token_address")
+    assert api("balances", DEMO_WALLET, "--json").json()["meta"]["page"] == 1  # the flag wins
+
+
+def test_config_get_set_unset_path(run, isolated):
+    path = run("config", "path").stdout.strip()
+    assert path == str(isolated / ".config" / "yield" / "config.toml")
+    assert run("config", "get", "strategy").code == 3
+    assert run("config", "set", "strategy", "abc").code == 0
+    assert run("config", "get", "strategy").stdout.strip() == "abc"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert run("config", "unset", "strategy").code == 0
+    assert run("config", "get", "strategy").code == 3
+
+
+def test_config_refuses_unknown_keys_bad_values_and_secrets(run):
+    assert run("config", "set", "colour", "x").code == 2
+    assert run("config", "set", "output", "yaml").code == 2
+    assert run("config", "set", "timeout", "-1").code == 2
+    assert run("config", "set", "api_url", "http://remote.example").code == 2
+    result = run("config", "set", "api_key", "secret-value")
+    assert result.code == 2 and "auth login" in result.stderr
+
+
+def test_a_broken_config_file_is_a_configuration_error(run, isolated):
+    cfg = isolated / ".config" / "yield"
+    cfg.mkdir(parents=True)
+    (cfg / "config.toml").write_text("api_url = [unclosed\n")
+    result = run("balances", DEMO_WALLET)
+    assert result.code == 3 and "not valid TOML" in result.stderr
+    other = isolated / "other.toml"
+    other.write_text('output = "csv"\n')
+    assert settings(run, "--config", str(other))["output"]["value"] == "csv"
+    assert settings(run, env={"YIELD_CONFIG": str(other)})["output"]["source"] == "config"
+
+
+def test_auth_login_status_logout_with_the_keyring(run, sandbox):
+    assert run("auth", "status").code == 3
+    login = run("auth", "login", "--with-token", input=TEST_API_KEY + "\n")
+    assert login.code == 0, login.stderr
+    assert TEST_API_KEY not in login.stdout + login.stderr
+    status = run("auth", "status", "-o", "json")
+    assert status.code == 0 and status.json()["source"] == "keyring"
+    assert status.json()["key"] == "****" + TEST_API_KEY[-4:]
+    # the stored key is used for requests
+    assert run("--api-url", sandbox.url, "balances", DEMO_WALLET).code == 0
+    # YIELD_API_KEY beats the keyring
+    env_status = run("auth", "status", "-o", "json", env={"YIELD_API_KEY": "other-key-0123456789"}).json()
+    assert env_status["source"] == "env"
+    assert run("--api-url", sandbox.url, "balances", DEMO_WALLET, env={"YIELD_API_KEY": "other-key-0123456789"}).code == 4
+    # per profile
+    assert run("--profile", "other", "auth", "status").code == 3
+    assert run("auth", "logout").code == 0
+    assert run("auth", "status").code == 3
+
+
+def test_auth_login_without_a_terminal_or_token_is_refused(run):
+    result = run("auth", "login")
+    assert result.code == 2 and "--with-token" in result.stderr
+
+
+def test_no_keyring_backend_is_exit_3_pointing_at_the_env_variable(run, sandbox):
+    env = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    result = run("auth", "login", "--with-token", input=TEST_API_KEY, env=env)
+    assert result.code == 3 and "YIELD_API_KEY" in result.stderr
+    assert TEST_API_KEY not in result.stderr
+    # reads still work with the env variable, and without it the service says what is missing
+    assert run("--api-url", sandbox.url, "balances", DEMO_WALLET, env={**env, "YIELD_API_KEY": TEST_API_KEY}).code == 0
+    missing = run("--api-url", sandbox.url, "balances", DEMO_WALLET, env=env)
+    assert missing.code == 4 and "Missing credentials" in missing.stderr
+
+
+def test_the_key_is_never_written_to_the_config_file(run, isolated):
+    run("auth", "login", "--with-token", input=TEST_API_KEY)
+    run("config", "set", "output", "json")
+    text = (isolated / ".config" / "yield" / "config.toml").read_text()
+    assert TEST_API_KEY not in text
+    assert TEST_API_KEY not in json.dumps(settings(run))

@@ -1,0 +1,79 @@
+"""`yield --sandbox` and `yield sandbox serve|reset`, as users run them."""
+
+import json
+import re
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import YIELD
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
+
+
+def test_embedded_sandbox_needs_no_key_and_defaults_to_the_demo_wallet_and_strategy(run):
+    result = run("--sandbox", "positions", "-o", "json")
+    assert result.code == 0, result.stderr
+    first = result.json()["data"][0]
+    assert first["strategy_id"] == DEMO_STRATEGY_ID
+    assert run("--sandbox", "strategy", "info", "-o", "json").json()["strategy_id"] == DEMO_STRATEGY_ID
+    for command in ("balances", "earnings"):
+        assert run("--sandbox", command, "-o", "table").code == 0
+
+
+def test_embedded_sandbox_honours_a_named_strategy(run):
+    result = run("--sandbox", "strategy", "info", "nope")
+    assert result.code == 5 and "Strategy not found" in result.stderr
+
+
+def test_embedded_sandbox_state_lives_in_the_data_dir_and_reset_starts_afresh(run, isolated):
+    assert run("--sandbox", "health").code == 0
+    folder = isolated / ".local" / "share" / "yield" / "sandbox"
+    assert (folder / "state.json").exists()
+    assert run("sandbox", "reset").code == 0
+    assert not folder.exists()
+    assert run("--sandbox", "health").code == 0
+
+
+def test_sandbox_serve_prints_url_and_key_and_serves_real_requests(run, isolated):
+    proc = subprocess.Popen([YIELD, "sandbox", "serve", "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ))
+    try:
+        info = json.loads(proc.stdout.readline())
+        assert info["url"].startswith("http://127.0.0.1:")
+        missing = run("--api-url", info["url"], "strategy", "info", DEMO_STRATEGY_ID)
+        assert missing.code == 4 and "Missing credentials" in missing.stderr
+        ok = run("--api-url", info["url"], "strategy", "info", DEMO_STRATEGY_ID, env={"YIELD_API_KEY": info["api_key"]})
+        assert ok.code == 0 and ok.json()["strategy_id"] == DEMO_STRATEGY_ID
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_sandbox_serve_refuses_a_remote_host_without_consent(run):
+    result = run("sandbox", "serve", "--host", "0.0.0.0")
+    assert result.code != 0 and "loopback" in result.stderr
+
+
+def test_completion_scripts_are_current():
+    from yieldcli.completion import SHELLS, script
+
+    folder = Path(__file__).resolve().parents[2] / "completions"
+    for shell, name in SHELLS.items():
+        assert (folder / name).read_text() == script(shell), f"completions/{name} is stale: python -m yieldcli.completion completions"
+    assert (folder / "_yield").read_text().splitlines()[0] == "#compdef yield"
+
+
+def test_completion_request_answers(run):
+    result = run(env={"_YIELD_COMPLETE": "complete_bash", "COMP_WORDS": "yield pos", "COMP_CWORD": "1"})
+    assert result.stdout.split() == ["positions"]
+
+
+def test_version_and_help_with_examples(run):
+    assert run("--version").stdout.startswith("yield ")
+    for command in (["positions"], ["balances"], ["earnings"], ["health"], ["strategy", "info"], ["auth", "login"],
+                    ["auth", "status"], ["auth", "logout"], ["config", "show"], ["config", "set"], ["config", "get"],
+                    ["config", "unset"], ["config", "path"], ["sandbox", "serve"], ["sandbox", "reset"]):
+        result = run(*command, "--help")
+        assert result.code == 0 and re.search(r"Example: .*yield", " ".join(result.stdout.split())), command
