@@ -120,3 +120,23 @@ def extend_lookup_table(table: Pubkey, authority: Pubkey, payer: Pubkey, address
         AccountMeta(_SYSTEM, False, False),
     ]
     return Instruction(_ALT, data, accounts)
+
+
+TOKEN_ACCOUNT_SIZE = 165
+MINT_SIZE = 82
+
+
+def parse_token_account(owner_program: str, data: bytes) -> tuple[str, str, int] | None:
+    """(mint, owner, amount) of an SPL Token or Token-2022 account, else None."""
+    if owner_program not in TOKEN_PROGRAMS or len(data) < TOKEN_ACCOUNT_SIZE:
+        return None
+    if owner_program == TOKEN_2022_PROGRAM and len(data) > TOKEN_ACCOUNT_SIZE and data[TOKEN_ACCOUNT_SIZE] != 2:
+        return None  # a Token-2022 account whose type byte says Mint
+    (amount,) = struct.unpack_from("<Q", data, 64)
+    return str(Pubkey.from_bytes(data[0:32])), str(Pubkey.from_bytes(data[32:64])), amount
+
+
+def parse_mint_decimals(owner_program: str, data: bytes) -> int | None:
+    if owner_program not in TOKEN_PROGRAMS or len(data) < MINT_SIZE or len(data) == TOKEN_ACCOUNT_SIZE:
+        return None
+    return data[44]

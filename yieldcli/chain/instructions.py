@@ -1,0 +1,149 @@
+"""Build an unsigned v0 transaction from the service's `/ix` answer (keys as 32-integer arrays)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from solders.address_lookup_table_account import AddressLookupTable, AddressLookupTableAccount
+from solders.hash import Hash
+from solders.instruction import AccountMeta, Instruction
+from solders.message import MessageV0
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.transaction import VersionedTransaction
+
+from yieldcli.addresses import is_pubkey
+from yieldcli.chain.programs import ADDRESS_LOOKUP_TABLE_PROGRAM
+from yieldcli.chain.rpc import AccountInfo, LatestBlockhash
+from yieldcli.errors import ServiceError, UsageError
+
+INSTRUCTION_KEYS = ("deposit_instructions", "withdraw_instructions", "close_user_fund_instructions")
+
+
+class IxRpc(Protocol):
+    async def account_info(self, address: Pubkey, *, commitment: str | None = None) -> AccountInfo | None: ...
+    async def latest_blockhash(self, commitment: str | None = None) -> LatestBlockhash: ...
+
+
+@dataclass(frozen=True)
+class BuiltTransaction:
+    transaction: VersionedTransaction  # unsigned: every signature slot is empty
+    last_valid_block_height: int
+    lookup_tables: tuple[AddressLookupTableAccount, ...]
+
+
+def _bad(where: str, problem: str) -> ServiceError:
+    return ServiceError(f"the service returned an invalid instruction: {where} {problem}")
+
+
+def _bytes_field(value: Any, where: str, *, exact: int | None = None) -> bytes:
+    if not isinstance(value, list):
+        raise _bad(where, f"must be an array of integers, got {type(value).__name__}")
+    if exact is not None and len(value) != exact:
+        raise _bad(where, f"must have exactly {exact} integers, got {len(value)}")
+    for i, b in enumerate(value):
+        if type(b) is not int or not 0 <= b <= 255:
+            raise _bad(f"{where}[{i}]", f"must be an integer 0..255, got {b!r}")
+    return bytes(value)
+
+
+def parse_instruction(obj: Any, where: str = "instruction") -> Instruction:
+    """One `{program_id, accounts, data}` object, validated strictly; extra fields are ignored."""
+    if not isinstance(obj, Mapping):
+        raise _bad(where, f"must be an object, got {type(obj).__name__}")
+    for key in ("program_id", "accounts", "data"):
+        if key not in obj:
+            raise _bad(where, f"has no {key}")
+    program_id = Pubkey.from_bytes(_bytes_field(obj["program_id"], f"{where}.program_id", exact=32))
+    accounts_in = obj["accounts"]
+    if not isinstance(accounts_in, list):
+        raise _bad(f"{where}.accounts", f"must be an array, got {type(accounts_in).__name__}")
+    metas = []
+    for j, acc in enumerate(accounts_in):
+        at = f"{where}.accounts[{j}]"
+        if not isinstance(acc, Mapping):
+            raise _bad(at, f"must be an object, got {type(acc).__name__}")
+        for key in ("pubkey", "is_signer", "is_writable"):
+            if key not in acc:
+                raise _bad(at, f"has no {key}")
+        for key in ("is_signer", "is_writable"):
+            if not isinstance(acc[key], bool):
+                raise _bad(f"{at}.{key}", f"must be true or false, got {acc[key]!r}")
+        pubkey = Pubkey.from_bytes(_bytes_field(acc["pubkey"], f"{at}.pubkey", exact=32))
+        metas.append(AccountMeta(pubkey, acc["is_signer"], acc["is_writable"]))
+    data = _bytes_field(obj["data"], f"{where}.data")
+    return Instruction(program_id, data, metas)
+
+
+def parse_instructions(items: Any, where: str = "instructions") -> list[Instruction]:
+    if not isinstance(items, list):
+        raise _bad(where, f"must be an array, got {type(items).__name__}")
+    if not items:
+        raise ServiceError(f"the service returned no instructions in {where}")
+    return [parse_instruction(obj, f"{where}[{i}]") for i, obj in enumerate(items)]
+
+
+def parse_ix_response(body: Any, key: str | None = None) -> tuple[list[Instruction], Pubkey | None]:
+    """The instructions and lookup table address of a `/deposit/ix`, `/withdraw/ix` or `/close-user-account/ix` body."""
+    if not isinstance(body, Mapping):
+        raise ServiceError(f"the service returned {type(body).__name__} where an object with instructions was expected")
+    if key is None:
+        key = next((k for k in INSTRUCTION_KEYS if k in body), None)
+        if key is None:
+            raise ServiceError(f"the service's answer has none of {', '.join(INSTRUCTION_KEYS)}")
+    elif key not in body:
+        raise ServiceError(f"the service's answer has no {key}")
+    instructions = parse_instructions(body[key], key)
+    table = body.get("lookup_table")
+    if table in (None, ""):
+        return instructions, None
+    if not isinstance(table, str) or not is_pubkey(table):
+        raise ServiceError(f"the service returned an invalid lookup_table {table!r}: not a Solana address")
+    return instructions, Pubkey.from_string(table)
+
+
+async def fetch_lookup_table(rpc: IxRpc, address: Pubkey) -> AddressLookupTableAccount:
+    """Read a lookup table account through the RPC (solana-py has no getAddressLookupTable)."""
+    account = await rpc.account_info(address)
+    if account is None:
+        raise ServiceError(
+            f"lookup table {address} does not exist on this cluster",
+            hint="check that --url points to the cluster the service builds transactions for",
+        )
+    if str(account.owner) != ADDRESS_LOOKUP_TABLE_PROGRAM:
+        raise ServiceError(f"account {address} is not an address lookup table (its owner is {account.owner})")
+    try:
+        table = AddressLookupTable.deserialize(account.data)
+    except BaseException as exc:  # pyo3 panics are BaseExceptions
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise ServiceError(f"lookup table {address} could not be read: its data is malformed") from None
+    return AddressLookupTableAccount(address, list(table.addresses))
+
+
+def build_transaction(
+    instructions: Sequence[Instruction],
+    payer: Pubkey,
+    blockhash: Hash,
+    lookup_tables: Sequence[AddressLookupTableAccount] = (),
+) -> VersionedTransaction:
+    """An unsigned v0 transaction; accounts found in `lookup_tables` are loaded from them."""
+    try:
+        message = MessageV0.try_compile(payer, list(instructions), list(lookup_tables), blockhash)
+    except BaseException as exc:
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise UsageError(f"cannot build the transaction: {exc}") from None
+    empty = [Signature.default()] * message.header.num_required_signatures
+    return VersionedTransaction.populate(message, empty)
+
+
+async def build_from_ix(rpc: IxRpc, body: Any, payer: Pubkey, *, key: str | None = None) -> BuiltTransaction:
+    """Parse an `/ix` answer, read its lookup table, take a fresh blockhash, and compile."""
+    instructions, table_address = parse_ix_response(body, key)
+    tables = (await fetch_lookup_table(rpc, table_address),) if table_address is not None else ()
+    latest = await rpc.latest_blockhash()
+    tx = build_transaction(instructions, payer, latest.blockhash, tables)
+    return BuiltTransaction(tx, latest.last_valid_block_height, tables)

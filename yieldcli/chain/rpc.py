@@ -1,0 +1,488 @@
+"""One small async adapter over solana-py's `AsyncClient`, turning every RPC failure into our errors.
+
+Requests go through `AsyncClient.send_rpc_request`, which hands back the JSON result or raises one
+`SolanaJsonRpcError` carrying code, message and data: the typed methods' quirks (unknown error codes
+returned as a bare `int`, pyo3 `PanicException` on -32002/-32005/-32016 without `data`) never reach
+callers. solana-py is imported only when an `Rpc` is opened (the import costs ~230 ms).
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from solders.hash import Hash
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.transaction import VersionedTransaction
+
+from yieldcli.chain.programs import parse_token_account
+from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, UsageError
+
+MAINNET_URL = "https://api.mainnet-beta.solana.com"
+DEVNET_URL = "https://api.devnet.solana.com"
+TESTNET_URL = "https://api.testnet.solana.com"
+LOCALHOST_URL = "http://127.0.0.1:8899"
+
+MONIKERS = {
+    "mainnet-beta": MAINNET_URL, "m": MAINNET_URL,
+    "devnet": DEVNET_URL, "d": DEVNET_URL,
+    "testnet": TESTNET_URL, "t": TESTNET_URL,
+    "localhost": LOCALHOST_URL, "l": LOCALHOST_URL,
+}
+
+COMMITMENTS = ("processed", "confirmed", "finalized")
+_MAX_STATUSES_PER_CALL = 256
+_MAX_ACCOUNTS_PER_CALL = 100
+
+
+def resolve_rpc_url(value: str) -> str:
+    """A URL, or a Solana CLI moniker (mainnet-beta, devnet, testnet, localhost, or their first letter)."""
+    text = value.strip()
+    if text in MONIKERS:
+        return MONIKERS[text]
+    parts = urlsplit(text)
+    if parts.scheme in ("http", "https") and parts.hostname:
+        return text
+    raise UsageError(
+        f"invalid RPC URL {redact_url(text) if '://' in text else repr(text)}",
+        hint="give an http(s) URL or one of mainnet-beta, devnet, testnet, localhost (or m, d, t, l)",
+    )
+
+
+def redact_url(url: str) -> str:
+    """scheme://host[:port] plus `/…` for any path: RPC providers put API keys in userinfo, path or query."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    path = "" if parts.path in ("", "/") else "/…"
+    return f"{parts.scheme}://{host}{port}{path}" if parts.scheme else "<invalid URL>"
+
+
+def cluster_of(rpc_url: str) -> str:
+    """mainnet-beta, devnet, testnet, or custom."""
+    host = (urlsplit(rpc_url).hostname or "").lower()
+    for name in ("devnet", "testnet", "mainnet"):
+        if name in host:
+            return "mainnet-beta" if name == "mainnet" else name
+    return "custom"
+
+
+def explorer_url(signature: Signature | str, rpc_url: str) -> str:
+    base = f"https://explorer.solana.com/tx/{signature}"
+    cluster = cluster_of(rpc_url)
+    if cluster == "mainnet-beta":
+        return base
+    if cluster in ("devnet", "testnet"):
+        return f"{base}?cluster={cluster}"
+    host = (urlsplit(rpc_url).hostname or "").lower()
+    # Only a loopback URL is shown whole: elsewhere it may carry an API key.
+    custom = rpc_url if host in ("127.0.0.1", "localhost", "::1") else redact_url(rpc_url).removesuffix("/…")
+    return f"{base}?cluster=custom&customUrl={quote(custom, safe='')}"
+
+
+class RpcError(ServiceError):
+    """The RPC node answered with a JSON-RPC error."""
+
+    def __init__(self, message: str, *, code: int | None = None, data: Any = None, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.code = code
+        self.data = data
+
+
+class PreflightFailed(TransactionFailed):
+    """The RPC simulated the transaction before sending and it failed: nothing was sent, nothing spent."""
+
+    def __init__(self, message: str, *, err: Any, logs: Sequence[str] = (), hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.err = err
+        self.logs = tuple(logs)
+
+
+@dataclass(frozen=True)
+class LatestBlockhash:
+    blockhash: Hash
+    last_valid_block_height: int
+    slot: int
+
+
+@dataclass(frozen=True)
+class AccountInfo:
+    address: Pubkey
+    lamports: int
+    owner: Pubkey
+    data: bytes
+    executable: bool
+    rent_epoch: int
+
+
+@dataclass(frozen=True)
+class SignatureStatus:
+    slot: int
+    confirmations: int | None  # None once rooted (finalized)
+    err: Any  # the RPC's JSON form, e.g. {"InstructionError": [0, {"Custom": 1}]}; None on success
+    confirmation_status: str | None  # processed, confirmed, finalized
+
+    def reached(self, commitment: str) -> bool:
+        if self.confirmation_status is None:
+            # Old nodes leave it out: confirmations None means rooted, anything else only processed.
+            return self.confirmations is None or commitment == "processed"
+        return commitment_rank(self.confirmation_status) >= commitment_rank(commitment)
+
+
+@dataclass(frozen=True)
+class TokenAmount:
+    amount: int
+    decimals: int
+    ui_amount_string: str
+
+
+@dataclass(frozen=True)
+class TokenBalanceChange:
+    address: str
+    mint: str | None
+    owner: str | None
+    pre: int | None  # None when the account did not exist
+    post: int | None
+
+    @property
+    def delta(self) -> int:
+        return (self.post or 0) - (self.pre or 0)
+
+
+@dataclass(frozen=True)
+class Simulation:
+    err: Any
+    logs: tuple[str, ...]
+    units_consumed: int | None
+    accounts: tuple[AccountInfo | None, ...]  # post-simulation state of the requested accounts
+    token_balances: tuple[TokenBalanceChange, ...]  # requested accounts that are token accounts
+
+    @property
+    def ok(self) -> bool:
+        return self.err is None
+
+
+@dataclass(frozen=True)
+class TransactionRecord:
+    slot: int
+    err: Any
+    logs: tuple[str, ...] | None
+    fee: int | None
+
+
+def commitment_rank(commitment: str) -> int:
+    try:
+        return COMMITMENTS.index(commitment)
+    except ValueError:
+        raise UsageError(f"invalid commitment {commitment!r}; use one of {', '.join(COMMITMENTS)}") from None
+
+
+def describe_error(err: Any) -> str:
+    """A transaction error in the RPC's JSON form, as one short line."""
+    if err is None:
+        return "no error"
+    if isinstance(err, str):
+        return err
+    if isinstance(err, dict) and "InstructionError" in err:
+        index, inner = err["InstructionError"]
+        if isinstance(inner, dict) and "Custom" in inner:
+            inner = f"custom program error 0x{inner['Custom']:x} ({inner['Custom']})"
+        elif isinstance(inner, dict):
+            inner = ", ".join(f"{k} {v}" for k, v in inner.items())
+        return f"instruction {index} failed: {inner}"
+    if isinstance(err, dict) and len(err) == 1:
+        (name, value), = err.items()
+        return f"{name} {value}"
+    return str(err)
+
+
+class Rpc:
+    """Async Solana JSON-RPC client. Use `async with Rpc(url) as rpc:`; methods raise yieldcli errors."""
+
+    def __init__(self, url: str, *, timeout: float = 30.0, commitment: str = "confirmed"):
+        commitment_rank(commitment)
+        self.url = url
+        self.shown_url = redact_url(url)
+        self.timeout = timeout
+        self.commitment = commitment
+        self._client = None
+        self._ids = itertools.count(1)
+
+    async def __aenter__(self) -> "Rpc":
+        self._open()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+    def _open(self):
+        if self._client is None:
+            from solana.rpc.async_api import AsyncClient
+
+            self._client = AsyncClient(self.url, timeout=self.timeout)
+        return self._client
+
+    async def call(self, method: str, params: list[Any] | None = None) -> Any:
+        """Send one JSON-RPC request and return its `result`, or raise a yieldcli error."""
+        from pydantic import ValidationError
+        from solana.exceptions import SolanaRpcException
+        from solana.rpc.jsonrpc import JsonRpcRequest, SolanaJsonRpcError
+
+        client = self._open()
+        request = JsonRpcRequest(id=next(self._ids), method=method, params=params or [])
+        try:
+            return await client.send_rpc_request(request, Any)
+        except SolanaJsonRpcError as exc:
+            raise self._rpc_error(method, exc.code, exc.message, exc.data) from None
+        except SolanaRpcException as exc:
+            raise self._transport_error(method, exc.__cause__) from None
+        except ValidationError:
+            raise RpcError(f"RPC {self.shown_url} answered {method} with something that is not a JSON-RPC response") from None
+        except BaseException as exc:
+            # pyo3's PanicException derives from BaseException; never let it crash the CLI.
+            if type(exc).__name__ == "PanicException":
+                raise RpcError(f"RPC {self.shown_url} answered {method} with a response that could not be read") from None
+            raise
+
+    def _transport_error(self, method: str, cause: BaseException | None) -> Exception:
+        import httpx2
+
+        where = f"RPC {self.shown_url}"
+        if isinstance(cause, httpx2.TimeoutException):
+            return NetworkError(
+                f"{where} did not answer {method} within {self.timeout:g} s",
+                hint="try again, or choose another RPC with --url",
+            )
+        if isinstance(cause, httpx2.HTTPStatusError):
+            status = cause.response.status_code
+            if status in (401, 403):
+                return ConfigError(
+                    f"{where} refused {method} (HTTP {status})",
+                    hint="check the RPC URL and any API key it needs",
+                )
+            if status == 429:
+                return NetworkError(f"{where} is rate limiting requests (HTTP 429)", hint="wait and try again, or use another RPC")
+            if status >= 500:
+                return NetworkError(f"{where} failed with HTTP {status} on {method}", hint="try again later, or use another RPC")
+            return RpcError(f"{where} answered {method} with HTTP {status}")
+        if isinstance(cause, httpx2.ConnectError):
+            return NetworkError(f"cannot connect to {where}", hint="check the URL (--url) and your network connection")
+        name = type(cause).__name__ if cause is not None else "unknown error"
+        return NetworkError(f"connection to {where} failed during {method}: {name}", hint="check your network and try again")
+
+    def _rpc_error(self, method: str, code: int, message: str, data: Any) -> Exception:
+        where = f"RPC {self.shown_url}"
+        if code == -32002 and method == "sendTransaction":
+            err = data.get("err") if isinstance(data, dict) else None
+            logs = (data.get("logs") if isinstance(data, dict) else None) or ()
+            if err == "BlockhashNotFound":
+                return TransactionExpired(
+                    "the transaction's blockhash is no longer valid; it was not sent and nothing was spent",
+                    hint="build the transaction again to get a fresh blockhash",
+                )
+            return PreflightFailed(
+                f"transaction simulation failed before sending: {describe_error(err) if err is not None else message}; nothing was sent",
+                err=err,
+                logs=logs,
+            )
+        if code == -32003:
+            return PreflightFailed(
+                "the RPC rejected the transaction's signatures; nothing was sent",
+                err="SignatureFailure",
+                hint="a required signature is missing or does not match the message",
+            )
+        if code == -32005:
+            return NetworkError(f"{where} is unhealthy or behind the cluster: {message}", hint="try again, or use another RPC")
+        return RpcError(f"{where} answered {method} with error {code}: {message}", code=code, data=data)
+
+    def _commitment(self, commitment: str | None) -> dict[str, str]:
+        level = commitment or self.commitment
+        commitment_rank(level)
+        return {"commitment": level}
+
+    # ---- blocks and blockhashes
+
+    async def latest_blockhash(self, commitment: str | None = None) -> LatestBlockhash:
+        result = await self.call("getLatestBlockhash", [self._commitment(commitment)])
+        value = result["value"]
+        return LatestBlockhash(Hash.from_string(value["blockhash"]), int(value["lastValidBlockHeight"]), int(result["context"]["slot"]))
+
+    async def block_height(self, commitment: str | None = None) -> int:
+        return int(await self.call("getBlockHeight", [self._commitment(commitment)]))
+
+    async def slot(self, commitment: str | None = None) -> int:
+        return int(await self.call("getSlot", [self._commitment(commitment)]))
+
+    async def is_blockhash_valid(self, blockhash: Hash | str, commitment: str | None = None) -> bool:
+        result = await self.call("isBlockhashValid", [str(blockhash), self._commitment(commitment)])
+        return bool(result["value"])
+
+    # ---- transactions
+
+    async def simulate(
+        self, tx: VersionedTransaction, *, accounts: Sequence[Pubkey] = (), commitment: str | None = None
+    ) -> Simulation:
+        """Simulate without signature checks and with the transaction's own blockhash.
+
+        `accounts` are returned as they would be after the transaction; those that are token
+        accounts also get their balance before and after in `token_balances`.
+        """
+        addresses = [str(a) for a in accounts]
+        before = await self.multiple_accounts(accounts, commitment=commitment) if addresses else []
+        config: dict[str, Any] = {
+            "encoding": "base64",
+            "sigVerify": False,
+            "replaceRecentBlockhash": False,
+            **self._commitment(commitment),
+        }
+        if addresses:
+            config["accounts"] = {"encoding": "base64", "addresses": addresses}
+        result = await self.call("simulateTransaction", [base64.b64encode(bytes(tx)).decode("ascii"), config])
+        value = result["value"]
+        post_raw = value.get("accounts") or [None] * len(addresses)
+        after = tuple(_account(Pubkey.from_string(a), raw) for a, raw in zip(addresses, post_raw))
+        balances = []
+        for address, pre, post in zip(addresses, before, after):
+            pre_t = parse_token_account(str(pre.owner), pre.data) if pre else None
+            post_t = parse_token_account(str(post.owner), post.data) if post else None
+            if pre_t or post_t:
+                mint, owner, _ = pre_t or post_t
+                balances.append(TokenBalanceChange(address, mint, owner, pre_t[2] if pre_t else None, post_t[2] if post_t else None))
+        return Simulation(
+            err=value.get("err"),
+            logs=tuple(value.get("logs") or ()),
+            units_consumed=value.get("unitsConsumed"),
+            accounts=after,
+            token_balances=tuple(balances),
+        )
+
+    async def send(
+        self,
+        tx: VersionedTransaction | bytes,
+        *,
+        skip_preflight: bool = False,
+        preflight_commitment: str | None = None,
+        max_retries: int | None = None,
+    ) -> Signature:
+        raw = bytes(tx)
+        config: dict[str, Any] = {
+            "encoding": "base64",
+            "skipPreflight": skip_preflight,
+            "preflightCommitment": preflight_commitment or self.commitment,
+        }
+        if max_retries is not None:
+            config["maxRetries"] = max_retries
+        result = await self.call("sendTransaction", [base64.b64encode(raw).decode("ascii"), config])
+        return Signature.from_string(result)
+
+    async def signature_statuses(
+        self, signatures: Sequence[Signature | str], *, search_history: bool = True
+    ) -> list[SignatureStatus | None]:
+        out: list[SignatureStatus | None] = []
+        sigs = [str(s) for s in signatures]
+        for start in range(0, len(sigs), _MAX_STATUSES_PER_CALL):
+            chunk = sigs[start : start + _MAX_STATUSES_PER_CALL]
+            result = await self.call("getSignatureStatuses", [chunk, {"searchTransactionHistory": search_history}])
+            for item in result["value"]:
+                out.append(
+                    None
+                    if item is None
+                    else SignatureStatus(
+                        slot=int(item["slot"]),
+                        confirmations=item.get("confirmations"),
+                        err=item.get("err"),
+                        confirmation_status=item.get("confirmationStatus"),
+                    )
+                )
+        return out
+
+    async def transaction(self, signature: Signature | str, *, commitment: str | None = None) -> TransactionRecord | None:
+        """The landed transaction's slot, error, logs and fee, or None when the node does not have it."""
+        level = commitment or self.commitment
+        if level == "processed":
+            level = "confirmed"  # getTransaction does not accept processed
+        result = await self.call(
+            "getTransaction",
+            [str(signature), {"encoding": "base64", "commitment": level, "maxSupportedTransactionVersion": 0}],
+        )
+        if result is None:
+            return None
+        meta = result.get("meta") or {}
+        logs = meta.get("logMessages")
+        return TransactionRecord(int(result["slot"]), meta.get("err"), tuple(logs) if logs is not None else None, meta.get("fee"))
+
+    # ---- accounts
+
+    async def account_info(self, address: Pubkey, *, commitment: str | None = None) -> AccountInfo | None:
+        result = await self.call("getAccountInfo", [str(address), {"encoding": "base64", **self._commitment(commitment)}])
+        return _account(address, result["value"])
+
+    async def multiple_accounts(self, addresses: Sequence[Pubkey], *, commitment: str | None = None) -> list[AccountInfo | None]:
+        out: list[AccountInfo | None] = []
+        keys = list(addresses)
+        for start in range(0, len(keys), _MAX_ACCOUNTS_PER_CALL):
+            chunk = keys[start : start + _MAX_ACCOUNTS_PER_CALL]
+            result = await self.call(
+                "getMultipleAccounts", [[str(k) for k in chunk], {"encoding": "base64", **self._commitment(commitment)}]
+            )
+            out.extend(_account(k, raw) for k, raw in zip(chunk, result["value"]))
+        return out
+
+    async def balance(self, address: Pubkey, *, commitment: str | None = None) -> int:
+        result = await self.call("getBalance", [str(address), self._commitment(commitment)])
+        return int(result["value"])
+
+    async def token_account_balance(self, address: Pubkey, *, commitment: str | None = None) -> TokenAmount:
+        result = await self.call("getTokenAccountBalance", [str(address), self._commitment(commitment)])
+        value = result["value"]
+        return TokenAmount(int(value["amount"]), int(value["decimals"]), str(value.get("uiAmountString") or ""))
+
+    async def minimum_balance_for_rent_exemption(self, size: int) -> int:
+        return int(await self.call("getMinimumBalanceForRentExemption", [size]))
+
+    async def request_airdrop(self, address: Pubkey, lamports: int) -> Signature:
+        return Signature.from_string(await self.call("requestAirdrop", [str(address), lamports]))
+
+    # ---- node
+
+    async def health(self) -> str:
+        """'ok', or raises (an unhealthy node answers with error -32005)."""
+        return str(await self.call("getHealth"))
+
+    async def version(self) -> dict[str, Any]:
+        return dict(await self.call("getVersion"))
+
+
+def _account(address: Pubkey, raw: dict[str, Any] | None) -> AccountInfo | None:
+    if raw is None:
+        return None
+    data = raw.get("data")
+    if isinstance(data, list) and len(data) == 2 and data[1] == "base64":
+        payload = base64.b64decode(data[0])
+    elif isinstance(data, str):
+        payload = base64.b64decode(data)
+    else:
+        raise RpcError(f"the RPC returned account {address} in an encoding other than base64")
+    return AccountInfo(
+        address=address,
+        lamports=int(raw["lamports"]),
+        owner=Pubkey.from_string(raw["owner"]),
+        data=payload,
+        executable=bool(raw.get("executable", False)),
+        rent_epoch=int(raw.get("rentEpoch", 0)),
+    )
