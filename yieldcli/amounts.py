@@ -22,20 +22,23 @@ class Amount:
     @classmethod
     def parse(cls, text: str, decimals: int, *, name: str = "--amount") -> "Amount":
         """Parse token units (`1.5`) into base units, refusing what is not exactly representable."""
-        shown = text.strip()
-        match = _DECIMAL_TEXT.match(shown)
-        if match is None:
-            raise UsageError(
-                f"invalid value for {name}: {text!r} is not a plain positive decimal number",
-                hint="write the amount in token units, for example 1.5",
-            )
-        whole, fraction = (match.group(1), match.group(2) or "") if match.group(1) is not None else ("0", match.group(3))
+        whole, fraction = split_decimal(text, name=name)
         if len(fraction) > decimals:
             raise UsageError(
                 f"invalid value for {name}: {text!r} has {len(fraction)} fraction digits but the token has {decimals} decimals"
             )
         raw = int(whole) * 10**decimals + int((fraction or "0").ljust(decimals, "0") or "0")
         return cls.from_raw(raw, decimals, name=name, shown=text)
+
+    @staticmethod
+    def check_syntax(text: str, *, raw: bool, name: str = "--amount") -> None:
+        """Refuse malformed, negative or zero amounts before the mint's decimals are known."""
+        if raw:
+            Amount.parse_raw(text, 0, name=name)
+            return
+        whole, fraction = split_decimal(text, name=name)
+        if int(whole) == 0 and int(fraction or "0") == 0:
+            raise UsageError(f"invalid value for {name}: {text!r} must be greater than zero")
 
     @classmethod
     def parse_raw(cls, text: str, decimals: int, *, name: str = "--amount") -> "Amount":
@@ -58,6 +61,19 @@ class Amount:
 
     def __str__(self) -> str:
         return format_units(self.raw, self.decimals)
+
+
+def split_decimal(text: str, *, name: str = "--amount") -> tuple[str, str]:
+    """Whole and fraction digits of plain decimal text; anything else (signs, exponents) is refused."""
+    match = _DECIMAL_TEXT.match(text.strip())
+    if match is None:
+        raise UsageError(
+            f"invalid value for {name}: {text!r} is not a plain positive decimal number",
+            hint="write the amount in token units, for example 1.5 (no sign, no exponent)",
+        )
+    if match.group(1) is not None:
+        return match.group(1), match.group(2) or ""
+    return "0", match.group(3)
 
 
 def scale(raw: int, decimals: int) -> Decimal:

@@ -7,7 +7,8 @@ from typing import Optional
 import typer
 
 from yieldcli import __version__
-from yieldcli.commands import reads
+from yieldcli.commands import reads, write
+from yieldcli.commands.tx import tx_app
 from yieldcli.commands.auth import auth_app
 from yieldcli.commands.config_cmd import config_app
 from yieldcli.commands.sandbox_cmd import sandbox_app
@@ -63,6 +64,10 @@ app.command("positions")(reads.positions)
 app.command("balances")(reads.balances)
 app.command("earnings")(reads.earnings)
 app.command("health")(reads.health)
+app.command("deposit")(write.deposit)
+app.command("withdraw")(write.withdraw)
+app.command("close-account")(write.close_account)
+app.add_typer(tx_app, name="tx")
 app.add_typer(auth_app, name="auth")
 app.add_typer(config_app, name="config")
 app.add_typer(sandbox_app, name="sandbox")

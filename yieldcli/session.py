@@ -4,6 +4,7 @@ client, the output sink, and (under --sandbox) the embedded sandbox server."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -152,6 +153,34 @@ class Session:
             )
         return pubkey_of_keypair_file(Path(str(keypair.value)).expanduser(), keypair.source)
 
+    # --- the chain side --------------------------------------------------------------------------
+
+    def _sandbox_chain_defaults(self) -> None:
+        """Under --sandbox the RPC and the keypair default to the sandbox's, unless named."""
+        if self.options.sandbox:
+            server = self.sandbox()
+            self.settings.overrides.setdefault("rpc_url", server.rpc_url)
+            self.settings.overrides.setdefault("keypair", str(sandbox_keypair_path(self.env)))
+
+    def rpc_url(self, flag: str | None) -> str:
+        from yieldcli.chain.rpc import MAINNET_URL, resolve_rpc_url
+
+        self._sandbox_chain_defaults()
+        self.settings.flags["rpc_url"] = flag
+        value = self.settings.value("rpc_url")
+        return resolve_rpc_url(str(value)) if value else MAINNET_URL
+
+    def keypair_source(self, flag: str | None) -> cfg.Setting:
+        self._sandbox_chain_defaults()
+        self.settings.flags["keypair"] = flag
+        setting = self.settings.get("keypair")
+        if setting.value is None:
+            raise ConfigError(
+                "no keypair configured",
+                hint="pass -k/--keypair PATH (or - for stdin), set YIELD_KEYPAIR, or `yield config set keypair PATH`",
+            )
+        return setting
+
     def _keypair_named(self) -> bool:
         return self.settings.get("keypair").source in ("flag", "env")
 
@@ -162,6 +191,19 @@ class Session:
 
 def sandbox_state_path(env: Environment) -> Path:
     return cfg.data_dir(env) / "sandbox" / "state.json"
+
+
+def sandbox_keypair_path(env: Environment) -> Path:
+    """The sandbox demo wallet's keypair, written once (private to the user) so --sandbox can sign."""
+    path = sandbox_state_path(env).parent / "demo-wallet.json"
+    if not path.exists():
+        from yieldcli.sandbox.demo import demo_keypair
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump(list(bytes(demo_keypair())), handle)
+    return path
 
 
 def pubkey_of_keypair_file(path: Path, source: str = "") -> str:

@@ -48,3 +48,19 @@ def by_symbol(symbol: str) -> Token | None:
 
 def symbols() -> list[str]:
     return [t.symbol for t in KNOWN_TOKENS]
+
+
+def resolve_asset(value: str, flag: str = "--asset") -> str:
+    """A known symbol or a mint address, as a mint address; anything else names the bad value."""
+    from yieldcli.addresses import is_pubkey
+    from yieldcli.errors import UsageError
+
+    known = by_symbol(value)
+    if known:
+        return known.mint
+    if is_pubkey(value):
+        return value
+    raise UsageError(
+        f"invalid {flag} {value!r}: not a known symbol or a mint address",
+        hint="known symbols: " + ", ".join(symbols()),
+    )

@@ -41,3 +41,22 @@ Limit = Annotated[
     typer.Option("--limit", min=0, max=INT32_MAX, help="Items per page.", show_default=False),
 ]
 All = Annotated[bool, typer.Option("--all", help="Follow every page and return all items.")]
+
+# --- transactions -------------------------------------------------------------------------------
+
+Ix = Annotated[bool, typer.Option("--ix", help="Ask for raw instructions (/ix) and build the transaction locally.")]
+Sign = Annotated[bool, typer.Option("--sign", help="Sign (after review) and print the signed transaction; do not send.")]
+Send = Annotated[bool, typer.Option("--send", help="Sign, send, and wait for confirmation.")]
+Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before signing (required off a terminal).")]
+NoWait = Annotated[bool, typer.Option("--no-wait", help="Print the signature right after sending.")]
+NoSimulate = Annotated[bool, typer.Option("--no-simulate", help="Skip the simulation before signing.")]
+Commitment = Annotated[str, typer.Option("--commitment", help="processed, confirmed or finalized.")]
+ConfirmTimeout = Annotated[float, typer.Option("--timeout", help="Seconds to wait for confirmation.")]
+Keypair = Annotated[
+    Optional[str],
+    typer.Option("--keypair", "-k", help="Keypair file, or - for stdin (default: YIELD_KEYPAIR, profile, Solana CLI config).", show_default=False),
+]
+RpcUrl = Annotated[
+    Optional[str],
+    typer.Option("--url", "-u", help="Solana RPC URL or moniker: mainnet-beta, devnet, testnet, localhost (m/d/t/l).", show_default=False),
+]

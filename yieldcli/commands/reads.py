@@ -5,32 +5,16 @@ from typing import Optional
 import typer
 
 from yieldcli import tokens
-from yieldcli.addresses import check_pubkey
 from yieldcli.api import models
 from yieldcli.api.pagination import collect
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
-from yieldcli.errors import UsageError
 
 strategy_app = typer.Typer(help="Strategies.", no_args_is_help=True)
 
 
 def resolve_asset(value: Optional[str]) -> Optional[str]:
-    """A known symbol or a mint address, as a mint address."""
-    if value is None:
-        return None
-    known = tokens.by_symbol(value)
-    if known:
-        return known.mint
-    if value == tokens.NATIVE_SOL_PSEUDO_MINT:
-        return value
-    try:
-        return check_pubkey(value, "--asset")
-    except UsageError:
-        raise UsageError(
-            f"invalid --asset {value!r}: not a known symbol or a mint address",
-            hint="known symbols: " + ", ".join(tokens.symbols()),
-        ) from None
+    return None if value is None else tokens.resolve_asset(value)
 
 
 @strategy_app.command("info")

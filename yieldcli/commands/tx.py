@@ -1,0 +1,196 @@
+"""`yield tx`: the same review, signing and sending for a transaction that came from anywhere."""
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from yieldcli.addresses import check_pubkey
+from yieldcli.commands import options as opt
+from yieldcli.commands.context import session_of
+from yieldcli.commands.txflow import Obtained, Subject, TxOptions, run
+from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.render.output import dumps
+from yieldcli.session import Session
+
+tx_app = typer.Typer(help="Inspect, sign and send transactions from anywhere; check a signature.", no_args_is_help=True)
+
+Source = Annotated[str, typer.Argument(metavar="[FILE|-]", help="Base64 transaction file, or - for stdin.")]
+PayerOpt = Annotated[Optional[str], typer.Option("--payer", help="The fee payer you expect (default: the keypair's public key).", show_default=False)]
+WalletOpt = Annotated[Optional[str], typer.Option("--wallet", help="Another signer you expect to sign later.", show_default=False)]
+
+
+def read_transaction(session: Session, source: str) -> str:
+    """Base64 text from a file or stdin; our own JSON output (with a `transaction` field) works too."""
+    if source in ("-", "stdin:"):
+        if session.env.stdin_isatty:
+            raise UsageError("no transaction given", hint="pass a FILE, or pipe base64 text into `-`")
+        text = session.env.stdin.read()
+    else:
+        try:
+            text = Path(source).expanduser().read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read transaction file {source}: {exc.strerror or type(exc).__name__}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"transaction file {source} is not text (expected base64)") from None
+    text = text.strip()
+    if text.startswith(("{", '"')):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            raise UsageError(f"{source}: looks like JSON but cannot be parsed") from None
+        if isinstance(parsed, dict):
+            parsed = parsed.get("transaction") or parsed.get("encoded_transaction")
+        if not isinstance(parsed, str):
+            raise UsageError(f"{source}: no transaction found (expected base64 text or a JSON object with 'transaction')")
+        text = parsed
+    return text
+
+
+def _options(sign: bool, send: bool, yes, no_wait, no_simulate, commitment, timeout, keypair, url) -> TxOptions:
+    return TxOptions(sign=sign, send=send, yes=yes, wait=not no_wait, simulate=not no_simulate,
+                     commitment=commitment, timeout=timeout, keypair=keypair, rpc_url=url)
+
+
+def _run_on(session, out, options: TxOptions, text: str, payer: Optional[str], wallet: Optional[str]) -> None:
+    from yieldcli.chain.decode import decode_transaction
+
+    tx = decode_transaction(text)
+    named = {k for k in (payer, wallet) if k}
+    subject = Subject("transaction", payer, named, wallet)
+
+    async def obtain(rpc) -> Obtained:
+        return Obtained(tx)
+
+    run(session, out, options, subject, obtain)
+
+
+@tx_app.command("inspect")
+def inspect(
+    ctx: typer.Context,
+    source: Source = "-",
+    no_simulate: opt.NoSimulate = False,
+    url: opt.RpcUrl = None,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Review a transaction: payer, signers, instructions, and a simulation.
+
+    Example: yield tx inspect tx.b64 -o json | jq '.review.instructions[].program'
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    options = _options(False, False, False, False, no_simulate, "confirmed", 60.0, None, url)
+    _run_on(session, out, options, read_transaction(session, source), None, None)
+
+
+@tx_app.command("sign")
+def sign(
+    ctx: typer.Context,
+    source: Source = "-",
+    payer: PayerOpt = None,
+    wallet: WalletOpt = None,
+    yes: opt.Yes = False,
+    no_simulate: opt.NoSimulate = False,
+    keypair: opt.Keypair = None,
+    url: opt.RpcUrl = None,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Sign the slots your keypair owns and print the transaction and the signers still missing.
+
+    Example: yield tx sign unsigned.b64 -k user.json --payer PAYER -o json > partly-signed.json
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    payer = None if payer is None else check_pubkey(payer, "--payer")
+    wallet = None if wallet is None else check_pubkey(wallet, "--wallet")
+    options = _options(True, False, yes, False, no_simulate, "confirmed", 60.0, keypair, url)
+    options.check(session)
+    text = read_transaction(session, source)
+    _run_on(session, out, options, text, payer, wallet)
+
+
+@tx_app.command("send")
+def send(
+    ctx: typer.Context,
+    source: Source = "-",
+    payer: PayerOpt = None,
+    yes: opt.Yes = False,
+    no_wait: opt.NoWait = False,
+    no_simulate: opt.NoSimulate = False,
+    commitment: opt.Commitment = "confirmed",
+    timeout: opt.ConfirmTimeout = 60.0,
+    keypair: opt.Keypair = None,
+    url: opt.RpcUrl = None,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Sign what is still yours to sign, send, and wait for confirmation.
+
+    Example: yield tx send partly-signed.json -k payer.json --yes
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    payer = None if payer is None else check_pubkey(payer, "--payer")
+    options = _options(False, True, yes, no_wait, no_simulate, commitment, timeout, keypair, url)
+    options.check(session)
+    _run_on(session, out, options, read_transaction(session, source), payer, None)
+
+
+@tx_app.command("status")
+def status(
+    ctx: typer.Context,
+    signature: str = typer.Argument(..., help="Transaction signature."),
+    url: opt.RpcUrl = None,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Say what became of a transaction: confirmed, failed, expired or still pending.
+
+    Example: yield tx status 5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnb -o json | jq -r .status
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    from solders.signature import Signature
+
+    try:
+        Signature.from_string(signature)
+    except ValueError:
+        raise UsageError(f"invalid signature {signature!r}: expected base58 text of 64 bytes") from None
+    rpc_url = session.rpc_url(url)
+    result = asyncio.run(_status(session, rpc_url, signature))
+    if out.mode == "table":
+        session.env.stdout.write(f"{signature}: {result['status']}" + (f" in slot {result['slot']}" if result.get("slot") else "") + "\n")
+    else:
+        session.env.stdout.write(dumps(result) + "\n")
+    if result["status"] == "failed":
+        raise TransactionFailed(f"transaction {signature} failed on chain: {result['error']}")
+    if result["status"] == "expired":
+        raise TransactionExpired(f"transaction {signature} expired without landing; nothing was spent")
+    if result["status"] in ("unknown", "pending", "processed") :
+        raise TransactionPending(f"transaction {signature} is {result['status']}", hint="check again later")
+
+
+async def _status(session: Session, rpc_url: str, signature: str) -> dict:
+    from yieldcli.chain.journal import Journal
+    from yieldcli.chain.rpc import Rpc, describe_error, explorer_url
+    from yieldcli.config import data_dir
+
+    journal = Journal(data_dir(session.env) / "in-flight.json")
+    async with Rpc(rpc_url, timeout=session.timeout()) as rpc:
+        statuses = await rpc.signature_statuses([signature])
+        found = statuses[0] if statuses else None
+        if found is None:
+            entry = journal.find(signature)
+            if entry is not None and await rpc.block_height() > entry.last_valid_block_height:
+                journal.remove(signature)
+                return {"signature": signature, "status": "expired", "last_valid_block_height": entry.last_valid_block_height}
+            return {"signature": signature, "status": "unknown"}
+        journal.remove(signature)
+        if found.err is not None:
+            return {"signature": signature, "status": "failed", "slot": found.slot, "error": describe_error(found.err)}
+        return {"signature": signature, "status": found.confirmation_status or "finalized", "slot": found.slot,
+                "explorer": explorer_url(signature, rpc_url)}

@@ -1,0 +1,272 @@
+"""deposit, withdraw, close-account: ask the service for a transaction, then review, sign, send."""
+
+from typing import Annotated, Any, Optional
+
+import typer
+
+from yieldcli import tokens
+from yieldcli.addresses import check_pubkey
+from yieldcli.amounts import Amount
+from yieldcli.commands import options as opt
+from yieldcli.commands.context import session_of
+from yieldcli.commands.txflow import Obtained, Subject, TxOptions, run
+from yieldcli.errors import UsageError
+from yieldcli.session import Session
+
+AmountOpt = Annotated[Optional[str], typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False)]
+AllOpt = Annotated[bool, typer.Option("--all", help="Everything: the whole balance (deposit) or position (withdraw).")]
+RawOpt = Annotated[bool, typer.Option("--raw", help="--amount is in base units (the token's smallest unit).")]
+WalletOpt = Annotated[Optional[str], typer.Option("--wallet", help="The user's wallet (default: the keypair's public key).", show_default=False)]
+PayerOpt = Annotated[Optional[str], typer.Option("--payer", help="Fee payer (default: the wallet).", show_default=False)]
+TokenAccountOpt = Annotated[Optional[str], typer.Option("--token-account", help="The user's token account (default: the associated one).", show_default=False)]
+RequiredAsset = Annotated[Optional[str], typer.Option("--asset", help="Asset: a mint address or a known symbol (USDC, SOL, ...).", show_default=False)]
+
+
+def tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url) -> TxOptions:
+    return TxOptions(sign=sign, send=send, yes=yes, wait=not no_wait, simulate=not no_simulate,
+                     commitment=commitment, timeout=timeout, keypair=keypair, rpc_url=url)
+
+
+def _pubkey_option(value: Optional[str], flag: str) -> Optional[str]:
+    return None if value is None else check_pubkey(value, flag)
+
+
+def _identity(session: Session, options: TxOptions, wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
+    """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
+    wallet = _pubkey_option(wallet, "--wallet")
+    payer = _pubkey_option(payer, "--payer")
+    if wallet is None:
+        if session.options.sandbox and options.keypair is None:
+            from yieldcli.sandbox.demo import DEMO_WALLET
+
+            wallet = DEMO_WALLET
+        else:
+            from yieldcli.session import pubkey_of_keypair_file
+            from pathlib import Path
+
+            setting = session.keypair_source(options.keypair)
+            if str(setting.value) in ("-", "stdin:", "stdin"):
+                raise UsageError("with a keypair on standard input, name the wallet with --wallet")
+            wallet = pubkey_of_keypair_file(Path(str(setting.value)).expanduser(), setting.source)
+    return wallet, payer or wallet
+
+
+def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
+    """Refusals that need nothing looked up: run first, before any request."""
+    if all_ and amount is not None:
+        raise UsageError("--amount and --all exclude each other", hint="give one of them")
+    if not all_ and amount is None:
+        raise UsageError("give --amount X or --all")
+    if amount is not None:
+        Amount.check_syntax(amount, raw=raw)
+
+
+def _amount(session: Session, mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[Amount]:
+    """Exact base units: positive, within u64, no more fraction digits than the mint has, never a float."""
+    if amount is None:
+        return None
+    if raw:
+        return Amount.parse_raw(amount, decimals_of(session, mint, wallet, needed=False) or 0)
+    return Amount.parse(amount, decimals_of(session, mint, wallet, needed=True))
+
+
+def decimals_of(session: Session, mint: str, wallet: str, *, needed: bool) -> Optional[int]:
+    """The mint's decimals: the known tokens, else the service's balance data for the wallet."""
+    known = tokens.by_mint(mint)
+    if known:
+        return known.decimals
+    try:
+        body = session.api().balances(wallet, asset=mint)
+        for item in body.get("data", []) if isinstance(body, dict) else []:
+            if item.get("token_address") == mint and isinstance(item.get("decimals"), int):
+                return item["decimals"]
+    except Exception:
+        pass
+    if needed:
+        raise UsageError(
+            f"unknown mint {mint}: its decimals are not known, so --amount cannot be converted",
+            hint="pass the amount in base units with --raw",
+        )
+    return None
+
+
+def _unsigned_from_service(body: Any) -> str:
+    """`/tx` answers a JSON string, bare base64 text, or {"encoded_transaction": ...}: accept all three."""
+    from yieldcli.errors import ServiceError
+
+    if isinstance(body, dict) and isinstance(body.get("encoded_transaction"), str):
+        return body["encoded_transaction"]
+    if isinstance(body, str):
+        return body
+    raise ServiceError("the service answered without a transaction (expected base64 text)")
+
+
+def _obtainer(session: Session, path: str, params: dict[str, Any], use_ix: bool, payer: str):
+    """How to get the transaction: /tx gives it whole; /ix gives instructions we compile."""
+
+    async def obtain(rpc) -> Obtained:
+        if use_ix:
+            from solders.pubkey import Pubkey
+
+            from yieldcli.chain.instructions import build_from_ix
+
+            body = session.api().post(f"{path}/ix", params)
+            built = await build_from_ix(rpc, body, Pubkey.from_string(payer))
+            return Obtained(built.transaction, built.last_valid_block_height, built.lookup_tables)
+        from yieldcli.chain.decode import decode_transaction
+
+        body = session.api().post(f"{path}/tx", params)
+        return Obtained(decode_transaction(_unsigned_from_service(body)))
+
+    return obtain
+
+
+def deposit(
+    ctx: typer.Context,
+    asset: RequiredAsset = None,
+    amount: AmountOpt = None,
+    all_: AllOpt = False,
+    raw: RawOpt = False,
+    wallet: WalletOpt = None,
+    payer: PayerOpt = None,
+    strategy: opt.Strategy = None,
+    token_account: TokenAccountOpt = None,
+    ix: opt.Ix = False,
+    sign: opt.Sign = False,
+    send: opt.Send = False,
+    yes: opt.Yes = False,
+    no_wait: opt.NoWait = False,
+    no_simulate: opt.NoSimulate = False,
+    commitment: opt.Commitment = "confirmed",
+    timeout: opt.ConfirmTimeout = 60.0,
+    keypair: opt.Keypair = None,
+    url: opt.RpcUrl = None,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Deposit into a strategy: review the transaction, then --sign or --send it.
+
+    Example: yield deposit --asset USDC --amount 10 --send --yes
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    options = tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url)
+    options.check(session)
+    check_amount_flags(amount, all_, raw)
+    if asset is None:
+        raise UsageError("--asset is required", hint="e.g. --asset USDC")
+    mint = tokens.resolve_asset(asset)
+    token_account = _pubkey_option(token_account, "--token-account")
+    strategy_id = session.strategy(strategy)
+    wallet_key, payer_key = _identity(session, options, wallet, payer)
+    value = _amount(session, mint, wallet_key, amount, raw)
+    params = {
+        "strategy_id": strategy_id, "base_asset": mint, "user_key": wallet_key, "payer_key": payer_key,
+        "user_token_account": token_account,
+        **({"all": True} if value is None else {"amount": value.raw}),
+    }
+    subject = Subject("deposit", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
+    run(session, out, options, subject, _obtainer(session, "/deposit", params, ix, payer_key), needs_rpc=ix)
+
+
+def withdraw(
+    ctx: typer.Context,
+    asset: RequiredAsset = None,
+    amount: AmountOpt = None,
+    all_: AllOpt = False,
+    raw: RawOpt = False,
+    wallet: WalletOpt = None,
+    payer: PayerOpt = None,
+    strategy: opt.Strategy = None,
+    token_account: TokenAccountOpt = None,
+    exclude_fees: bool = typer.Option(False, "--exclude-fees", help="Receive the full amount; fees come from the yield."),
+    create_wsol_ata: Optional[bool] = typer.Option(None, "--create-wsol-ata/--no-create-wsol-ata", help="For SOL: create the wrapped-SOL account if missing (service default: yes).", show_default=False),
+    unwrap_wsol: Optional[bool] = typer.Option(None, "--unwrap-wsol/--no-unwrap-wsol", help="For SOL: unwrap to native SOL at the end (service default: no).", show_default=False),
+    detect_wsol: bool = typer.Option(False, "--detect-wsol", help="For SOL: let the service choose the two flags above."),
+    ix: opt.Ix = False,
+    sign: opt.Sign = False,
+    send: opt.Send = False,
+    yes: opt.Yes = False,
+    no_wait: opt.NoWait = False,
+    no_simulate: opt.NoSimulate = False,
+    commitment: opt.Commitment = "confirmed",
+    timeout: opt.ConfirmTimeout = 60.0,
+    keypair: opt.Keypair = None,
+    url: opt.RpcUrl = None,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Withdraw from a strategy: review the transaction, then --sign or --send it.
+
+    Example: yield withdraw --asset USDC --all --send --yes
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    options = tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url)
+    options.check(session)
+    check_amount_flags(amount, all_, raw)
+    if asset is None:
+        raise UsageError("--asset is required", hint="e.g. --asset USDC")
+    mint = tokens.resolve_asset(asset)
+    token_account = _pubkey_option(token_account, "--token-account")
+    strategy_id = session.strategy(strategy)
+    wallet_key, payer_key = _identity(session, options, wallet, payer)
+    value = _amount(session, mint, wallet_key, amount, raw)
+    params = {
+        "strategy_id": strategy_id, "base_asset": mint, "user_key": wallet_key, "payer_key": payer_key,
+        "user_token_account": token_account, "exclude_fees": exclude_fees or None,
+        "create_wsol_ata": create_wsol_ata, "unwrap_wsol_ata": unwrap_wsol, "detect_wsol_ata": detect_wsol or None,
+        **({"all": True} if value is None else {"amount": value.raw}),
+    }
+    subject = Subject("withdraw", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
+    run(session, out, options, subject, _obtainer(session, "/withdraw", params, ix, payer_key), needs_rpc=ix)
+
+
+def close_account(
+    ctx: typer.Context,
+    account: Optional[str] = typer.Option(None, "--account", help="The fund account to close.", show_default=False),
+    wallet: WalletOpt = None,
+    strategy: opt.Strategy = None,
+    asset: RequiredAsset = None,
+    payer: PayerOpt = None,
+    recipient: Optional[str] = typer.Option(None, "--recipient", help="Who receives the account's rent (default: the wallet).", show_default=False),
+    token_account: TokenAccountOpt = None,
+    ix: opt.Ix = False,
+    sign: opt.Sign = False,
+    send: opt.Send = False,
+    yes: opt.Yes = False,
+    no_wait: opt.NoWait = False,
+    no_simulate: opt.NoSimulate = False,
+    commitment: opt.Commitment = "confirmed",
+    timeout: opt.ConfirmTimeout = 60.0,
+    keypair: opt.Keypair = None,
+    url: opt.RpcUrl = None,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Close a user fund account and return its rent. Signing or sending always needs --yes.
+
+    Example: yield close-account --strategy ID --asset USDC --send --yes
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    options = tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url)
+    options.check(session, always_confirm=True)
+    account = _pubkey_option(account, "--account")
+    recipient = _pubkey_option(recipient, "--recipient")
+    token_account = _pubkey_option(token_account, "--token-account")
+    if account is not None and (asset is not None or strategy is not None):
+        raise UsageError("use either --account, or --strategy with --asset (and optionally --wallet)")
+    wallet_key, payer_key = _identity(session, options, wallet, payer)
+    if account is None:
+        if asset is None:
+            raise UsageError("name the fund account with --account, or give --strategy and --asset")
+        mint = tokens.resolve_asset(asset)
+        strategy_id = session.strategy(strategy)
+        identity = {"user_pubkey": wallet_key, "strategy_id": strategy_id, "mint": mint}
+    else:
+        mint = strategy_id = None
+        identity = {"user_account": account}
+    params = {**identity, "payer": payer_key, "funds_recipient": recipient, "user_token_account": token_account}
+    subject = Subject("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
+    run(session, out, options, subject, _obtainer(session, "/close-user-account", params, ix, payer_key), needs_rpc=ix)
