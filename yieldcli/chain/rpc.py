@@ -234,7 +234,8 @@ class Rpc:
         if self._client is None:
             from solana.rpc.async_api import AsyncClient
 
-            self._client = AsyncClient(self.url, timeout=self.timeout)
+            # No transport retries: a timeout means `timeout` seconds, not twice that.
+            self._client = AsyncClient(self.url, timeout=self.timeout, max_transport_retries=0)
         return self._client
 
     async def call(self, method: str, params: list[Any] | None = None) -> Any:
