@@ -159,6 +159,13 @@ class RpcServer:
             return _error(rid, exc.code, exc.message, exc.data)
         except (ValueError, TypeError, KeyError, IndexError) as exc:
             return _error(rid, -32602, f"Invalid params: {exc}")
+        except Exception as exc:  # a sandbox bug still answers, as a JSON-RPC internal error
+            return _error(rid, -32603, f"Internal error: {type(exc).__name__}: {exc}")
+        except BaseException as exc:
+            # pyo3's PanicException derives from BaseException; anything else (KeyboardInterrupt...) goes on.
+            if type(exc).__name__ != "PanicException":
+                raise
+            return _error(rid, -32603, f"Internal error: {exc}")
         return {"jsonrpc": "2.0", "result": result, "id": rid}
 
     def _context(self, value: Any) -> dict[str, Any]:
