@@ -1,3 +1,3 @@
-from yieldcli.app import main
+from yieldcli.entry import main
 
 main()

@@ -7,17 +7,17 @@ import random
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import httpx
 
 from yieldcli import __version__
-from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError
+from yieldcli.errors import AuthError, NetworkError, ServiceError
+from yieldcli.urls import check_base_url
 
 AUTH_MESSAGES = ("Missing credentials", "API key invalid or doesn't exist")
 AUTH_HINT = "run `yield auth login` or set YIELD_API_KEY"
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
 
 @dataclass(frozen=True)
@@ -33,23 +33,6 @@ class RetryPolicy:
         if retry_after is not None:
             return min(retry_after, self.max_retry_after)
         return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
-
-
-def is_loopback(host: str | None) -> bool:
-    return bool(host) and (host in LOOPBACK_HOSTS or host.startswith("127."))
-
-
-def check_base_url(url: str) -> str:
-    """Refuse URLs we cannot use, and plain http to anything but loopback (the key would travel in clear)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"invalid API URL {url!r}: expected http(s)://host[:port]")
-    if parts.scheme == "http" and not is_loopback(parts.hostname):
-        raise UsageError(
-            f"refusing to send the API key over plain http to {parts.hostname}",
-            hint="use an https:// URL (plain http is allowed for loopback addresses only)",
-        )
-    return url.rstrip("/")
 
 
 def parse_retry_after(value: str | None) -> float | None:

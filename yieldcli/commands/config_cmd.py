@@ -6,7 +6,7 @@ import typer
 
 from yieldcli import config as cfg
 from yieldcli import secrets
-from yieldcli.api.client import check_base_url
+from yieldcli.urls import check_base_url
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
