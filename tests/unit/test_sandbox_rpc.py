@@ -559,3 +559,20 @@ def test_rpc_error_for_missing_token_account(chain):
 
     with pytest.raises(RpcError, match="could not find account"):
         arun(main())
+
+
+def test_failed_simulation_reports_no_balance_changes(chain, user):
+    runtime, server = chain
+    source = runtime.mint_to(user.pubkey(), USDC, 100)
+    destination = runtime.create_associated_token_account(Keypair().pubkey(), USDC)
+
+    async def main():
+        async with Rpc(server.url) as rpc:
+            latest = await rpc.latest_blockhash()
+            ix = p.token_transfer_checked(source, USDC, destination, user.pubkey(), 101, 6)
+            return await rpc.simulate(build_transaction([ix], user.pubkey(), latest.blockhash), accounts=[source, destination])
+
+    simulation = arun(main())
+    assert not simulation.ok and simulation.err == {"InstructionError": [0, {"Custom": 1}]}
+    assert any("insufficient funds" in line.lower() for line in simulation.logs)
+    assert simulation.token_balances == () and simulation.accounts == (None, None)

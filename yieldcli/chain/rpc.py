@@ -358,12 +358,16 @@ class Rpc:
         post_raw = value.get("accounts") or [None] * len(addresses)
         after = tuple(_account(Pubkey.from_string(a), raw) for a, raw in zip(addresses, post_raw))
         balances = []
-        for address, pre, post in zip(addresses, before, after):
-            pre_t = parse_token_account(str(pre.owner), pre.data) if pre else None
-            post_t = parse_token_account(str(post.owner), post.data) if post else None
-            if pre_t or post_t:
-                mint, owner, _ = pre_t or post_t
-                balances.append(TokenBalanceChange(address, mint, owner, pre_t[2] if pre_t else None, post_t[2] if post_t else None))
+        # A failed simulation returns null accounts: there is no "after" to compare with.
+        if value.get("err") is None and value.get("accounts") is not None:
+            for address, pre, post in zip(addresses, before, after):
+                pre_t = parse_token_account(str(pre.owner), pre.data) if pre else None
+                post_t = parse_token_account(str(post.owner), post.data) if post else None
+                if pre_t or post_t:
+                    mint, owner, _ = pre_t or post_t
+                    balances.append(
+                        TokenBalanceChange(address, mint, owner, pre_t[2] if pre_t else None, post_t[2] if post_t else None)
+                    )
         return Simulation(
             err=value.get("err"),
             logs=tuple(value.get("logs") or ()),

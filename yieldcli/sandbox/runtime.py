@@ -55,6 +55,8 @@ FIRST_SLOT = 300_000_000
 FIRST_BLOCK_HEIGHT = 280_000_000
 STATE_VERSION = 1
 MAX_RECORDS = 2_000
+# Statuses kept across restarts: the file is rewritten after every transaction, so keep it small.
+MAX_PERSISTED_RECORDS = 256
 MAX_SLOT_HASHES = 512
 LAMPORTS_PER_SOL = 1_000_000_000
 
@@ -137,7 +139,12 @@ OnConfirmed = Callable[[VersionedTransaction, TxRecord], Any]
 
 
 class Runtime:
-    """LiteSVM plus slots, blockhash lifetimes, statuses, persistence and faults."""
+    """LiteSVM plus slots, blockhash lifetimes, statuses, persistence and faults.
+
+    `on_confirmed(tx, record)` is called after each transaction sent through `send_transaction`
+    (or released from pending) lands without error. It runs under the runtime's lock: it may call
+    the runtime, but must not wait for another thread that does.
+    """
 
     def __init__(
         self,
@@ -423,8 +430,11 @@ class Runtime:
             value["logs"] = list(meta.logs())
             value["unitsConsumed"] = meta.compute_units_consumed()
             if accounts:
-                post = dict(result.post_accounts()) if isinstance(result, SimulatedTransactionInfo) else {}
-                value["accounts"] = [_live(post[a]) if a in post else self.get_account(a) for a in accounts]
+                if isinstance(result, SimulatedTransactionInfo):
+                    post = dict(result.post_accounts())
+                    value["accounts"] = [_live(post[a]) if a in post else self.get_account(a) for a in accounts]
+                else:
+                    value["accounts"] = [None] * len(accounts)  # as the real RPC answers a failed simulation
             return value
 
     def send_transaction(self, tx: VersionedTransaction, *, skip_preflight: bool = False) -> SendOutcome:
@@ -627,7 +637,7 @@ class Runtime:
             "block_height": self._height,
             "blockhashes": self._blockhashes,
             "accounts": accounts,
-            "transactions": [asdict(r) for r in list(self._records.values())[-MAX_RECORDS:]],
+            "transactions": [asdict(r) for r in list(self._records.values())[-MAX_PERSISTED_RECORDS:]],
         }
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".chain-", suffix=".json", dir=self.state_file.parent)
