@@ -168,6 +168,7 @@ class Runtime:
         self._records: OrderedDict[str, TxRecord] = OrderedDict()
         self._tracked: set[str] = set()
         self._held: list[VersionedTransaction] = []
+        self._programs: dict[Pubkey, bytes] = {}  # added with add_program; not persisted
         with self._lock:
             if self.state_file is not None and self.state_file.exists():
                 self._load()
@@ -255,6 +256,12 @@ class Runtime:
     def get_balance(self, address: Pubkey) -> int:
         with self._lock:
             return self._svm.get_balance(address) or 0
+
+    def add_program(self, program_id: Pubkey, elf: bytes) -> None:
+        """Deploy a program (ELF bytes) at `program_id`. Programs are not saved: add them again on each start."""
+        with self._lock:
+            self._programs[program_id] = bytes(elf)
+            self._svm.add_program(program_id, bytes(elf))
 
     def set_account(self, address: Pubkey, account: Account) -> None:
         with self._lock:
@@ -572,6 +579,8 @@ class Runtime:
         scratch = self._new_svm()
         scratch.warp_to_slot(self._slot)
         scratch.set_slot_hashes(self._slot_hashes)
+        for program_id, elf in self._programs.items():
+            scratch.add_program(program_id, elf)
         tables = [lookup.account_key for lookup in getattr(tx.message, "address_table_lookups", [])]
         touched = [k for k in (*keys, *tables) if (a := self._svm.get_account(k)) is not None and not a.executable]
         for key in touched:
