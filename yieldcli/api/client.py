@@ -61,7 +61,7 @@ class ApiClient:
         log: Callable[[str], None] | None = None,
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], None] = time.sleep,
-        max_connections: int = 10,
+        max_connections: int = 64,
     ):
         self.base_url = check_base_url(base_url)
         self._api_key = api_key

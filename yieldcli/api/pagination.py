@@ -1,51 +1,125 @@
-"""Pages of the service's paginated endpoints: one page as asked, or every page with --all."""
+"""Pages of the service's paginated endpoints: one page as asked, or every page with --all.
+
+With --all the first page says how many pages there are; the rest are fetched concurrently
+(bounded), and items come out in page order as soon as their page and every earlier one arrived,
+so output can stream with at most `concurrency` pages in memory.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
 
 from yieldcli.api import models
+from yieldcli.errors import YieldError
 
 # With --all and no --limit, ask for big pages: fewer round trips for the same items.
 ALL_PAGE_SIZE = 100
+DEFAULT_CONCURRENCY = 8
+
+FetchPage = Callable[[int | None, int | None], Any]
+ParseItem = Callable[[dict[str, Any], int], Any]
+Progress = Callable[[int, int], None]  # (pages done, pages in all)
 
 
 @dataclass
 class PageResult:
-    """The service's items and meta (of one page, or of the whole set with --all)."""
+    """Validated items (raw dict and typed model) and the meta to print after them."""
 
     kind: str
-    items: list[dict[str, Any]]
-    meta: dict[str, Any]
-    # The same items as typed models, validated once, for tables.
-    rows: list[Any]
-    # True when the service has pages beyond this one (the table footer says so).
-    more_pages: bool = False
+    entries: Iterable[tuple[dict[str, Any], Any]]
+    # Called once the entries are exhausted: --all only knows the whole set's size at the end.
+    meta: Callable[[], dict[str, Any]]
+    # The service's own meta of the one page fetched, when there are more pages (the table footer).
+    more_pages: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
-FetchPage = Callable[[int | None, int | None], Any]
-ParseItem = Callable[[dict[str, Any], int], Any]
+def one_page(kind: str, fetch: FetchPage, parse_item: ParseItem, *, page: int | None, limit: int | None) -> PageResult:
+    body = models.page(fetch(page, limit), kind)
+    entries = [(item, parse_item(item, i)) for i, item in enumerate(body.items)]
+    meta = body.meta.to_dict()
+    return PageResult(kind, entries, lambda: meta, more_pages=meta if body.meta.has_more else None)
 
 
-def collect(kind: str, fetch: FetchPage, parse_item: ParseItem, *, page: int | None, limit: int | None, fetch_all: bool) -> PageResult:
-    if not fetch_all:
-        body = models.page(fetch(page, limit), kind)
-        rows = [parse_item(item, i) for i, item in enumerate(body.items)]
-        return PageResult(kind, body.items, body.meta.to_dict(), rows, more_pages=body.meta.has_more)
+def all_pages(
+    kind: str,
+    fetch: FetchPage,
+    parse_item: ParseItem,
+    *,
+    limit: int | None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Progress | None = None,
+) -> PageResult:
     size = limit or ALL_PAGE_SIZE
-    items: list[dict[str, Any]] = []
-    current = page or 1
-    while True:
-        body = models.page(fetch(current, size), kind)
-        items.extend(body.items)
-        if not body.items or not (body.meta.has_more or current < body.meta.total_pages):
-            break
-        current += 1
-    rows = [parse_item(item, i) for i, item in enumerate(items)]
-    return PageResult(kind, items, whole_set_meta(len(items)), rows)
+    first = _page(kind, fetch, 1, size, None)
+    count = [0]
+
+    def entries() -> Iterator[tuple[dict[str, Any], Any]]:
+        for body in _pages_in_order(kind, fetch, first, size, concurrency, progress):
+            for item in body.items:
+                yield item, parse_item(item, count[0])
+                count[0] += 1
+
+    return PageResult(kind, entries(), lambda: whole_set_meta(count[0]))
+
+
+def collect(kind: str, fetch: FetchPage, parse_item: ParseItem, *, page: int | None, limit: int | None,
+            fetch_all: bool, concurrency: int = DEFAULT_CONCURRENCY, progress: Progress | None = None) -> PageResult:
+    if fetch_all:
+        return all_pages(kind, fetch, parse_item, limit=limit, concurrency=concurrency, progress=progress)
+    return one_page(kind, fetch, parse_item, page=page, limit=limit)
 
 
 def whole_set_meta(count: int) -> dict[str, Any]:
     """--all describes the whole set as one page holding every item."""
     return {"has_more": False, "page": 1, "per_page": count, "total": count, "total_pages": 1}
+
+
+def _page(kind: str, fetch: FetchPage, number: int, size: int, total: int | None) -> models.Page:
+    try:
+        return models.page(fetch(number, size), kind)
+    except YieldError as exc:
+        # Same class (so the same exit code), but saying which page: nothing partial passes as whole.
+        where = f"page {number}" + (f" of {total}" if total else "")
+        exc.message = f"{kind} {where}: {exc.message}"
+        raise
+
+
+def _pages_in_order(kind, fetch, first: models.Page, size: int, concurrency: int, progress: Progress | None) -> Iterator[models.Page]:
+    total = max(first.meta.total_pages, 1)
+    if progress:
+        progress(1, total)
+    yield first
+    if not first.items or (not first.meta.has_more and total <= 1):
+        return
+    last: models.Page = first
+    if total > 1:
+        pool = ThreadPoolExecutor(max_workers=max(1, min(concurrency, total - 1)), thread_name_prefix="page")
+        pending: deque[Future] = deque()
+        numbers = iter(range(2, total + 1))
+        try:
+            for number in numbers:
+                pending.append(pool.submit(_page, kind, fetch, number, size, total))
+                if len(pending) >= concurrency:
+                    break
+            done = 1
+            while pending:
+                last = pending.popleft().result()
+                next_number = next(numbers, None)
+                if next_number is not None:
+                    pending.append(pool.submit(_page, kind, fetch, next_number, size, total))
+                done += 1
+                if progress:
+                    progress(done, total)
+                yield last
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    # The set grew while we read it: follow has_more one page at a time.
+    number = total
+    while last.meta.has_more and last.items:
+        number += 1
+        last = _page(kind, fetch, number, size, None)
+        yield last

@@ -41,6 +41,7 @@ Limit = Annotated[
     typer.Option("--limit", min=0, max=INT32_MAX, help="Items per page.", show_default=False),
 ]
 All = Annotated[bool, typer.Option("--all", help="Follow every page and return all items.")]
+Concurrency = Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Pages (or wallets) fetched at once.")]
 
 # --- transactions -------------------------------------------------------------------------------
 

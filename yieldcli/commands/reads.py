@@ -6,11 +6,19 @@ import typer
 
 from yieldcli import tokens
 from yieldcli.api import models
-from yieldcli.api.pagination import collect
+from yieldcli.api.pagination import DEFAULT_CONCURRENCY, collect
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 
 strategy_app = typer.Typer(help="Strategies.", no_args_is_help=True)
+
+
+def _emit(session, out, kind, fetch, parse_item, page, limit, fetch_all, concurrency) -> None:
+    from yieldcli.render.progress import page_progress
+
+    with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
+        out.page(collect(kind, fetch, parse_item, page=page, limit=limit, fetch_all=fetch_all,
+                         concurrency=concurrency, progress=progress))
 
 
 def resolve_asset(value: Optional[str]) -> Optional[str]:
@@ -45,6 +53,7 @@ def positions(
     page: opt.Page = None,
     limit: opt.Limit = None,
     all_: opt.All = False,
+    concurrency: opt.Concurrency = DEFAULT_CONCURRENCY,
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
@@ -62,7 +71,7 @@ def positions(
     def fetch(page_no, size):
         return session.api().positions(wallet, strategy_id, **query, page=page_no, limit=size)
 
-    out.page(collect("positions", fetch, models.position, page=page, limit=limit, fetch_all=all_))
+    _emit(session, out, "positions", fetch, models.position, page, limit, all_, concurrency)
 
 
 def balances(
@@ -74,6 +83,7 @@ def balances(
     page: opt.Page = None,
     limit: opt.Limit = None,
     all_: opt.All = False,
+    concurrency: opt.Concurrency = DEFAULT_CONCURRENCY,
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
@@ -90,7 +100,7 @@ def balances(
     def fetch(page_no, size):
         return session.api().balances(wallet, **query, page=page_no, limit=size)
 
-    out.page(collect("balances", fetch, models.balance, page=page, limit=limit, fetch_all=all_))
+    _emit(session, out, "balances", fetch, models.balance, page, limit, all_, concurrency)
 
 
 def earnings(
@@ -100,6 +110,7 @@ def earnings(
     page: opt.Page = None,
     limit: opt.Limit = None,
     all_: opt.All = False,
+    concurrency: opt.Concurrency = DEFAULT_CONCURRENCY,
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
@@ -114,7 +125,7 @@ def earnings(
     def fetch(page_no, size):
         return session.api().earnings(wallet, fund_id=fund, page=page_no, limit=size)
 
-    out.page(collect("earnings", fetch, models.yield_record, page=page, limit=limit, fetch_all=all_))
+    _emit(session, out, "earnings", fetch, models.yield_record, page, limit, all_, concurrency)
 
 
 def health(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:

@@ -336,7 +336,7 @@ def _draw_position(session: Session, out: Output, position: dict[str, Any]) -> N
     from yieldcli.api import models
     from yieldcli.api.pagination import PageResult
 
-    out.page(PageResult("positions", [position], {}, [models.position(position, 0)]))
+    out.page(PageResult("positions", [(position, models.position(position, 0))], dict))
 
 
 def _show_review(out: Output, result: dict[str, Any], subject: Subject) -> None:

@@ -58,16 +58,27 @@ class Output:
     # --- data (stdout) ---------------------------------------------------------------------------
 
     def page(self, result: PageResult) -> None:
+        """Tables hold every row; the machine formats stream items as they arrive."""
         if self.mode == "table":
             from yieldcli.render import tables
 
-            tables.draw_page(self._console(), result)
+            rows = [typed for _, typed in result.entries]
+            tables.draw_page(self._console(), result.kind, rows, result.more_pages)
         elif self.mode == "json":
-            self._line(dumps({"data": result.items, "meta": result.meta}))
+            self._json_page(result)
         elif self.mode == "ndjson":
-            self.ndjson(result.items)
+            self.ndjson(raw for raw, _ in result.entries)
         else:
-            self.csv(result.kind, result.items)
+            self.csv(result.kind, (raw for raw, _ in result.entries))
+
+    def _json_page(self, result: PageResult) -> None:
+        """`{"data": [...], "meta": {...}}`, byte for byte what json.dumps gives, written item by item."""
+        out = self.env.stdout
+        out.write('{"data": [')
+        for i, (raw, _) in enumerate(result.entries):
+            out.write((", " if i else "") + dumps(raw))
+        out.write('], "meta": ' + dumps(result.meta()) + "}\n")
+        out.flush()
 
     def object(self, kind: str, body: Any, typed: Any = None) -> None:
         if self.mode == "table":

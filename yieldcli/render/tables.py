@@ -11,7 +11,6 @@ from rich.table import Table
 from yieldcli import tokens
 from yieldcli.amounts import format_units
 from yieldcli.api import models
-from yieldcli.api.pagination import PageResult
 
 APY_HEADER = "APY (variable)"
 APY_NOTE = "APY is variable and not guaranteed."
@@ -36,14 +35,14 @@ def _table(title: str | None = None) -> Table:
     return Table(title=title, title_justify="left", show_footer=False, header_style="bold")
 
 
-def _footer(console: Console, result: PageResult, noun: str) -> None:
-    meta = result.meta
-    if result.more_pages:
+def _footer(console: Console, rows: list, more_pages: dict | None, noun: str) -> None:
+    if more_pages:
+        meta = more_pages
         console.print(
             f"page {meta.get('page')} of {meta.get('total_pages')}, {meta.get('total')} {noun}: use --all "
             f"(or --page {int(meta.get('page') or 1) + 1})"
         )
-    elif not result.items:
+    elif not rows:
         console.print(f"no {noun}")
 
 
@@ -52,8 +51,7 @@ def _totals(rows: list[Any], mint_of: Callable[[Any], str]) -> bool:
     return len(rows) > 1 and len({mint_of(r) for r in rows}) == 1
 
 
-def draw_positions(console: Console, result: PageResult) -> None:
-    rows: list[models.Position] = result.rows
+def draw_positions(console: Console, rows: list[models.Position], more_pages: dict | None) -> None:
     table = _table("Positions")
     for name, justify in (
         ("Asset", "left"), ("Strategy", "left"), ("Deposited", "right"), ("Value", "right"),
@@ -75,12 +73,11 @@ def draw_positions(console: Console, result: PageResult) -> None:
             format_units(sum(p.yield_earned for p in rows), d), "", "", "",
         )
     console.print(table)
-    _footer(console, result, "positions")
+    _footer(console, rows, more_pages, "positions")
     console.print(APY_NOTE, style="dim")
 
 
-def draw_balances(console: Console, result: PageResult) -> None:
-    rows: list[models.Balance] = result.rows
+def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict | None) -> None:
     table = _table("Balances")
     for name, justify in (
         ("Asset", "left"), ("Name", "left"), ("Wallet", "right"), ("In position", "right"),
@@ -103,12 +100,11 @@ def draw_balances(console: Console, result: PageResult) -> None:
             format_units(sum(b.amount_of_yield or 0 for b in rows), d), "",
         )
     console.print(table)
-    _footer(console, result, "balances")
+    _footer(console, rows, more_pages, "balances")
     console.print(APY_NOTE, style="dim")
 
 
-def draw_earnings(console: Console, result: PageResult) -> None:
-    rows: list[models.YieldRecord] = result.rows
+def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: dict | None) -> None:
     table = _table("Earnings")
     for name, justify in (
         ("Fund", "left"), ("Asset", "left"), ("Position value", "right"), ("Yield earned", "right"),
@@ -132,7 +128,7 @@ def draw_earnings(console: Console, result: PageResult) -> None:
         table.add_section()
         table.add_row("Total", rows[0].base_asset, format_units(value, d), format_units(earned, d), "", "", "")
     console.print(table)
-    _footer(console, result, "records")
+    _footer(console, rows, more_pages, "records")
     console.print(APY_NOTE, style="dim")
 
 
@@ -160,8 +156,8 @@ PAGE_DRAWERS = {"positions": draw_positions, "balances": draw_balances, "earning
 OBJECT_DRAWERS = {"strategy": draw_strategy, "health": draw_health}
 
 
-def draw_page(console: Console, result: PageResult) -> None:
-    PAGE_DRAWERS[result.kind](console, result)
+def draw_page(console: Console, kind: str, rows: list, more_pages: dict | None) -> None:
+    PAGE_DRAWERS[kind](console, rows, more_pages)
 
 
 def draw_object(console: Console, kind: str, body: Any) -> None:
