@@ -576,3 +576,24 @@ def test_failed_simulation_reports_no_balance_changes(chain, user):
     assert not simulation.ok and simulation.err == {"InstructionError": [0, {"Custom": 1}]}
     assert any("insufficient funds" in line.lower() for line in simulation.logs)
     assert simulation.token_balances == () and simulation.accounts == (None, None)
+
+
+def test_added_program_runs_and_can_be_failed(chain, user):
+    runtime, server = chain
+    # Any SBF program will do: the Memo program's own ELF, deployed at a new address.
+    elf = bytes(runtime.get_account(Pubkey.from_string(p.MEMO_PROGRAM)).data)
+    program = Pubkey.new_unique()
+    runtime.add_program(program, elf)
+
+    async def call_it():
+        async with Rpc(server.url) as rpc:
+            latest = await rpc.latest_blockhash()
+            ix = Instruction(program, b"deposit", [AccountMeta(user.pubkey(), True, False)])
+            tx = sign_transaction(build_transaction([ix], user.pubkey(), latest.blockhash), [user]).transaction
+            return await send_and_wait(rpc, tx, latest.last_valid_block_height)
+
+    assert isinstance(arun(call_it()), Confirmed)
+    runtime.set_fault("fail")
+    outcome = arun(call_it())
+    assert isinstance(outcome, Failed) and outcome.err == {"InstructionError": [0, "ComputationalBudgetExceeded"]}
+    assert any(str(program) in line for line in outcome.logs)
