@@ -598,3 +598,13 @@ def test_added_program_runs_and_can_be_failed(chain, user):
     # An SBF program runs out of its compute meter: the runtime calls that ProgramFailedToComplete.
     assert isinstance(outcome, Failed) and outcome.err == {"InstructionError": [0, "ProgramFailedToComplete"]}
     assert any(str(program) in line and "exceeded CUs meter" in line for line in outcome.logs)
+
+
+def test_a_damaged_state_file_is_a_clear_configuration_error(tmp_path):
+    from yieldcli.errors import ConfigError
+
+    path = tmp_path / "chain.json"
+    path.write_text('{"version": 1, "accounts": ')
+    with pytest.raises(ConfigError, match="cannot restore the sandbox chain") as info:
+        Runtime(path)
+    assert "delete" in info.value.hint

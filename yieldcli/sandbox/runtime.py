@@ -45,6 +45,7 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
 
 from yieldcli.chain import programs as p
+from yieldcli.errors import ConfigError
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
 log = logging.getLogger(__name__)
@@ -681,7 +682,10 @@ class Runtime:
                 record = TxRecord(**raw)
                 self._records[record.signature] = record
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise RuntimeError(f"cannot restore the sandbox chain from {self.state_file}: {exc}") from exc
+            raise ConfigError(
+                f"cannot restore the sandbox chain from {self.state_file}: {exc}",
+                hint="delete that file to start the sandbox chain afresh",
+            ) from None
 
 
 def _live(account: Account | None) -> Account | None:
