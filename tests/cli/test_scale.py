@@ -83,9 +83,75 @@ def test_ndjson_streams_items_before_the_last_page_arrives(big, isolated):
         assert proc.poll() is None  # still waiting for the last page, yet items are out
     finally:
         release.set()
-        out, err = proc.communicate(timeout=60)
+        # read through the same buffered reader: communicate() would skip what readline() buffered
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait(timeout=60)
     assert proc.returncode == 0, err
     assert len(out.splitlines()) + 1 == 507
+
+
+def wallets_file(tmp_path, lines):
+    path = tmp_path / "wallets.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.fixture
+def many(tmp_path):
+    from yieldcli.sandbox.demo import seeded_wallet_addresses
+    from yieldcli.sandbox.server import SandboxServer
+
+    server = SandboxServer(tmp_path / "many" / "state.json", api_key=TEST_API_KEY, seed_wallets=40).start()
+    server.addresses = seeded_wallet_addresses(40)
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("mode", ["ndjson", "csv", "json", "table"])
+def test_wallets_file_queries_every_wallet_in_order(run, many, tmp_path, mode):
+    path = wallets_file(tmp_path, ["# operators' wallets", "", *many.addresses[:30], "   "])
+    result = run("balances", "--wallets-file", path, "--concurrency", "8", "-o", mode, env=env_for(many))
+    assert result.code == 0, result.stderr
+    if mode == "ndjson":
+        rows = [json.loads(line) for line in result.stdout.splitlines()]
+        order = list(dict.fromkeys(r["wallet"] for r in rows))
+        assert order == many.addresses[:30]
+    elif mode == "csv":
+        lines = result.stdout.splitlines()
+        assert lines[0].startswith("wallet,decimals") and lines[1].split(",")[0] == many.addresses[0]
+    elif mode == "json":
+        body = result.json()
+        assert body["meta"]["wallets"] == 30 and body["meta"]["failed"] == []
+        assert body["data"][0]["wallet"] == many.addresses[0]
+    else:
+        assert all(address in result.stdout for address in many.addresses[:30])
+
+
+def test_wallets_file_from_stdin(run, many):
+    result = run("earnings", "--wallets-file", "-", "-o", "ndjson", input="\n".join(many.addresses[:3]), env=env_for(many))
+    assert result.code == 0, result.stderr
+    assert {json.loads(line)["wallet"] for line in result.stdout.splitlines()} <= set(many.addresses[:3])
+
+
+def test_wallets_file_bad_lines_are_reported_with_line_numbers_before_any_request(run, many, tmp_path):
+    many.add_fault("*", ".*", 500, b'{"message":"should not be called"}', times=None)
+    path = wallets_file(tmp_path, [many.addresses[0], "not-a-wallet", "# fine", many.addresses[1] + "x"])
+    result = run("balances", "--wallets-file", path, env=env_for(many))
+    assert result.code == 2
+    assert "line 2: 'not-a-wallet'" in result.stderr and "line 4:" in result.stderr
+    assert result.stdout == ""
+
+
+def test_one_failing_wallet_is_reported_and_the_others_complete(run, many, tmp_path):
+    bad = many.addresses[3]
+    many.add_fault("GET", f"/user-balances/{bad}$", 500, b'{"message":"Internal server error"}', times=None)
+    path = wallets_file(tmp_path, many.addresses[:10])
+    result = run("balances", "--wallets-file", path, "-o", "ndjson", env=env_for(many))
+    assert result.code == 5
+    assert f"wallet {bad}: Internal server error" in result.stderr
+    assert "1 of 10 wallets failed" in result.stderr
+    seen = {json.loads(line)["wallet"] for line in result.stdout.splitlines()}
+    assert bad not in seen and len(seen) >= 8
 
 
 def test_csv_streams_with_one_header(run, big):

@@ -7,12 +7,11 @@ so output can stream with at most `concurrency` pages in memory.
 
 from __future__ import annotations
 
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from yieldcli.api import models
+from yieldcli.concurrency import ordered_map
 from yieldcli.errors import YieldError
 
 # With --all and no --limit, ask for big pages: fewer round trips for the same items.
@@ -96,27 +95,14 @@ def _pages_in_order(kind, fetch, first: models.Page, size: int, concurrency: int
     if not first.items or (not first.meta.has_more and total <= 1):
         return
     last: models.Page = first
-    if total > 1:
-        pool = ThreadPoolExecutor(max_workers=max(1, min(concurrency, total - 1)), thread_name_prefix="page")
-        pending: deque[Future] = deque()
-        numbers = iter(range(2, total + 1))
-        try:
-            for number in numbers:
-                pending.append(pool.submit(_page, kind, fetch, number, size, total))
-                if len(pending) >= concurrency:
-                    break
-            done = 1
-            while pending:
-                last = pending.popleft().result()
-                next_number = next(numbers, None)
-                if next_number is not None:
-                    pending.append(pool.submit(_page, kind, fetch, next_number, size, total))
-                done += 1
-                if progress:
-                    progress(done, total)
-                yield last
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+    done = 1
+    fetch_page = lambda number: _page(kind, fetch, number, size, total)  # noqa: E731
+    for _, future in ordered_map(fetch_page, range(2, total + 1), concurrency, "page"):
+        last = future.result()
+        done += 1
+        if progress:
+            progress(done, total)
+        yield last
     # The set grew while we read it: follow has_more one page at a time.
     number = total
     while last.meta.has_more and last.items:

@@ -41,6 +41,10 @@ Limit = Annotated[
     typer.Option("--limit", min=0, max=INT32_MAX, help="Items per page.", show_default=False),
 ]
 All = Annotated[bool, typer.Option("--all", help="Follow every page and return all items.")]
+WalletsFile = Annotated[
+    Optional[str],
+    typer.Option("--wallets-file", help="Query every wallet in FILE (one per line, # comments; - for stdin) instead of WALLET.", show_default=False),
+]
 Concurrency = Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Pages (or wallets) fetched at once.")]
 
 # --- transactions -------------------------------------------------------------------------------

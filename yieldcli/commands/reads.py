@@ -6,19 +6,58 @@ import typer
 
 from yieldcli import tokens
 from yieldcli.api import models
-from yieldcli.api.pagination import DEFAULT_CONCURRENCY, collect
+from yieldcli.api.pagination import DEFAULT_CONCURRENCY, PageResult, collect
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
+from yieldcli.errors import UsageError
 
 strategy_app = typer.Typer(help="Strategies.", no_args_is_help=True)
 
 
-def _emit(session, out, kind, fetch, parse_item, page, limit, fetch_all, concurrency) -> None:
+def _wallets(session, wallet: Optional[str], wallets_file: Optional[str]) -> list[str] | str:
+    """The one wallet (an argument or the keypair's), or the validated list from --wallets-file."""
+    if wallets_file is None:
+        return session.wallet(wallet)
+    if wallet is not None:
+        raise UsageError("give a WALLET or --wallets-file, not both")
+    from yieldcli.wallets import read_wallets_file
+
+    return read_wallets_file(wallets_file, session.env.stdin)
+
+
+def _emit(session, out, kind, fetch, parse_item, wallets, page, limit, fetch_all, concurrency) -> None:
+    """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently."""
     from yieldcli.render.progress import page_progress
 
-    with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
-        out.page(collect(kind, fetch, parse_item, page=page, limit=limit, fetch_all=fetch_all,
-                         concurrency=concurrency, progress=progress))
+    if isinstance(wallets, str):
+        with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
+            out.page(collect(kind, lambda p, n: fetch(wallets, p, n), parse_item, page=page, limit=limit,
+                             fetch_all=fetch_all, concurrency=concurrency, progress=progress))
+        return
+    from yieldcli.wallets import in_order
+
+    def one_wallet(wallet: str) -> PageResult:
+        result = collect(kind, lambda p, n: fetch(wallet, p, n), parse_item, page=page, limit=limit,
+                         fetch_all=fetch_all, concurrency=1)
+        result.entries = list(result.entries)  # fetched in the worker, written in order by the caller
+        return result
+
+    with page_progress(session.env, f"fetching {kind} of {len(wallets)} wallets", enabled=True) as progress:
+        done = [0]
+
+        def tracked(wallet: str) -> PageResult:
+            try:
+                return one_wallet(wallet)
+            finally:
+                done[0] += 1
+                if progress:
+                    progress(done[0], len(wallets))
+
+        failures = out.wallet_pages(kind, in_order(wallets, tracked, concurrency))
+    if failures:
+        first = failures[0][1]
+        first.message = f"{len(failures)} of {len(wallets)} wallets failed (first: {failures[0][0]}: {first.message})"
+        raise first
 
 
 def resolve_asset(value: Optional[str]) -> Optional[str]:
@@ -54,6 +93,7 @@ def positions(
     limit: opt.Limit = None,
     all_: opt.All = False,
     concurrency: opt.Concurrency = DEFAULT_CONCURRENCY,
+    wallets_file: opt.WalletsFile = None,
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
@@ -63,15 +103,15 @@ def positions(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    wallet = session.wallet(wallet)
+    wallets = _wallets(session, wallet, wallets_file)
     strategy_id = session.strategy(strategy)
     mint = resolve_asset(asset)
     query = {"asset": mint, "sort_by": sort_by, "sort_order": order.value if order else None}
 
-    def fetch(page_no, size):
-        return session.api().positions(wallet, strategy_id, **query, page=page_no, limit=size)
+    def fetch(who, page_no, size):
+        return session.api().positions(who, strategy_id, **query, page=page_no, limit=size)
 
-    _emit(session, out, "positions", fetch, models.position, page, limit, all_, concurrency)
+    _emit(session, out, "positions", fetch, models.position, wallets, page, limit, all_, concurrency)
 
 
 def balances(
@@ -84,23 +124,25 @@ def balances(
     limit: opt.Limit = None,
     all_: opt.All = False,
     concurrency: opt.Concurrency = DEFAULT_CONCURRENCY,
+    wallets_file: opt.WalletsFile = None,
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
     """Show a wallet's token balances: the wallet part and the part in positions.
 
     Example: yield balances WALLET --all -o json | jq '.data[] | {token_symbol, total_balance}'
+    Many wallets: yield balances --wallets-file wallets.txt -o ndjson
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    wallet = session.wallet(wallet)
+    wallets = _wallets(session, wallet, wallets_file)
     mint = resolve_asset(asset)
     query = {"asset": mint, "sort_by": sort_by, "sort_order": order.value if order else None}
 
-    def fetch(page_no, size):
-        return session.api().balances(wallet, **query, page=page_no, limit=size)
+    def fetch(who, page_no, size):
+        return session.api().balances(who, **query, page=page_no, limit=size)
 
-    _emit(session, out, "balances", fetch, models.balance, page, limit, all_, concurrency)
+    _emit(session, out, "balances", fetch, models.balance, wallets, page, limit, all_, concurrency)
 
 
 def earnings(
@@ -111,6 +153,7 @@ def earnings(
     limit: opt.Limit = None,
     all_: opt.All = False,
     concurrency: opt.Concurrency = DEFAULT_CONCURRENCY,
+    wallets_file: opt.WalletsFile = None,
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
@@ -120,12 +163,12 @@ def earnings(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    wallet = session.wallet(wallet)
+    wallets = _wallets(session, wallet, wallets_file)
 
-    def fetch(page_no, size):
-        return session.api().earnings(wallet, fund_id=fund, page=page_no, limit=size)
+    def fetch(who, page_no, size):
+        return session.api().earnings(who, fund_id=fund, page=page_no, limit=size)
 
-    _emit(session, out, "earnings", fetch, models.yield_record, page, limit, all_, concurrency)
+    _emit(session, out, "earnings", fetch, models.yield_record, wallets, page, limit, all_, concurrency)
 
 
 def health(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:

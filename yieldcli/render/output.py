@@ -80,6 +80,57 @@ class Output:
         out.write('], "meta": ' + dumps(result.meta()) + "}\n")
         out.flush()
 
+    def wallet_pages(self, kind: str, results) -> list[tuple[str, Exception]]:
+        """Results of many wallets, in input order: each row carries its `wallet`; failures are
+        reported on stderr as they come and returned, so the others still complete."""
+        failures: list[tuple[str, Exception]] = []
+
+        def rows():
+            for wallet, result in results:
+                if isinstance(result, Exception):
+                    failures.append((wallet, result))
+                    self.env.stderr.write(f"error: wallet {wallet}: {result}\n")
+                    self.env.stderr.flush()
+                    continue
+                yield wallet, result
+
+        if self.mode == "table":
+            from yieldcli.render import tables
+
+            console = self._console()
+            for wallet, result in rows():
+                console.print(f"[bold]{wallet}[/bold]")
+                tables.draw_page(console, kind, [typed for _, typed in result.entries], result.more_pages)
+        elif self.mode == "csv":
+            writer = csv.writer(self.env.stdout, lineterminator="\n")
+            columns = CSV_COLUMNS[kind]
+            writer.writerow(("wallet", *columns))
+            for wallet, result in rows():
+                for raw, _ in result.entries:
+                    flat = dict(_flatten(raw))
+                    writer.writerow([wallet, *(_cell(flat.get(c)) for c in columns)])
+                self.env.stdout.flush()
+        else:
+            out = self.env.stdout
+            count = wallets = 0
+            if self.mode == "json":
+                out.write('{"data": [')
+            for wallet, result in rows():
+                wallets += 1
+                for raw, _ in result.entries:
+                    line = dumps({"wallet": wallet, **raw})
+                    if self.mode == "json":
+                        out.write((", " if count else "") + line)
+                    else:
+                        out.write(line + "\n")
+                    count += 1
+                out.flush()
+            if self.mode == "json":
+                meta = {"wallets": wallets + len(failures), "failed": [w for w, _ in failures], "total": count}
+                out.write('], "meta": ' + dumps(meta) + "}\n")
+            out.flush()
+        return failures
+
     def object(self, kind: str, body: Any, typed: Any = None) -> None:
         if self.mode == "table":
             from yieldcli.render import tables
