@@ -6,10 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from solders.pubkey import Pubkey
-from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.decode import SUPPORTED_VERSIONS, message_version
+from yieldcli.chain.sign import signature_slots
 from yieldcli.errors import UsageError
 
 
@@ -50,21 +50,16 @@ def check_signable(tx: VersionedTransaction, expected_payer: Pubkey, my_signers:
             hint="the service built this transaction for another payer; request it again with your payer",
         )
     mine = set(my_signers)
-    verified = tx.verify_with_results()
-    empty = Signature.default()
     to_sign: list[int] = []
     done: list[int] = []
     missing: list[str] = []
-    for i in range(n_required):
-        key = keys[i]
-        present = i < len(tx.signatures) and tx.signatures[i] != empty
-        valid = present and i < len(verified) and bool(verified[i])
-        if key in mine:
-            (done if valid else to_sign).append(i)
-        elif valid:
-            done.append(i)
+    for slot in signature_slots(tx):
+        if slot.signer in mine:
+            (done if slot.valid else to_sign).append(slot.index)
+        elif slot.valid:
+            done.append(slot.index)
         else:
-            missing.append(f"{key} (signature slot {i}{', present but invalid' if present else ''})")
+            missing.append(f"{slot.signer} (signature slot {slot.index}{', present but invalid' if slot.present else ''})")
     if missing:
         raise SigningRefused(
             "refusing to sign: the transaction also needs a signature from " + ", ".join(missing),

@@ -14,7 +14,7 @@ from solders.pubkey import Pubkey
 
 from yieldcli.errors import ConfigError, UsageError
 
-STDIN_SOURCES = ("-", "stdin:", "stdin")
+STDIN_SOURCES = ("-", "stdin:")
 
 
 class LoadedKeypair(NamedTuple):

@@ -11,12 +11,12 @@ from typing import Any
 from solders.address_lookup_table_account import AddressLookupTableAccount
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
-from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.amounts import scale
 from yieldcli.chain import programs as p
 from yieldcli.chain.decode import encode_transaction, message_version
+from yieldcli.chain.sign import signature_slots
 from yieldcli.tokens import KNOWN_TOKENS
 
 LookupTables = Mapping["str | Pubkey", Sequence["str | Pubkey"]] | Iterable[AddressLookupTableAccount]
@@ -143,7 +143,7 @@ def review_transaction(
         for acc in (*loaded_writable, *loaded_readonly):
             accounts.append(AccountReview(len(accounts), acc.address, False, acc.writable, None, acc.lookup_table, acc.lookup_index))
 
-    signers = _signers(tx, static, n_signers, static_writable)
+    signers = _signers(tx, static_writable)
     known_decimals = {t.mint: t.decimals for t in KNOWN_TOKENS}
     known_decimals.update(decimals or {})
     ctx = _Context(known_decimals, dict(account_mints or {}), warnings)
@@ -193,15 +193,11 @@ def review_transaction(
     )
 
 
-def _signers(tx: VersionedTransaction, static: list[str], n_signers: int, writable) -> tuple[SignerReview, ...]:
-    verified = tx.verify_with_results()
-    empty = Signature.default()
-    out = []
-    for i in range(n_signers):
-        present = i < len(tx.signatures) and tx.signatures[i] != empty
-        ok = present and i < len(verified) and bool(verified[i])
-        out.append(SignerReview(i, static[i], ok, present and not ok, writable(i), i == 0))
-    return tuple(out)
+def _signers(tx: VersionedTransaction, writable) -> tuple[SignerReview, ...]:
+    return tuple(
+        SignerReview(s.index, str(s.signer), s.valid, s.present and not s.valid, writable(s.index), s.index == 0)
+        for s in signature_slots(tx)
+    )
 
 
 def _normalise_tables(tables: LookupTables | None) -> dict[str, list[str]]:

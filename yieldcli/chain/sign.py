@@ -33,6 +33,26 @@ def message_bytes(tx: VersionedTransaction) -> bytes:
     return bytes(to_bytes_versioned(tx.message))
 
 
+@dataclass(frozen=True)
+class SignatureSlot:
+    index: int
+    signer: Pubkey
+    present: bool  # not the empty `Signature.default()`
+    valid: bool  # present and verifies against the message
+
+
+def signature_slots(tx: VersionedTransaction) -> list[SignatureSlot]:
+    """Every required signature slot of `tx`, whether it is filled and whether it verifies."""
+    keys = tx.message.account_keys
+    verified = tx.verify_with_results()
+    empty = Signature.default()
+    slots = []
+    for i in range(tx.message.header.num_required_signatures):
+        present = i < len(tx.signatures) and tx.signatures[i] != empty
+        slots.append(SignatureSlot(i, keys[i], present, present and i < len(verified) and bool(verified[i])))
+    return slots
+
+
 def sign_transaction(tx: VersionedTransaction, keypairs: Iterable[Keypair]) -> SignResult:
     """Sign the slots whose key is one of `keypairs`; other slots keep their signature or stay empty."""
     message = tx.message

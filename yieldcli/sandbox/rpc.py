@@ -30,6 +30,7 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58decode, b58encode
+from yieldcli.amounts import scale
 from yieldcli.chain import programs as p
 from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, TxRecord, decode_wire_transaction
 
@@ -491,6 +492,6 @@ def _account_json(account: Account | None, encoding: str, data_slice: dict[str, 
 
 
 def _token_amount(amount: int, decimals: int) -> dict[str, Any]:
-    whole, frac = divmod(amount, 10**decimals)
-    text = f"{whole}.{str(frac).rjust(decimals, '0')}".rstrip("0").rstrip(".") if decimals else str(amount)
-    return {"amount": str(amount), "decimals": decimals, "uiAmount": float(text), "uiAmountString": text}
+    value = scale(amount, decimals)
+    text = format(value.normalize(), "f") if value else "0"
+    return {"amount": str(amount), "decimals": decimals, "uiAmount": float(value), "uiAmountString": text}

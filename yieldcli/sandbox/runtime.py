@@ -45,6 +45,7 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
 
 from yieldcli.chain import programs as p
+from yieldcli.chain.rpc import describe_error
 from yieldcli.errors import ConfigError
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
@@ -456,7 +457,7 @@ class Runtime:
                 if preflight["err"] is not None:
                     raise RuntimeRpcError(
                         -32002,
-                        f"Transaction simulation failed: {_describe(preflight['err'])}",
+                        f"Transaction simulation failed: {describe_error(preflight['err'])}",
                         {**preflight, "accounts": None},
                     )
             if self.faults.expire > 0:
@@ -695,12 +696,6 @@ def _live(account: Account | None) -> Account | None:
 
 def _err_json(result: FailedTransactionMetadata) -> Any:
     return json.loads(result.to_json())["err"]
-
-
-def _describe(err: Any) -> str:
-    from yieldcli.chain.rpc import describe_error
-
-    return describe_error(err)
 
 
 def _with_blockhash(tx: VersionedTransaction, blockhash: Hash) -> VersionedTransaction:
