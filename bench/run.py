@@ -1,0 +1,174 @@
+"""Benchmark `yield`: start-up, concurrent pagination, memory, many wallets. Prints figures and ratios.
+
+Run from the repository root with the project's venv: `.venv/bin/python bench/run.py [--runs N]`.
+Every run is a cold process against a sandbox served on loopback; no answer is cached between runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+YIELD = str(BIN / "yield")
+PYTHON = sys.executable
+KEY = "bench-key"
+
+
+@dataclass
+class Figure:
+    name: str
+    samples: list[float]
+    unit: str = "ms"
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    def spread(self) -> str:
+        return f"{min(self.samples):.0f}–{max(self.samples):.0f}"
+
+
+def timed(cmd: list[str], env: dict[str, str], stdin: str | None = None) -> tuple[float, int]:
+    """Wall time in ms and peak RSS in KiB of one cold process (os.wait4 gives the child's own rusage)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if stdin is not None:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = (time.perf_counter() - started) * 1000
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.read()}")
+    return elapsed, usage.ru_maxrss
+
+
+def measure(name: str, cmd: list[str], env: dict[str, str], runs: int, stdin: str | None = None) -> Figure:
+    timed(cmd, env, stdin)  # warm the page cache, not the process: every measured run is a new process
+    return Figure(name, [timed(cmd, env, stdin)[0] for _ in range(runs)])
+
+
+def peak_memory(name: str, cmd: list[str], env: dict[str, str], runs: int) -> Figure:
+    return Figure(name, [timed(cmd, env)[1] / 1024 for _ in range(runs)], unit="MiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="cold runs per start-up figure (default 7)")
+    parser.add_argument("--heavy-runs", type=int, default=3, help="runs per pagination/memory/wallets figure (default 3)")
+    args = parser.parse_args()
+
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, seeded_wallet_addresses
+    from yieldcli.sandbox.server import SandboxServer
+
+    work = Path(tempfile.mkdtemp(prefix="yield-bench-"))
+    env = {**os.environ, "HOME": str(work), "XDG_CONFIG_HOME": str(work / "config"), "XDG_DATA_HOME": str(work / "data"),
+           "YIELD_API_KEY": KEY, "YIELD_STRATEGY": DEMO_STRATEGY_ID, "NO_COLOR": "1"}
+    rows: list[tuple[str, str, str, str]] = []
+    checks: list[tuple[str, float, float, bool]] = []
+
+    def row(fig: Figure, note: str = "") -> None:
+        rows.append((fig.name, f"{fig.median:.1f} {fig.unit}", fig.spread(), note))
+
+    def check(target: str, ratio: float, limit: float, higher_is_better: bool = False) -> None:
+        ok = ratio >= limit if higher_is_better else ratio <= limit
+        checks.append((target, ratio, limit, ok))
+
+    servers = []
+    try:
+        # 1 and 2: start-up ---------------------------------------------------------------------------
+        plain = SandboxServer(work / "plain" / "state.json", api_key=KEY).start()
+        servers.append(plain)
+        env1 = {**env, "YIELD_API_URL": plain.url}
+        info = measure("yield strategy info -o json", [YIELD, "strategy", "info", DEMO_STRATEGY_ID, "-o", "json"], env1, args.runs)
+        mini = measure("argparse + http.client script", [PYTHON, str(HERE / "minimal_strategy_info.py"), DEMO_STRATEGY_ID,
+                                                          "--api-url", plain.url], env1, args.runs)
+        row(info)
+        row(mini)
+        check("(1) strategy info / minimal Python  <= 2.0", info.median / mini.median, 2.0)
+        node = shutil.which("node")
+        if node and (HERE / "node_modules" / "@breezebaby" / "breeze-sdk").exists():
+            sdk = measure("TypeScript SDK in node", [node, str(HERE / "sdk_strategy_info.mjs"), plain.url, DEMO_STRATEGY_ID],
+                          env1, args.runs)
+            row(sdk)
+            check("(1) strategy info / TypeScript SDK  <= 1.0", info.median / sdk.median, 1.0)
+        else:
+            rows.append(("TypeScript SDK in node", "skipped", "", "node or bench/node_modules missing: npm ci --prefix bench"))
+        bare = measure("python -c pass", [PYTHON, "-c", "pass"], env, args.runs)
+        version = measure("yield --version", [YIELD, "--version"], env, args.runs)
+        helps = measure("yield --help", [YIELD, "--help"], env, args.runs)
+        completion = measure("completion request (yield pos<Tab>)", [YIELD], {**env, "_YIELD_COMPLETE": "complete_bash",
+                             "COMP_WORDS": "yield pos", "COMP_CWORD": "1"}, args.runs)
+        for fig in (bare, version, helps, completion):
+            row(fig)
+        check("(2) --version / python -c pass      <= 2.0", version.median / bare.median, 2.0)
+        check("(2) --help / strategy info          <= 1.2", helps.median / info.median, 1.2)
+        check("(2) completion / strategy info      <= 1.2", completion.median / info.median, 1.2)
+
+        # 3 and 4: 100 pages with 20 ms latency; memory at 1,000 and 100,000 items --------------------
+        paged = SandboxServer(work / "paged" / "state.json", api_key=KEY, latency_ms=20, seed_positions=993).start()
+        servers.append(paged)
+        env3 = {**env, "YIELD_API_URL": paged.url}
+        base = [YIELD, "positions", DEMO_WALLET, "--all", "--limit", "10", "-o", "ndjson"]
+        concurrent = measure("positions --all, 100 pages, 20 ms each", base, env3, args.heavy_runs)
+        sequential = measure("same pages one after another", [*base, "--concurrency", "1"], env3, args.heavy_runs)
+        row(concurrent, "default --concurrency")
+        row(sequential, "--concurrency 1")
+        check("(3) sequential / concurrent          >= 5.0", sequential.median / concurrent.median, 5.0, True)
+
+        small = SandboxServer(work / "small" / "state.json", api_key=KEY, seed_positions=993).start()
+        large = SandboxServer(work / "large" / "state.json", api_key=KEY, seed_positions=99_993).start()
+        servers += [small, large]
+        mem_cmd = [YIELD, "positions", DEMO_WALLET, "--all", "--limit", "100", "-o", "ndjson"]
+        mem_small = peak_memory("peak RSS, 1,000 items", mem_cmd, {**env, "YIELD_API_URL": small.url}, args.heavy_runs)
+        mem_large = peak_memory("peak RSS, 100,000 items", mem_cmd, {**env, "YIELD_API_URL": large.url}, args.heavy_runs)
+        row(mem_small)
+        row(mem_large)
+        check("(4) memory 100k / memory 1k          <= 1.5", mem_large.median / mem_small.median, 1.5)
+
+        # 5: 1,000 wallets in one call against separate invocations -------------------------------------
+        many = SandboxServer(work / "many" / "state.json", api_key=KEY, seed_wallets=1000).start()
+        servers.append(many)
+        env5 = {**env, "YIELD_API_URL": many.url}
+        wallets = seeded_wallet_addresses(1000)
+        wallets_file = work / "wallets.txt"
+        wallets_file.write_text("\n".join(wallets) + "\n")
+        one_call = measure("balances --wallets-file, 1,000 wallets", [YIELD, "balances", "--wallets-file", str(wallets_file),
+                           "-o", "ndjson"], env5, args.heavy_runs)
+        sample = wallets[:: len(wallets) // 20][:20]
+        started = time.perf_counter()
+        for wallet in sample:
+            timed([YIELD, "balances", wallet, "-o", "ndjson"], env5)
+        per_call = (time.perf_counter() - started) * 1000 / len(sample)
+        separate = Figure("1,000 separate invocations (20 timed, scaled)", [per_call * len(wallets)])
+        row(one_call)
+        row(separate, f"{per_call:.0f} ms each")
+        check("(5) separate / one call             >= 50", separate.median / one_call.median, 50.0, True)
+    finally:
+        for server in servers:
+            server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+    width = max(len(r[0]) for r in rows)
+    print(f"{'figure':<{width}}  {'median':>12}  {'spread':>11}  note")
+    for name, median, spread, note in rows:
+        print(f"{name:<{width}}  {median:>12}  {spread:>11}  {note}")
+    print()
+    print(f"{'target':<44} {'ratio':>8} {'limit':>7}  result")
+    for target, ratio, limit, ok in checks:
+        print(f"{target:<44} {ratio:>8.2f} {limit:>7.1f}  {'met' if ok else 'NOT MET'}")
+
+
+if __name__ == "__main__":
+    main()
