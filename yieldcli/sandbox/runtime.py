@@ -375,10 +375,14 @@ class Runtime:
             self.execute(ixs, [SANDBOX_AUTHORITY])
             return ata
 
-    def create_lookup_table(self, addresses: Sequence[Pubkey] = (), *, authority: Keypair = SANDBOX_AUTHORITY) -> Pubkey:
-        """Create an address lookup table (and extend it with `addresses`); usable from the next slot."""
+    def create_lookup_table(self, addresses: Sequence[Pubkey] = (), *, authority: Keypair | None = None) -> Pubkey:
+        """Create an address lookup table (and extend it with `addresses`); usable from the next slot.
+
+        `authority` (default: the sandbox authority) pays and owns it.
+        """
         with self._lock:
-            if authority.pubkey() == SANDBOX_AUTHORITY.pubkey():
+            if authority is None:
+                authority = SANDBOX_AUTHORITY
                 self._fund_authority(0)
             ix, table = p.create_lookup_table(authority.pubkey(), authority.pubkey(), self._slot)
             self.execute([ix], [authority])
@@ -386,8 +390,9 @@ class Runtime:
                 self.extend_lookup_table(table, addresses, authority=authority)
             return table
 
-    def extend_lookup_table(self, table: Pubkey, addresses: Sequence[Pubkey], *, authority: Keypair = SANDBOX_AUTHORITY) -> None:
+    def extend_lookup_table(self, table: Pubkey, addresses: Sequence[Pubkey], *, authority: Keypair | None = None) -> None:
         with self._lock:
+            authority = authority or SANDBOX_AUTHORITY
             for start in range(0, len(addresses), 20):
                 chunk = list(addresses[start : start + 20])
                 self.execute([p.extend_lookup_table(table, authority.pubkey(), authority.pubkey(), chunk)], [authority])
