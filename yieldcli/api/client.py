@@ -1,4 +1,4 @@
-"""A typed client over httpx: one method per endpoint, retries, and one place that maps answers to errors."""
+"""The service's client: one method per endpoint, retries, and one place that maps answers to errors."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import random
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
-from urllib.parse import quote
-
-import httpx
+from urllib.parse import quote, urlencode
 
 from yieldcli import __version__
+from yieldcli.api.transport import Response, Transport, TransportError, TransportTimeout
 from yieldcli.errors import AuthError, NetworkError, ServiceError
 from yieldcli.urls import check_base_url
 
@@ -68,20 +67,11 @@ class ApiClient:
         self._log = log
         self._retry = retry
         self._sleep = sleep
-        headers = {"user-agent": f"yield/{__version__}", "accept": "application/json"}
+        self._headers = {"user-agent": f"yield/{__version__}", "accept": "application/json"}
         if api_key:
-            headers["x-api-key"] = api_key
-        is_https = self.base_url.startswith("https:")
-        self._http = httpx.Client(
-            base_url=self.base_url,
-            headers=headers,
-            timeout=timeout,
-            follow_redirects=False,  # a redirect would carry x-api-key to wherever it points
-            # Loading the CA bundle costs ~40 ms; plain-http (loopback) clients never need it.
-            verify=is_https,
-            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
-            trust_env=is_https,
-        )
+            self._headers["x-api-key"] = api_key
+        # Redirects are never followed: one would carry x-api-key to wherever it points.
+        self._http = Transport(self.base_url, timeout=timeout, max_connections=max_connections)
 
     def close(self) -> None:
         self._http.close()
@@ -122,25 +112,31 @@ class ApiClient:
 
     def _request(self, method: str, path: str, *, params=None, json_body=None, retry: bool) -> Any:
         attempts = self._retry.attempts if retry else 1
+        target = path + (f"?{urlencode(params)}" if params else "")
+        headers = dict(self._headers)
+        body = None
+        if json_body is not None:
+            body = json.dumps(json_body).encode()
+            headers["content-type"] = "application/json"
         for attempt in range(attempts):
             started = time.perf_counter()
             try:
-                response = self._http.request(method, path, params=params, json=json_body)
-            except httpx.TimeoutException:
+                response = self._http.request(method, target, headers, body)
+            except TransportTimeout:
                 error = NetworkError(
                     f"{method} {path}: the service did not answer within the timeout",
                     hint="check the network or raise --timeout",
                 )
                 self._trace(method, path, params, "timeout", started)
-            except httpx.TransportError as exc:
+            except TransportError as exc:
                 error = NetworkError(
-                    f"cannot reach the service at {self.base_url}: {_transport_reason(exc)}",
+                    f"cannot reach the service at {self.base_url}: {exc}",
                     hint="check --api-url and the network",
                 )
                 self._trace(method, path, params, "connection error", started)
             else:
-                self._trace(method, path, params, str(response.status_code), started)
-                if response.status_code not in RETRY_STATUSES or attempt == attempts - 1:
+                self._trace(method, path, params, str(response.status), started)
+                if response.status not in RETRY_STATUSES or attempt == attempts - 1:
                     return self._decode(response)
                 error = None
                 delay = self._retry.delay(attempt, parse_retry_after(response.headers.get("retry-after")))
@@ -156,14 +152,13 @@ class ApiClient:
     def _trace(self, method: str, path: str, params: Mapping[str, Any] | None, status: str, started: float) -> None:
         if self._log is None:
             return
-        query = httpx.QueryParams(params or {})
-        url = f"{self.base_url}{path}" + (f"?{query}" if query else "")
+        url = f"{self.base_url}{path}" + (f"?{urlencode(params)}" if params else "")
         elapsed = (time.perf_counter() - started) * 1000
         key = "x-api-key: ****" if self._api_key else "no x-api-key"
         self._log(f"{method} {url} ({key}) -> {status} in {elapsed:.0f} ms")
 
-    def _decode(self, response: httpx.Response) -> Any:
-        status = response.status_code
+    def _decode(self, response: Response) -> Any:
+        status = response.status
         if 200 <= status < 300:
             try:
                 return json.loads(response.content)
@@ -193,14 +188,7 @@ def _query_value(value: Any) -> Any:
     return str(value).lower() if isinstance(value, bool) else value
 
 
-def _transport_reason(exc: httpx.TransportError) -> str:
-    text = str(exc).strip()
-    if isinstance(exc, httpx.ConnectError):
-        return text or "connection refused"
-    return text or type(exc).__name__
-
-
-def _error_message(response: httpx.Response) -> str | None:
+def _error_message(response: Response) -> str | None:
     """The service's `{"message": ...}`, its plain-text JSON string, or None when unreadable."""
     try:
         body = json.loads(response.content)
@@ -214,11 +202,11 @@ def _error_message(response: httpx.Response) -> str | None:
     return None
 
 
-def _looks_textual(response: httpx.Response) -> bool:
+def _looks_textual(response: Response) -> bool:
     return response.headers.get("content-type", "").startswith("text/plain")
 
 
-def _describe_body(response: httpx.Response) -> str:
+def _describe_body(response: Response) -> str:
     content_type = response.headers.get("content-type", "no content type").split(";")[0]
     if not response.content:
         return "empty body"
