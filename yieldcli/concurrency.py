@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 In = TypeVar("In")
 Out = TypeVar("Out")
@@ -13,6 +15,8 @@ Out = TypeVar("Out")
 def ordered_map(fn: Callable[[In], Out], items: Iterable[In], concurrency: int, name: str = "worker") -> Iterator[tuple[In, Future]]:
     """Yield (item, finished future) in input order; at most `concurrency` calls run or wait at once,
     so a consumer that writes as it goes keeps memory flat however many items there are."""
+    from concurrent.futures import ThreadPoolExecutor  # only commands that fan out pay for it
+
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix=name)
     pending: deque[tuple[In, Future]] = deque()
     queue = iter(items)

@@ -1,6 +1,5 @@
 """`yield tx`: the same review, signing and sending for a transaction that came from anywhere."""
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Annotated, Optional
@@ -10,10 +9,8 @@ import typer
 from yieldcli.addresses import check_pubkey
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
-from yieldcli.commands.txflow import Obtained, Subject, TxOptions, run
-from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.render.output import dumps
-from yieldcli.session import Session
 
 tx_app = typer.Typer(help="Inspect, sign and send transactions from anywhere; check a signature.", no_args_is_help=True)
 
@@ -22,7 +19,7 @@ PayerOpt = Annotated[Optional[str], typer.Option("--payer", help="The fee payer 
 WalletOpt = Annotated[Optional[str], typer.Option("--wallet", help="Another signer you expect to sign later.", show_default=False)]
 
 
-def read_transaction(session: Session, source: str) -> str:
+def read_transaction(session, source: str) -> str:
     """Base64 text from a file or stdin; our own JSON output (with a `transaction` field) works too."""
     if source in ("-", "stdin:"):
         if session.env.stdin_isatty:
@@ -49,13 +46,16 @@ def read_transaction(session: Session, source: str) -> str:
     return text
 
 
-def _options(sign: bool, send: bool, yes, no_wait, no_simulate, commitment, timeout, keypair, url) -> TxOptions:
+def _options(sign: bool, send: bool, yes, no_wait, no_simulate, commitment, timeout, keypair, url):
+    from yieldcli.commands.txflow import TxOptions
+
     return TxOptions(sign=sign, send=send, yes=yes, wait=not no_wait, simulate=not no_simulate,
                      commitment=commitment, timeout=timeout, keypair=keypair, rpc_url=url)
 
 
-def _run_on(session, out, options: TxOptions, text: str, payer: Optional[str], wallet: Optional[str]) -> None:
+def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str]) -> None:
     from yieldcli.chain.decode import decode_transaction
+    from yieldcli.commands.txflow import Obtained, Subject, run
 
     tx = decode_transaction(text)
     named = {k for k in (payer, wallet) if k}
@@ -160,6 +160,8 @@ def status(
         Signature.from_string(signature)
     except ValueError:
         raise UsageError(f"invalid signature {signature!r}: expected base58 text of 64 bytes") from None
+    import asyncio
+
     rpc_url = session.rpc_url(url)
     result = asyncio.run(_status(session, rpc_url, signature))
     if out.mode == "table":
@@ -174,7 +176,7 @@ def status(
         raise TransactionPending(f"transaction {signature} is {result['status']}", hint="check again later")
 
 
-async def _status(session: Session, rpc_url: str, signature: str) -> dict:
+async def _status(session, rpc_url: str, signature: str) -> dict:
     from yieldcli.chain.journal import Journal
     from yieldcli.chain.rpc import Rpc, describe_error, explorer_url
     from yieldcli.config import data_dir

@@ -9,9 +9,7 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.amounts import Amount
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
-from yieldcli.commands.txflow import Obtained, Subject, TxOptions, run
 from yieldcli.errors import UsageError
-from yieldcli.session import Session
 
 AmountOpt = Annotated[Optional[str], typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False)]
 AllOpt = Annotated[bool, typer.Option("--all", help="Everything: the whole balance (deposit) or position (withdraw).")]
@@ -22,7 +20,12 @@ TokenAccountOpt = Annotated[Optional[str], typer.Option("--token-account", help=
 RequiredAsset = Annotated[Optional[str], typer.Option("--asset", help="Asset: a mint address or a known symbol (USDC, SOL, ...).", show_default=False)]
 
 
-def tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url) -> TxOptions:
+# The transaction flow (asyncio, solders) is imported when a command runs, not when `yield` starts.
+
+
+def tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url):
+    from yieldcli.commands.txflow import TxOptions
+
     return TxOptions(sign=sign, send=send, yes=yes, wait=not no_wait, simulate=not no_simulate,
                      commitment=commitment, timeout=timeout, keypair=keypair, rpc_url=url)
 
@@ -31,7 +34,7 @@ def _pubkey_option(value: Optional[str], flag: str) -> Optional[str]:
     return None if value is None else check_pubkey(value, flag)
 
 
-def _identity(session: Session, options: TxOptions, wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
+def _identity(session, options: TxOptions, wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
     """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
     wallet = _pubkey_option(wallet, "--wallet")
     payer = _pubkey_option(payer, "--payer")
@@ -61,7 +64,7 @@ def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
         Amount.check_syntax(amount, raw=raw)
 
 
-def _amount(session: Session, mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[Amount]:
+def _amount(session, mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[Amount]:
     """Exact base units: positive, within u64, no more fraction digits than the mint has, never a float."""
     if amount is None:
         return None
@@ -70,7 +73,7 @@ def _amount(session: Session, mint: str, wallet: str, amount: Optional[str], raw
     return Amount.parse(amount, decimals_of(session, mint, wallet, needed=True))
 
 
-def decimals_of(session: Session, mint: str, wallet: str, *, needed: bool) -> Optional[int]:
+def decimals_of(session, mint: str, wallet: str, *, needed: bool) -> Optional[int]:
     """The mint's decimals: the known tokens, else the service's balance data for the wallet."""
     known = tokens.by_mint(mint)
     if known:
@@ -101,8 +104,10 @@ def _unsigned_from_service(body: Any) -> str:
     raise ServiceError("the service answered without a transaction (expected base64 text)")
 
 
-def _obtainer(session: Session, path: str, params: dict[str, Any], use_ix: bool, payer: str):
+def _obtainer(session, path: str, params: dict[str, Any], use_ix: bool, payer: str):
     """How to get the transaction: /tx gives it whole; /ix gives instructions we compile."""
+
+    from yieldcli.commands.txflow import Obtained
 
     async def obtain(rpc) -> Obtained:
         if use_ix:
@@ -165,6 +170,8 @@ def deposit(
         "user_token_account": token_account,
         **({"all": True} if value is None else {"amount": value.raw}),
     }
+    from yieldcli.commands.txflow import Subject, run
+
     subject = Subject("deposit", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
     run(session, out, options, subject, _obtainer(session, "/deposit", params, ix, payer_key), needs_rpc=ix)
 
@@ -218,6 +225,8 @@ def withdraw(
         "create_wsol_ata": create_wsol_ata, "unwrap_wsol_ata": unwrap_wsol, "detect_wsol_ata": detect_wsol or None,
         **({"all": True} if value is None else {"amount": value.raw}),
     }
+    from yieldcli.commands.txflow import Subject, run
+
     subject = Subject("withdraw", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
     run(session, out, options, subject, _obtainer(session, "/withdraw", params, ix, payer_key), needs_rpc=ix)
 
@@ -268,5 +277,7 @@ def close_account(
         mint = strategy_id = None
         identity = {"user_account": account}
     params = {**identity, "payer": payer_key, "funds_recipient": recipient, "user_token_account": token_account}
+    from yieldcli.commands.txflow import Subject, run
+
     subject = Subject("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
     run(session, out, options, subject, _obtainer(session, "/close-user-account", params, ix, payer_key), needs_rpc=ix)
