@@ -34,7 +34,7 @@ def _pubkey_option(value: Optional[str], flag: str) -> Optional[str]:
     return None if value is None else check_pubkey(value, flag)
 
 
-def _identity(session, options: TxOptions, wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
+def _identity(session, options, wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
     """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
     wallet = _pubkey_option(wallet, "--wallet")
     payer = _pubkey_option(payer, "--payer")
