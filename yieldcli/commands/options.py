@@ -65,3 +65,47 @@ RpcUrl = Annotated[
     Optional[str],
     typer.Option("--url", "-u", help="Solana RPC URL or moniker: mainnet-beta, devnet, testnet, localhost (m/d/t/l).", show_default=False),
 ]
+
+
+def with_tx_options(*, exclude: tuple[str, ...] = ()):
+    """Add the flags transaction commands share to a command, handed to it as `tx: TxOptions`.
+
+    Typer reads a command's signature; the decorator extends it, so each flag is declared once
+    however many commands take it. `exclude` names flags a command has no use for.
+    """
+    import functools
+    import inspect
+
+    shared: list[tuple[str, object, object]] = [
+        ("ix", Ix, False), ("sign", Sign, False), ("send", Send, False), ("yes", Yes, False),
+        ("no_wait", NoWait, False), ("no_simulate", NoSimulate, False), ("commitment", Commitment, "confirmed"),
+        ("timeout", ConfirmTimeout, 60.0), ("keypair", Keypair, None), ("url", RpcUrl, None),
+    ]
+    shared = [entry for entry in shared if entry[0] not in exclude]
+    names = [name for name, _, _ in shared]
+
+    def decorate(command):
+        signature = inspect.signature(command)
+        own = [p for p in signature.parameters.values() if p.name != "tx"]
+        taken = {p.name for p in own}
+        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+                 for name, annotation, default in shared if name not in taken]
+
+        @functools.wraps(command)
+        def wrapper(*args, **kwargs):
+            from yieldcli.commands.txflow import TxOptions
+
+            values = {name: kwargs.pop(name) for name in names if name in kwargs and name not in taken}
+            tx = TxOptions(
+                sign=values.get("sign", False), send=values.get("send", False), yes=values.get("yes", False),
+                wait=not values.get("no_wait", False), simulate=not values.get("no_simulate", False),
+                commitment=values.get("commitment", "confirmed"), timeout=values.get("timeout", 60.0),
+                keypair=values.get("keypair"), rpc_url=values.get("url"), ix=values.get("ix", False),
+            )
+            return command(*args, tx=tx, **kwargs)
+
+        positional = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
+        wrapper.__signature__ = signature.replace(parameters=positional + added)
+        return wrapper
+
+    return decorate

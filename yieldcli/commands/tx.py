@@ -46,13 +46,6 @@ def read_transaction(session, source: str) -> str:
     return text
 
 
-def _options(sign: bool, send: bool, yes, no_wait, no_simulate, commitment, timeout, keypair, url):
-    from yieldcli.commands.txflow import TxOptions
-
-    return TxOptions(sign=sign, send=send, yes=yes, wait=not no_wait, simulate=not no_simulate,
-                     commitment=commitment, timeout=timeout, keypair=keypair, rpc_url=url)
-
-
 def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str]) -> None:
     from yieldcli.chain.decode import decode_transaction
     from yieldcli.commands.txflow import Obtained, Subject, run
@@ -68,13 +61,13 @@ def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Opti
 
 
 @tx_app.command("inspect")
+@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair"))
 def inspect(
     ctx: typer.Context,
     source: Source = "-",
-    no_simulate: opt.NoSimulate = False,
-    url: opt.RpcUrl = None,
     output: opt.Output = None,
     json_: opt.Json = False,
+    tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Review a transaction: payer, signers, instructions, and a simulation.
 
@@ -82,22 +75,19 @@ def inspect(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    options = _options(False, False, False, False, no_simulate, "confirmed", 60.0, None, url)
-    _run_on(session, out, options, read_transaction(session, source), None, None)
+    _run_on(session, out, tx, read_transaction(session, source), None, None)
 
 
 @tx_app.command("sign")
+@opt.with_tx_options(exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout"))
 def sign(
     ctx: typer.Context,
     source: Source = "-",
     payer: PayerOpt = None,
     wallet: WalletOpt = None,
-    yes: opt.Yes = False,
-    no_simulate: opt.NoSimulate = False,
-    keypair: opt.Keypair = None,
-    url: opt.RpcUrl = None,
     output: opt.Output = None,
     json_: opt.Json = False,
+    tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Sign the slots your keypair owns and print the transaction and the signers still missing.
 
@@ -107,26 +97,20 @@ def sign(
     out = session.output(output, json_)
     payer = None if payer is None else check_pubkey(payer, "--payer")
     wallet = None if wallet is None else check_pubkey(wallet, "--wallet")
-    options = _options(True, False, yes, False, no_simulate, "confirmed", 60.0, keypair, url)
-    options.check(session)
-    text = read_transaction(session, source)
-    _run_on(session, out, options, text, payer, wallet)
+    tx.sign = True
+    tx.check(session)
+    _run_on(session, out, tx, read_transaction(session, source), payer, wallet)
 
 
 @tx_app.command("send")
+@opt.with_tx_options(exclude=("ix", "sign", "send"))
 def send(
     ctx: typer.Context,
     source: Source = "-",
     payer: PayerOpt = None,
-    yes: opt.Yes = False,
-    no_wait: opt.NoWait = False,
-    no_simulate: opt.NoSimulate = False,
-    commitment: opt.Commitment = "confirmed",
-    timeout: opt.ConfirmTimeout = 60.0,
-    keypair: opt.Keypair = None,
-    url: opt.RpcUrl = None,
     output: opt.Output = None,
     json_: opt.Json = False,
+    tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Sign what is still yours to sign, send, and wait for confirmation.
 
@@ -135,9 +119,9 @@ def send(
     session = session_of(ctx)
     out = session.output(output, json_)
     payer = None if payer is None else check_pubkey(payer, "--payer")
-    options = _options(False, True, yes, no_wait, no_simulate, commitment, timeout, keypair, url)
-    options.check(session)
-    _run_on(session, out, options, read_transaction(session, source), payer, None)
+    tx.send = True
+    tx.check(session)
+    _run_on(session, out, tx, read_transaction(session, source), payer, None)
 
 
 @tx_app.command("status")

@@ -40,6 +40,7 @@ class TxOptions:
     timeout: float = 60.0
     keypair: str | None = None
     rpc_url: str | None = None
+    ix: bool = False  # build from /ix instructions instead of taking /tx whole
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""

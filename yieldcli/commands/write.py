@@ -23,13 +23,6 @@ RequiredAsset = Annotated[Optional[str], typer.Option("--asset", help="Asset: a 
 # The transaction flow (asyncio, solders) is imported when a command runs, not when `yield` starts.
 
 
-def tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url):
-    from yieldcli.commands.txflow import TxOptions
-
-    return TxOptions(sign=sign, send=send, yes=yes, wait=not no_wait, simulate=not no_simulate,
-                     commitment=commitment, timeout=timeout, keypair=keypair, rpc_url=url)
-
-
 def _pubkey_option(value: Optional[str], flag: str) -> Optional[str]:
     return None if value is None else check_pubkey(value, flag)
 
@@ -126,6 +119,7 @@ def _obtainer(session, path: str, params: dict[str, Any], use_ix: bool, payer: s
     return obtain
 
 
+@opt.with_tx_options()
 def deposit(
     ctx: typer.Context,
     asset: RequiredAsset = None,
@@ -136,18 +130,9 @@ def deposit(
     payer: PayerOpt = None,
     strategy: opt.Strategy = None,
     token_account: TokenAccountOpt = None,
-    ix: opt.Ix = False,
-    sign: opt.Sign = False,
-    send: opt.Send = False,
-    yes: opt.Yes = False,
-    no_wait: opt.NoWait = False,
-    no_simulate: opt.NoSimulate = False,
-    commitment: opt.Commitment = "confirmed",
-    timeout: opt.ConfirmTimeout = 60.0,
-    keypair: opt.Keypair = None,
-    url: opt.RpcUrl = None,
     output: opt.Output = None,
     json_: opt.Json = False,
+    tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Deposit into a strategy: review the transaction, then --sign or --send it.
 
@@ -155,7 +140,7 @@ def deposit(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    options = tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url)
+    options = tx
     options.check(session)
     check_amount_flags(amount, all_, raw)
     if asset is None:
@@ -173,9 +158,10 @@ def deposit(
     from yieldcli.commands.txflow import Subject, run
 
     subject = Subject("deposit", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    run(session, out, options, subject, _obtainer(session, "/deposit", params, ix, payer_key), needs_rpc=ix)
+    run(session, out, options, subject, _obtainer(session, "/deposit", params, tx.ix, payer_key), needs_rpc=tx.ix)
 
 
+@opt.with_tx_options()
 def withdraw(
     ctx: typer.Context,
     asset: RequiredAsset = None,
@@ -190,18 +176,9 @@ def withdraw(
     create_wsol_ata: Optional[bool] = typer.Option(None, "--create-wsol-ata/--no-create-wsol-ata", help="For SOL: create the wrapped-SOL account if missing (service default: yes).", show_default=False),
     unwrap_wsol: Optional[bool] = typer.Option(None, "--unwrap-wsol/--no-unwrap-wsol", help="For SOL: unwrap to native SOL at the end (service default: no).", show_default=False),
     detect_wsol: bool = typer.Option(False, "--detect-wsol", help="For SOL: let the service choose the two flags above."),
-    ix: opt.Ix = False,
-    sign: opt.Sign = False,
-    send: opt.Send = False,
-    yes: opt.Yes = False,
-    no_wait: opt.NoWait = False,
-    no_simulate: opt.NoSimulate = False,
-    commitment: opt.Commitment = "confirmed",
-    timeout: opt.ConfirmTimeout = 60.0,
-    keypair: opt.Keypair = None,
-    url: opt.RpcUrl = None,
     output: opt.Output = None,
     json_: opt.Json = False,
+    tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Withdraw from a strategy: review the transaction, then --sign or --send it.
 
@@ -209,7 +186,7 @@ def withdraw(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    options = tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url)
+    options = tx
     options.check(session)
     check_amount_flags(amount, all_, raw)
     if asset is None:
@@ -228,9 +205,10 @@ def withdraw(
     from yieldcli.commands.txflow import Subject, run
 
     subject = Subject("withdraw", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    run(session, out, options, subject, _obtainer(session, "/withdraw", params, ix, payer_key), needs_rpc=ix)
+    run(session, out, options, subject, _obtainer(session, "/withdraw", params, tx.ix, payer_key), needs_rpc=tx.ix)
 
 
+@opt.with_tx_options()
 def close_account(
     ctx: typer.Context,
     account: Optional[str] = typer.Option(None, "--account", help="The fund account to close.", show_default=False),
@@ -240,18 +218,9 @@ def close_account(
     payer: PayerOpt = None,
     recipient: Optional[str] = typer.Option(None, "--recipient", help="Who receives the account's rent (default: the wallet).", show_default=False),
     token_account: TokenAccountOpt = None,
-    ix: opt.Ix = False,
-    sign: opt.Sign = False,
-    send: opt.Send = False,
-    yes: opt.Yes = False,
-    no_wait: opt.NoWait = False,
-    no_simulate: opt.NoSimulate = False,
-    commitment: opt.Commitment = "confirmed",
-    timeout: opt.ConfirmTimeout = 60.0,
-    keypair: opt.Keypair = None,
-    url: opt.RpcUrl = None,
     output: opt.Output = None,
     json_: opt.Json = False,
+    tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Close a user fund account and return its rent. Signing or sending always needs --yes.
 
@@ -259,7 +228,7 @@ def close_account(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    options = tx_options(sign, send, yes, no_wait, no_simulate, commitment, timeout, keypair, url)
+    options = tx
     options.check(session, always_confirm=True)
     account = _pubkey_option(account, "--account")
     recipient = _pubkey_option(recipient, "--recipient")
@@ -280,4 +249,4 @@ def close_account(
     from yieldcli.commands.txflow import Subject, run
 
     subject = Subject("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    run(session, out, options, subject, _obtainer(session, "/close-user-account", params, ix, payer_key), needs_rpc=ix)
+    run(session, out, options, subject, _obtainer(session, "/close-user-account", params, tx.ix, payer_key), needs_rpc=tx.ix)
