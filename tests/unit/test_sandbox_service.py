@@ -667,7 +667,7 @@ def test_server_over_loopback(state):
         assert r.status == 400 and r.getheader("Content-Type") == "text/plain; charset=utf-8"
         r, body = _request(conn, "/deposit/tx", KEY, "POST", b'{"params":{"strategy_id":"s"}}',
                            {"Content-Type": "application/json"})
-        assert r.status == 501
+        assert (r.status, json.loads(body)) == (400, {"message": "Strategy not found"})
         r, body = _request(conn, "/health", KEY, "HEAD")
         assert r.status == 200 and body == b""
         assert conn.sock is sock

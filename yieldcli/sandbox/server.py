@@ -10,11 +10,17 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from yieldcli.sandbox.ledger import Ledger
-from yieldcli.sandbox.service import JSON, Fault, Service
+from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, Response, Service
+
+if TYPE_CHECKING:
+    from yieldcli.sandbox.runtime import Runtime
+    from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
+
+CHAIN_FILE = "chain.json"
 
 MAX_BODY_BYTES = 1 << 20
 IDLE_TIMEOUT_S = 60
@@ -171,6 +177,12 @@ class SandboxServer:
     """The sandbox service on `host:port` (port 0: any free port), state in `state_path`.
 
     Binds at construction, so `url` is known before `start()` or `serve_forever()`.
+
+    The sandbox's chain (a `Runtime` whose state is `chain.json` next to the ledger's file, and a
+    Solana JSON-RPC server for it on loopback) starts on first use: the first deposit, withdraw or
+    close-account request, or the first look at `rpc_url`, `rpc` or `runtime`. Read requests never
+    need it (the ledger follows the chain as transactions are confirmed), so they do not pay for it.
+    On a fresh chain, what the ledger says the demo wallet holds is put on chain first.
     """
 
     def __init__(
@@ -201,11 +213,64 @@ class SandboxServer:
         self._thread: threading.Thread | None = None
         self._serving = False
         self._closed = False
+        self.chain_path = self.ledger.path.with_name(CHAIN_FILE)
+        self._chain: StrategyChain | None = None
+        self._rpc: StrategyRpcServer | None = None
+        self._chain_lock = threading.Lock()
+        for path in POST_FIELDS:
+            self.service.post_handlers[path] = self._handler_for(path)
 
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
+
+    # -- the chain
+
+    @property
+    def chain(self) -> StrategyChain:
+        """The strategy on the sandbox chain, started (and its RPC server with it) on first use."""
+        with self._chain_lock:
+            if self._chain is None:
+                if self._closed:
+                    raise RuntimeError("this sandbox server was stopped; create a new one")
+                from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
+
+                chain = StrategyChain(self.ledger, self.chain_path)
+                rpc_host = "127.0.0.1" if ":" in self.host else self.host
+                self._rpc = StrategyRpcServer(chain, rpc_host).start()
+                self._chain = chain
+            return self._chain
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.chain.runtime
+
+    @property
+    def rpc(self) -> StrategyRpcServer:
+        self.chain
+        assert self._rpc is not None
+        return self._rpc
+
+    @property
+    def rpc_url(self) -> str:
+        return self.rpc.url
+
+    @property
+    def chain_started(self) -> bool:
+        return self._chain is not None
+
+    def _handler_for(self, path: str):
+        def handle(params: dict[str, Any]) -> Response:
+            return self.chain.handlers()[path](params)
+
+        return handle
+
+    def _stop_chain(self) -> None:
+        with self._chain_lock:
+            rpc, self._rpc, self._chain = self._rpc, None, None
+        if rpc is not None:
+            rpc.stop()
 
     @property
     def latency_ms(self) -> int:
@@ -236,6 +301,9 @@ class SandboxServer:
         self.service.faults.clear()
 
     def reset(self) -> None:
+        """Back to the demo data, on a fresh chain (started again on next use, with a new RPC port)."""
+        self._stop_chain()
+        self.chain_path.unlink(missing_ok=True)
         self.ledger.reset()
 
     def start(self) -> SandboxServer:
@@ -275,6 +343,7 @@ class SandboxServer:
             self._closed = True
             self._httpd.server_close()
             self._httpd.drop_connections()
+            self._stop_chain()
 
     def __enter__(self) -> SandboxServer:
         return self.start()

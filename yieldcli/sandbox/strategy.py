@@ -1,0 +1,679 @@
+"""The sandbox's strategy on its chain: real deposit, withdraw and close-account transactions.
+
+The real service builds transactions for its on-chain strategy program. The sandbox has no such
+program; it builds the same flows from SPL Token, Associated Token, System, Compute Budget and an
+address lookup table, so they execute for real on the sandbox `Runtime` and move real balances:
+
+- The strategy's vault authority is a deterministic keypair (`VAULT_AUTHORITY`), held by the sandbox.
+- A user's fund account for (wallet, strategy, mint) is an SPL token account of that mint at
+  `Pubkey.create_with_seed(VAULT_AUTHORITY, fund_seed(...), Token program)`. The vault authority
+  owns it (the tokens sit in the strategy's vault); the user's wallet is its delegate (for any
+  amount) and its close authority. The sandbox opens it itself, in a transaction it signs with the
+  vault authority, when a deposit is built for a user without one: its stand-in for the strategy
+  program opening the account. So the user's transaction needs the user's signature only (and the
+  payer's), which `/ix` callers need, since they compile their own transaction.
+- Withdrawals carry a fee of `WITHDRAW_FEE_BPS` basis points of the amount, rounded up, paid from
+  the fund account into the strategy's fee account for that mint (also owned by the vault
+  authority). Without exclude_fees the fee comes out of the amount; with it the user receives the
+  full amount and the fee is taken from the fund account on top.
+- Every transaction ends with a record instruction to the strategy program id: UTF-8 text
+  `yield:deposit:<strategy>:<mint>:<amount>`, `yield:withdraw:<strategy>:<mint>:<to user>:<fee>` or
+  `yield:close:<strategy>:<mint>`, signed by the user. The program deployed at that address in the
+  sandbox is a copy of the SPL Memo program, so the record executes (and checks the signature) for
+  real. When the RPC server confirms a transaction, the records in it tell which positions changed;
+  their values are then read from the fund accounts, and the wallets' balances from their accounts
+  on chain, so what the service serves is what the chain holds.
+
+On a fresh chain, `StrategyChain` seeds what the ledger says the demo wallet holds: its SOL, its
+known tokens in associated token accounts, and fund accounts holding its positions.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import struct
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from solders.address_lookup_table_account import AddressLookupTable, AddressLookupTableAccount
+from solders.compute_budget import set_compute_unit_limit
+from solders.hash import Hash
+from solders.instruction import AccountMeta, Instruction
+from solders.keypair import Keypair
+from solders.message import MessageV0
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.system_program import CreateAccountWithSeedParams, TransferParams, create_account_with_seed, transfer
+from solders.token.state import TokenAccount
+from solders.transaction import VersionedTransaction
+
+from yieldcli.addresses import is_pubkey
+from yieldcli.chain import programs as p
+from yieldcli.sandbox import demo
+from yieldcli.sandbox.ledger import Ledger, LedgerError
+from yieldcli.sandbox.rpc import RpcServer
+from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, Runtime, TxRecord
+from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
+from yieldcli.tokens import KNOWN_TOKENS, NATIVE_SOL_PSEUDO_MINT, STRATEGY_PROGRAM_ID, WSOL_MINT
+
+VAULT_AUTHORITY = Keypair.from_seed(hashlib.sha256(b"yield sandbox vault authority").digest())
+STRATEGY_PROGRAM = Pubkey.from_string(STRATEGY_PROGRAM_ID)
+WITHDRAW_FEE_BPS = 10
+COMPUTE_UNIT_LIMIT = 200_000
+# What a deposit of native SOL leaves in the wallet for fees (and its rent, when it pays for the WSOL account).
+WSOL_RESERVE = 10_000_000
+RECORD_PREFIX = "yield"
+U64_MAX = 2**64 - 1
+
+_TOKEN = Pubkey.from_string(p.TOKEN_PROGRAM)
+_WSOL = Pubkey.from_string(WSOL_MINT)
+_VAULT = VAULT_AUTHORITY.pubkey()
+_MINT_AUTHORITY = SANDBOX_AUTHORITY.pubkey()
+_CHAIN_MINTS = tuple(t.mint for t in KNOWN_TOKENS)
+_VAULT_FLOAT = 1_000 * LAMPORTS_PER_SOL
+_CLOSE_ACCOUNT_AUTHORITY = 3
+
+
+# ---- addresses and fees --------------------------------------------------------------------------
+
+
+def _seed(*parts: str) -> str:
+    # create_with_seed takes at most 32 bytes of seed.
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
+
+
+def fund_seed(wallet: str, strategy_id: str, mint: str) -> str:
+    return _seed(wallet, strategy_id, mint)
+
+
+def fund_account_address(wallet: str, strategy_id: str, mint: str) -> Pubkey:
+    """The user's fund account for one strategy and mint (it may not exist yet)."""
+    return Pubkey.create_with_seed(_VAULT, fund_seed(wallet, strategy_id, mint), _TOKEN)
+
+
+def fee_seed(strategy_id: str, mint: str) -> str:
+    return _seed("fee", strategy_id, mint)
+
+
+def fee_account_address(strategy_id: str, mint: str) -> Pubkey:
+    """The strategy's fee account for `mint`: withdrawal fees land here."""
+    return Pubkey.create_with_seed(_VAULT, fee_seed(strategy_id, mint), _TOKEN)
+
+
+def withdrawal_fee(amount: int) -> int:
+    """WITHDRAW_FEE_BPS of `amount`, rounded up."""
+    return -(-amount * WITHDRAW_FEE_BPS // 10_000)
+
+
+# ---- instructions solders and chain.programs do not build ----------------------------------------
+
+
+def initialize_account3(account: Pubkey, mint: Pubkey, owner: Pubkey) -> Instruction:
+    return Instruction(_TOKEN, bytes([18]) + bytes(owner), [AccountMeta(account, False, True), AccountMeta(mint, False, False)])
+
+
+def approve(source: Pubkey, delegate: Pubkey, owner: Pubkey, amount: int) -> Instruction:
+    accounts = [AccountMeta(source, False, True), AccountMeta(delegate, False, False), AccountMeta(owner, True, False)]
+    return Instruction(_TOKEN, struct.pack("<BQ", 4, amount), accounts)
+
+
+def set_close_authority(account: Pubkey, current: Pubkey, new: Pubkey) -> Instruction:
+    data = bytes([6, _CLOSE_ACCOUNT_AUTHORITY, 1]) + bytes(new)
+    return Instruction(_TOKEN, data, [AccountMeta(account, False, True), AccountMeta(current, True, False)])
+
+
+def record_instruction(kind: str, strategy_id: str, mint: str, user: Pubkey, *numbers: int) -> Instruction:
+    """The strategy program's record of what the transaction does, signed by the user."""
+    text = ":".join([RECORD_PREFIX, kind, strategy_id, mint, *(str(n) for n in numbers)])
+    return Instruction(STRATEGY_PROGRAM, text.encode("utf-8"), [AccountMeta(user, True, False)])
+
+
+@dataclass(frozen=True)
+class Record:
+    kind: str  # deposit, withdraw, close
+    strategy_id: str
+    mint: str
+    numbers: tuple[int, ...]
+
+
+_RECORD_NUMBERS = {"deposit": 1, "withdraw": 2, "close": 0}
+
+
+def parse_record(data: bytes) -> Record | None:
+    """The record an instruction to the strategy program carries, None for anything else."""
+    try:
+        parts = data.decode("utf-8").split(":")
+    except UnicodeDecodeError:
+        return None
+    if len(parts) < 4 or parts[0] != RECORD_PREFIX or parts[1] not in _RECORD_NUMBERS:
+        return None
+    kind, strategy_id, mint, numbers = parts[1], parts[2], parts[3], parts[4:]
+    if len(numbers) != _RECORD_NUMBERS[kind] or not all(n.isdigit() for n in numbers) or not is_pubkey(mint):
+        return None
+    return Record(kind, strategy_id, mint, tuple(int(n) for n in numbers))
+
+
+def instruction_json(ix: Instruction) -> dict[str, Any]:
+    """An instruction as the service's `/ix` endpoints give it: keys as arrays of 32 integers."""
+    return {
+        "program_id": list(bytes(ix.program_id)),
+        "accounts": [
+            {"pubkey": list(bytes(a.pubkey)), "is_signer": a.is_signer, "is_writable": a.is_writable} for a in ix.accounts
+        ],
+        "data": list(bytes(ix.data)),
+    }
+
+
+_MAX_TX_BYTES = 1232
+
+
+def _fits(ixs: list[Instruction]) -> bool:
+    """Whether the instructions fit one transaction paid by the vault authority (signed by it and the mint authority)."""
+    message = MessageV0.try_compile(_VAULT, ixs, [], Hash.default())
+    return len(bytes(message)) + 1 + 1 + 64 * message.header.num_required_signatures <= _MAX_TX_BYTES
+
+
+def _transfer_lamports(ix: Instruction) -> int | None:
+    """The lamports of a System transfer instruction, else None."""
+    data = bytes(ix.data)
+    if str(ix.program_id) != p.SYSTEM_PROGRAM or len(data) != 12 or data[:4] != struct.pack("<I", 2):
+        return None
+    return struct.unpack_from("<Q", data, 4)[0]
+
+
+# ---- requests ------------------------------------------------------------------------------------
+
+
+class Refusal(Exception):
+    """A request the service refuses: answered with `{"message": ...}`."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _pubkey(params: dict[str, Any], name: str, *, required: str | None = None) -> Pubkey | None:
+    """The public key in params[name]; `required` is the message when it is missing (else None is fine)."""
+    value = params.get(name)
+    if value in (None, ""):
+        if required:
+            raise Refusal(required)
+        return None
+    if not is_pubkey(value):
+        raise Refusal(f"Invalid {name}: {value!r} is not a valid public key")
+    return Pubkey.from_string(value)
+
+
+def _amount_or_all(params: dict[str, Any]) -> int | None:
+    """The requested amount, or None for everything."""
+    amount, everything = params.get("amount"), bool(params.get("all"))
+    if amount is not None and everything:
+        raise Refusal("Provide either amount or all, not both")
+    if amount is None and not everything:
+        raise Refusal("Either amount or all must be provided")
+    if amount == 0:
+        raise Refusal("amount must be greater than 0")
+    return amount
+
+
+@dataclass(frozen=True)
+class _Token:
+    mint: str
+    owner: str
+    amount: int
+    close_authority: str | None
+
+
+# ---- the strategy on the chain -------------------------------------------------------------------
+
+
+class StrategyChain:
+    """The sandbox runtime with the strategy's accounts, the POST handlers, and the confirmation hook."""
+
+    def __init__(self, ledger: Ledger, state_file: Path | str | None):
+        self.ledger = ledger
+        self.runtime = Runtime(state_file, on_confirmed=self._on_confirmed)
+        memo = self.runtime.get_account(Pubkey.from_string(p.MEMO_PROGRAM))
+        assert memo is not None, "LiteSVM comes with the SPL Memo program"
+        self.runtime.add_program(STRATEGY_PROGRAM, bytes(memo.data))
+        self._lock = threading.RLock()
+        self._rent = self.runtime.minimum_balance_for_rent_exemption(p.TOKEN_ACCOUNT_SIZE)
+        table = self._find_lookup_table()
+        if table is None:
+            table = self._seed()
+        self.lookup_table = AddressLookupTableAccount(table, self.runtime.lookup_table_addresses(table))
+
+    # -- handlers
+
+    def handlers(self) -> dict[str, PostHandler]:
+        return {
+            "/deposit/tx": lambda params: self._answer(self.deposit, params, "tx"),
+            "/deposit/ix": lambda params: self._answer(self.deposit, params, "ix"),
+            "/withdraw/tx": lambda params: self._answer(self.withdraw, params, "tx"),
+            "/withdraw/ix": lambda params: self._answer(self.withdraw, params, "ix"),
+            "/close-user-account/tx": lambda params: self._answer(self.close_account, params, "tx"),
+            "/close-user-account/ix": lambda params: self._answer(self.close_account, params, "ix"),
+        }
+
+    def _answer(self, build: Callable[[dict[str, Any], bool], Response], params: dict[str, Any], form: str) -> Response:
+        try:
+            return build(params, form == "ix")
+        except Refusal as exc:
+            return error_response(exc.status, exc.message)
+        except LedgerError as exc:
+            return error_response(400, str(exc))
+
+    # -- deposit
+
+    def deposit(self, params: dict[str, Any], as_ix: bool) -> Response:
+        strategy_id = params["strategy_id"]
+        mint, decimals = self._asset(strategy_id, params, "deposit")
+        user = _pubkey(params, "user_key", required="user_key must be provided")
+        payer = _pubkey(params, "payer_key", required=None if as_ix else "payer_key must be provided") or user
+        given_account = _pubkey(params, "user_token_account")
+        requested = _amount_or_all(params)
+        mint_key = Pubkey.from_string(mint)
+        ixs = [set_compute_unit_limit(COMPUTE_UNIT_LIMIT)]
+        with self._lock:
+            if mint == WSOL_MINT and given_account is None:
+                # Native SOL is wrapped into the user's WSOL account first (only what it lacks).
+                source = p.associated_token_address(user, mint_key)
+                held = self._token(source)
+                in_account = held.amount if held else 0
+                reserve = WSOL_RESERVE + (self._rent if held is None and payer == user else 0)
+                available = in_account + max(self.runtime.get_balance(user) - reserve, 0)
+                amount = available if requested is None else requested
+                self._check_deposit(amount, available, mint, requested is None, "SOL (native and wrapped)")
+                wrap = max(amount - in_account, 0)
+                if wrap:
+                    ixs += [
+                        p.create_associated_token_account(payer, user, mint_key),
+                        transfer(TransferParams(from_pubkey=user, to_pubkey=source, lamports=wrap)),
+                        p.token_sync_native(source),
+                    ]
+            else:
+                source = given_account or p.associated_token_address(user, mint_key)
+                held = self._token(source)
+                if held is not None and (held.mint != mint or held.owner != str(user)):
+                    raise Refusal(f"Token account {source} is not a {mint} account of {user}")
+                available = held.amount if held else 0
+                amount = available if requested is None else requested
+                self._check_deposit(amount, available, mint, requested is None, f"{mint} in {source}")
+            fund = self._open_fund_account(user, strategy_id, mint_key)
+        ixs += [
+            p.token_transfer_checked(source, mint_key, fund, user, amount, decimals),
+            record_instruction("deposit", strategy_id, mint, user, amount),
+        ]
+        return self._transaction(ixs, payer, as_ix, "deposit_instructions")
+
+    @staticmethod
+    def _check_deposit(amount: int, available: int, mint: str, everything: bool, what: str) -> None:
+        if everything and available == 0:
+            raise Refusal(f"Insufficient balance: the wallet holds no {what} to deposit")
+        if amount > available:
+            raise Refusal(f"Insufficient balance: the wallet holds {available} base units of {what}; {amount} requested")
+
+    # -- withdraw
+
+    def withdraw(self, params: dict[str, Any], as_ix: bool) -> Response:
+        strategy_id = params["strategy_id"]
+        mint, decimals = self._asset(strategy_id, params, "withdraw")
+        user = _pubkey(params, "user_key", required="user_key must be provided")
+        payer = _pubkey(params, "payer_key", required=None if as_ix else "payer_key must be provided") or user
+        given_account = _pubkey(params, "user_token_account")
+        requested = _amount_or_all(params)
+        mint_key = Pubkey.from_string(mint)
+        fund = fund_account_address(str(user), strategy_id, mint)
+        with self._lock:
+            position = self._token(fund)
+            if position is None:
+                raise Refusal(f"No position: wallet {user} has no fund account for {mint} in strategy {strategy_id}")
+            balance = position.amount
+            if requested is None:
+                if balance == 0:
+                    raise Refusal(f"Insufficient balance: the position in {mint} is empty")
+                total, fee = balance, withdrawal_fee(balance)
+                to_user = balance - fee
+            elif params.get("exclude_fees"):
+                fee = withdrawal_fee(requested)
+                to_user, total = requested, requested + fee
+            else:
+                fee = withdrawal_fee(requested)
+                to_user, total = requested - fee, requested
+            if total > balance and not params.get("no_balance_checks"):
+                raise Refusal(
+                    f"Insufficient balance: the position holds {balance} base units; "
+                    f"withdrawing {requested} takes {total} (fee {fee} included)"
+                )
+            ixs = [set_compute_unit_limit(COMPUTE_UNIT_LIMIT)]
+            destination = given_account or p.associated_token_address(user, mint_key)
+            existing = self._token(destination)
+            create, unwrap = params.get("create_wsol_ata"), params.get("unwrap_wsol_ata")
+            create = True if create is None else create
+            if mint == WSOL_MINT and params.get("detect_wsol_ata"):
+                create, unwrap = (False, False) if existing is not None else (True, True)
+            if given_account is not None:
+                if existing is None or existing.mint != mint:
+                    raise Refusal(f"user_token_account {given_account} is not a {mint} token account")
+            elif existing is None:
+                if mint == WSOL_MINT and not create:
+                    raise Refusal(
+                        f"The user's WSOL account {destination} does not exist; "
+                        "set create_wsol_ata (or detect_wsol_ata) to create it"
+                    )
+                ixs.append(p.create_associated_token_account(payer, user, mint_key))
+            if to_user:
+                ixs.append(p.token_transfer_checked(fund, mint_key, destination, user, to_user, decimals))
+            fee_account = self._fee_account(strategy_id, mint_key)
+            ixs.append(p.token_transfer_checked(fund, mint_key, fee_account, user, fee, decimals))
+            if mint == WSOL_MINT and unwrap:
+                ixs.append(p.token_close_account(destination, user, user))
+        ixs.append(record_instruction("withdraw", strategy_id, mint, user, to_user, fee))
+        return self._transaction(ixs, payer, as_ix, "withdraw_instructions")
+
+    # -- close the fund account
+
+    def close_account(self, params: dict[str, Any], as_ix: bool) -> Response:
+        account = _pubkey(params, "user_account")
+        named_user = _pubkey(params, "user_pubkey")
+        named_mint = _pubkey(params, "mint")
+        named_strategy = params.get("strategy_id")
+        for name in ("payer", "funds_recipient", "user_token_account"):
+            _pubkey(params, name)
+        if account is not None:
+            fund = self._token(account)
+            found = self._identify_fund(account, fund)
+            if found is None:
+                raise Refusal(f"Fund account {account} not found", 404)
+            user, strategy_id, mint = found
+            if named_user is not None and named_strategy and named_mint is not None:
+                if fund_account_address(str(named_user), named_strategy, str(named_mint)) != account:
+                    raise Refusal("user_account is not the fund account of user_pubkey + strategy_id + mint")
+        else:
+            assert named_user is not None and named_mint is not None and named_strategy
+            strategy_id = named_strategy
+            if self.ledger.strategy(strategy_id) is None:
+                raise Refusal("Strategy not found")
+            user, mint = named_user, str(named_mint)
+            account = fund_account_address(str(user), strategy_id, mint)
+            fund = self._token(account)
+            if fund is None:
+                raise Refusal(f"Fund account not found: wallet {user} has no fund account for {mint} in strategy {strategy_id}", 404)
+        assert fund is not None
+        if fund.amount:
+            raise Refusal(f"Fund account still holds {fund.amount} base units; withdraw everything first")
+        recipient = _pubkey(params, "funds_recipient") or user
+        payer = _pubkey(params, "payer") or user
+        ixs = [
+            p.token_close_account(account, recipient, user),
+            record_instruction("close", strategy_id, mint, user),
+        ]
+        if as_ix:
+            return json_response(200, {"close_user_fund_instructions": [instruction_json(ix) for ix in ixs]})
+        return json_response(200, {"encoded_transaction": self._encode(ixs, payer, with_table=False)})
+
+    def _identify_fund(self, account: Pubkey, fund: _Token | None) -> tuple[Pubkey, str, str] | None:
+        """(user, strategy, mint) of a fund account, found from its close authority and mint."""
+        if fund is None or fund.owner != str(_VAULT) or fund.close_authority is None:
+            return None
+        for strategy_id in self.ledger.strategy_ids():
+            if fund_account_address(fund.close_authority, strategy_id, fund.mint) == account:
+                return Pubkey.from_string(fund.close_authority), strategy_id, fund.mint
+        return None
+
+    # -- shared parts
+
+    def _asset(self, strategy_id: str, params: dict[str, Any], action: str) -> tuple[str, int]:
+        """The base asset's mint (checked against the strategy) and decimals."""
+        strategy = self.ledger.strategy(strategy_id)
+        if strategy is None:
+            raise Refusal("Strategy not found")
+        fund_id = params.get("fund_id")
+        fund = self.ledger.fund(fund_id) if fund_id else None
+        if fund_id and (fund is None or fund["strategy_id"] != strategy_id):
+            raise Refusal(f"Fund {fund_id} is not a fund of strategy {strategy_id}")
+        base = _pubkey(params, "base_asset", required=None if fund else "base_asset must be provided")
+        mint = str(base) if base is not None else fund["mint"]  # type: ignore[index]
+        if fund is not None and fund["mint"] != mint:
+            raise Refusal(f"Fund {fund_id} holds {fund['mint']}, not {mint}")
+        if mint not in strategy["assets"]:
+            raise Refusal(f"Asset {mint} is not supported by strategy {strategy_id}")
+        decimals = self.runtime.mint_decimals(Pubkey.from_string(mint))
+        if decimals is None:
+            raise Refusal(f"Asset {mint} cannot be used for a {action} in this sandbox: it has no mint on the sandbox chain")
+        return mint, decimals
+
+    def _token(self, address: Pubkey) -> _Token | None:
+        account = self.runtime.get_account(address)
+        if account is None or str(account.owner) != p.TOKEN_PROGRAM or len(account.data) != p.TOKEN_ACCOUNT_SIZE:
+            return None
+        state = TokenAccount.from_bytes(bytes(account.data))
+        close = state.close_authority
+        return _Token(str(state.mint), str(state.owner), state.amount, str(close) if close is not None else None)
+
+    def _transaction(self, ixs: list[Instruction], payer: Pubkey, as_ix: bool, key: str) -> Response:
+        if as_ix:
+            return json_response(200, {key: [instruction_json(ix) for ix in ixs], "lookup_table": str(self.lookup_table.key)})
+        return json_response(200, self._encode(ixs, payer, with_table=True))
+
+    def _encode(self, ixs: list[Instruction], payer: Pubkey, *, with_table: bool) -> str:
+        """An unsigned v0 transaction with a fresh blockhash, every signature slot empty, as base64."""
+        blockhash, _ = self.runtime.latest_blockhash()
+        tables = [self.lookup_table] if with_table else []
+        message = MessageV0.try_compile(payer, ixs, tables, Hash.from_string(blockhash))
+        tx = VersionedTransaction.populate(message, [Signature.default()] * message.header.num_required_signatures)
+        return base64.b64encode(bytes(tx)).decode("ascii")
+
+    def _fund_vault(self) -> None:
+        if self.runtime.get_balance(_VAULT) < 10 * LAMPORTS_PER_SOL:
+            self.runtime.airdrop(_VAULT, _VAULT_FLOAT)
+
+    def _open_ixs(self, user: Pubkey, strategy_id: str, mint: Pubkey) -> list[Instruction]:
+        fund = fund_account_address(str(user), strategy_id, str(mint))
+        return [
+            create_account_with_seed(
+                CreateAccountWithSeedParams(
+                    from_pubkey=_VAULT, to_pubkey=fund, base=_VAULT, seed=fund_seed(str(user), strategy_id, str(mint)),
+                    lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=_TOKEN,
+                )
+            ),
+            initialize_account3(fund, mint, _VAULT),
+            approve(fund, user, _VAULT, U64_MAX),
+            set_close_authority(fund, _VAULT, user),
+        ]
+
+    def _open_fund_account(self, user: Pubkey, strategy_id: str, mint: Pubkey) -> Pubkey:
+        """The user's fund account, opened now (signed by the vault authority) if it does not exist."""
+        fund = fund_account_address(str(user), strategy_id, str(mint))
+        if self.runtime.get_account(fund) is None:
+            self._fund_vault()
+            self.runtime.execute(self._open_ixs(user, strategy_id, mint), [VAULT_AUTHORITY])
+        return fund
+
+    def _fee_ixs(self, strategy_id: str, mint: Pubkey) -> list[Instruction]:
+        fee_account = fee_account_address(strategy_id, str(mint))
+        return [
+            create_account_with_seed(
+                CreateAccountWithSeedParams(
+                    from_pubkey=_VAULT, to_pubkey=fee_account, base=_VAULT, seed=fee_seed(strategy_id, str(mint)),
+                    lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=_TOKEN,
+                )
+            ),
+            initialize_account3(fee_account, mint, _VAULT),
+        ]
+
+    def _fee_account(self, strategy_id: str, mint: Pubkey) -> Pubkey:
+        fee_account = fee_account_address(strategy_id, str(mint))
+        if self.runtime.get_account(fee_account) is None:
+            self._fund_vault()
+            self.runtime.execute(self._fee_ixs(strategy_id, mint), [VAULT_AUTHORITY])
+        return fee_account
+
+    # -- seeding a fresh chain
+
+    def _find_lookup_table(self) -> Pubkey | None:
+        """The strategy's lookup table: made last when the chain is seeded, so it also says the seeding is done."""
+        for address, account in self.runtime.program_accounts(Pubkey.from_string(p.ADDRESS_LOOKUP_TABLE_PROGRAM)):
+            try:
+                table = AddressLookupTable.deserialize(bytes(account.data))
+            except BaseException as exc:  # pyo3 panics are BaseExceptions
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                continue
+            if table.meta.authority == _VAULT:
+                return address
+        return None
+
+    def _seed(self) -> Pubkey:
+        """Put on chain what the ledger says the demo wallet holds, the fee accounts, and the lookup table.
+
+        Each step tops up to the ledger's figure, so seeding again after an interruption adds nothing twice.
+        """
+        rt = self.runtime
+        pairs = [
+            (sid, Pubkey.from_string(mint))
+            for sid in self.ledger.strategy_ids()
+            for mint in (self.ledger.strategy(sid) or {}).get("assets", [])
+            if mint in _CHAIN_MINTS
+        ]
+        steps = [
+            self._fee_ixs(sid, mint) for sid, mint in pairs if rt.get_account(fee_account_address(sid, str(mint))) is None
+        ]
+        wallet = Pubkey.from_string(demo.DEMO_WALLET)
+        tokens = self.ledger.wallet_tokens(demo.DEMO_WALLET)
+        for mint in _CHAIN_MINTS:
+            mint_key = Pubkey.from_string(mint)
+            top_up = tokens.get(mint, 0) - rt.token_balance(wallet, mint_key)
+            if 0 < top_up and tokens[mint] <= U64_MAX:
+                ata = p.associated_token_address(wallet, mint_key)
+                steps.append([p.create_associated_token_account(_VAULT, wallet, mint_key), *self._fill(ata, mint_key, top_up)])
+        for strategy_id, mint, value in self.ledger.wallet_positions(demo.DEMO_WALLET):
+            if mint not in _CHAIN_MINTS or not 0 < value <= U64_MAX:
+                continue
+            mint_key = Pubkey.from_string(mint)
+            fund = fund_account_address(demo.DEMO_WALLET, strategy_id, mint)
+            held = self._token(fund)
+            top_up = value - (held.amount if held else 0)
+            if top_up > 0:
+                opening = [] if held is not None else self._open_ixs(wallet, strategy_id, mint_key)
+                steps.append([*opening, *self._fill(fund, mint_key, top_up)])
+        wrapped = sum(
+            ix_lamports for step in steps for ix in step if (ix_lamports := _transfer_lamports(ix)) is not None
+        )
+        if rt.get_balance(_VAULT) < wrapped + _VAULT_FLOAT:
+            rt.airdrop(_VAULT, wrapped + _VAULT_FLOAT)
+        self._execute_batched(steps)
+        lamports = tokens.get(NATIVE_SOL_PSEUDO_MINT, 0) - rt.get_balance(wallet)
+        if 0 < lamports and tokens[NATIVE_SOL_PSEUDO_MINT] <= U64_MAX:
+            rt.airdrop(wallet, lamports)
+
+        addresses = [_VAULT, *(fee_account_address(sid, str(mint)) for sid, mint in pairs)]
+        addresses += [Pubkey.from_string(m) for m in _CHAIN_MINTS]
+        addresses += [
+            Pubkey.from_string(x)
+            for x in (p.TOKEN_PROGRAM, p.ASSOCIATED_TOKEN_PROGRAM, p.SYSTEM_PROGRAM, p.COMPUTE_BUDGET_PROGRAM, STRATEGY_PROGRAM_ID)
+        ]
+        table = rt.create_lookup_table(list(dict.fromkeys(addresses)), authority=VAULT_AUTHORITY)
+        rt.advance_slots(1)  # addresses added by extend are usable from the next slot
+        return table
+
+    @staticmethod
+    def _fill(account: Pubkey, mint: Pubkey, amount: int) -> list[Instruction]:
+        """Instructions giving a token account `amount` more: minted, or for WSOL lamports from the vault, synced."""
+        if mint == _WSOL:
+            return [transfer(TransferParams(from_pubkey=_VAULT, to_pubkey=account, lamports=amount)), p.token_sync_native(account)]
+        return [p.token_mint_to(mint, account, _MINT_AUTHORITY, amount)]
+
+    def _execute_batched(self, steps: list[list[Instruction]]) -> None:
+        """Run the steps (each a list of instructions kept together) in as few transactions as fit."""
+        batch: list[Instruction] = []
+        for step in steps:
+            if batch and not _fits([*batch, *step]):
+                self._execute_setup(batch)
+                batch = []
+            batch += step
+        if batch:
+            self._execute_setup(batch)
+
+    def _execute_setup(self, ixs: list[Instruction]) -> None:
+        needs_mint_authority = any(m.pubkey == _MINT_AUTHORITY and m.is_signer for ix in ixs for m in ix.accounts)
+        self.runtime.execute(ixs, [VAULT_AUTHORITY, *([SANDBOX_AUTHORITY] if needs_mint_authority else [])])
+
+    # -- following the chain
+
+    def _on_confirmed(self, tx: VersionedTransaction, record: TxRecord) -> None:
+        """A transaction landed without error: bring the positions and wallets it touched up to date."""
+        message = tx.message
+        keys = list(message.account_keys)
+        loaded = [Pubkey.from_string(k) for k in (*record.loaded_writable, *record.loaded_readonly)]
+        changes: dict[str, list[tuple[str, str, int | None, bool]]] = {}
+        for ix in message.instructions:
+            if keys[ix.program_id_index] != STRATEGY_PROGRAM or not ix.accounts:
+                continue
+            found = parse_record(bytes(ix.data))
+            signer_index = ix.accounts[0]
+            if found is None or signer_index >= message.header.num_required_signatures:
+                continue
+            wallet = str(keys[signer_index])
+            if self.ledger.fund_for(found.strategy_id, found.mint) is None:
+                continue
+            fund = self._token(fund_account_address(wallet, found.strategy_id, found.mint))
+            value = None if fund is None else fund.amount
+            changes.setdefault(wallet, []).append((found.strategy_id, found.mint, value, found.kind == "deposit"))
+        known = set(self.ledger.wallets())
+        wallets = set(changes) | {str(k) for k in keys if str(k) in known}
+        for key in (*keys, *loaded):
+            held = self._token(key)
+            if held is not None and held.owner != str(_VAULT):
+                wallets.add(held.owner)
+        self.sync_wallets(wallets, changes)
+
+    def sync_wallets(
+        self, wallets: Iterable[str], positions: dict[str, list[tuple[str, str, int | None, bool]]] | None = None
+    ) -> None:
+        """Set the wallets' SOL and known-token balances in the ledger to what the chain holds."""
+        wallets = list(wallets)
+        if not wallets:
+            return
+        holdings: dict[str, dict[str, int]] = {}
+        wanted = set(wallets)
+        for _, account in self.runtime.program_accounts(_TOKEN):
+            parsed = p.parse_token_account(p.TOKEN_PROGRAM, bytes(account.data)) if account.lamports else None
+            if parsed is not None and parsed[1] in wanted and parsed[0] in _CHAIN_MINTS:
+                mint, owner, amount = parsed
+                holdings.setdefault(owner, {}).setdefault(mint, 0)
+                holdings[owner][mint] += amount
+        for wallet in wallets:
+            tokens = {NATIVE_SOL_PSEUDO_MINT: self.runtime.get_balance(Pubkey.from_string(wallet))}
+            tokens.update({mint: holdings.get(wallet, {}).get(mint, 0) for mint in _CHAIN_MINTS})
+            self.ledger.sync_wallet(wallet, tokens, (positions or {}).get(wallet, ()))
+
+
+class StrategyRpcServer(RpcServer):
+    """The JSON-RPC server, telling the ledger about airdrops and mints (they land without the confirmation hook)."""
+
+    def __init__(self, chain: StrategyChain, host: str = "127.0.0.1", port: int = 0):
+        self.chain = chain
+        super().__init__(chain.runtime, host, port)
+
+    def _request_airdrop(self, params: list[Any]) -> str:
+        signature = super()._request_airdrop(params)
+        self.chain.sync_wallets([str(params[0])])
+        return signature
+
+    def _mint_to(self, params: list[Any]) -> str:
+        account = super()._mint_to(params)
+        self.chain.sync_wallets([str(params[0])])
+        return account
+
+
+__all__ = [
+    "COMPUTE_UNIT_LIMIT", "Record", "Refusal", "STRATEGY_PROGRAM", "StrategyChain", "StrategyRpcServer", "VAULT_AUTHORITY",
+    "WITHDRAW_FEE_BPS", "fee_account_address", "fund_account_address", "instruction_json", "parse_record",
+    "record_instruction", "withdrawal_fee",
+]
