@@ -70,6 +70,8 @@ def test_review_table_names_programs_and_simulation(chain):
     result = chain("deposit", "--asset", "USDC", "--amount", "10", "-o", "table")
     assert result.code == 0, result.stderr
     assert "fee payer" in result.stdout and "Token" in result.stdout and "simulation: success" in result.stdout
+    assert "[source, writable]" in result.stdout and "Yield strategy program" in result.stdout
+    assert "not resolved" not in result.stdout  # lookup-table accounts are read back through the RPC
 
 
 def test_sign_prints_a_signed_transaction_without_sending(chain):

@@ -104,6 +104,8 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
 
     obtained = await obtain(rpc)
     tx = obtained.transaction
+    if rpc is not None and not obtained.lookup_tables:
+        obtained.lookup_tables = await _lookup_tables(rpc, tx)
     review = review_transaction(tx, lookup_tables=obtained.lookup_tables or None)
     result: dict[str, Any] = {"action": subject.action, "cluster": redact_url(rpc_url), "review": review.to_dict()}
 
@@ -114,6 +116,13 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
         mine = {Pubkey.from_string(k) for k in subject.named_signers | {str(keypair.pubkey())}}
         # Refuse before showing a prompt: a foreign payer or an unnamed signer is never signed.
         check_signable(tx, Pubkey.from_string(payer), mine)
+        if options.send:
+            others = [s.address for s in review.signers if not s.signed and s.address != str(keypair.pubkey())]
+            if others:
+                raise UsageError(
+                    "cannot send: the transaction also needs signatures from " + ", ".join(others),
+                    hint="use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
+                )
 
     result["simulation"] = await _simulate(rpc, tx, review, subject, options) if options.simulate and rpc else None
     _show_review(out, result, subject)
@@ -157,6 +166,22 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
             hint="use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
         )
     await _send_and_wait(session, out, options, subject, rpc, rpc_url, signed.transaction, obtained.last_valid_block_height, result)
+
+
+async def _lookup_tables(rpc, tx) -> tuple:
+    """The tables a v0 message loads accounts from, so the review names every account.
+
+    An unreadable table is not fatal: the review then says which accounts it could not resolve.
+    """
+    from yieldcli.chain.instructions import fetch_lookup_table
+
+    tables = []
+    for lookup in getattr(tx.message, "address_table_lookups", None) or ():
+        try:
+            tables.append(await fetch_lookup_table(rpc, lookup.account_key))
+        except YieldError:
+            continue
+    return tuple(tables)
 
 
 def _load_keypair(session: Session, options: TxOptions):

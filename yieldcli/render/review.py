@@ -24,15 +24,15 @@ def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title
     for ix in review["instructions"]:
         flag = "  [UNKNOWN PROGRAM]" if ix["unknown"] else ""
         kind = f" {ix['kind']}" if ix.get("kind") else ""
-        console.print(f"  #{ix['index'] + 1} {ix['program']}{kind}{flag}  ({ix['program_id']})")
+        console.print(f"  #{ix['index'] + 1} {ix['program']}{kind}{flag}  ({ix['program_id']})", markup=False)
         for key, value in (ix.get("details") or {}).items():
-            console.print(f"      {key}: {value}")
+            console.print(f"      {key}: {value}", highlight=False, markup=False)
         for acct in ix["accounts"]:
             roles = [r for r in (acct.get("role"), "signer" if acct["signer"] else None, "writable" if acct["writable"] else None) if r]
             where = acct["address"] or f"lookup table {acct['lookup_table']} #{acct['lookup_index']}"
-            console.print(f"      {where}  [{', '.join(roles) or 'readonly'}]", highlight=False)
+            console.print(f"      {where}  [{', '.join(roles) or 'readonly'}]", highlight=False, markup=False)
     for warning in review.get("warnings", ()):
-        console.print(f"  warning: {warning}")
+        console.print(f"  warning: {warning}", markup=False)
 
 
 def draw_simulation(console: Console, simulation: dict[str, Any] | None) -> None:
