@@ -6,17 +6,55 @@ from typing import Optional
 
 import typer
 
+from typer.core import TyperGroup
+
 from yieldcli import __version__
-from yieldcli.commands import reads, write
-from yieldcli.commands.tx import tx_app
-from yieldcli.commands.auth import auth_app
-from yieldcli.commands.config_cmd import config_app
-from yieldcli.commands.sandbox_cmd import sandbox_app
-from yieldcli.environment import Environment
 from yieldcli.errors import ExitCode, YieldError
-from yieldcli.session import GlobalOptions, Session
+
+# Every command, and where it lives. A run imports and builds only the command it runs (start-up
+# time is a feature: scripts call us in loops and every Tab press starts a process); `--help`
+# and completion list them all.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "positions": ("yieldcli.commands.reads", "positions"),
+    "balances": ("yieldcli.commands.reads", "balances"),
+    "earnings": ("yieldcli.commands.reads", "earnings"),
+    "strategy": ("yieldcli.commands.reads", "strategy_app"),
+    "health": ("yieldcli.commands.reads", "health"),
+    "deposit": ("yieldcli.commands.write", "deposit"),
+    "withdraw": ("yieldcli.commands.write", "withdraw"),
+    "close-account": ("yieldcli.commands.write", "close_account"),
+    "tx": ("yieldcli.commands.tx", "tx_app"),
+    "auth": ("yieldcli.commands.auth", "auth_app"),
+    "config": ("yieldcli.commands.config_cmd", "config_app"),
+    "sandbox": ("yieldcli.commands.sandbox_cmd", "sandbox_app"),
+}
+
+
+class LazyCommands(TyperGroup):
+    """The root group: commands are loaded by name, on demand."""
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name: str):
+        if name not in COMMANDS:
+            return None
+        import importlib
+
+        module, attribute = COMMANDS[name]
+        target = getattr(importlib.import_module(module), attribute)
+        if isinstance(target, typer.Typer):
+            command = typer.main.get_group(target)
+        else:
+            single = typer.Typer(rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
+            single.command(name)(target)
+            command = typer.main.get_command(single)
+        command.name = name
+        return command
+
 
 app = typer.Typer(
+    cls=LazyCommands,
     name="yield",
     help="Work with a Solana yield-strategy service: read strategies, positions, balances and earnings;\n"
     "review, sign and send deposits and withdrawals.\n\nExample: yield --sandbox positions",
@@ -50,6 +88,9 @@ def root(
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
+    from yieldcli.environment import Environment
+    from yieldcli.session import GlobalOptions, Session
+
     options = GlobalOptions(
         profile=profile, config=config, api_url=api_url, timeout=timeout,
         output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
@@ -59,18 +100,6 @@ def root(
     ctx.call_on_close(session.close)
 
 
-app.add_typer(reads.strategy_app, name="strategy")
-app.command("positions")(reads.positions)
-app.command("balances")(reads.balances)
-app.command("earnings")(reads.earnings)
-app.command("health")(reads.health)
-app.command("deposit")(write.deposit)
-app.command("withdraw")(write.withdraw)
-app.command("close-account")(write.close_account)
-app.add_typer(tx_app, name="tx")
-app.add_typer(auth_app, name="auth")
-app.add_typer(config_app, name="config")
-app.add_typer(sandbox_app, name="sandbox")
 
 
 def main(argv: Optional[list] = None) -> None:

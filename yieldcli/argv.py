@@ -19,8 +19,11 @@ def hoist_global_options(root, args: list[str]) -> list[str]:
     root_end = _root_options_end(args, takes_value)
     i = root_end
     command = root
-    while i < len(args) and hasattr(command, "commands") and args[i] in command.commands:
-        command = command.commands[args[i]]
+    while i < len(args) and hasattr(command, "get_command"):
+        found = command.get_command(None, args[i])
+        if found is None:
+            break
+        command = found
         i += 1
     if command is root:
         return list(args)

@@ -8,7 +8,7 @@ from yieldcli.commands.context import session_of
 from yieldcli.config import API_KEY_ENV
 from yieldcli.errors import ConfigError, UsageError
 
-auth_app = typer.Typer(help="Store, check and remove the API key.", no_args_is_help=True)
+auth_app = opt.command_group("Store, check and remove the API key.")
 
 
 @auth_app.command("login")

@@ -12,7 +12,7 @@ from yieldcli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.render.output import MODES
 
-config_app = typer.Typer(help="Show and change settings.", no_args_is_help=True)
+config_app = opt.command_group("Show and change settings.")
 
 
 def _validate(key: str, value: str) -> str:

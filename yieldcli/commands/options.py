@@ -109,3 +109,9 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
         return wrapper
 
     return decorate
+
+
+def command_group(help: str) -> typer.Typer:
+    """A command group that formats help like the root: plain text (rich help costs start-up time)."""
+    return typer.Typer(help=help, no_args_is_help=True, rich_markup_mode=None,
+                       context_settings={"help_option_names": ["-h", "--help"]})

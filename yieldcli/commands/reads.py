@@ -11,7 +11,7 @@ from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import UsageError
 
-strategy_app = typer.Typer(help="Strategies.", no_args_is_help=True)
+strategy_app = opt.command_group("Strategies.")
 
 
 def _wallets(session, wallet: Optional[str], wallets_file: Optional[str]) -> list[str] | str:

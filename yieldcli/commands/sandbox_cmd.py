@@ -4,11 +4,12 @@ from typing import Optional
 
 import typer
 
+from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.render.output import dumps
 from yieldcli.session import sandbox_state_path
 
-sandbox_app = typer.Typer(help="A local service with demo data: no account, key or network needed.", no_args_is_help=True)
+sandbox_app = opt.command_group("A local service with demo data: no account, key or network needed.")
 
 
 @sandbox_app.command("serve")

@@ -12,7 +12,7 @@ from yieldcli.commands.context import session_of
 from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.render.output import dumps
 
-tx_app = typer.Typer(help="Inspect, sign and send transactions from anywhere; check a signature.", no_args_is_help=True)
+tx_app = opt.command_group("Inspect, sign and send transactions from anywhere; check a signature.")
 
 Source = Annotated[str, typer.Argument(metavar="[FILE|-]", help="Base64 transaction file, or - for stdin.")]
 PayerOpt = Annotated[Optional[str], typer.Option("--payer", help="The fee payer you expect (default: the keypair's public key).", show_default=False)]
