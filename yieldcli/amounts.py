@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from yieldcli.errors import UsageError
 
@@ -14,8 +14,7 @@ U64_MAX = 2**64 - 1
 _DECIMAL_TEXT = re.compile(r"^(\d+)(?:\.(\d*))?$|^\.(\d+)$")
 
 
-@dataclass(frozen=True)
-class Amount:
+class Amount(NamedTuple):
     raw: int
     decimals: int
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
@@ -19,8 +18,7 @@ DEFAULT_API_URL = "https://api.breeze.baby"
 DEFAULT_PROFILE = "default"
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     """One setting: where it can come from and what it defaults to."""
 
     name: str
@@ -47,8 +45,7 @@ SPECS: dict[str, Spec] = {
 API_KEY_ENV = "YIELD_API_KEY"
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     name: str
     value: Any
     source: str  # flag, env, sandbox, config, solana-cli, keyring, default
@@ -163,17 +160,18 @@ def check_key(key: str) -> None:
         )
 
 
-@dataclass
 class Settings:
-    """Resolves each setting once, remembering where its value came from."""
+    """Resolves each setting, remembering where its value came from."""
 
-    env: Environment
-    config: ConfigFile
-    profile: Setting
-    flags: dict[str, Any] = field(default_factory=dict)
-    # Values that beat the profile and the defaults but not flags or env (the embedded sandbox's).
-    overrides: dict[str, Any] = field(default_factory=dict)
-    _solana_cli: dict[str, str] | None = None
+    def __init__(self, env: Environment, config: ConfigFile, profile: Setting,
+                 flags: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None):
+        self.env = env
+        self.config = config
+        self.profile = profile
+        self.flags = dict(flags or {})
+        # Values that beat the profile and the defaults but not flags or env (the embedded sandbox's).
+        self.overrides = dict(overrides or {})
+        self._solana_cli: dict[str, str] | None = None
 
     def get(self, name: str) -> Setting:
         spec = SPECS[name]

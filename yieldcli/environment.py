@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Callable, Mapping, TextIO
 
 
@@ -20,14 +19,23 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-@dataclass
 class Environment:
-    stdin: TextIO = field(default_factory=lambda: sys.stdin)
-    stdout: TextIO = field(default_factory=lambda: sys.stdout)
-    stderr: TextIO = field(default_factory=lambda: sys.stderr)
-    vars: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    clock: Callable[[], float] = time.monotonic
-    sleep: Callable[[float], None] = time.sleep
+    # A plain class, not a dataclass: importing dataclasses costs start-up time on every run.
+    def __init__(
+        self,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        stderr: TextIO | None = None,
+        vars: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self.stdin = sys.stdin if stdin is None else stdin
+        self.stdout = sys.stdout if stdout is None else stdout
+        self.stderr = sys.stderr if stderr is None else stderr
+        self.vars = dict(os.environ) if vars is None else vars
+        self.clock = clock
+        self.sleep = sleep
 
     @property
     def stdin_isatty(self) -> bool:

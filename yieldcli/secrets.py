@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from yieldcli.config import API_KEY_ENV
 from yieldcli.environment import Environment
@@ -15,8 +15,7 @@ KEYRING_SERVICE = "yield"
 NO_BACKEND_HINT = f"no OS keyring is available here: set {API_KEY_ENV} instead"
 
 
-@dataclass(frozen=True)
-class ApiKey:
+class ApiKey(NamedTuple):
     value: str
     source: str  # env or keyring
     location: str

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from yieldcli import config as cfg
 from yieldcli.addresses import b58encode, check_pubkey
@@ -17,8 +16,7 @@ from yieldcli.errors import ConfigError, UsageError
 from yieldcli.render.output import Output, resolve_mode
 
 
-@dataclass
-class GlobalOptions:
+class GlobalOptions(NamedTuple):
     profile: str | None = None
     config: str | None = None
     api_url: str | None = None
@@ -31,14 +29,14 @@ class GlobalOptions:
     sandbox: bool = False
 
 
-@dataclass
 class Session:
-    env: Environment
-    options: GlobalOptions
-    _settings: cfg.Settings | None = None
-    _api: Any = None
-    _sandbox: Any = None
-    _closers: list = field(default_factory=list)
+    def __init__(self, env: Environment, options: GlobalOptions):
+        self.env = env
+        self.options = options
+        self._settings: cfg.Settings | None = None
+        self._api: Any = None
+        self._sandbox: Any = None
+        self._closers: list = []
 
     # --- settings --------------------------------------------------------------------------------
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 from urllib.parse import quote, urlencode
 
 from yieldcli import __version__
@@ -19,8 +18,7 @@ AUTH_HINT = "run `yield auth login` or set YIELD_API_KEY"
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(NamedTuple):
     """Bounded exponential backoff with full jitter; `Retry-After` wins when the service sends it."""
 
     attempts: int = 4

@@ -6,8 +6,7 @@ meaning, while tables read the typed fields. Anything malformed becomes one clea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from yieldcli.errors import ServiceError
 
@@ -61,8 +60,7 @@ def obj(body: Any, what: str) -> dict[str, Any]:
     return body
 
 
-@dataclass(frozen=True)
-class Meta:
+class Meta(NamedTuple):
     has_more: bool
     page: int
     per_page: int
@@ -70,17 +68,10 @@ class Meta:
     total_pages: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "has_more": self.has_more,
-            "page": self.page,
-            "per_page": self.per_page,
-            "total": self.total,
-            "total_pages": self.total_pages,
-        }
+        return self._asdict()
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(NamedTuple):
     items: list[dict[str, Any]]
     meta: Meta
 
@@ -105,8 +96,7 @@ def page(body: Any, what: str) -> Page:
     return Page(items, meta)
 
 
-@dataclass(frozen=True)
-class Strategy:
+class Strategy(NamedTuple):
     strategy_id: str
     strategy_name: str
     assets: list[str]
@@ -134,8 +124,7 @@ def strategy(body: Any) -> Strategy:
     )
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
     token_address: str
     token_symbol: str
     token_name: str
@@ -166,8 +155,7 @@ def position(item: dict[str, Any], index: int | None = None) -> Position:
     )
 
 
-@dataclass(frozen=True)
-class Balance:
+class Balance(NamedTuple):
     token_address: str
     token_symbol: str
     token_name: str
@@ -203,8 +191,7 @@ def balance(item: dict[str, Any], index: int | None = None) -> Balance:
     )
 
 
-@dataclass(frozen=True)
-class YieldRecord:
+class YieldRecord(NamedTuple):
     fund_id: str
     fund_name: str
     base_asset: str

@@ -7,7 +7,6 @@ so output can stream with at most `concurrency` pages in memory.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from yieldcli.api import models
@@ -24,17 +23,17 @@ ParseItem = Callable[[dict[str, Any], int], Any]
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
 
 
-@dataclass
 class PageResult:
     """Validated items (raw dict and typed model) and the meta to print after them."""
 
-    kind: str
-    entries: Iterable[tuple[dict[str, Any], Any]]
-    # Called once the entries are exhausted: --all only knows the whole set's size at the end.
-    meta: Callable[[], dict[str, Any]]
-    # The service's own meta of the one page fetched, when there are more pages (the table footer).
-    more_pages: dict[str, Any] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    def __init__(self, kind: str, entries: Iterable[tuple[dict[str, Any], Any]],
+                 meta: Callable[[], dict[str, Any]], more_pages: dict[str, Any] | None = None):
+        self.kind = kind
+        self.entries = entries
+        # Called once the entries are exhausted: --all only knows the whole set's size at the end.
+        self.meta = meta
+        # The service's own meta of the one page fetched, when there are more pages (the table footer).
+        self.more_pages = more_pages
 
 
 def one_page(kind: str, fetch: FetchPage, parse_item: ParseItem, *, page: int | None, limit: int | None) -> PageResult:

@@ -12,7 +12,7 @@ import os
 import queue
 import socket
 import threading
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 
@@ -24,8 +24,7 @@ class TransportTimeout(TransportError):
     """No answer within the timeout."""
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     status: int
     headers: dict[str, str]  # lower-case names
     content: bytes
