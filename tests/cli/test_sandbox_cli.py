@@ -74,6 +74,8 @@ def test_version_and_help_with_examples(run):
     assert run("--version").stdout.startswith("yield ")
     for command in (["positions"], ["balances"], ["earnings"], ["health"], ["strategy", "info"], ["auth", "login"],
                     ["auth", "status"], ["auth", "logout"], ["config", "show"], ["config", "set"], ["config", "get"],
-                    ["config", "unset"], ["config", "path"], ["sandbox", "serve"], ["sandbox", "reset"]):
+                    ["config", "unset"], ["config", "path"], ["sandbox", "serve"], ["sandbox", "reset"],
+                    ["deposit"], ["withdraw"], ["close-account"], ["tx", "inspect"], ["tx", "sign"], ["tx", "send"],
+                    ["tx", "status"]):
         result = run(*command, "--help")
         assert result.code == 0 and re.search(r"Example: .*yield", " ".join(result.stdout.split())), command

@@ -94,20 +94,22 @@ def test_deposit_send_confirms_and_shows_the_refreshed_position(chain, ix):
     assert usdc_position(chain) == before + 10_000_000
 
 
-def test_deposit_withdraw_close_round_trip_in_both_modes(chain):
-    assert chain("deposit", "--asset", "USDT", "--amount", "2.5", "--send", "--yes").code == 0
-    withdraw = chain("withdraw", "--asset", "USDT", "--all", "--ix", "--send", "--yes", "-o", "json")
+@pytest.mark.parametrize("asset, amount, ix", [("USDT", "2.5", []), ("JitoSOL", "0.5", ["--ix"])], ids=["tx", "ix"])
+def test_deposit_withdraw_close_round_trip(chain, asset, amount, ix):
+    deposit = chain("deposit", "--asset", asset, "--amount", amount, "--send", "--yes", *ix)
+    assert deposit.code == 0, deposit.stderr
+    withdraw = chain("withdraw", "--asset", asset, "--all", "--send", "--yes", "-o", "json", *ix)
     assert withdraw.code == 0, withdraw.stderr
-    refused = chain("close-account", "--asset", "USDT", "--send")
+    assert withdraw.json()["position"]["total_position_value"] == 0
+    refused = chain("close-account", "--asset", asset, "--send", *ix)
     assert refused.code == 2 and "--yes" in refused.stderr
-    review = chain("close-account", "--asset", "USDT", "-o", "json")
+    review = chain("close-account", "--asset", asset, "-o", "json", *ix)
     assert review.code == 0 and review.json()["status"] == "unsigned"
-    for ix in ([], ["--ix"]):
-        closed = chain("close-account", "--asset", "USDT", "--send", "--yes", "-o", "json", *ix)
-        if closed.code == 0:
-            break
+    closed = chain("close-account", "--asset", asset, "--send", "--yes", "-o", "json", *ix)
     assert closed.code == 0, closed.stderr
     assert closed.json()["status"] == "confirmed"
+    assert any("CloseAccount" in (i.get("kind") or "") or "closeAccount" in (i.get("kind") or "")
+               for i in closed.json()["review"]["instructions"])
 
 
 def test_withdraw_tx_mode_partial(chain):
