@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import YIELD
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 
@@ -79,3 +81,14 @@ def test_version_and_help_with_examples(run):
                     ["tx", "status"]):
         result = run(*command, "--help")
         assert result.code == 0 and re.search(r"Example: .*yield", " ".join(result.stdout.split())), command
+
+
+@pytest.mark.parametrize("mode", ["table", "json", "ndjson", "csv"])
+def test_every_command_renders_in_every_output_mode(run, mode):
+    env = {"YIELD_API_KEY": "abcdefghijklmnop1234"}
+    commands = [["auth", "status"], ["config", "show"], ["health"], ["strategy", "info"], ["positions"], ["balances"],
+                ["earnings"], ["deposit", "--asset", "USDC", "--amount", "1"], ["withdraw", "--asset", "USDC", "--amount", "1"]]
+    for command in commands:
+        result = run("--sandbox", *command, "-o", mode, env=env)
+        assert result.code == 0, (command, result.stderr)
+        assert result.stdout.strip(), command
