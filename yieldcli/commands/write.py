@@ -1,6 +1,6 @@
 """deposit, withdraw, close-account: ask the service for a transaction, then review, sign, send."""
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NamedTuple, Optional
 
 import typer
 
@@ -119,6 +119,41 @@ def _obtainer(session, path: str, params: dict[str, Any], use_ix: bool, payer: s
     return obtain
 
 
+class Move(NamedTuple):
+    """A deposit or withdrawal, checked and resolved before anything is requested."""
+
+    mint: str
+    token_account: Optional[str]
+    strategy_id: str
+    wallet: str
+    payer: str
+    amount: Optional[Amount]  # None: --all
+
+
+def _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer) -> Move:
+    tx.check(session)
+    check_amount_flags(amount, all_, raw)
+    if asset is None:
+        raise UsageError("--asset is required", hint="e.g. --asset USDC")
+    mint = tokens.resolve_asset(asset)
+    token_account = _pubkey_option(token_account, "--token-account")
+    strategy_id = session.strategy(strategy)
+    wallet_key, payer_key = _identity(session, tx, wallet, payer)
+    return Move(mint, token_account, strategy_id, wallet_key, payer_key, _amount(session, mint, wallet_key, amount, raw))
+
+
+def _run_move(session, out, tx, action: str, path: str, move: Move, extra: dict[str, Any]) -> None:
+    from yieldcli.commands.txflow import Subject, run
+
+    params = {
+        "strategy_id": move.strategy_id, "base_asset": move.mint, "user_key": move.wallet, "payer_key": move.payer,
+        "user_token_account": move.token_account, **extra,
+        **({"all": True} if move.amount is None else {"amount": move.amount.raw}),
+    }
+    subject = Subject(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint)
+    run(session, out, tx, subject, _obtainer(session, path, params, tx.ix, move.payer), needs_rpc=tx.ix)
+
+
 @opt.with_tx_options()
 def deposit(
     ctx: typer.Context,
@@ -140,25 +175,8 @@ def deposit(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    options = tx
-    options.check(session)
-    check_amount_flags(amount, all_, raw)
-    if asset is None:
-        raise UsageError("--asset is required", hint="e.g. --asset USDC")
-    mint = tokens.resolve_asset(asset)
-    token_account = _pubkey_option(token_account, "--token-account")
-    strategy_id = session.strategy(strategy)
-    wallet_key, payer_key = _identity(session, options, wallet, payer)
-    value = _amount(session, mint, wallet_key, amount, raw)
-    params = {
-        "strategy_id": strategy_id, "base_asset": mint, "user_key": wallet_key, "payer_key": payer_key,
-        "user_token_account": token_account,
-        **({"all": True} if value is None else {"amount": value.raw}),
-    }
-    from yieldcli.commands.txflow import Subject, run
-
-    subject = Subject("deposit", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    run(session, out, options, subject, _obtainer(session, "/deposit", params, tx.ix, payer_key), needs_rpc=tx.ix)
+    move = _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer)
+    _run_move(session, out, tx, "deposit", "/deposit", move, {})
 
 
 @opt.with_tx_options()
@@ -186,26 +204,10 @@ def withdraw(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    options = tx
-    options.check(session)
-    check_amount_flags(amount, all_, raw)
-    if asset is None:
-        raise UsageError("--asset is required", hint="e.g. --asset USDC")
-    mint = tokens.resolve_asset(asset)
-    token_account = _pubkey_option(token_account, "--token-account")
-    strategy_id = session.strategy(strategy)
-    wallet_key, payer_key = _identity(session, options, wallet, payer)
-    value = _amount(session, mint, wallet_key, amount, raw)
-    params = {
-        "strategy_id": strategy_id, "base_asset": mint, "user_key": wallet_key, "payer_key": payer_key,
-        "user_token_account": token_account, "exclude_fees": exclude_fees or None,
-        "create_wsol_ata": create_wsol_ata, "unwrap_wsol_ata": unwrap_wsol, "detect_wsol_ata": detect_wsol or None,
-        **({"all": True} if value is None else {"amount": value.raw}),
-    }
-    from yieldcli.commands.txflow import Subject, run
-
-    subject = Subject("withdraw", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    run(session, out, options, subject, _obtainer(session, "/withdraw", params, tx.ix, payer_key), needs_rpc=tx.ix)
+    move = _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer)
+    flags = {"exclude_fees": exclude_fees or None, "create_wsol_ata": create_wsol_ata,
+             "unwrap_wsol_ata": unwrap_wsol, "detect_wsol_ata": detect_wsol or None}
+    _run_move(session, out, tx, "withdraw", "/withdraw", move, flags)
 
 
 @opt.with_tx_options()
@@ -228,14 +230,13 @@ def close_account(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    options = tx
-    options.check(session, always_confirm=True)
+    tx.check(session, always_confirm=True)
     account = _pubkey_option(account, "--account")
     recipient = _pubkey_option(recipient, "--recipient")
     token_account = _pubkey_option(token_account, "--token-account")
     if account is not None and (asset is not None or strategy is not None):
         raise UsageError("use either --account, or --strategy with --asset (and optionally --wallet)")
-    wallet_key, payer_key = _identity(session, options, wallet, payer)
+    wallet_key, payer_key = _identity(session, tx, wallet, payer)
     if account is None:
         if asset is None:
             raise UsageError("name the fund account with --account, or give --strategy and --asset")
@@ -249,4 +250,4 @@ def close_account(
     from yieldcli.commands.txflow import Subject, run
 
     subject = Subject("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    run(session, out, options, subject, _obtainer(session, "/close-user-account", params, tx.ix, payer_key), needs_rpc=tx.ix)
+    run(session, out, tx, subject, _obtainer(session, "/close-user-account", params, tx.ix, payer_key), needs_rpc=tx.ix)

@@ -283,22 +283,10 @@ class SandboxServer:
     def latency_ms(self, value: int) -> None:
         self.service.latency_ms = value
 
-    def add_fault(
-        self,
-        method: str,
-        path_regex: str,
-        status: int,
-        body: bytes | str = b"",
-        content_type: str = JSON,
-        headers: dict[str, str] | None = None,
-        times: int | None = 1,
-        delay_s: float = 0.0,
-        disconnect: bool = False,
-    ) -> Fault:
-        """The next `times` requests (None: all) matching method ("*": any) and path regex get this raw answer."""
-        return self.service.faults.add(
-            method, path_regex, status, body, content_type, headers, times, delay_s, disconnect
-        )
+    def add_fault(self, *args: Any, **kwargs: Any) -> Fault:
+        """The next `times` requests (None: all) matching method ("*": any) and path regex get this
+        raw answer; the arguments are those of `Faults.add` in service.py."""
+        return self.service.faults.add(*args, **kwargs)
 
     def clear_faults(self) -> None:
         self.service.faults.clear()
