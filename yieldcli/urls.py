@@ -6,11 +6,18 @@ from urllib.parse import urlsplit
 
 from yieldcli.errors import UsageError
 
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
-
-
 def is_loopback(host: str | None) -> bool:
-    return bool(host) and (host in LOOPBACK_HOSTS or host.startswith("127."))
+    """localhost, 127.0.0.0/8 or ::1 (brackets allowed)."""
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    import ipaddress  # only plain-http URLs get here
+
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def check_base_url(url: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import secrets
 import selectors
@@ -15,6 +14,7 @@ from urllib.parse import urlsplit
 
 from yieldcli.sandbox.ledger import Ledger
 from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, Response, Service
+from yieldcli.urls import is_loopback
 
 if TYPE_CHECKING:
     from yieldcli.sandbox.runtime import Runtime
@@ -24,15 +24,6 @@ CHAIN_FILE = "chain.json"
 
 MAX_BODY_BYTES = 1 << 20
 IDLE_TIMEOUT_S = 60
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class _Handler(BaseHTTPRequestHandler):
