@@ -7,7 +7,6 @@ URL or keypair of its own it reads the Solana CLI's config, as Solana users expe
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -102,6 +101,8 @@ class ConfigFile:
             return cls(path, {})
         except OSError as exc:
             raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+        import tomllib  # only when a config file exists: its parser compiles regexes on import
+
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

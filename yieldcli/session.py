@@ -4,8 +4,8 @@ client, the output sink, and (under --sandbox) the embedded sandbox server."""
 from __future__ import annotations
 
 import json
+import math
 import os
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -55,14 +55,15 @@ class Session:
         return self.settings.profile.value
 
     def timeout(self) -> float:
+        """Seconds per request (not money, so a float is the right type)."""
         setting = self.settings.get("timeout")
         try:
-            value = Decimal(str(setting.value))
-        except InvalidOperation:
-            value = Decimal(-1)
-        if not value.is_finite() or value <= 0:
+            value = float(str(setting.value))
+        except ValueError:
+            value = -1.0
+        if not math.isfinite(value) or value <= 0:
             raise UsageError(f"invalid timeout {setting.value!r} (from {setting.source}): expected a positive number of seconds")
-        return float(value)
+        return value
 
     # --- output ----------------------------------------------------------------------------------
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import time
 from typing import Any, Callable, Mapping, NamedTuple
 from urllib.parse import quote, urlencode
@@ -29,6 +28,8 @@ class RetryPolicy(NamedTuple):
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, self.max_retry_after)
+        import random
+
         return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
 
 
