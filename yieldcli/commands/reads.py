@@ -67,7 +67,7 @@ def resolve_asset(value: Optional[str]) -> Optional[str]:
 @strategy_app.command("info")
 def strategy_info(
     ctx: typer.Context,
-    strategy_id: Optional[str] = typer.Argument(None, help="Strategy id (default: --strategy / YIELD_STRATEGY / profile).", show_default=False),
+    strategy_id: Optional[str] = typer.Argument(None, metavar="[STRATEGY_ID]", help="Strategy id (default: --strategy / YIELD_STRATEGY / profile).", show_default=False),
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
