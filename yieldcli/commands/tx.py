@@ -127,7 +127,7 @@ def send(
 @tx_app.command("status")
 def status(
     ctx: typer.Context,
-    signature: str = typer.Argument(..., metavar="SIGNATURE", help="Transaction signature."),
+    signature: str = typer.Argument(..., help="Transaction signature."),
     url: opt.RpcUrl = None,
     output: opt.Output = None,
     json_: opt.Json = False,
