@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -158,3 +159,27 @@ def test_csv_streams_with_one_header(run, big):
     result = run("positions", DEMO_WALLET, "--all", "-o", "csv", env=env_for(big))
     lines = result.stdout.splitlines()
     assert result.code == 0 and lines[0].startswith("apy,decimals") and len(lines) == 508
+
+
+def imported_modules(args, env):
+    """Top-level package names a cold `yield` run imports (python -X importtime, stderr)."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "yieldcli", *args], capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    names = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+    return names
+
+
+def test_a_json_read_imports_nothing_it_does_not_use(sandbox):
+    env = {"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY}
+    names = imported_modules(["strategy", "info", DEMO_STRATEGY_ID, "-o", "json"], env)
+    assert "typer" in names  # the check itself works
+    assert not names & {"solana", "solders", "keyring", "rich", "httpx", "httpcore", "h2", "asyncio", "dataclasses"}
+
+
+def test_version_imports_no_cli_framework():
+    names = imported_modules(["--version"], {})
+    assert "typer" not in names and "yieldcli" in names
