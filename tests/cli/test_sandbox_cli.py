@@ -4,14 +4,12 @@ import json
 import re
 import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import YIELD
-from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
 
 
 def test_embedded_sandbox_needs_no_key_and_defaults_to_the_demo_wallet_and_strategy(run):

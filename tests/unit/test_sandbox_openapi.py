@@ -161,7 +161,7 @@ ERROR_REQUESTS: list[tuple[str, str, str | None, int]] = [
     (f"/user-balances/{DEMO_WALLET}", "page=-3", KEY, 400),
     (f"/user-balances/{DEMO_WALLET}", "limit=4294967296", KEY, 400),
     (f"/user-balances/{DEMO_WALLET}", "sort_by=nope", KEY, 400),
-    (f"/user-balances/not-a-wallet", "", KEY, 400),
+    ("/user-balances/not-a-wallet", "", KEY, 400),
     (f"/user-yield/{DEMO_WALLET}", "page=one", KEY, 400),
 ]
 

@@ -130,7 +130,7 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
     if not (options.sign or options.send):
         result["transaction"] = review.transaction
         result["status"] = "unsigned"
-        _finish(out, result, f"not signed: add --sign to sign or --send to sign and send")
+        _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
         return
 
     sim = result["simulation"]
@@ -249,7 +249,6 @@ async def _simulate(rpc, tx, review, subject: Subject, options: TxOptions) -> di
 
 
 async def _send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_valid, result) -> None:
-    from yieldcli.chain import confirm
     from yieldcli.chain.journal import Journal
     from yieldcli.chain.rpc import explorer_url
     from yieldcli.config import data_dir
