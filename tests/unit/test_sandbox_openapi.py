@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
+from tests.contract.openapi_doc import DOC, pointer as _pointer, template as _template, validator as _validator
 from yieldcli.sandbox.demo import (
     DEMO_STRATEGY_ID,
     DEMO_WALLET,
@@ -24,31 +22,9 @@ from yieldcli.sandbox.ledger import Ledger
 from yieldcli.sandbox.service import Response, Service
 from yieldcli.tokens import by_symbol
 
-DOC_PATH = Path(__file__).resolve().parents[1] / "contract" / "openapi.json"
-DOC = json.loads(DOC_PATH.read_text())
-DOC_URI = "urn:yield:openapi"
-REGISTRY = Registry().with_resource(DOC_URI, Resource.from_contents(DOC, default_specification=DRAFT202012))
 KEY = "contract-key"
 USDC = by_symbol("USDC").mint
 EMPTY_WALLET = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
-
-
-def _pointer(*parts: str) -> str:
-    return "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def _validator(pointer: str) -> Draft202012Validator:
-    return Draft202012Validator({"$ref": f"{DOC_URI}#/{pointer}"}, registry=REGISTRY)
-
-
-def _template(path: str) -> str:
-    """The document's path template for a concrete path (a trailing slash is the same path)."""
-    path = path.rstrip("/") or "/"
-    for template in DOC["paths"]:
-        pattern = "^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$"
-        if re.match(pattern, path):
-            return template
-    raise AssertionError(f"{path} is not in the OpenAPI document")
 
 
 def check(method: str, path: str, response: Response) -> Any:
