@@ -30,6 +30,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+_BUILT: dict = {}
+
+
 class LazyCommands(TyperGroup):
     """The root group: commands are loaded by name, on demand."""
 
@@ -39,6 +42,12 @@ class LazyCommands(TyperGroup):
     def get_command(self, ctx, name: str):
         if name not in COMMANDS:
             return None
+        if name not in _BUILT:  # asked for twice per run: by the option hoisting, then by click
+            _BUILT[name] = self._build(name)
+        return _BUILT[name]
+
+    @staticmethod
+    def _build(name: str):
         import importlib
 
         module, attribute = COMMANDS[name]
