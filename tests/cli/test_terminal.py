@@ -1,0 +1,87 @@
+"""`yield` on a real pseudo-terminal: hidden prompts, and asking before signing."""
+
+import fcntl
+import os
+import pty
+import select
+import subprocess
+import termios
+import time
+
+from tests.conftest import TEST_API_KEY, YIELD
+
+
+class Terminal:
+    """A command on a pseudo-terminal (stdin, stdout and stderr), read and typed into like a person."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None):
+        self.master, slave = pty.openpty()
+        # A session of its own with the pty as controlling terminal: getpass reads /dev/tty.
+        self.proc = subprocess.Popen([YIELD, *args], stdin=slave, stdout=slave, stderr=slave,
+                                     env={**os.environ, "TERM": "dumb", **(env or {})}, close_fds=True,
+                                     start_new_session=True,
+                                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        os.close(slave)
+        self.screen = b""
+
+    def expect(self, text: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while text.encode() not in self.screen:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"did not see {text!r}; screen: {self.screen.decode(errors='replace')!r}"
+            ready, _, _ = select.select([self.master], [], [], remaining)
+            if ready:
+                try:
+                    self.screen += os.read(self.master, 4096)
+                except OSError:  # the command exited and closed the terminal
+                    break
+        assert text.encode() in self.screen, self.screen
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def wait(self, timeout: float = 60) -> int:
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if ready:
+                try:
+                    self.screen += os.read(self.master, 4096)
+                except OSError:
+                    break
+        code = self.proc.wait(timeout=max(1, deadline - time.monotonic()))
+        os.close(self.master)
+        return code
+
+
+def test_auth_login_prompt_hides_the_key(run):
+    term = Terminal("auth", "login")
+    term.expect("API key: ")  # the space comes from getpass, once echo is off
+    term.type(TEST_API_KEY + "\n")
+    assert term.wait() == 0
+    assert TEST_API_KEY.encode() not in term.screen  # not echoed, not printed
+    status = run("auth", "status", "-o", "json")
+    assert status.code == 0 and status.json()["source"] == "keyring"
+
+
+def test_sending_on_a_terminal_asks_first_and_no_means_nothing_is_sent(run):
+    before = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send", "-o", "json")
+    term.expect("Sign and send this deposit?")
+    term.type("n\n")
+    assert term.wait() == 130
+    after = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    assert after == before
+
+    term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send", "-o", "json")
+    term.expect("Sign and send this deposit?")
+    term.type("y\n")
+    assert term.wait() == 0, term.screen
+    final = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    assert final == before + 1_000_000
+
+
+def test_tables_are_the_default_on_a_terminal():
+    term = Terminal("--sandbox", "balances")
+    assert term.wait() == 0
+    assert b"Balances" in term.screen and b"page 1 of 2, 14 balances: use --all" in term.screen
