@@ -270,14 +270,19 @@ class StrategyChain:
 
     # -- deposit
 
-    def deposit(self, params: dict[str, Any], as_ix: bool) -> Response:
+    def _move_request(self, params: dict[str, Any], as_ix: bool, action: str) -> tuple:
+        """What deposit and withdraw both read from the request, refusing what the service refuses."""
         strategy_id = params["strategy_id"]
-        mint, decimals = self._asset(strategy_id, params, "deposit")
+        mint, decimals = self._asset(strategy_id, params, action)
         user = _pubkey(params, "user_key", required="user_key must be provided")
         payer = _pubkey(params, "payer_key", required=None if as_ix else "payer_key must be provided") or user
         given_account = _pubkey(params, "user_token_account")
         requested = _amount_or_all(params)
-        mint_key = Pubkey.from_string(mint)
+        return strategy_id, mint, decimals, user, payer, given_account, requested, Pubkey.from_string(mint)
+
+    def deposit(self, params: dict[str, Any], as_ix: bool) -> Response:
+        strategy_id, mint, decimals, user, payer, given_account, requested, mint_key = self._move_request(
+            params, as_ix, "deposit")
         ixs = [set_compute_unit_limit(COMPUTE_UNIT_LIMIT)]
         with self._lock:
             if mint == WSOL_MINT and given_account is None:
@@ -321,13 +326,8 @@ class StrategyChain:
     # -- withdraw
 
     def withdraw(self, params: dict[str, Any], as_ix: bool) -> Response:
-        strategy_id = params["strategy_id"]
-        mint, decimals = self._asset(strategy_id, params, "withdraw")
-        user = _pubkey(params, "user_key", required="user_key must be provided")
-        payer = _pubkey(params, "payer_key", required=None if as_ix else "payer_key must be provided") or user
-        given_account = _pubkey(params, "user_token_account")
-        requested = _amount_or_all(params)
-        mint_key = Pubkey.from_string(mint)
+        strategy_id, mint, decimals, user, payer, given_account, requested, mint_key = self._move_request(
+            params, as_ix, "withdraw")
         fund = fund_account_address(str(user), strategy_id, mint)
         with self._lock:
             position = self._token(fund)
