@@ -16,6 +16,9 @@ class ExitCode(IntEnum):
     TX_FAILED = 7
     TX_PENDING = 8
     TX_EXPIRED = 9
+    REFUSED = 10  # refused before signing: not what was asked, or another guard refusal
+    SIMULATION_FAILED = 11  # the simulation failed: nothing was signed or sent
+    DECLINED = 12  # declined at the prompt: nothing was signed
     INTERRUPTED = 130
 
 
@@ -83,3 +86,21 @@ class TransactionExpired(YieldError):
     """The blockhash expired without the transaction landing: nothing was spent."""
 
     exit_code = ExitCode.TX_EXPIRED
+
+
+class Refused(YieldError):
+    """Refused before any signature: the transaction does not do what was asked, or a guard said no."""
+
+    exit_code = ExitCode.REFUSED
+
+
+class SimulationFailed(YieldError):
+    """The simulation of the transaction failed: nothing was signed or sent."""
+
+    exit_code = ExitCode.SIMULATION_FAILED
+
+
+class Declined(YieldError):
+    """The user answered no at the prompt: nothing was signed."""
+
+    exit_code = ExitCode.DECLINED
