@@ -10,10 +10,10 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.decode import SUPPORTED_VERSIONS, message_version
 from yieldcli.chain.sign import signature_slots
-from yieldcli.errors import UsageError
+from yieldcli.errors import Refused
 
 
-class SigningRefused(UsageError):
+class SigningRefused(Refused):
     """The transaction is not one we sign; `reason` is a short machine-readable tag."""
 
     def __init__(self, message: str, *, reason: str, hint: str | None = None):

@@ -57,6 +57,14 @@ NoWait = Annotated[bool, typer.Option("--no-wait", help="Print the signature rig
 NoSimulate = Annotated[bool, typer.Option("--no-simulate", help="Skip the simulation before signing.")]
 Commitment = Annotated[str, typer.Option("--commitment", help="processed, confirmed or finalized.")]
 ConfirmTimeout = Annotated[float, typer.Option("--timeout", help="Seconds to wait for confirmation.")]
+UnsafeAllowMismatch = Annotated[bool, typer.Option(
+    "--unsafe-allow-mismatch",
+    help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, after showing every difference.",
+)]
+MaxSolCost = Annotated[Optional[str], typer.Option(
+    "--max-sol-cost", metavar="SOL",
+    help="Most SOL the network fee plus rent for new accounts may take (default 0.01).", show_default=False,
+)]
 Keypair = Annotated[
     Optional[str],
     typer.Option("--keypair", "-k", help="Keypair file, or - for stdin (default: YIELD_KEYPAIR, profile, Solana CLI config).", show_default=False),
@@ -80,6 +88,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
         ("ix", Ix, False), ("sign", Sign, False), ("send", Send, False), ("yes", Yes, False),
         ("no_wait", NoWait, False), ("no_simulate", NoSimulate, False), ("commitment", Commitment, "confirmed"),
         ("timeout", ConfirmTimeout, 60.0), ("keypair", Keypair, None), ("url", RpcUrl, None),
+        ("unsafe_allow_mismatch", UnsafeAllowMismatch, False), ("max_sol_cost", MaxSolCost, None),
     ]
     shared = [entry for entry in shared if entry[0] not in exclude]
     names = [name for name, _, _ in shared]
@@ -101,6 +110,8 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
                 wait=not values.get("no_wait", False), simulate=not values.get("no_simulate", False),
                 commitment=values.get("commitment", "confirmed"), timeout=values.get("timeout", 60.0),
                 keypair=values.get("keypair"), rpc_url=values.get("url"), ix=values.get("ix", False),
+                unsafe_allow_mismatch=values.get("unsafe_allow_mismatch", False),
+                max_sol_cost=_lamports(values.get("max_sol_cost")),
             )
             return command(*args, tx=tx, **kwargs)
 
@@ -109,6 +120,15 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
         return wrapper
 
     return decorate
+
+
+def _lamports(sol: Optional[str]) -> Optional[int]:
+    """--max-sol-cost in SOL, exactly, as lamports."""
+    if sol is None:
+        return None
+    from yieldcli.amounts import Amount
+
+    return Amount.parse(sol, 9, name="--max-sol-cost").raw
 
 
 def command_group(help: str) -> typer.Typer:

@@ -17,6 +17,32 @@ tx_app = opt.command_group("Inspect, sign and send transactions from anywhere; c
 Source = Annotated[str, typer.Argument(metavar="[FILE|-]", help="Base64 transaction file, or - for stdin.")]
 PayerOpt = Annotated[Optional[str], typer.Option("--payer", help="The fee payer you expect (default: the keypair's public key).", show_default=False)]
 WalletOpt = Annotated[Optional[str], typer.Option("--wallet", help="Another signer you expect to sign later.", show_default=False)]
+ExpectOpt = Annotated[Optional[str], typer.Option(
+    "--expect", metavar="ACTION:ASSET[:AMOUNT]",
+    help="What the transaction must do: deposit:USDC:10, withdraw:USDC:all, close-account:USDC. "
+         "Without it, signing may only cost you the network fee and rent.",
+    show_default=False,
+)]
+ACTIONS = ("deposit", "withdraw", "close-account")
+
+
+def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
+    """`deposit:USDC:10` to (action, mint, base units or None for all)."""
+    from yieldcli import tokens
+    from yieldcli.amounts import Amount
+
+    parts = text.split(":")
+    action = parts[0].strip().lower()
+    wanted = 2 if action == "close-account" else 3
+    if action not in ACTIONS or len(parts) != wanted:
+        raise UsageError(f"invalid --expect {text!r}", hint="e.g. deposit:USDC:10, withdraw:USDC:all or close-account:USDC")
+    mint = tokens.resolve_asset(parts[1].strip(), "--expect asset")
+    if action == "close-account" or parts[2].strip().lower() == "all":
+        return action, mint, None
+    known = tokens.by_mint(mint)
+    if known is None:
+        raise UsageError(f"--expect: the decimals of {mint} are not known", hint="use a known symbol, or :all")
+    return action, mint, Amount.parse(parts[2].strip(), known.decimals, name="--expect amount").raw
 
 
 def read_transaction(session, source: str) -> str:
@@ -46,13 +72,14 @@ def read_transaction(session, source: str) -> str:
     return text
 
 
-def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str]) -> None:
+def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str], expect: Optional[str]) -> None:
     from yieldcli.chain.decode import decode_transaction
     from yieldcli.commands.txflow import Obtained, Subject, run
 
+    action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
     tx = decode_transaction(text)
     named = {k for k in (payer, wallet) if k}
-    subject = Subject("transaction", payer, named, wallet)
+    subject = Subject(action, payer, named, wallet, mint=mint, amount=amount)
 
     async def obtain(rpc) -> Obtained:
         return Obtained(tx)
@@ -61,10 +88,11 @@ def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Opti
 
 
 @tx_app.command("inspect")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair"))
+@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair", "unsafe_allow_mismatch"))
 def inspect(
     ctx: typer.Context,
     source: Source = "-",
+    expect: ExpectOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
     tx=None,  # the shared transaction flags, from with_tx_options
@@ -75,7 +103,7 @@ def inspect(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    _run_on(session, out, tx, read_transaction(session, source), None, None)
+    _run_on(session, out, tx, read_transaction(session, source), None, None, expect)
 
 
 @tx_app.command("sign")
@@ -85,6 +113,7 @@ def sign(
     source: Source = "-",
     payer: PayerOpt = None,
     wallet: WalletOpt = None,
+    expect: ExpectOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
     tx=None,  # the shared transaction flags, from with_tx_options
@@ -99,7 +128,7 @@ def sign(
     wallet = None if wallet is None else check_pubkey(wallet, "--wallet")
     tx.sign = True
     tx.check(session)
-    _run_on(session, out, tx, read_transaction(session, source), payer, wallet)
+    _run_on(session, out, tx, read_transaction(session, source), payer, wallet, expect)
 
 
 @tx_app.command("send")
@@ -108,6 +137,7 @@ def send(
     ctx: typer.Context,
     source: Source = "-",
     payer: PayerOpt = None,
+    expect: ExpectOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
     tx=None,  # the shared transaction flags, from with_tx_options
@@ -121,7 +151,7 @@ def send(
     payer = None if payer is None else check_pubkey(payer, "--payer")
     tx.send = True
     tx.check(session)
-    _run_on(session, out, tx, read_transaction(session, source), payer, None)
+    _run_on(session, out, tx, read_transaction(session, source), payer, None, expect)
 
 
 @tx_app.command("status")

@@ -14,7 +14,10 @@ from typing import Any, Awaitable, Callable
 import typer
 
 from yieldcli.errors import (
+    Declined,
     NetworkError,
+    Refused,
+    SimulationFailed,
     TransactionExpired,
     TransactionFailed,
     TransactionPending,
@@ -41,9 +44,16 @@ class TxOptions:
     keypair: str | None = None
     rpc_url: str | None = None
     ix: bool = False  # build from /ix instructions instead of taking /tx whole
+    unsafe_allow_mismatch: bool = False
+    max_sol_cost: int | None = None  # lamports of fee and rent allowed; None: the guard's default
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
+        if self.unsafe_allow_mismatch and not session.env.interactive:
+            raise Refused(
+                "--unsafe-allow-mismatch is refused off a terminal: a person must read the differences first",
+                hint="run it on a terminal, or fix the request so the transaction matches it",
+            )
         if self.commitment not in COMMITMENTS:
             raise UsageError(f"invalid --commitment {self.commitment!r}", hint="use processed, confirmed or finalized")
         if self.timeout <= 0:
@@ -73,6 +83,9 @@ class Subject:
     wallet: str | None = None
     strategy_id: str | None = None
     mint: str | None = None
+    amount: int | None = None  # base units; None with a mint means --all
+    exclude_fees: bool = False
+    unwrap: bool = False
 
 
 Obtain = Callable[[Any], Awaitable[Obtained]]
@@ -124,7 +137,13 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
                     hint="use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
                 )
 
-    result["simulation"] = await _simulate(rpc, tx, review, subject, options) if options.simulate and rpc else None
+    intent = _intent(subject, options, review, keypair)
+    check = None
+    if options.simulate and rpc:
+        result["simulation"], check = await _simulate(rpc, tx, review, obtained.lookup_tables, intent, subject, options)
+    else:
+        result["simulation"] = None
+    result["effect"] = check.to_dict() if check is not None else None
     _show_review(out, result, subject)
 
     if not (options.sign or options.send):
@@ -133,19 +152,16 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
         _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
         return
 
-    sim = result["simulation"]
-    if options.send and sim and not sim.get("skipped") and not sim["ok"]:
-        raise TransactionFailed(
-            f"simulation failed, nothing was signed or sent: {sim['error']}",
-            hint="run without --send to see the logs",
-        )
+    _guard(session, out, options, result, check)
     if rpc is not None and obtained.last_valid_block_height is None:
         obtained.last_valid_block_height = await _deadline_for(rpc, tx)
 
-    if not options.yes and session.env.interactive:
+    if session.env.interactive and (not options.yes or (check is not None and not check.ok)):
         verb = "Sign and send" if options.send else "Sign"
+        if check is not None:
+            session.env.stderr.write(check.summary + "\n")
         if not typer.confirm(f"{verb} this {subject.action}?", default=False, err=True):
-            raise typer.Abort()
+            raise Declined("declined; nothing was signed")
 
     from yieldcli.chain.sign import sign_transaction
 
@@ -210,22 +226,36 @@ async def _deadline_for(rpc, tx) -> int:
     return (await rpc.latest_blockhash()).last_valid_block_height
 
 
-async def _simulate(rpc, tx, review, subject: Subject, options: TxOptions) -> dict[str, Any]:
-    from solders.pubkey import Pubkey
+def _intent(subject: Subject, options: TxOptions, review, keypair):
+    """What the user asked, for the guard: whoever signs is the user; without an action, only paying fees."""
+    from yieldcli.chain.intent import DEFAULT_MAX_SOL_COST, Intent
 
-    writable = []
-    for ix in review.instructions:
-        for acct in ix.accounts:
-            if acct.writable and acct.address and acct.address not in writable:
-                writable.append(acct.address)
+    signer = str(keypair.pubkey()) if keypair is not None else None
+    action = subject.action if subject.action in ("deposit", "withdraw", "close-account") else "transaction"
+    wallet = (signer or review.fee_payer) if action == "transaction" else (subject.wallet or signer or review.fee_payer)
+    payer = subject.expected_payer or review.fee_payer
+    return Intent(
+        action=action, wallet=wallet, payer=payer, mint=subject.mint, amount=subject.amount,
+        strategy=subject.strategy_id, exclude_fees=subject.exclude_fees, unwrap=subject.unwrap,
+        max_sol_cost=DEFAULT_MAX_SOL_COST if options.max_sol_cost is None else options.max_sol_cost,
+    )
+
+
+async def _simulate(rpc, tx, review, lookup_tables, intent, subject: Subject, options: TxOptions):
+    """The simulation for the review and the intent check of the exact transaction: `(simulation, check)`."""
+    from yieldcli import tokens
+    from yieldcli.chain.intent import check_transaction
+    from yieldcli.chain.rpc import describe_error
+
+    tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
     try:
-        sim = await rpc.simulate(tx, accounts=[Pubkey.from_string(a) for a in writable])
+        check, sim = await check_transaction(rpc, tx, intent, tables)
     except NetworkError as exc:
         if options.send:
             raise
-        return {"skipped": f"the RPC could not be reached: {exc.message}"}
-    from yieldcli.chain.rpc import describe_error
-    from yieldcli import tokens
+        return {"skipped": f"the RPC could not be reached: {exc.message}"}, None
+    except ValueError as exc:  # a lookup table could not be read: the accounts it loads are unknown
+        return {"skipped": f"the transaction's accounts could not all be resolved: {exc}"}, None
 
     changes = []
     for change in sim.token_balances:
@@ -238,7 +268,7 @@ async def _simulate(rpc, tx, review, subject: Subject, options: TxOptions) -> di
             "decimals": known.decimals if known else None,
             "before": change.pre, "after": change.post, "change": change.delta,
         })
-    return {
+    simulation = {
         "ok": sim.ok,
         "error": None if sim.ok else describe_error(sim.err),
         "err": sim.err,
@@ -246,6 +276,49 @@ async def _simulate(rpc, tx, review, subject: Subject, options: TxOptions) -> di
         "units_consumed": sim.units_consumed,
         "token_balance_changes": changes,
     }
+    return simulation, check
+
+
+def _guard(session: Session, out: Output, options: TxOptions, result: dict[str, Any], check) -> None:
+    """Nothing is signed that does not do what was asked: every refusal here comes before any signature."""
+    sim = result["simulation"]
+    if options.send and sim and not sim.get("skipped") and not sim["ok"]:
+        _finish_refused(out, result, "simulation-failed")
+        raise SimulationFailed(
+            f"the simulation failed, nothing was signed or sent: {sim['error']}",
+            hint="run without --send to see the logs",
+        )
+    if check is None:
+        if options.send and not options.unsafe_allow_mismatch:
+            _finish_refused(out, result, "refused")
+            why = "--no-simulate was given" if not options.simulate else (
+                "the simulation failed" if sim and not sim.get("skipped") else "the simulation could not run")
+            raise Refused(
+                f"refusing to send: what the transaction does could not be checked ({why})",
+                hint="--send needs the check: drop --no-simulate and use a reachable RPC (--url), or --sign only",
+            )
+        if options.sign or options.send:
+            session.output().warn("what the transaction does was not checked against your request")
+        return
+    if check.ok:
+        return
+    if options.unsafe_allow_mismatch and session.env.interactive:
+        session.output().warn("--unsafe-allow-mismatch: the transaction does NOT do what was asked:")
+        for difference in check.differences:
+            session.env.stderr.write(f"  ✗ {difference}\n")
+        return
+    _finish_refused(out, result, "refused")
+    raise Refused(
+        "refusing to sign: the transaction does not do what was asked: " + "; ".join(check.differences),
+        hint="nothing was signed; the service may be faulty or compromised",
+    )
+
+
+def _finish_refused(out: Output, result: dict[str, Any], status: str) -> None:
+    """In JSON modes, the review and the effect still reach stdout, so scripts see the differences."""
+    if out.mode != "table":
+        result["status"] = status
+        _finish(out, result, None)
 
 
 async def _send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_valid, result) -> None:
@@ -368,9 +441,10 @@ def _show_review(out: Output, result: dict[str, Any], subject: Subject) -> None:
     if out.mode != "table":
         return
     from yieldcli.render.consoles import console
-    from yieldcli.render.review import draw_review, draw_simulation
+    from yieldcli.render.review import draw_effect, draw_review, draw_simulation
 
     con = console(out.env, stderr=False, color=out.color)
+    draw_effect(con, result.get("effect"))
     draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {subject.action}")
     draw_simulation(con, result["simulation"])
 

@@ -150,7 +150,9 @@ def _run_move(session, out, tx, action: str, path: str, move: Move, extra: dict[
         "user_token_account": move.token_account, **extra,
         **({"all": True} if move.amount is None else {"amount": move.amount.raw}),
     }
-    subject = Subject(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint)
+    subject = Subject(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint,
+                      amount=None if move.amount is None else move.amount.raw,
+                      exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
     run(session, out, tx, subject, _obtainer(session, path, params, tx.ix, move.payer), needs_rpc=tx.ix)
 
 

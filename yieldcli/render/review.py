@@ -6,8 +6,28 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from yieldcli.amounts import format_units
+
+
+def draw_effect(console: Console, effect: dict[str, Any] | None) -> None:
+    """What the transaction does to the user, first: the summary, each balance change, every difference."""
+    if effect is None:
+        return
+    console.print(effect["summary"], style="bold", markup=False, highlight=False)
+    for change in effect["observed"]["changes"]:
+        style = "red" if change["change"] < 0 else ("green" if change["change"] > 0 else "")
+        console.print(f"  your {change['asset']}: ", end="", markup=False, highlight=False)
+        console.print(change["text"], style=style or None, markup=False, highlight=False)
+    if effect["differences"]:
+        asked = effect["expected"]["action"] != "transaction"
+        header = "  does NOT match your request:" if asked else "  more than the network fee and rent (state the intent with --expect):"
+        console.print(header, style="bold red", markup=False, highlight=False)
+        for difference in effect["differences"]:
+            console.print(f"    ✗ {difference}", style="red", markup=False, highlight=False)
+    else:
+        console.print("  matches your request", style="green", markup=False, highlight=False)
 
 
 def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title: str) -> None:
@@ -56,5 +76,5 @@ def draw_simulation(console: Console, simulation: dict[str, Any] | None) -> None
             fmt = (lambda v: "—" if v is None else format_units(v, d)) if d is not None else (lambda v: "—" if v is None else str(v))
             delta = c["change"]
             table.add_row(c["address"], c.get("owner") or "", c.get("mint") or "", fmt(c["before"]), fmt(c["after"]),
-                          ("+" if delta > 0 else "") + fmt(delta))
+                          Text(("+" if delta > 0 else "") + fmt(delta), style="red" if delta < 0 else ""))
         console.print(table)

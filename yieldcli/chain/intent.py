@@ -1,0 +1,443 @@
+"""The intent guard: does the transaction do what the user asked, and nothing else?
+
+From the request (`Intent`) we know the expected effect; from a simulation of the exact
+transaction, with every account it can write read before and returned after, we know the
+observed one. `compare` turns both into differences a person can read; an empty list is the only
+"yes". The wallet, the payer and every token account the wallet owns (before or after) are the
+user's; their lamports together are the user's SOL, so SOL moved between them (rent into a new
+token account of the user, a wrapped-SOL account closed back to the wallet) is not a loss.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from solders.pubkey import Pubkey
+
+from yieldcli.amounts import scale
+from yieldcli.chain import programs as p
+from yieldcli.tokens import WSOL_MINT, by_mint
+
+LAMPORTS_PER_SIGNATURE = 5_000
+DEFAULT_MAX_SOL_COST = 10_000_000  # 0.01 SOL: fee plus rent a transaction may take without a flag
+_DEFAULT_UNITS_PER_INSTRUCTION = 200_000
+_MAX_UNITS = 1_400_000
+_MICRO_LAMPORTS = 1_000_000
+_RENT_PER_BYTE_YEAR = 3_480
+_RENT_EXEMPT_YEARS = 2
+_ACCOUNT_OVERHEAD = 128
+U64_MAX = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What the user asked for. `amount` is in base units; None means --all."""
+
+    action: str  # deposit, withdraw or close-account
+    wallet: str
+    payer: str
+    mint: str | None = None
+    amount: int | None = None
+    strategy: str | None = None
+    exclude_fees: bool = False
+    unwrap: bool = False
+    max_sol_cost: int = DEFAULT_MAX_SOL_COST
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action, "wallet": self.wallet, "payer": self.payer, "mint": self.mint,
+            "amount": "all" if self.amount is None else self.amount, "strategy": self.strategy,
+            "exclude_fees": self.exclude_fees, "unwrap": self.unwrap, "max_sol_cost": self.max_sol_cost,
+        }
+
+
+@dataclass(frozen=True)
+class TokenState:
+    """The fields of an SPL Token / Token-2022 account the guard compares."""
+
+    mint: str
+    owner: str
+    amount: int
+    delegate: str | None
+    delegated_amount: int
+    close_authority: str | None
+    native: bool
+
+
+@dataclass(frozen=True)
+class State:
+    """One account as the RPC returned it: None fields mean it does not exist."""
+
+    lamports: int
+    size: int
+    token: TokenState | None
+
+
+@dataclass(frozen=True)
+class Check:
+    """The verdict: expected and observed effect, every difference, and the one-line summary."""
+
+    expected: dict[str, Any]
+    observed: dict[str, Any]
+    differences: tuple[str, ...]
+    summary: str
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"expected": self.expected, "observed": self.observed, "differences": list(self.differences), "summary": self.summary}
+
+
+def parse_token(owner_program: str, data: bytes) -> TokenState | None:
+    """A token account's state, or None for anything else (mints, other programs' accounts)."""
+    if p.parse_token_account(owner_program, data) is None:
+        return None
+
+    def key(offset: int) -> str | None:
+        (tag,) = struct.unpack_from("<I", data, offset)
+        return str(Pubkey.from_bytes(data[offset + 4 : offset + 36])) if tag else None
+
+    (amount,) = struct.unpack_from("<Q", data, 64)
+    (native_tag,) = struct.unpack_from("<I", data, 109)
+    (delegated,) = struct.unpack_from("<Q", data, 121)
+    return TokenState(
+        mint=str(Pubkey.from_bytes(data[0:32])), owner=str(Pubkey.from_bytes(data[32:64])), amount=amount,
+        delegate=key(72), delegated_amount=delegated, close_authority=key(129), native=bool(native_tag),
+    )
+
+
+def state_of(info: Any) -> State | None:
+    """`chain.rpc.AccountInfo` (or None) to the guard's view; an emptied account no longer exists."""
+    if info is None or (info.lamports == 0 and not info.data):
+        return None
+    return State(info.lamports, len(info.data), parse_token(str(info.owner), bytes(info.data)))
+
+
+def network_fee(message: Any) -> int:
+    """Signatures × 5000 plus the priority fee the compute-budget instructions set."""
+    keys = [str(k) for k in message.account_keys]
+    limit, price, others = None, 0, 0
+    for ix in message.instructions:
+        data = bytes(ix.data)
+        if keys[ix.program_id_index] != p.COMPUTE_BUDGET_PROGRAM:
+            others += 1
+        elif data[:1] == b"\x02" and len(data) >= 5:
+            (limit,) = struct.unpack_from("<I", data, 1)
+        elif data[:1] == b"\x03" and len(data) >= 9:
+            (price,) = struct.unpack_from("<Q", data, 1)
+    units = min(limit if limit is not None else _DEFAULT_UNITS_PER_INSTRUCTION * others, _MAX_UNITS)
+    return message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE + -(-price * units // _MICRO_LAMPORTS)
+
+
+def writable_addresses(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+    """Every account the message may write, lookup-table accounts resolved; raise if one cannot be."""
+    keys = [str(k) for k in message.account_keys]
+    header = message.header
+    signed_writable = header.num_required_signatures - header.num_readonly_signed_accounts
+    unsigned_end = len(keys) - header.num_readonly_unsigned_accounts
+    out = [k for i, k in enumerate(keys) if i < signed_writable or header.num_required_signatures <= i < unsigned_end]
+    for lookup in getattr(message, "address_table_lookups", None) or ():
+        entries = (lookup_tables or {}).get(str(lookup.account_key))
+        for index in lookup.writable_indexes:
+            if entries is None or index >= len(entries):
+                raise ValueError(f"lookup table {lookup.account_key} could not be read, so account #{index} in it is unknown")
+            out.append(str(entries[index]))
+    return list(dict.fromkeys(out))
+
+
+def rent_exempt_minimum(size: int) -> int:
+    return (_ACCOUNT_OVERHEAD + size) * _RENT_PER_BYTE_YEAR * _RENT_EXEMPT_YEARS
+
+
+def short(address: str) -> str:
+    return f"{address[:4]}…{address[-4:]}" if len(address) > 12 else address
+
+
+def amount_text(raw: int, mint: str | None, decimals: Mapping[str, int]) -> str:
+    """`10 USDC`, `0.000005 SOL` (mint None), or base units when the decimals are unknown."""
+    if mint is None:
+        return f"{_plain(scale(raw, 9))} SOL"
+    known = by_mint(mint)
+    places = known.decimals if known else decimals.get(mint)
+    name = known.symbol if known else short(mint)
+    if places is None:
+        return f"{raw} base units of {name}"
+    return f"{_plain(scale(raw, places))} {name}"
+
+
+def _plain(value: Decimal) -> str:
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _symbol(mint: str) -> str:
+    known = by_mint(mint)
+    return known.symbol if known else short(mint)
+
+
+def _signed(raw: int, mint: str | None, decimals: Mapping[str, int]) -> str:
+    return ("−" if raw < 0 else "+") + amount_text(abs(raw), mint, decimals)
+
+
+@dataclass
+class _Observed:
+    intent: Intent
+    before: Mapping[str, State | None]
+    after: Mapping[str, State | None]
+    decimals: Mapping[str, int]
+    fee: int
+    user: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        wallet = self.intent.wallet
+        self.user = {wallet, self.intent.payer} | {
+            a for a in self.before
+            if any(s is not None and s.token is not None and s.token.owner == wallet for s in (self.before[a], self.after.get(a)))
+        }
+
+    def lamports(self, address: str, side: Mapping[str, State | None]) -> int:
+        state = side.get(address)
+        return state.lamports if state else 0
+
+    def gain(self, address: str) -> int:
+        return self.lamports(address, self.after) - self.lamports(address, self.before)
+
+    def user_sol(self) -> int:
+        return sum(self.gain(a) for a in self.user)
+
+    def held(self, address: str, side: Mapping[str, State | None]) -> TokenState | None:
+        """The token state, counted as the user's only while the wallet owns it."""
+        state = side.get(address)
+        token = state.token if state else None
+        return token if token is not None and token.owner == self.intent.wallet else None
+
+    def tokens(self) -> dict[str, int]:
+        change: dict[str, int] = {}
+        for a in self.user:
+            for sign, side in ((-1, self.before), (1, self.after)):
+                token = self.held(a, side)
+                if token is not None:
+                    change[token.mint] = change.get(token.mint, 0) + sign * token.amount
+        return {m: d for m, d in change.items() if d}
+
+    def held_before(self, mint: str) -> int:
+        return sum(t.amount for a in self.user if (t := self.held(a, self.before)) is not None and t.mint == mint)
+
+    def opened_rent(self, address: str) -> int:
+        """Rent put into an account this transaction opens (wrapped SOL in it is not rent)."""
+        if self.before.get(address) is not None or self.after.get(address) is None:
+            return 0
+        state = self.after[address]
+        native = state.token.amount if state.token is not None and state.token.native else 0
+        return max(min(state.lamports - native, rent_exempt_minimum(state.size)), 0)
+
+    def held_for_user(self, address: str) -> bool:
+        """A token account the strategy holds for the user: the wallet may spend or close it, or a program owns it."""
+        state = self.after.get(address)
+        token = state.token if state else None
+        if token is None:
+            return False
+        if self.intent.wallet in (token.delegate, token.close_authority):
+            return True
+        return not Pubkey.from_string(token.owner).is_on_curve()
+
+
+def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[str, State | None],
+            *, fee: int, decimals: Mapping[str, int] | None = None) -> Check:
+    """The verdict on a simulated transaction; `before`/`after` cover every account it may write."""
+    decimals = dict(decimals or {})
+    seen = _Observed(intent, before, after, decimals, fee)
+    rent = sum(seen.opened_rent(a) for a in after)
+    foreign_rent = sum(seen.opened_rent(a) for a in after if a not in seen.user)
+    allowance = fee + foreign_rent
+    sol, tokens = seen.user_sol(), seen.tokens()
+    diffs: list[str] = []
+    wsol = intent.mint == WSOL_MINT
+    diffs += _amount_rules(intent, seen, sol, tokens, allowance, decimals)
+    if not wsol:
+        spent = max(-sol, 0)
+    elif intent.action == "deposit" and intent.amount is not None:
+        spent = max(-sol - intent.amount, 0)
+    else:
+        spent = allowance  # SOL and wrapped SOL are one balance: the costs cannot be told from the amount
+    cost = min(spent, allowance)
+    if cost > intent.max_sol_cost:
+        diffs.append(f"fee and rent come to {amount_text(cost, None, decimals)}, more than the "
+                     f"{amount_text(intent.max_sol_cost, None, decimals)} allowed")
+    diffs += _destinations(intent, seen, sol, tokens, allowance, decimals)
+    diffs += _authorities(seen, decimals)
+    changes = [{"asset": "SOL", "mint": None, "change": sol, "text": _signed(sol, None, decimals)}]
+    changes += [{"asset": _symbol(m), "mint": m, "change": d, "text": _signed(d, m, decimals)} for m, d in sorted(tokens.items())]
+    observed = {
+        "sol": sol, "tokens": tokens, "fee": fee, "rent": rent, "changes": changes,
+        "accounts": [_account_change(seen, a) for a in after if seen.gain(a) or before.get(a) != after.get(a)],
+    }
+    return Check(intent.to_dict(), observed, tuple(dict.fromkeys(diffs)), summary(intent, fee, rent, decimals, changes))
+
+
+def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals) -> list[str]:
+    diffs = []
+    mint, amount, action = intent.mint, intent.amount, intent.action
+    wsol = mint == WSOL_MINT
+    # For wrapped SOL the user's SOL and WSOL are one balance: its change is `sol` (lamports of all the user's accounts).
+    moved = sol if wsol else tokens.get(mint or "", 0)
+    slack = allowance if wsol else 0
+    shown = None if wsol else mint
+    if action == "deposit" and mint is not None:
+        want = seen.held_before(mint) if amount is None and not wsol else amount
+        if want is None:
+            ok = moved < 0
+        else:
+            ok = -want - slack <= moved <= -want
+        if not ok:
+            expected = "everything" if amount is None and wsol else _signed(-(want or 0), shown, decimals)
+            diffs.append(f"expected {expected}, simulated {_signed(moved, shown, decimals)}")
+    elif action == "withdraw" and mint is not None:
+        low = -slack if amount is None or not intent.exclude_fees else amount - slack
+        high = amount if amount is not None else U64_MAX * 2
+        if not low <= moved <= high:
+            want = "any increase" if amount is None else (
+                _signed(amount, shown, decimals) if intent.exclude_fees else f"at most {_signed(amount, shown, decimals)}")
+            diffs.append(f"expected {want}, simulated {_signed(moved, shown, decimals)}")
+    for other, change in sorted(tokens.items()):
+        if change >= 0 or other == mint:
+            continue  # the target mint has its rule above
+        if other == WSOL_MINT and (wsol or sol >= -allowance):
+            continue  # wrapped SOL back in the wallet as SOL: the SOL rule covers it
+        diffs.append(f"your {_symbol(other)} falls by {amount_text(-change, other, decimals)}, not asked for")
+    if not wsol and sol < -allowance:
+        diffs.append(f"{amount_text(-sol - allowance, None, decimals)} leaves your accounts beyond the network fee and rent")
+    return diffs
+
+
+def _destinations(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals) -> list[str]:
+    """Where what left the user went: only into accounts the strategy holds for the user."""
+    diffs = []
+    falling = {m for m, d in tokens.items() if d < 0}
+    for address in seen.after:
+        if address in seen.user:
+            continue
+        before, after = seen.before.get(address), seen.after.get(address)
+        token_after = after.token if after else None
+        if token_after is not None and token_after.mint in falling:
+            gained = token_after.amount - (before.token.amount if before and before.token else 0)
+            if gained > 0 and not seen.held_for_user(address):
+                diffs.append(f"{amount_text(gained, token_after.mint, decimals)} to {short(address)} "
+                             f"(owned by {short(token_after.owner)}), not asked for")
+    wsol_out = intent.mint == WSOL_MINT and intent.action == "deposit"
+    if sol < -allowance or wsol_out:
+        for address in seen.after:
+            extra = seen.gain(address) - seen.opened_rent(address)
+            if address in seen.user or extra <= 0 or (wsol_out and seen.held_for_user(address)):
+                continue
+            native = seen.after[address].token if seen.after.get(address) else None
+            if native is not None and native.mint in falling and not native.native:
+                continue  # already named as tokens above
+            diffs.append(f"{amount_text(extra, None, decimals)} to {short(address)}, not asked for")
+    return diffs
+
+
+def _authorities(seen: _Observed, decimals) -> list[str]:
+    """No token account of the user gains a delegate or new owner or close authority, or is closed away."""
+    diffs = []
+    user_gain = sum(seen.gain(a) for a in (seen.intent.wallet, seen.intent.payer)) + seen.fee
+    for address in sorted(seen.user):
+        was = seen.held(address, seen.before)
+        state = seen.after.get(address)
+        now = state.token if state else None
+        token = was or now
+        if token is None:
+            continue
+        name = _symbol(token.mint)
+        if now is not None and now.owner != seen.intent.wallet:
+            diffs.append(f"SetAuthority: your {name} account {short(address)} would belong to {short(now.owner)}")
+            continue
+        if now is not None and now.delegate is not None and (
+            was is None or now.delegate != was.delegate or now.delegated_amount > was.delegated_amount
+        ):
+            diffs.append(f"Approve: {short(now.delegate)} may spend {now.delegated_amount} of your {name}")
+        if now is not None and now.close_authority not in (None, seen.intent.wallet) and (
+            was is None or now.close_authority != was.close_authority
+        ):
+            diffs.append(f"SetAuthority: {short(now.close_authority)} may close your {name} account {short(address)}")
+        if was is not None and state is None:
+            lamports = seen.before[address].lamports
+            if user_gain < lamports:
+                takers = [a for a in seen.after if a not in seen.user and seen.gain(a) > 0]
+                to = ", ".join(short(a) for a in takers) or "someone else"
+                diffs.append(f"CloseAccount: your {name} account {short(address)} is closed and its "
+                             f"{amount_text(lamports, None, decimals)} go to {to}")
+    return diffs
+
+
+def _account_change(seen: _Observed, address: str) -> dict[str, Any]:
+    def side(state: State | None) -> dict[str, Any] | None:
+        if state is None:
+            return None
+        token = state.token
+        return {"lamports": state.lamports, "token": None if token is None else {
+            "mint": token.mint, "owner": token.owner, "amount": token.amount, "delegate": token.delegate,
+            "delegated_amount": token.delegated_amount, "close_authority": token.close_authority}}
+
+    return {"address": address, "user": address in seen.user, "lamports_change": seen.gain(address),
+            "before": side(seen.before.get(address)), "after": side(seen.after.get(address))}
+
+
+def summary(intent: Intent, fee: int, rent: int, decimals: Mapping[str, int] | None = None,
+            changes: Sequence[Mapping[str, Any]] = ()) -> str:
+    """`deposit 10 USDC from 5PJ1…Vr9k to strategy X; fee 0.000005 SOL; rent 0.00203928 SOL`."""
+    decimals = decimals or {}
+    what = "everything" if intent.amount is None else amount_text(intent.amount, intent.mint, decimals)
+    if intent.amount is None and intent.mint:
+        what = f"all {_symbol(intent.mint)}"
+    strategy = f"strategy {intent.strategy}" if intent.strategy else "the strategy"
+    if intent.action == "deposit":
+        head = f"deposit {what} from {short(intent.wallet)} to {strategy}"
+    elif intent.action == "withdraw":
+        extras = [x for x, on in (("fees excluded", intent.exclude_fees), ("unwrapped to SOL", intent.unwrap)) if on]
+        head = f"withdraw {what} from {strategy} to {short(intent.wallet)}" + (f" ({', '.join(extras)})" if extras else "")
+    elif intent.action == "close-account":
+        asset = f" {_symbol(intent.mint)}" if intent.mint else ""
+        head = f"close the{asset} fund account of {short(intent.wallet)} in {strategy}"
+    else:
+        seen = ", ".join(c["text"] for c in changes if c["change"]) or "no change"
+        head = f"transaction for {short(intent.wallet)}: {seen}"
+    parts = [head, f"fee {amount_text(fee, None, decimals)}"]
+    if rent:
+        parts.append(f"rent {amount_text(rent, None, decimals)}")
+    return "; ".join(parts)
+
+
+async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None):
+    """Read, simulate and compare: `(Check | None, Simulation)`; the check is None when the simulation failed."""
+    message = tx.message
+    addresses = writable_addresses(message, lookup_tables)
+    keys = [Pubkey.from_string(a) for a in addresses]
+    before_infos = await rpc.multiple_accounts(keys)
+    simulation = await rpc.simulate(tx, accounts=keys)
+    if not simulation.ok:
+        return None, simulation
+    before = {a: state_of(i) for a, i in zip(addresses, before_infos)}
+    after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
+    decimals = await _decimals(rpc, before, after)
+    return compare(intent, before, after, fee=network_fee(message), decimals=decimals), simulation
+
+
+async def _decimals(rpc: Any, *sides: Mapping[str, State | None]) -> dict[str, int]:
+    """Decimals of the mints involved that are not known tokens, read from their mint accounts."""
+    mints = sorted({s.token.mint for side in sides for s in side.values() if s and s.token and not by_mint(s.token.mint)})
+    if not mints:
+        return {}
+    infos = await rpc.multiple_accounts([Pubkey.from_string(m) for m in mints])
+    found = {}
+    for mint, info in zip(mints, infos):
+        places = p.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
+        if places is not None:
+            found[mint] = places
+    return found
