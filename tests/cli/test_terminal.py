@@ -69,7 +69,8 @@ def test_sending_on_a_terminal_asks_first_and_no_means_nothing_is_sent(run):
     term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send", "-o", "json")
     term.expect("Sign and send this deposit?")
     term.type("n\n")
-    assert term.wait() == 130
+    assert term.wait() == 12
+    assert b"declined; nothing was signed" in term.screen
     after = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
     assert after == before
 

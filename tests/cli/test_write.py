@@ -224,7 +224,7 @@ def test_guard_refuses_a_foreign_fee_payer_and_unnamed_signers(chain, tmp_path):
     unsigned.write_text(built.stdout)
     # the demo keypair would sign a transaction paid by a stranger: refused, nothing signed
     result = chain("tx", "sign", str(unsigned), "-o", "json")
-    assert result.code == 2 and "fee payer" in result.stderr
+    assert result.code == 10 and "fee payer" in result.stderr
     # naming the payer is not enough for --send: its signature is missing
     result = chain("tx", "send", str(unsigned), "--payer", str(stranger.pubkey()), "--yes")
     assert result.code == 2

@@ -37,7 +37,7 @@ def test_foreign_fee_payer_is_refused():
         check_signable(tx_for(STRANGER, USER), USER.pubkey(), {USER.pubkey()})
     assert info.value.reason == "fee_payer_mismatch"
     assert str(STRANGER.pubkey()) in info.value.message and str(USER.pubkey()) in info.value.message
-    assert info.value.exit_code == ExitCode.USAGE
+    assert info.value.exit_code == ExitCode.REFUSED
 
 
 def test_a_signer_the_user_did_not_name_is_refused():

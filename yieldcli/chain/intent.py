@@ -311,8 +311,6 @@ def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
         if other == WSOL_MINT and (wsol or sol >= -allowance):
             continue  # wrapped SOL back in the wallet as SOL: the SOL rule covers it
         diffs.append(f"your {_symbol(other)} falls by {amount_text(-change, other, decimals)}, not asked for")
-    if not wsol and sol < -allowance:
-        diffs.append(f"{amount_text(-sol - allowance, None, decimals)} leaves your accounts beyond the network fee and rent")
     return diffs
 
 
@@ -331,15 +329,19 @@ def _destinations(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
                 diffs.append(f"{amount_text(gained, token_after.mint, decimals)} to {short(address)} "
                              f"(owned by {short(token_after.owner)}), not asked for")
     wsol_out = intent.mint == WSOL_MINT and intent.action == "deposit"
+    named = 0
     if sol < -allowance or wsol_out:
         for address in seen.after:
-            extra = seen.gain(address) - seen.opened_rent(address)
-            if address in seen.user or extra <= 0 or (wsol_out and seen.held_for_user(address)):
+            gained = seen.gain(address)
+            if address in seen.user or gained - seen.opened_rent(address) <= 0 or (wsol_out and seen.held_for_user(address)):
                 continue
-            native = seen.after[address].token if seen.after.get(address) else None
-            if native is not None and native.mint in falling and not native.native:
+            token = seen.after[address].token if seen.after.get(address) else None
+            if token is not None and token.mint in falling and not token.native:
                 continue  # already named as tokens above
-            diffs.append(f"{amount_text(extra, None, decimals)} to {short(address)}, not asked for")
+            diffs.append(f"{amount_text(gained, None, decimals)} to {short(address)}, not asked for")
+            named += 1
+    if sol < -allowance and not named and not (intent.mint == WSOL_MINT):
+        diffs.append(f"{amount_text(-sol - allowance, None, decimals)} leaves your accounts beyond the network fee and rent")
     return diffs
 
 

@@ -1,0 +1,366 @@
+"""The intent guard as users meet it: a stand-in service answers deposits with doctored versions of
+the sandbox's own transactions, and `yield ... --send --yes` must refuse each before any signature.
+
+The stand-in is a small HTTP server on loopback that forwards every request to the sandbox service
+and rewrites the `/deposit/tx` and `/withdraw/tx` answers: the sandbox's transaction is decompiled,
+changed, and compiled again with solders for the same payer and blockhash.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import struct
+import threading
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+import pytest
+from solders.address_lookup_table_account import AddressLookupTableAccount
+from solders.instruction import AccountMeta, Instruction
+from solders.keypair import Keypair
+from solders.message import MessageV0
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.system_program import TransferParams, transfer
+from solders.transaction import VersionedTransaction
+
+from tests.cli.test_terminal import Terminal
+from tests.cli.test_write import USDC, write_keypair
+from tests.conftest import TEST_API_KEY
+from yieldcli.chain import programs as p
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
+from yieldcli.sandbox.strategy import fund_account_address
+
+WALLET = Pubkey.from_string(DEMO_WALLET)
+USDC_MINT = Pubkey.from_string(USDC)
+TOKEN = Pubkey.from_string(p.TOKEN_PROGRAM)
+USER_ATA = p.associated_token_address(WALLET, USDC_MINT)
+U64_MAX = 2**64 - 1
+
+
+class StandIn:
+    """A service in front of the sandbox's: everything passes through, `doctor` rewrites built transactions."""
+
+    def __init__(self, upstream: str):
+        self.upstream = urlsplit(upstream)
+        self.doctor = None  # VersionedTransaction -> VersionedTransaction
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def do_GET(self):
+                self._forward()
+
+            def do_POST(self):
+                self._forward()
+
+            def log_message(self, *args):
+                pass
+
+            def _forward(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                conn = http.client.HTTPConnection(stand_in.upstream.hostname, stand_in.upstream.port, timeout=30)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                conn.request(self.command, self.path, body=body or None, headers=headers)
+                answer = conn.getresponse()
+                payload = answer.read()
+                if answer.status == 200 and self.path.split("?")[0] in ("/deposit/tx", "/withdraw/tx") and stand_in.doctor:
+                    tx = VersionedTransaction.from_bytes(base64.b64decode(json.loads(payload)))
+                    payload = json.dumps(base64.b64encode(bytes(stand_in.doctor(tx))).decode()).encode()
+                self.send_response(answer.status)
+                for name, value in answer.getheaders():
+                    if name.lower() not in ("content-length", "connection", "transfer-encoding", "date", "server"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                conn.close()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def decompile(tx: VersionedTransaction, tables: dict[Pubkey, list[Pubkey]]) -> list[Instruction]:
+    """The instructions of a v0 message, its lookup-table accounts resolved."""
+    msg = tx.message
+    static = list(msg.account_keys)
+    loaded_w, loaded_r = [], []
+    for lookup in msg.address_table_lookups:
+        loaded_w += [tables[lookup.account_key][i] for i in lookup.writable_indexes]
+        loaded_r += [tables[lookup.account_key][i] for i in lookup.readonly_indexes]
+    keys, h = static + loaded_w + loaded_r, msg.header
+
+    def writable(i: int) -> bool:
+        if i < h.num_required_signatures:
+            return i < h.num_required_signatures - h.num_readonly_signed_accounts
+        if i < len(static):
+            return i < len(static) - h.num_readonly_unsigned_accounts
+        return i < len(static) + len(loaded_w)
+
+    return [
+        Instruction(keys[ix.program_id_index], bytes(ix.data),
+                    [AccountMeta(keys[a], a < h.num_required_signatures, writable(a)) for a in ix.accounts])
+        for ix in msg.instructions
+    ]
+
+
+def recompile(tx: VersionedTransaction, ixs: list[Instruction], tables: dict[Pubkey, list[Pubkey]]) -> VersionedTransaction:
+    """Compiled again for the same payer and blockhash, every signature slot empty."""
+    accounts = [AddressLookupTableAccount(k, v) for k, v in tables.items()]
+    message = MessageV0.try_compile(tx.message.account_keys[0], ixs, accounts, tx.message.recent_blockhash)
+    return VersionedTransaction.populate(message, [Signature.default()] * message.header.num_required_signatures)
+
+
+def rpc_call(url: str, method: str, params: list) -> dict:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())["result"]
+
+
+class World:
+    """The sandbox, the stand-in in front of it, a stranger with a USDC account, and `yield` pointed at the stand-in."""
+
+    def __init__(self, sandbox, run, tmp_path):
+        self.sandbox, self.run = sandbox, run
+        self.runtime = sandbox.runtime
+        self.stand_in = StandIn(sandbox.url)
+        self.stranger = Keypair().pubkey()
+        self.stranger_ata = self.runtime.create_associated_token_account(self.stranger, USDC_MINT)
+        self.keypair = write_keypair(tmp_path / "demo.json", demo_keypair())
+        table = self.sandbox.chain.lookup_table.key
+        self.tables = {table: self.runtime.lookup_table_addresses(table)}
+
+    def env(self) -> dict[str, str]:
+        return {"YIELD_API_URL": self.stand_in.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": self.sandbox.rpc_url,
+                "YIELD_KEYPAIR": self.keypair, "YIELD_STRATEGY": DEMO_STRATEGY_ID}
+
+    def yield_(self, *args, **kwargs):
+        return self.run(*args, env=self.env(), **kwargs)
+
+    def doctor(self, change, extra_tables: dict | None = None):
+        """Serve the sandbox's transactions with `change(instructions)` applied."""
+        tables = {**self.tables, **(extra_tables or {})}
+
+        def rewrite(tx):
+            return recompile(tx, change(decompile(tx, self.tables)), tables)
+
+        self.stand_in.doctor = rewrite
+
+    def snapshot(self) -> list:
+        """Every account an attack could touch, read back through the sandbox's RPC."""
+        fund = fund_account_address(DEMO_WALLET, DEMO_STRATEGY_ID, USDC)
+        addresses = [DEMO_WALLET, str(USER_ATA), str(self.stranger), str(self.stranger_ata), str(fund)]
+        return rpc_call(self.sandbox.rpc_url, "getMultipleAccounts", [addresses, {"encoding": "base64"}])["value"]
+
+
+@pytest.fixture
+def world(sandbox, run, tmp_path):
+    w = World(sandbox, run, tmp_path)
+    yield w
+    w.stand_in.stop()
+
+
+def _token_ix(ixs):
+    return next(i for i, ix in enumerate(ixs) if ix.program_id == TOKEN and bytes(ix.data)[0] == 12)
+
+
+def amount_changed(ixs):
+    i = _token_ix(ixs)
+    data = bytes(ixs[i].data)
+    ixs[i] = Instruction(TOKEN, data[:1] + struct.pack("<Q", 1000 * 10**6) + data[9:], ixs[i].accounts)
+    return ixs
+
+
+def destination_swapped(stranger_ata):
+    def change(ixs):
+        i = _token_ix(ixs)
+        metas = list(ixs[i].accounts)
+        metas[2] = AccountMeta(stranger_ata, False, True)
+        ixs[i] = Instruction(TOKEN, bytes(ixs[i].data), metas)
+        return ixs
+    return change
+
+
+def extra_sol(stranger):
+    return lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=stranger, lamports=5 * 10**9))]
+
+
+def approve_max(stranger):
+    metas = [AccountMeta(USER_ATA, False, True), AccountMeta(stranger, False, False), AccountMeta(WALLET, True, False)]
+    return lambda ixs: ixs + [Instruction(TOKEN, struct.pack("<BQ", 4, U64_MAX), metas)]
+
+
+def set_owner(stranger):
+    metas = [AccountMeta(USER_ATA, False, True), AccountMeta(WALLET, True, False)]
+    return lambda ixs: ixs + [Instruction(TOKEN, bytes([6, 2, 1]) + bytes(stranger), metas)]
+
+
+def close_to(stranger):
+    return lambda ixs: ixs + [p.token_close_account(USER_ATA, stranger, WALLET)]
+
+
+def burn_from_user(ixs):
+    # A program given the user's account (writable) that changes it: Burn debits it by 5 USDC.
+    metas = [AccountMeta(USER_ATA, False, True), AccountMeta(USDC_MINT, False, True), AccountMeta(WALLET, True, False)]
+    return ixs + [Instruction(TOKEN, struct.pack("<BQ", 8, 5 * 10**6), metas)]
+
+
+ATTACKS = {
+    "amount 1000 instead of 10": (lambda w: amount_changed, "expected −10 USDC, simulated −1000 USDC"),
+    "destination swapped to a stranger": (lambda w: destination_swapped(w.stranger_ata), "10 USDC to "),
+    "extra 5 SOL to a third party": (lambda w: extra_sol(w.stranger), "5 SOL to "),
+    "Approve u64 max to a stranger": (lambda w: approve_max(w.stranger), f"may spend {U64_MAX} of your USDC"),
+    "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "SetAuthority: your USDC account"),
+    "burn from the user's account": (lambda w: burn_from_user, "expected −10 USDC, simulated −15 USDC"),
+}
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_a_doctored_deposit_is_refused_before_signing_and_the_untouched_one_confirms(world, name):
+    make, message = ATTACKS[name]
+    before = world.snapshot()
+    world.doctor(make(world))
+    refused = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "-o", "json")
+    assert refused.code == 10, refused.stderr
+    assert message in refused.stderr and "nothing was signed" in refused.stderr
+    body = refused.json()
+    assert body["status"] == "refused" and "signature" not in body and message in " ".join(body["effect"]["differences"])
+    assert world.snapshot() == before  # the chain is unchanged: nothing was signed or sent
+
+    world.stand_in.doctor = lambda tx: tx  # the same stand-in, the untouched transaction
+    ok = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "-o", "json")
+    assert ok.code == 0, ok.stderr
+    assert ok.json()["status"] == "confirmed" and ok.json()["effect"]["differences"] == []
+
+
+def test_a_lookup_table_that_hides_the_strangers_account_is_refused(world):
+    hidden = world.runtime.create_lookup_table([world.stranger_ata])
+    world.runtime.advance_slots(1)
+    before = world.snapshot()
+    world.doctor(destination_swapped(world.stranger_ata), {hidden: [world.stranger_ata]})
+    built = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json").json()
+    loaded = [a for ix in built["review"]["instructions"] for a in ix["accounts"] if a["lookup_table"] == str(hidden)]
+    assert loaded and loaded[0]["address"] == str(world.stranger_ata)  # the stranger's account only comes from the table
+    refused = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
+    assert refused.code == 10 and "10 USDC to " in refused.stderr, refused.stderr
+    assert world.snapshot() == before
+
+
+def test_closing_the_users_token_account_to_another_is_refused(world):
+    before = world.snapshot()
+    world.doctor(close_to(world.stranger))
+    refused = world.yield_("deposit", "--asset", "USDC", "--all", "--send", "--yes")
+    assert refused.code == 10, refused.stderr
+    assert "CloseAccount: your USDC account" in refused.stderr and "not asked for" in refused.stderr
+    assert world.snapshot() == before
+    world.stand_in.doctor = lambda tx: tx
+    assert world.yield_("deposit", "--asset", "USDC", "--all", "--send", "--yes").code == 0
+
+
+def test_the_review_names_every_difference_first_and_in_red(world):
+    world.doctor(amount_changed)
+    shown = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "table", "--color", "always")
+    assert shown.code == 0  # review only: nothing to refuse yet
+    first = shown.stdout.splitlines()[0]
+    assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee 0.000005 SOL" in first
+    assert "\x1b[31m" in shown.stdout and "✗ expected −10 USDC, simulated −1000 USDC" in shown.stdout
+
+
+def test_send_without_the_check_is_refused_but_sign_is_allowed(world):
+    refused = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--no-simulate")
+    assert refused.code == 10 and "could not be checked" in refused.stderr
+    signed = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--sign", "--no-simulate", "-o", "json")
+    assert signed.code == 0 and signed.json()["status"] == "signed"
+    assert "not checked" in signed.stderr
+
+
+def test_unsafe_allow_mismatch_is_refused_off_a_terminal(world):
+    world.doctor(amount_changed)
+    result = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "--unsafe-allow-mismatch")
+    assert result.code == 10 and "off a terminal" in result.stderr
+
+
+def test_unsafe_allow_mismatch_on_a_terminal_shows_the_differences_and_still_asks(world):
+    world.doctor(amount_changed)
+    term = Terminal("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "--unsafe-allow-mismatch",
+                    env=world.env())
+    term.expect("Sign and send this deposit?")  # --yes does not skip the question when the request is not met
+    assert b"expected \xe2\x88\x9210 USDC, simulated \xe2\x88\x921000 USDC" in term.screen
+    term.type("n\n")
+    assert term.wait() == 12 and b"declined; nothing was signed" in term.screen
+
+
+def test_withdraw_with_exclude_fees_passes_and_pays_exactly(world):
+    before = int(rpc_call(world.sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
+    result = world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--exclude-fees", "--send", "--yes", "-o", "json")
+    assert result.code == 0, result.stderr
+    assert result.json()["effect"]["observed"]["tokens"][USDC] == 5_000_000
+    after = int(rpc_call(world.sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
+    assert after - before == 5_000_000
+
+
+def test_a_withdraw_paying_less_than_asked_with_exclude_fees_is_refused(world):
+    def shrink(ixs):
+        i = _token_ix(ixs)
+        data = bytes(ixs[i].data)
+        ixs[i] = Instruction(TOKEN, data[:1] + struct.pack("<Q", 4 * 10**6) + data[9:], ixs[i].accounts)
+        return ixs
+
+    world.doctor(shrink)
+    result = world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--exclude-fees", "--send", "--yes")
+    assert result.code == 10 and "expected +5 USDC, simulated +4 USDC" in result.stderr, result.stderr
+
+
+def test_a_wrapped_sol_deposit_and_an_unwrapping_withdraw_pass(world):
+    deposit = world.yield_("deposit", "--asset", "SOL", "--amount", "0.5", "--send", "--yes", "-o", "json")
+    assert deposit.code == 0, deposit.stderr
+    assert deposit.json()["effect"]["differences"] == []
+    withdraw = world.yield_("withdraw", "--asset", "SOL", "--amount", "0.2", "--unwrap-wsol", "--send", "--yes", "-o", "json")
+    assert withdraw.code == 0, withdraw.stderr
+    effect = withdraw.json()["effect"]
+    assert effect["differences"] == [] and 0 < effect["observed"]["sol"] <= 200_000_000
+    assert "unwrapped to SOL" in effect["summary"]
+
+
+def test_tx_sign_and_send_check_the_stated_intent(world, tmp_path):
+    world.doctor(amount_changed)
+    built = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json")
+    doctored = tmp_path / "doctored.json"
+    doctored.write_text(built.stdout)
+    for command in ("sign", "send"):
+        refused = world.yield_("tx", command, str(doctored), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else []))
+        assert refused.code == 10 and "expected −10 USDC, simulated −1000 USDC" in refused.stderr, refused.stderr
+    # without --expect, signing may only cost the fee: 1000 USDC leaving is named
+    plain = world.yield_("tx", "sign", str(doctored))
+    assert plain.code == 10 and "your USDC falls by 1000 USDC" in plain.stderr
+    inspected = world.yield_("tx", "inspect", str(doctored), "--expect", "deposit:USDC:10", "-o", "json")
+    assert inspected.code == 0 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
+
+    world.stand_in.doctor = None
+    honest = tmp_path / "honest.json"
+    honest.write_text(world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json").stdout)
+    sent = world.yield_("tx", "send", str(honest), "--expect", "deposit:USDC:10", "--yes", "-o", "json")
+    assert sent.code == 0 and sent.json()["status"] == "confirmed", sent.stderr
+
+
+def test_the_sol_cost_cap_has_a_flag(world):
+    result = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--sign", "--max-sol-cost", "0.000001")
+    assert result.code == 10 and "more than the 0.000001 SOL allowed" in result.stderr
+    assert world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--sign", "--max-sol-cost", "0.01").code == 0
+
+
+def test_a_failed_simulation_before_sending_is_exit_11(world):
+    world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
+    failed = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")
+    assert failed.code == 11 and "simulation failed" in failed.stderr, failed.stderr
