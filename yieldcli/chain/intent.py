@@ -10,7 +10,6 @@ token account of the user, a wrapped-SOL account closed back to the wallet) is n
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -20,16 +19,10 @@ from solders.pubkey import Pubkey
 
 from yieldcli.amounts import scale
 from yieldcli.chain import programs as p
+from yieldcli.chain.state import State, TokenState, network_fee, rent_exempt_minimum, state_of, writable_addresses
 from yieldcli.tokens import WSOL_MINT, by_mint
 
-LAMPORTS_PER_SIGNATURE = 5_000
 DEFAULT_MAX_SOL_COST = 10_000_000  # 0.01 SOL: fee plus rent a transaction may take without a flag
-_DEFAULT_UNITS_PER_INSTRUCTION = 200_000
-_MAX_UNITS = 1_400_000
-_MICRO_LAMPORTS = 1_000_000
-_RENT_PER_BYTE_YEAR = 3_480
-_RENT_EXEMPT_YEARS = 2
-_ACCOUNT_OVERHEAD = 128
 U64_MAX = 2**64 - 1
 
 
@@ -56,28 +49,6 @@ class Intent:
 
 
 @dataclass(frozen=True)
-class TokenState:
-    """The fields of an SPL Token / Token-2022 account the guard compares."""
-
-    mint: str
-    owner: str
-    amount: int
-    delegate: str | None
-    delegated_amount: int
-    close_authority: str | None
-    native: bool
-
-
-@dataclass(frozen=True)
-class State:
-    """One account as the RPC returned it: None fields mean it does not exist."""
-
-    lamports: int
-    size: int
-    token: TokenState | None
-
-
-@dataclass(frozen=True)
 class Check:
     """The verdict: expected and observed effect, every difference, and the one-line summary."""
 
@@ -92,67 +63,6 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         return {"expected": self.expected, "observed": self.observed, "differences": list(self.differences), "summary": self.summary}
-
-
-def parse_token(owner_program: str, data: bytes) -> TokenState | None:
-    """A token account's state, or None for anything else (mints, other programs' accounts)."""
-    if p.parse_token_account(owner_program, data) is None:
-        return None
-
-    def key(offset: int) -> str | None:
-        (tag,) = struct.unpack_from("<I", data, offset)
-        return str(Pubkey.from_bytes(data[offset + 4 : offset + 36])) if tag else None
-
-    (amount,) = struct.unpack_from("<Q", data, 64)
-    (native_tag,) = struct.unpack_from("<I", data, 109)
-    (delegated,) = struct.unpack_from("<Q", data, 121)
-    return TokenState(
-        mint=str(Pubkey.from_bytes(data[0:32])), owner=str(Pubkey.from_bytes(data[32:64])), amount=amount,
-        delegate=key(72), delegated_amount=delegated, close_authority=key(129), native=bool(native_tag),
-    )
-
-
-def state_of(info: Any) -> State | None:
-    """`chain.rpc.AccountInfo` (or None) to the guard's view; an emptied account no longer exists."""
-    if info is None or (info.lamports == 0 and not info.data):
-        return None
-    return State(info.lamports, len(info.data), parse_token(str(info.owner), bytes(info.data)))
-
-
-def network_fee(message: Any) -> int:
-    """Signatures × 5000 plus the priority fee the compute-budget instructions set."""
-    keys = [str(k) for k in message.account_keys]
-    limit, price, others = None, 0, 0
-    for ix in message.instructions:
-        data = bytes(ix.data)
-        if keys[ix.program_id_index] != p.COMPUTE_BUDGET_PROGRAM:
-            others += 1
-        elif data[:1] == b"\x02" and len(data) >= 5:
-            (limit,) = struct.unpack_from("<I", data, 1)
-        elif data[:1] == b"\x03" and len(data) >= 9:
-            (price,) = struct.unpack_from("<Q", data, 1)
-    units = min(limit if limit is not None else _DEFAULT_UNITS_PER_INSTRUCTION * others, _MAX_UNITS)
-    return message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE + -(-price * units // _MICRO_LAMPORTS)
-
-
-def writable_addresses(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> list[str]:
-    """Every account the message may write, lookup-table accounts resolved; raise if one cannot be."""
-    keys = [str(k) for k in message.account_keys]
-    header = message.header
-    signed_writable = header.num_required_signatures - header.num_readonly_signed_accounts
-    unsigned_end = len(keys) - header.num_readonly_unsigned_accounts
-    out = [k for i, k in enumerate(keys) if i < signed_writable or header.num_required_signatures <= i < unsigned_end]
-    for lookup in getattr(message, "address_table_lookups", None) or ():
-        entries = (lookup_tables or {}).get(str(lookup.account_key))
-        for index in lookup.writable_indexes:
-            if entries is None or index >= len(entries):
-                raise ValueError(f"lookup table {lookup.account_key} could not be read, so account #{index} in it is unknown")
-            out.append(str(entries[index]))
-    return list(dict.fromkeys(out))
-
-
-def rent_exempt_minimum(size: int) -> int:
-    return (_ACCOUNT_OVERHEAD + size) * _RENT_PER_BYTE_YEAR * _RENT_EXEMPT_YEARS
 
 
 def short(address: str) -> str:
