@@ -1,0 +1,201 @@
+"""The intent guard's rules, in-process: account states before and after, and the verdict."""
+
+import struct
+
+import pytest
+from solders.hash import Hash
+from solders.instruction import AccountMeta, Instruction
+from solders.keypair import Keypair
+from solders.message import MessageV0
+from solders.pubkey import Pubkey
+from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
+from solders.system_program import TransferParams, transfer
+
+from yieldcli.chain import programs as p
+from yieldcli.chain.intent import Intent, compare, summary
+from yieldcli.chain.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
+from yieldcli.tokens import WSOL_MINT
+
+USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+USDT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"
+WALLET = "5PJ1rhA862Qd39y7bTWTRvQN4bqSFnyV82EDgH4kVr9k"
+STRANGER = str(Keypair().pubkey())
+VAULT = str(Keypair().pubkey())
+RENT = rent_exempt_minimum(165)
+FEE = 5_000
+SOL = 10**9
+
+
+def token_data(mint, owner, amount, *, delegate=None, delegated=0, close=None, native=None):
+    def option_key(key):
+        return struct.pack("<I", 1) + bytes(Pubkey.from_string(key)) if key else bytes(36)
+
+    native_part = struct.pack("<IQ", 1, native) if native is not None else bytes(12)
+    return (bytes(Pubkey.from_string(mint)) + bytes(Pubkey.from_string(owner)) + struct.pack("<Q", amount)
+            + option_key(delegate) + bytes([1]) + native_part + struct.pack("<Q", delegated) + option_key(close))
+
+
+def token(mint, owner, amount, lamports=RENT, **kw):
+    return State(lamports, 165, parse_token(p.TOKEN_PROGRAM, token_data(mint, owner, amount, **kw)))
+
+
+def system(lamports):
+    return State(lamports, 0, None)
+
+
+USER_ATA, FUND, FEE_ACCOUNT, STRANGER_ATA = (str(Keypair().pubkey()) for _ in range(4))
+DEPOSIT = Intent("deposit", WALLET, WALLET, USDC, 10_000_000, strategy="S")
+
+
+def deposit_states(moved=10_000_000, to=FUND):
+    before = {WALLET: system(5 * SOL), USER_ATA: token(USDC, WALLET, 5_000_000_000),
+              FUND: token(USDC, VAULT, 0, delegate=WALLET, delegated=2**64 - 1, close=WALLET),
+              STRANGER_ATA: token(USDC, STRANGER, 0)}
+    after = dict(before)
+    after[WALLET] = system(5 * SOL - FEE)
+    after[USER_ATA] = token(USDC, WALLET, 5_000_000_000 - moved)
+    after[to] = token(USDC, VAULT if to == FUND else STRANGER, moved,
+                      **({"delegate": WALLET, "delegated": 2**64 - 1, "close": WALLET} if to == FUND else {}))
+    return before, after
+
+
+def test_a_deposit_of_exactly_what_was_asked_passes():
+    check = compare(DEPOSIT, *deposit_states(), fee=FEE)
+    assert check.ok, check.differences
+    assert check.observed["sol"] == -FEE and check.observed["tokens"] == {USDC: -10_000_000}
+    assert check.summary == "deposit 10 USDC from 5PJ1…Vr9k to strategy S; fee 0.000005 SOL"
+
+
+def test_a_different_amount_is_named_with_both_figures():
+    check = compare(DEPOSIT, *deposit_states(moved=1_000_000_000), fee=FEE)
+    assert check.differences == ("expected −10 USDC, simulated −1000 USDC",)
+
+
+def test_tokens_to_a_strangers_account_are_named_even_when_the_amount_is_right():
+    check = compare(DEPOSIT, *deposit_states(to=STRANGER_ATA), fee=FEE)
+    assert len(check.differences) == 1
+    assert check.differences[0].startswith(f"10 USDC to {STRANGER_ATA[:4]}…") and "not asked for" in check.differences[0]
+
+
+def test_deposit_all_must_take_what_the_account_held():
+    intent = Intent("deposit", WALLET, WALLET, USDC, None)
+    assert compare(intent, *deposit_states(moved=5_000_000_000), fee=FEE).ok
+    assert not compare(intent, *deposit_states(moved=10_000_000), fee=FEE).ok
+
+
+def test_sol_beyond_fee_and_rent_is_named_with_its_recipient():
+    before, after = deposit_states()
+    before[STRANGER] = None
+    after[WALLET] = system(5 * SOL - FEE - 5 * SOL // 2)
+    after[STRANGER] = system(5 * SOL // 2)
+    check = compare(DEPOSIT, before, after, fee=FEE)
+    assert check.differences == (f"2.5 SOL to {STRANGER[:4]}…{STRANGER[-4:]}, not asked for",)
+
+
+def test_approve_set_owner_and_close_authority_on_a_users_account_are_mismatches():
+    before, after = deposit_states()
+    after[USER_ATA] = token(USDC, WALLET, 4_990_000_000, delegate=STRANGER, delegated=2**64 - 1)
+    assert compare(DEPOSIT, before, after, fee=FEE).differences == (
+        f"Approve: {STRANGER[:4]}…{STRANGER[-4:]} may spend 18446744073709551615 of your USDC",)
+    after[USER_ATA] = token(USDC, WALLET, 4_990_000_000, close=STRANGER)
+    assert "may close your USDC account" in compare(DEPOSIT, before, after, fee=FEE).differences[0]
+    after[USER_ATA] = token(USDC, STRANGER, 40_000_000)
+    differences = compare(DEPOSIT, before, after, fee=FEE).differences
+    assert any(d.startswith("SetAuthority: your USDC account") and "would belong to" in d for d in differences)
+    assert "expected −10 USDC, simulated −5000 USDC" in differences  # what it holds is no longer the user's
+
+
+def test_closing_a_users_account_to_someone_else_is_named_but_back_to_the_wallet_is_fine():
+    before, after = deposit_states()
+    before[USDT] = token(USDT, WALLET, 0)
+    before[STRANGER] = system(SOL)
+    after[USDT] = None
+    after[STRANGER] = system(SOL + RENT)
+    differences = compare(DEPOSIT, before, after, fee=FEE).differences
+    assert any(d.startswith("CloseAccount: your USDT account") and STRANGER[:4] in d for d in differences)
+    after[STRANGER] = system(SOL)
+    after[WALLET] = system(5 * SOL - FEE + RENT)
+    assert compare(DEPOSIT, before, after, fee=FEE).ok
+
+
+def test_withdraw_rises_at_most_the_amount_and_exactly_with_exclude_fees():
+    intent = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000)
+    before = {WALLET: system(SOL), USER_ATA: token(USDC, WALLET, 0), FUND: token(USDC, VAULT, 100_000_000, close=WALLET)}
+    after = {**before, WALLET: system(SOL - FEE), USER_ATA: token(USDC, WALLET, 9_990_000), FUND: token(USDC, VAULT, 90_000_000)}
+    assert compare(intent, before, after, fee=FEE).ok
+    exact = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000, exclude_fees=True)
+    assert compare(exact, before, after, fee=FEE).differences == ("expected +10 USDC, simulated +9.99 USDC",)
+    after[USER_ATA] = token(USDC, WALLET, 11_000_000)
+    assert compare(intent, before, after, fee=FEE).differences == ("expected at most +10 USDC, simulated +11 USDC",)
+
+
+def test_nothing_of_the_user_may_fall_on_withdraw_or_close():
+    before = {WALLET: system(SOL), USER_ATA: token(USDT, WALLET, 5_000_000)}
+    after = {WALLET: system(SOL - FEE), USER_ATA: token(USDT, WALLET, 0)}
+    for intent in (Intent("withdraw", WALLET, WALLET, USDC, None), Intent("close-account", WALLET, WALLET, USDC)):
+        assert compare(intent, before, after, fee=FEE).differences == ("your USDT falls by 5 USDT, not asked for",)
+
+
+def test_close_account_receiving_funds_and_rent_passes():
+    intent = Intent("close-account", WALLET, WALLET, USDC, strategy="S")
+    before = {WALLET: system(SOL), USER_ATA: token(USDC, WALLET, 0), FUND: token(USDC, VAULT, 3, close=WALLET)}
+    after = {WALLET: system(SOL - FEE + RENT), USER_ATA: token(USDC, WALLET, 3), FUND: None}
+    check = compare(intent, before, after, fee=FEE)
+    assert check.ok and check.summary.startswith("close the USDC fund account of 5PJ1…Vr9k in strategy S")
+
+
+def test_wrapped_sol_counts_with_sol_and_the_rent_of_a_new_account_is_shown():
+    wsol_ata = str(Keypair().pubkey())
+    intent = Intent("deposit", WALLET, WALLET, WSOL_MINT, SOL // 2, strategy="S")
+    before = {WALLET: system(5 * SOL), wsol_ata: None, FUND: token(WSOL_MINT, VAULT, 0, close=WALLET, native=RENT)}
+    after = {WALLET: system(5 * SOL - SOL // 2 - RENT - FEE), wsol_ata: token(WSOL_MINT, WALLET, 0, native=RENT),
+             FUND: token(WSOL_MINT, VAULT, SOL // 2, lamports=RENT + SOL // 2, close=WALLET, native=RENT)}
+    check = compare(intent, before, after, fee=FEE)
+    assert check.ok, check.differences
+    assert check.summary == "deposit 0.5 SOL from 5PJ1…Vr9k to strategy S; fee 0.000005 SOL; rent 0.00203928 SOL"
+    after[WALLET] = system(5 * SOL - SOL - RENT - FEE)  # half a SOL more leaves than asked
+    after[STRANGER] = system(SOL // 2)
+    assert f"0.5 SOL to {STRANGER[:4]}…{STRANGER[-4:]}, not asked for" in compare(intent, before, after, fee=FEE).differences
+
+
+def test_fee_and_rent_are_capped():
+    before, after = deposit_states()
+    intent = Intent("deposit", WALLET, WALLET, USDC, 10_000_000, max_sol_cost=1_000)
+    assert compare(intent, before, after, fee=FEE).differences == ("fee and rent come to 0.000005 SOL, more than the 0.000001 SOL allowed",)
+
+
+def test_the_network_fee_counts_signatures_and_the_priority_fee():
+    payer = Keypair().pubkey()
+    ixs = [set_compute_unit_limit(200_000), set_compute_unit_price(1_000_000),
+           transfer(TransferParams(from_pubkey=payer, to_pubkey=Keypair().pubkey(), lamports=1))]
+    message = MessageV0.try_compile(payer, ixs, [], Hash.default())
+    assert network_fee(message) == 5_000 + 200_000
+    plain = MessageV0.try_compile(payer, ixs[2:], [], Hash.default())
+    assert network_fee(plain) == 5_000
+    # without a limit, 200,000 units per instruction are assumed
+    priced = MessageV0.try_compile(payer, ixs[1:], [], Hash.default())
+    assert network_fee(priced) == 5_000 + 200_000
+
+
+def test_writable_accounts_need_every_lookup_table():
+    from solders.address_lookup_table_account import AddressLookupTableAccount
+
+    payer, hidden, table = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()
+    ix = Instruction(Pubkey.from_string(p.TOKEN_PROGRAM), bytes([9]), [AccountMeta(hidden, False, True), AccountMeta(payer, True, False)])
+    message = MessageV0.try_compile(payer, [ix], [AddressLookupTableAccount(table, [hidden])], Hash.default())
+    assert str(hidden) not in [str(k) for k in message.account_keys]
+    assert writable_addresses(message, {str(table): [str(hidden)]}) == [str(payer), str(hidden)]
+    with pytest.raises(ValueError, match="could not be read"):
+        writable_addresses(message, {})
+
+
+def test_token_2022_accounts_with_extensions_are_read():
+    data = token_data(USDC, WALLET, 7, delegate=STRANGER, delegated=3) + bytes([2]) + bytes(20)
+    state = parse_token(p.TOKEN_2022_PROGRAM, data)
+    assert state.amount == 7 and state.delegate == STRANGER and state.delegated_amount == 3
+    assert parse_token(p.TOKEN_2022_PROGRAM, data[:165] + bytes([1])) is None  # a mint, not an account
+
+
+def test_summary_of_a_withdraw_names_its_options():
+    intent = Intent("withdraw", WALLET, WALLET, WSOL_MINT, None, strategy="S", exclude_fees=True, unwrap=True)
+    assert summary(intent, FEE, 0) == "withdraw all SOL from strategy S to 5PJ1…Vr9k (fees excluded, unwrapped to SOL); fee 0.000005 SOL"
