@@ -364,3 +364,13 @@ def test_a_failed_simulation_before_sending_is_exit_11(world):
     world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
     failed = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")
     assert failed.code == 11 and "simulation failed" in failed.stderr, failed.stderr
+
+
+def test_the_summary_is_repeated_just_above_the_prompt(world):
+    term = Terminal("deposit", "--asset", "USDC", "--amount", "1", "--send", "-o", "json", env=world.env())
+    term.expect("Sign and send this deposit?")
+    lines = term.screen.decode().replace("\r", "").splitlines()
+    prompt = next(i for i, line in enumerate(lines) if "Sign and send this deposit?" in line)
+    assert lines[prompt - 1] == "deposit 1 USDC from 5PJ1…Vr9k to strategy " + DEMO_STRATEGY_ID + "; fee 0.000005 SOL"
+    term.type("n\n")
+    assert term.wait() == 12
