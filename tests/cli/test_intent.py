@@ -374,3 +374,17 @@ def test_the_summary_is_repeated_just_above_the_prompt(world):
     assert lines[prompt - 1] == "deposit 1 USDC from 5PJ1…Vr9k to strategy " + DEMO_STRATEGY_ID + "; fee 0.000005 SOL"
     term.type("n\n")
     assert term.wait() == 12
+
+
+def test_a_withdraw_that_also_drains_the_position_to_a_stranger_is_refused(world):
+    fund = fund_account_address(DEMO_WALLET, DEMO_STRATEGY_ID, USDC)
+    # The wallet is the fund account's delegate, so its signature would authorise this too.
+    drain = p.token_transfer_checked(fund, USDC_MINT, world.stranger_ata, WALLET, 100 * 10**6, 6)
+    before = world.snapshot()
+    world.doctor(lambda ixs: ixs + [drain])
+    refused = world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes")
+    assert refused.code == 10, refused.stderr
+    assert "100 USDC of your position to " in refused.stderr and "not asked for" in refused.stderr
+    assert world.snapshot() == before
+    world.stand_in.doctor = None
+    assert world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes").code == 0

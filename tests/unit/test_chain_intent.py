@@ -199,3 +199,16 @@ def test_token_2022_accounts_with_extensions_are_read():
 def test_summary_of_a_withdraw_names_its_options():
     intent = Intent("withdraw", WALLET, WALLET, WSOL_MINT, None, strategy="S", exclude_fees=True, unwrap=True)
     assert summary(intent, FEE, 0) == "withdraw all SOL from strategy S to 5PJ1…Vr9k (fees excluded, unwrapped to SOL); fee 0.000005 SOL"
+
+
+def test_a_position_pays_the_user_and_at_most_a_one_percent_fee():
+    intent = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000)
+    before = {WALLET: system(SOL), USER_ATA: token(USDC, WALLET, 0), FUND: token(USDC, VAULT, 100_000_000, delegate=WALLET, close=WALLET),
+              FEE_ACCOUNT: token(USDC, VAULT, 0)}
+    after = {**before, WALLET: system(SOL - FEE), USER_ATA: token(USDC, WALLET, 9_990_000),
+             FUND: token(USDC, VAULT, 90_000_000, delegate=WALLET, close=WALLET), FEE_ACCOUNT: token(USDC, VAULT, 10_000)}
+    assert compare(intent, before, after, fee=FEE).ok
+    after[FUND] = token(USDC, VAULT, 40_000_000, delegate=WALLET, close=WALLET)
+    after[FEE_ACCOUNT] = token(USDC, VAULT, 50_010_000)
+    assert compare(intent, before, after, fee=FEE).differences == (
+        f"50.01 USDC of your position to {FEE_ACCOUNT[:4]}…{FEE_ACCOUNT[-4:]}, not asked for",)

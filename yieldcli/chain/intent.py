@@ -24,6 +24,7 @@ from yieldcli.tokens import WSOL_MINT, by_mint
 
 DEFAULT_MAX_SOL_COST = 10_000_000  # 0.01 SOL: fee plus rent a transaction may take without a flag
 U64_MAX = 2**64 - 1
+MAX_WITHDRAW_FEE_BPS = 100  # a withdrawal fee taken from the position on the way out: at most 1 %
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,19 @@ class _Observed:
             return True
         return not Pubkey.from_string(token.owner).is_on_curve()
 
+    def position(self, address: str) -> TokenState | None:
+        """A fund account of the user's position: not the wallet's, but the wallet may spend or close it."""
+        for side in (self.before, self.after):
+            state = side.get(address)
+            token = state.token if state else None
+            if token is not None and token.owner != self.intent.wallet and self.intent.wallet in (token.delegate, token.close_authority):
+                return token
+        return None
+
+    def token_gain(self, address: str) -> int:
+        amounts = [s.token.amount if s is not None and s.token is not None else 0 for s in (self.before.get(address), self.after.get(address))]
+        return amounts[1] - amounts[0]
+
 
 def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[str, State | None],
             *, fee: int, decimals: Mapping[str, int] | None = None) -> Check:
@@ -182,6 +196,7 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
                      f"{amount_text(intent.max_sol_cost, None, decimals)} allowed")
     diffs += _destinations(intent, seen, sol, tokens, allowance, decimals)
     diffs += _authorities(seen, decimals)
+    diffs += _positions(seen, decimals)
     changes = [{"asset": "SOL", "mint": None, "change": sol, "text": _signed(sol, None, decimals)}]
     changes += [{"asset": _symbol(m), "mint": m, "change": d, "text": _signed(d, m, decimals)} for m, d in sorted(tokens.items())]
     observed = {
@@ -252,6 +267,23 @@ def _destinations(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
             named += 1
     if sol < -allowance and not named and not (intent.mint == WSOL_MINT):
         diffs.append(f"{amount_text(-sol - allowance, None, decimals)} leaves your accounts beyond the network fee and rent")
+    return diffs
+
+
+def _positions(seen: _Observed, decimals) -> list[str]:
+    """What leaves the user's position goes to the user; only a withdrawal may pay a fee, at most 1 %."""
+    diffs = []
+    for mint in sorted({t.mint for a in seen.after if (t := seen.position(a)) is not None}):
+        left = -sum(min(seen.token_gain(a), 0) for a in seen.after if (t := seen.position(a)) is not None and t.mint == mint)
+        if left <= 0:
+            continue
+        allowed = -(-left * MAX_WITHDRAW_FEE_BPS // 10_000) if seen.intent.action == "withdraw" else 0
+        others = [(a, gain) for a in seen.after if a not in seen.user and seen.position(a) is None
+                  and (state := seen.after.get(a)) is not None and state.token is not None and state.token.mint == mint
+                  and (gain := seen.token_gain(a)) > 0]
+        if sum(gain for _, gain in others) > allowed:
+            for address, gain in others:
+                diffs.append(f"{amount_text(gain, mint, decimals)} of your position to {short(address)}, not asked for")
     return diffs
 
 
