@@ -388,3 +388,9 @@ def test_a_withdraw_that_also_drains_the_position_to_a_stranger_is_refused(world
     assert world.snapshot() == before
     world.stand_in.doctor = None
     assert world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes").code == 0
+
+
+def test_send_is_refused_when_the_rpc_cannot_be_reached(world):
+    env = {**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"}  # nothing listens on the discard port
+    refused = world.run("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env=env)
+    assert refused.code == 10 and "could not be checked (the simulation could not run)" in refused.stderr, refused.stderr

@@ -35,9 +35,7 @@ async def simulate(rpc, tx, lookup_tables, intent, subject, options):
     tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
     try:
         check, sim = await check_transaction(rpc, tx, intent, tables)
-    except NetworkError as exc:
-        if options.send:
-            raise
+    except NetworkError as exc:  # --send is then refused by `guard`: it needs the check
         return {"skipped": f"the RPC could not be reached: {exc.message}"}, None
     except ValueError as exc:  # a lookup table could not be read: the accounts it loads are unknown
         return {"skipped": f"the transaction's accounts could not all be resolved: {exc}"}, None
