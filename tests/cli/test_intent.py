@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from solders.address_lookup_table_account import AddressLookupTableAccount
+from solders.compute_budget import set_compute_unit_price
 from solders.instruction import AccountMeta, Instruction
 from solders.keypair import Keypair
 from solders.message import MessageV0
@@ -223,6 +224,8 @@ ATTACKS = {
     "Approve u64 max to a stranger": (lambda w: approve_max(w.stranger), f"may spend {U64_MAX} of your USDC"),
     "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "SetAuthority: your USDC account"),
     "burn from the user's account": (lambda w: burn_from_user, "expected −10 USDC, simulated −15 USDC"),
+    "priority fee of 0.2 SOL": (lambda w: lambda ixs: [set_compute_unit_price(10**9)] + ixs,
+                                "fee and rent come to 0.200005 SOL, more than the 0.01 SOL allowed"),
 }
 
 

@@ -190,7 +190,7 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
         spent = max(-sol - intent.amount, 0)
     else:
         spent = allowance  # SOL and wrapped SOL are one balance: the costs cannot be told from the amount
-    cost = min(spent, allowance)
+    cost = max(fee, min(spent, allowance))  # the fee the message sets is charged, whatever a simulator shows
     if cost > intent.max_sol_cost:
         diffs.append(f"fee and rent come to {amount_text(cost, None, decimals)}, more than the "
                      f"{amount_text(intent.max_sol_cost, None, decimals)} allowed")
