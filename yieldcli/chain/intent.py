@@ -197,8 +197,11 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
     diffs += _destinations(intent, seen, sol, tokens, allowance, decimals)
     diffs += _authorities(seen, decimals)
     diffs += _positions(seen, decimals)
-    changes = [{"asset": "SOL", "mint": None, "change": sol, "text": _signed(sol, None, decimals)}]
-    changes += [{"asset": _symbol(m), "mint": m, "change": d, "text": _signed(d, m, decimals)} for m, d in sorted(tokens.items())]
+    # Shown apart: SOL in the wallet and payer, and each token (wrapped SOL by that name).
+    native = sum(seen.gain(a) for a in {intent.wallet, intent.payer})
+    changes = [{"asset": "SOL", "mint": None, "change": native, "text": _signed(native, None, decimals)}]
+    changes += [{"asset": "wrapped SOL" if m == WSOL_MINT else _symbol(m), "mint": m, "change": d,
+                 "text": _signed(d, m, decimals) + (" (wrapped)" if m == WSOL_MINT else "")} for m, d in sorted(tokens.items())]
     observed = {
         "sol": sol, "tokens": tokens, "fee": fee, "rent": rent, "changes": changes,
         "accounts": [_account_change(seen, a) for a in after if seen.gain(a) or before.get(a) != after.get(a)],
