@@ -212,3 +212,14 @@ def test_a_position_pays_the_user_and_at_most_a_one_percent_fee():
     after[FEE_ACCOUNT] = token(USDC, VAULT, 50_010_000)
     assert compare(intent, before, after, fee=FEE).differences == (
         f"50.01 USDC of your position to {FEE_ACCOUNT[:4]}…{FEE_ACCOUNT[-4:]}, not asked for",)
+
+
+def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
+    from yieldcli.chain.rpc import AccountInfo
+    from yieldcli.chain.state import state_of
+
+    data = token_data(USDC, WALLET, 0)
+    lingering = AccountInfo(Pubkey.from_string(USER_ATA), 0, Pubkey.from_string(p.TOKEN_PROGRAM), data, False, 0)
+    assert state_of(lingering) is None
+    live = AccountInfo(Pubkey.from_string(USER_ATA), RENT, Pubkey.from_string(p.TOKEN_PROGRAM), data, False, 0)
+    assert state_of(live).token.owner == WALLET

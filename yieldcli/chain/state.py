@@ -61,8 +61,12 @@ def parse_token(owner_program: str, data: bytes) -> TokenState | None:
 
 
 def state_of(info: Any) -> State | None:
-    """`chain.rpc.AccountInfo` (or None) to the guard's view; an emptied account no longer exists."""
-    if info is None or (info.lamports == 0 and not info.data):
+    """`chain.rpc.AccountInfo` (or None) to the guard's view.
+
+    An account left with no lamports does not outlive the transaction, whatever data a simulator
+    still shows in it (a closed token account may keep its bytes until the runtime drops it).
+    """
+    if info is None or info.lamports == 0:
         return None
     return State(info.lamports, len(info.data), parse_token(str(info.owner), bytes(info.data)))
 
