@@ -23,7 +23,6 @@ from yieldcli.chain.state import State, TokenState, network_fee, rent_exempt_min
 from yieldcli.tokens import WSOL_MINT, by_mint
 
 DEFAULT_MAX_SOL_COST = 10_000_000  # 0.01 SOL: fee plus rent a transaction may take without a flag
-U64_MAX = 2**64 - 1
 MAX_WITHDRAW_FEE_BPS = 100  # a withdrawal fee taken from the position on the way out: at most 1 %
 
 
@@ -227,9 +226,8 @@ def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
             expected = "everything" if amount is None and wsol else _signed(-(want or 0), shown, decimals)
             diffs.append(f"expected {expected}, simulated {_signed(moved, shown, decimals)}")
     elif action == "withdraw" and mint is not None:
-        low = -slack if amount is None or not intent.exclude_fees else amount - slack
-        high = amount if amount is not None else U64_MAX * 2
-        if not low <= moved <= high:
+        low = amount - slack if amount is not None and intent.exclude_fees else -slack
+        if moved < low or (amount is not None and moved > amount):
             want = "any increase" if amount is None else (
                 _signed(amount, shown, decimals) if intent.exclude_fees else f"at most {_signed(amount, shown, decimals)}")
             diffs.append(f"expected {want}, simulated {_signed(moved, shown, decimals)}")
