@@ -1,0 +1,253 @@
+"""Priority fees and compute budget: parsing, the auto price, the limit from a simulation, the fee cap,
+and a service's v0 message with a lookup table compiled again with a new budget, run on LiteSVM."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+
+import pytest
+from solders.address_lookup_table_account import AddressLookupTableAccount
+from solders.compute_budget import (
+    request_heap_frame,
+    set_compute_unit_limit,
+    set_compute_unit_price,
+    set_loaded_accounts_data_size_limit,
+)
+from solders.hash import Hash
+from solders.instruction import AccountMeta, Instruction
+from solders.keypair import Keypair
+from solders.pubkey import Pubkey
+from solders.system_program import AdvanceNonceAccountParams, TransferParams, advance_nonce_account, transfer
+
+from yieldcli.chain import compute_budget as cb
+from yieldcli.chain import programs as p
+from yieldcli.chain.confirm import Confirmed, wait_for
+from yieldcli.chain.instructions import build_transaction, decompile_message, fetch_lookup_table
+from yieldcli.chain.rpc import Rpc
+from yieldcli.chain.sign import sign_transaction
+from yieldcli.errors import Refused, ServiceError, UsageError
+from yieldcli.sandbox.rpc import RpcServer
+from yieldcli.sandbox.runtime import Runtime
+
+USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
+SOL = 1_000_000_000
+MEMO = Pubkey.from_string(p.MEMO_PROGRAM)
+
+
+class KnownFees:
+    """An RPC whose getRecentPrioritizationFees answers a known set; everything else goes to the real one."""
+
+    def __init__(self, fees: list[int], real: Rpc | None = None):
+        self.fees = fees
+        self.real = real
+        self.asked: list[list[str]] = []
+
+    async def call(self, method, params=None):
+        assert method == "getRecentPrioritizationFees"
+        self.asked.append(params[0])
+        return [{"slot": 1000 + i, "prioritizationFee": fee} for i, fee in enumerate(self.fees)]
+
+    async def simulate(self, tx, *, accounts=(), commitment=None):
+        return await self.real.simulate(tx, accounts=accounts, commitment=commitment)
+
+
+def test_parse_every_compute_budget_instruction():
+    ixs = [set_compute_unit_limit(300_000), set_compute_unit_price(12_345), request_heap_frame(64 * 1024),
+           set_loaded_accounts_data_size_limit(65_536), transfer(TransferParams(from_pubkey=Pubkey.default(), to_pubkey=Pubkey.default(), lamports=1))]
+    assert cb.parse_compute_budget(ixs) == cb.ComputeBudget(300_000, 12_345, 64 * 1024, 65_536)
+    assert cb.parse_compute_budget(ixs[4:]) == cb.ComputeBudget()
+
+
+@pytest.mark.parametrize(
+    "data, match",
+    [(b"\x03\x01", "not a compute-budget instruction"), (b"\x00" + bytes(8), "not a compute-budget"), (b"", "not a compute-budget"),
+     (b"\x09\x00\x00\x00\x00", "not a compute-budget")],
+)
+def test_malformed_budget_is_refused(data, match):
+    with pytest.raises(ServiceError, match=match):
+        cb.parse_compute_budget([Instruction(Pubkey.from_string(p.COMPUTE_BUDGET_PROGRAM), data, [])])
+
+
+def test_the_same_setting_twice_is_refused():
+    with pytest.raises(ServiceError, match="unit price a second time"):
+        cb.parse_compute_budget([set_compute_unit_price(1), set_compute_unit_price(2)])
+
+
+def test_priority_fee_rounds_up_and_limit_margin():
+    assert cb.priority_fee(200_000, 5) == 1
+    assert cb.priority_fee(200_001, 5) == 2  # 1.000005 lamports is charged as 2
+    assert cb.priority_fee(1_400_000, 0) == 0
+    assert cb.priority_fee(1_000_000, cb.MAX_U64) == cb.MAX_U64  # exact: no float anywhere
+    assert cb.unit_limit_for(0) == 1_000
+    assert cb.unit_limit_for(100_000) == 111_000
+    assert cb.unit_limit_for(3) == 1_004  # 10% of 3 rounds up to 1
+    assert cb.unit_limit_for(1_300_000) == cb.MAX_COMPUTE_UNIT_LIMIT
+
+
+def test_auto_price_is_the_75th_percentile_of_the_writable_accounts_fees():
+    rpc = KnownFees([0, 0, 0, 0, 10, 20, 30, 40, 50, 1_000])
+    accounts = [Keypair().pubkey() for _ in range(3)]
+    assert asyncio.run(cb.auto_unit_price(rpc, accounts)) == 40  # rank ceil(0.75 × 10) = 8
+    assert rpc.asked == [[str(a) for a in accounts]]
+    assert cb.percentile([7]) == 7
+    assert cb.percentile([]) == 0
+    assert cb.percentile([5, 1, 3, 2], 50) == 2
+    assert cb.percentile(list(range(1, 101)), 75) == 75
+
+
+def test_auto_price_asks_for_at_most_128_accounts_and_refuses_nonsense():
+    rpc = KnownFees([1])
+    asyncio.run(cb.recent_prioritization_fees(rpc, [Keypair().pubkey() for _ in range(130)]))
+    assert len(rpc.asked[0]) == 128
+    for bad in (-1, "5", 1.5, None, 2**64):
+        with pytest.raises(ServiceError, match="invalid fee"):
+            asyncio.run(cb.recent_prioritization_fees(KnownFees([bad]), []))
+
+
+def test_with_compute_budget_replaces_in_place_and_keeps_nonce_first_and_heap():
+    payer, nonce = Keypair().pubkey(), Keypair().pubkey()
+    work = transfer(TransferParams(from_pubkey=payer, to_pubkey=nonce, lamports=1))
+    advance = advance_nonce_account(AdvanceNonceAccountParams(nonce_pubkey=nonce, authorized_pubkey=payer))
+    out = cb.with_compute_budget([set_compute_unit_price(1), request_heap_frame(64 * 1024), work], 5_000, 9)
+    assert out == [set_compute_unit_limit(5_000), set_compute_unit_price(9), request_heap_frame(64 * 1024), work]
+    out = cb.with_compute_budget([advance, set_compute_unit_limit(1), work], 5_000, 9)
+    assert out == [advance, set_compute_unit_limit(5_000), set_compute_unit_price(9), work]
+    with pytest.raises(UsageError, match="compute-unit limit"):
+        cb.budget_instructions(1_400_001, 0)
+
+
+def test_fee_summary_without_a_limit_uses_the_runtime_default():
+    payer = Keypair().pubkey()
+    ixs = [set_compute_unit_price(10_000), transfer(TransferParams(from_pubkey=payer, to_pubkey=payer, lamports=1))]
+    message = build_transaction(ixs, payer, Hash.new_unique()).message
+    fees = cb.fee_summary(message)
+    assert (fees.signatures, fees.base_fee, fees.unit_limit, fees.unit_price, fees.priority_fee) == (1, 5_000, 200_000, 10_000, 2_000)
+    assert fees.total == 7_000 and fees.to_dict()["total_sol"] == "0.000007"
+
+
+# ---- a service's /tx message, on the sandbox chain over loopback
+
+
+@pytest.fixture
+def chain(tmp_path):
+    runtime = Runtime(tmp_path / "chain.json")
+    server = RpcServer(runtime).start()
+    yield runtime, server
+    server.stop()
+
+
+def service_transaction(runtime: Runtime, user: Keypair):
+    """Like the service's /tx: compute budget, create-ATA, a token transfer and a SOL transfer through a
+    lookup table (writable and read-only loaded accounts), a memo signed by the user."""
+    friend = Keypair().pubkey()
+    source = runtime.mint_to(user.pubkey(), USDC, 5_000_000)
+    dest = p.associated_token_address(friend, USDC)
+    table = runtime.create_lookup_table([friend, dest, USDC, p._SYSTEM, p._TOKEN])
+    runtime.advance_slots(1)
+    ixs = [
+        set_compute_unit_limit(400_000),
+        p.create_associated_token_account(user.pubkey(), friend, USDC),
+        set_compute_unit_price(3),
+        p.token_transfer_checked(source, USDC, dest, user.pubkey(), 1_250_000, 6),
+        transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=friend, lamports=SOL // 10)),
+        Instruction(MEMO, b"deposit 1.25", [AccountMeta(user.pubkey(), True, False)]),
+    ]
+    return ixs, table, dest
+
+
+def message_wide_flags(ixs: list[Instruction], payer: Pubkey) -> list[Instruction]:
+    """A compiled message keeps one signer/writable flag per key: the union over its instructions."""
+    signer, writable = {payer}, {payer}
+    for ix in ixs:
+        signer |= {m.pubkey for m in ix.accounts if m.is_signer}
+        writable |= {m.pubkey for m in ix.accounts if m.is_writable}
+    return [Instruction(ix.program_id, bytes(ix.data), [AccountMeta(m.pubkey, m.pubkey in signer, m.pubkey in writable) for m in ix.accounts])
+            for ix in ixs]
+
+
+def test_service_message_gets_a_new_budget_and_nothing_else_changes(chain):
+    runtime, server = chain
+    user = Keypair()
+    runtime.airdrop(user.pubkey(), 10 * SOL)
+    ixs, table_address, dest = service_transaction(runtime, user)
+
+    async def go():
+        async with Rpc(server.url) as rpc:
+            table = await fetch_lookup_table(rpc, table_address)
+            latest = await rpc.latest_blockhash()
+            original = build_transaction(ixs, user.pubkey(), latest.blockhash, [table])
+            assert original.message.address_table_lookups, "the service's message loads accounts from its table"
+            budgeted = await cb.apply_priority_fee(rpc, original, [table], unit_price=25_000)
+            signed = sign_transaction(budgeted.transaction, [user]).transaction
+            signature = await rpc.send(signed)
+            outcome = await wait_for(rpc, signature, latest.last_valid_block_height, poll_interval=0.02, timeout_s=20)
+            record = await rpc.transaction(signature)
+            return original, budgeted, outcome, record
+
+    original, budgeted, outcome, record = asyncio.run(go())
+    table = runtime.lookup_table_addresses(table_address)
+    assert isinstance(outcome, Confirmed) and record.err is None
+    before, after = original.message, budgeted.transaction.message
+    # Same payer, blockhash and lookup table; the same non-budget instructions, metas and order.
+    assert after.account_keys[0] == before.account_keys[0] == user.pubkey()
+    assert after.recent_blockhash == before.recent_blockhash
+    assert [lk.account_key for lk in after.address_table_lookups] == [table_address]
+    # The service's message already had a budget: the account layout is identical too.
+    assert list(after.account_keys) == list(before.account_keys) and after.header == before.header
+    assert after.address_table_lookups == before.address_table_lookups
+    tables = [AddressLookupTableAccount(table_address, table)]
+    old = decompile_message(before, tables)
+    new = decompile_message(after, tables)
+    # The decompiler gives back what was compiled, with each key's flags as the message holds them.
+    assert old == message_wide_flags(ixs, user.pubkey())
+    assert [ix for ix in new if not cb.is_compute_budget(ix)] == [ix for ix in old if not cb.is_compute_budget(ix)]
+    limit = cb.unit_limit_for(budgeted.units_consumed)
+    assert new[:2] == [set_compute_unit_limit(limit), set_compute_unit_price(25_000)]
+    assert cb.parse_compute_budget(new) == cb.ComputeBudget(limit, 25_000)
+    assert budgeted.fees == cb.FeeSummary(1, 5_000, limit, 25_000, cb.priority_fee(limit, 25_000))
+    # The runtime charged exactly the fee we computed, and the transfer happened.
+    assert record.fee == budgeted.fees.total
+    assert runtime.token_account(dest)[2] == 1_250_000
+    print(f"units consumed {budgeted.units_consumed}, limit {limit}, fees {budgeted.fees.to_dict()}")
+
+
+def test_max_fee_refuses_above_and_allows_at_the_cap(chain):
+    runtime, server = chain
+    user = Keypair()
+    runtime.airdrop(user.pubkey(), 10 * SOL)
+    ixs, table_address, _ = service_transaction(runtime, user)
+
+    async def go(max_fee):
+        async with Rpc(server.url) as rpc:
+            table = await fetch_lookup_table(rpc, table_address)
+            tx = build_transaction(ixs, user.pubkey(), (await rpc.latest_blockhash()).blockhash, [table])
+            rpc_with_fees = KnownFees([100_000] * 4, rpc)
+            return await cb.apply_priority_fee(rpc_with_fees, tx, [table], unit_price="auto", max_fee=max_fee)
+
+    allowed = asyncio.run(go(None))
+    assert allowed.fees.unit_price == 100_000
+    assert asyncio.run(go(allowed.fees.total)).fees == allowed.fees
+    with pytest.raises(Refused, match=f"would be {allowed.fees.total} lamports .* more than the maximum of {allowed.fees.total - 1}"):
+        asyncio.run(go(allowed.fees.total - 1))
+
+
+def test_a_signed_transaction_keeps_its_fee():
+    user = Keypair()
+    tx = build_transaction([transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=user.pubkey(), lamports=1))],
+                           user.pubkey(), Hash.new_unique())
+    signed = sign_transaction(tx, [user]).transaction
+    with pytest.raises(UsageError, match="already carries a signature"):
+        asyncio.run(cb.apply_priority_fee(KnownFees([]), signed, unit_price=1))
+
+
+def test_decompile_refuses_a_table_it_was_not_given_or_an_index_past_its_end():
+    payer, a, b = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()
+    key = Keypair().pubkey()
+    message = build_transaction([transfer(TransferParams(from_pubkey=payer, to_pubkey=b, lamports=1))], payer, Hash.new_unique(),
+                                [AddressLookupTableAccount(key, [a, b])]).message
+    with pytest.raises(ServiceError, match="could not be read"):
+        decompile_message(message, [])
+    with pytest.raises(ServiceError, match="entry 1 of lookup table"):
+        decompile_message(message, [AddressLookupTableAccount(key, [a])])
+    assert struct.unpack("<I", bytes(message.instructions[0].data)[:4]) == (2,)
