@@ -27,7 +27,6 @@ from yieldcli.chain.instructions import build_transaction, decompile_message, fe
 from yieldcli.chain.rpc import Rpc
 from yieldcli.chain.sign import sign_transaction
 from yieldcli.errors import Refused, ServiceError, UsageError
-from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime
 
 USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
@@ -129,14 +128,6 @@ def test_fee_summary_without_a_limit_uses_the_runtime_default():
 # ---- a service's /tx message, on the sandbox chain over loopback
 
 
-@pytest.fixture
-def chain(tmp_path):
-    runtime = Runtime(tmp_path / "chain.json")
-    server = RpcServer(runtime).start()
-    yield runtime, server
-    server.stop()
-
-
 def service_transaction(runtime: Runtime, user: Keypair):
     """Like the service's /tx: compute budget, create-ATA, a token transfer and a SOL transfer through a
     lookup table (writable and read-only loaded accounts), a memo signed by the user."""
@@ -166,8 +157,8 @@ def message_wide_flags(ixs: list[Instruction], payer: Pubkey) -> list[Instructio
             for ix in ixs]
 
 
-def test_service_message_gets_a_new_budget_and_nothing_else_changes(chain):
-    runtime, server = chain
+def test_service_message_gets_a_new_budget_and_nothing_else_changes(sandbox_chain):
+    runtime, server = sandbox_chain
     user = Keypair()
     runtime.airdrop(user.pubkey(), 10 * SOL)
     ixs, table_address, dest = service_transaction(runtime, user)
@@ -212,8 +203,8 @@ def test_service_message_gets_a_new_budget_and_nothing_else_changes(chain):
     print(f"units consumed {budgeted.units_consumed}, limit {limit}, fees {budgeted.fees.to_dict()}")
 
 
-def test_max_fee_refuses_above_and_allows_at_the_cap(chain):
-    runtime, server = chain
+def test_max_fee_refuses_above_and_allows_at_the_cap(sandbox_chain):
+    runtime, server = sandbox_chain
     user = Keypair()
     runtime.airdrop(user.pubkey(), 10 * SOL)
     ixs, table_address, _ = service_transaction(runtime, user)

@@ -16,8 +16,6 @@ from yieldcli.chain.nonce import NonceLifetime
 from yieldcli.chain.rpc import AccountInfo, Rpc, SignatureStatus
 from yieldcli.chain.sign import sign_transaction
 from yieldcli.errors import NetworkError
-from yieldcli.sandbox.rpc import RpcServer
-from yieldcli.sandbox.runtime import Runtime
 
 SIG = "5" * 88
 LVBH = 1_000
@@ -152,28 +150,27 @@ def test_a_nonce_transaction_that_lands_is_confirmed_not_expired():
     assert isinstance(outcome, Confirmed)
 
 
-def test_sandbox_holds_back_the_first_sends_and_rebroadcast_lands_exactly_one(tmp_path):
-    runtime = Runtime(tmp_path / "chain.json")
+def test_sandbox_holds_back_the_first_sends_and_rebroadcast_lands_exactly_one(sandbox_chain):
+    runtime, server = sandbox_chain
     payer, to = Keypair(), Keypair()
     runtime.airdrop(payer.pubkey(), 10**9)
-    with RpcServer(runtime) as server:
 
-        async def main():
-            async with Rpc(server.url) as rpc:
-                latest = await rpc.latest_blockhash()
-                ix = transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=to.pubkey(), lamports=10**8))
-                tx = sign_transaction(build_transaction([ix], payer.pubkey(), latest.blockhash), [payer]).transaction
-                # The sandbox holds the next 2 sends without landing them, as a congested leader drops them.
-                runtime.set_fault("pending", count=2)
-                signature = await rpc.send(tx)
-                rebroadcast = Rebroadcast(rpc, bytes(tx), interval=0.05)
-                outcome = await wait_for(rpc, signature, latest.last_valid_block_height, timeout_s=20, poll_interval=0.02,
-                                         rebroadcast=rebroadcast)
-                return signature, outcome, rebroadcast
+    async def main():
+        async with Rpc(server.url) as rpc:
+            latest = await rpc.latest_blockhash()
+            ix = transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=to.pubkey(), lamports=10**8))
+            tx = sign_transaction(build_transaction([ix], payer.pubkey(), latest.blockhash), [payer]).transaction
+            # The sandbox holds the next 2 sends without landing them, as a congested leader drops them.
+            runtime.set_fault("pending", count=2)
+            signature = await rpc.send(tx)
+            rebroadcast = Rebroadcast(rpc, bytes(tx), interval=0.05)
+            outcome = await wait_for(rpc, signature, latest.last_valid_block_height, timeout_s=20, poll_interval=0.02,
+                                     rebroadcast=rebroadcast)
+            return signature, outcome, rebroadcast
 
-        signature, outcome, rebroadcast = asyncio.run(main())
-        held = runtime.pending_signatures
-        released = runtime.release_pending()  # the dropped copies, if a leader found them later
+    signature, outcome, rebroadcast = asyncio.run(main())
+    held = runtime.pending_signatures
+    released = runtime.release_pending()  # the dropped copies, if a leader found them later
     assert isinstance(outcome, Confirmed) and outcome.signature == str(signature)
     assert rebroadcast.sends == 3 and rebroadcast.failed_sends == 0
     assert held == [str(signature)] * 2
