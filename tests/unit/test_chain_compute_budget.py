@@ -24,6 +24,7 @@ from yieldcli.chain import compute_budget as cb
 from yieldcli.chain import programs as p
 from yieldcli.chain.confirm import Confirmed, wait_for
 from yieldcli.chain.instructions import build_transaction, decompile_message, fetch_lookup_table
+from yieldcli.chain.nonce import advance_instruction, build_on_nonce, create_nonce_instructions, fetch_nonce, nonce_lifetime
 from yieldcli.chain.rpc import Rpc
 from yieldcli.chain.sign import sign_transaction
 from yieldcli.errors import Refused, ServiceError, UsageError
@@ -242,3 +243,33 @@ def test_decompile_refuses_a_table_it_was_not_given_or_an_index_past_its_end():
     with pytest.raises(ServiceError, match="entry 1 of lookup table"):
         decompile_message(message, [AddressLookupTableAccount(key, [a])])
     assert struct.unpack("<I", bytes(message.instructions[0].data)[:4]) == (2,)
+
+
+def test_a_nonce_transaction_keeps_its_advance_first_and_lands_with_a_priority_fee(sandbox_chain):
+    runtime, server = sandbox_chain
+    user, nonce_keypair = Keypair(), Keypair()
+    runtime.airdrop(user.pubkey(), 10 * SOL)
+    rent = runtime.minimum_balance_for_rent_exemption(80)
+    runtime.execute(create_nonce_instructions(user.pubkey(), nonce_keypair.pubkey(), user.pubkey(), rent), [user, nonce_keypair], payer=user)
+    friend = Keypair().pubkey()
+
+    async def go():
+        async with Rpc(server.url) as rpc:
+            nonce = await fetch_nonce(rpc, nonce_keypair.pubkey())
+            work = transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=friend, lamports=SOL))
+            budgeted = await cb.apply_priority_fee(rpc, build_on_nonce([work], user.pubkey(), nonce), unit_price=7)
+            runtime.advance_slots(200)  # far past any blockhash's lifetime
+            signed = sign_transaction(budgeted.transaction, [user]).transaction
+            signature = await rpc.send(signed)
+            outcome = await wait_for(rpc, signature, None, poll_interval=0.02, timeout_s=20, nonce=nonce_lifetime(signed.message))
+            return nonce, budgeted, outcome, await rpc.transaction(signature)
+
+    nonce, budgeted, outcome, record = asyncio.run(go())
+    assert isinstance(outcome, Confirmed)
+    ixs = decompile_message(budgeted.transaction.message)
+    advance = advance_instruction(nonce.address, user.pubkey())
+    assert (ixs[0].program_id, bytes(ixs[0].data), [m.pubkey for m in ixs[0].accounts]) == (
+        advance.program_id, bytes(advance.data), [m.pubkey for m in advance.accounts])
+    assert [cb.is_compute_budget(ix) for ix in ixs] == [False, True, True, False]
+    assert budgeted.transaction.message.recent_blockhash == nonce.nonce
+    assert record.fee == budgeted.fees.total and runtime.get_balance(friend) == SOL

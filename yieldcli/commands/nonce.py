@@ -33,7 +33,10 @@ def create(
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
-    """Create a nonce account (rent-exempt, 80 bytes) paid by your keypair, as `solana create-nonce-account` does.
+    """Create a nonce account paid by your keypair.
+
+    As `solana create-nonce-account` does: an 80-byte System account funded with the rent-exempt
+    minimum, whose nonce only --authority can advance. Prints its address and nonce.
 
     Example: yield nonce create --authority COLD_KEY_PUBKEY -k payer.json --yes -o json
     """
@@ -138,7 +141,9 @@ def show(
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
-    """Show a nonce account: its authority, its nonce (the blockhash a transaction uses) and its lamports.
+    """Show a nonce account's authority, nonce and lamports.
+
+    The nonce is the value a transaction built on the account uses as its blockhash.
 
     Example: yield nonce show NONCE_ACCOUNT -o json | jq -r .nonce
     """
