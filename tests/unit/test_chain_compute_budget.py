@@ -273,3 +273,21 @@ def test_a_nonce_transaction_keeps_its_advance_first_and_lands_with_a_priority_f
     assert [cb.is_compute_budget(ix) for ix in ixs] == [False, True, True, False]
     assert budgeted.transaction.message.recent_blockhash == nonce.nonce
     assert record.fee == budgeted.fees.total and runtime.get_balance(friend) == SOL
+
+
+def test_no_room_for_a_budget_is_refused_before_signing(sandbox_chain):
+    runtime, server = sandbox_chain
+    user = Keypair()
+    runtime.airdrop(user.pubkey(), 10 * SOL)
+
+    async def go(memo_bytes: int):
+        async with Rpc(server.url) as rpc:
+            memo = Instruction(MEMO, b"m" * memo_bytes, [AccountMeta(user.pubkey(), True, False)])
+            tx = build_transaction([memo], user.pubkey(), (await rpc.latest_blockhash()).blockhash)
+            assert len(bytes(tx)) <= cb.PACKET_DATA_SIZE
+            return await cb.apply_priority_fee(rpc, tx, unit_price=1)
+
+    base = 1_232 - 1 - 64 - 1 - 3 - 3 * 32 - 32 - 1 - 5 - 1  # a memo filling the packet exactly (v0, one signer)
+    assert len(bytes(asyncio.run(go(base - 40)).transaction)) <= cb.PACKET_DATA_SIZE
+    with pytest.raises(Refused, match=r"would be \d+ bytes, more than the 1232"):
+        asyncio.run(go(base))

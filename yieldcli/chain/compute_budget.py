@@ -39,6 +39,8 @@ MAX_COMPUTE_UNIT_LIMIT = 1_400_000
 # Without SetComputeUnitLimit the runtime reserves this much per instruction (up to the maximum).
 DEFAULT_UNITS_PER_INSTRUCTION = 200_000
 MAX_U64 = 2**64 - 1
+# The largest transaction a validator accepts (IPv6 MTU minus headers).
+PACKET_DATA_SIZE = 1232
 # getRecentPrioritizationFees takes at most this many accounts.
 MAX_FEE_ACCOUNTS = 128
 # The 75th percentile of the fees recent slots paid to lock the same writable accounts: the median
@@ -282,10 +284,17 @@ async def apply_priority_fee(
             + (f": {simulation.err}" if simulation.err is not None else ": the RPC did not report units consumed")
         )
     limit = unit_limit_for(simulation.units_consumed)
-    final = recompile_message(tx.message, with_compute_budget(instructions, limit, price), lookup_tables)
-    fees = fee_summary(final, lookup_tables, lamports_per_signature=lamports_per_signature)
+    final = _unsigned(recompile_message(tx.message, with_compute_budget(instructions, limit, price), lookup_tables))
+    fees = fee_summary(final.message, lookup_tables, lamports_per_signature=lamports_per_signature)
     check_max_fee(fees, max_fee)
-    return Budgeted(_unsigned(final), fees, simulation.units_consumed)
+    size = len(bytes(final))
+    if size > PACKET_DATA_SIZE:
+        # The budget instructions add up to ~30 bytes: a transaction already at the limit has no room.
+        raise Refused(
+            f"with a compute budget the transaction would be {size} bytes, more than the {PACKET_DATA_SIZE} a validator accepts",
+            hint="send it without --priority-fee, or ask the service for the instructions (--ix)",
+        )
+    return Budgeted(final, fees, simulation.units_consumed)
 
 
 def _unsigned(message: MessageV0 | Message) -> VersionedTransaction:
