@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from decimal import Decimal
 
 import pytest
 from solders.address_lookup_table_account import AddressLookupTableAccount
@@ -124,6 +125,9 @@ def test_fee_summary_without_a_limit_uses_the_runtime_default():
     fees = cb.fee_summary(message)
     assert (fees.signatures, fees.base_fee, fees.unit_limit, fees.unit_price, fees.priority_fee) == (1, 5_000, 200_000, 10_000, 2_000)
     assert fees.total == 7_000 and fees.to_dict()["total_sol"] == "0.000007"
+    assert fees.sol(fees.total) == Decimal("0.000007")
+    # SOL as exact text, never an exponent or a float.
+    assert [cb.sol_text(n) for n in (0, 1, 5_000, 1_447_680, 1_400 * 10**9)] == ["0", "0.000000001", "0.000005", "0.00144768", "1400"]
 
 
 # ---- a service's /tx message, on the sandbox chain over loopback

@@ -27,13 +27,14 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+from yieldcli.amounts import scale
 from yieldcli.chain.instructions import decompile_message, recompile_message
 from yieldcli.chain.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
 from yieldcli.chain.rpc import Simulation
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 
 LAMPORTS_PER_SIGNATURE = 5_000
-LAMPORTS_PER_SOL = 1_000_000_000
+SOL_DECIMALS = 9
 MICRO_LAMPORTS_PER_LAMPORT = 1_000_000
 MAX_COMPUTE_UNIT_LIMIT = 1_400_000
 # Without SetComputeUnitLimit the runtime reserves this much per instruction (up to the maximum).
@@ -83,7 +84,7 @@ class FeeSummary:
 
     @staticmethod
     def sol(lamports: int) -> Decimal:
-        return Decimal(lamports) / LAMPORTS_PER_SOL
+        return scale(lamports, SOL_DECIMALS)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,8 +94,16 @@ class FeeSummary:
             "compute_unit_price": self.unit_price,
             "priority_fee": self.priority_fee,
             "total": self.total,
-            "total_sol": str(self.sol(self.total)),
+            # Decimal text, exact: JSON numbers would be read back as floats.
+            "base_fee_sol": sol_text(self.base_fee),
+            "priority_fee_sol": sol_text(self.priority_fee),
+            "total_sol": sol_text(self.total),
         }
+
+
+def sol_text(lamports: int) -> str:
+    """Lamports as SOL in plain decimal text (never an exponent): 5000 -> 0.000005."""
+    return format(scale(lamports, SOL_DECIMALS).normalize(), "f")
 
 
 def is_compute_budget(ix: Instruction) -> bool:
@@ -159,7 +168,7 @@ def check_max_fee(summary: FeeSummary, max_fee: int | None) -> None:
     """Refuse, before anything is signed, a transaction whose fees would pass `max_fee` lamports."""
     if max_fee is not None and summary.total > max_fee:
         raise Refused(
-            f"the fees would be {summary.total} lamports ({summary.sol(summary.total)} SOL: base {summary.base_fee} + "
+            f"the fees would be {summary.total} lamports ({sol_text(summary.total)} SOL: base {summary.base_fee} + "
             f"priority {summary.priority_fee}), more than the maximum of {max_fee}; nothing was signed",
             hint="raise --max-fee, or give a lower --priority-fee",
         )

@@ -15,8 +15,6 @@ from yieldcli.render.output import dumps
 
 nonce_app = opt.command_group("Create and show durable-nonce accounts (for transactions signed long before they are sent).")
 
-LAMPORTS_PER_SOL = 1_000_000_000
-
 
 @nonce_app.command("create")
 def create(
@@ -103,9 +101,9 @@ async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Op
 
 
 def _sol(lamports: int) -> str:
-    from decimal import Decimal
+    from yieldcli.chain.compute_budget import sol_text
 
-    return format(Decimal(lamports) / LAMPORTS_PER_SOL, "f")
+    return sol_text(lamports)
 
 
 def _write_keypair(path: Path, keypair) -> None:
