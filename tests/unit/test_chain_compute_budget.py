@@ -28,7 +28,7 @@ from yieldcli.chain.instructions import build_transaction, decompile_message, fe
 from yieldcli.chain.nonce import advance_instruction, build_on_nonce, create_nonce_instructions, fetch_nonce, nonce_lifetime
 from yieldcli.chain.rpc import Rpc
 from yieldcli.chain.sign import sign_transaction
-from yieldcli.errors import Refused, ServiceError, UsageError
+from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 from yieldcli.sandbox.runtime import Runtime
 
 USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
@@ -295,3 +295,38 @@ def test_no_room_for_a_budget_is_refused_before_signing(sandbox_chain):
     assert len(bytes(asyncio.run(go(base - 40)).transaction)) <= cb.PACKET_DATA_SIZE
     with pytest.raises(Refused, match=r"would be \d+ bytes, more than the 1232"):
         asyncio.run(go(base))
+
+
+def test_a_high_price_is_measured_without_reserving_the_full_limit_at_that_price(sandbox_chain):
+    runtime, server = sandbox_chain
+    user = Keypair()
+    runtime.airdrop(user.pubkey(), SOL // 100)  # 0.01 SOL: 1.4M units at this price would cost 0.07 SOL
+    friend = Keypair().pubkey()
+
+    async def go():
+        async with Rpc(server.url) as rpc:
+            latest = await rpc.latest_blockhash()
+            tx = build_transaction([transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=friend, lamports=SOL // 1000))],
+                                   user.pubkey(), latest.blockhash)
+            budgeted = await cb.apply_priority_fee(rpc, tx, unit_price=50_000_000)
+            signature = await rpc.send(sign_transaction(budgeted.transaction, [user]).transaction)
+            return budgeted, await wait_for(rpc, signature, latest.last_valid_block_height, poll_interval=0.02, timeout_s=20)
+
+    budgeted, outcome = asyncio.run(go())
+    assert isinstance(outcome, Confirmed)
+    assert budgeted.fees.priority_fee == cb.priority_fee(budgeted.fees.unit_limit, 50_000_000) < SOL // 100
+    assert runtime.get_balance(user.pubkey()) == SOL // 100 - SOL // 1000 - budgeted.fees.total
+
+
+def test_a_failing_simulation_is_a_simulation_failure(sandbox_chain):
+    runtime, server = sandbox_chain
+    user = Keypair()  # no lamports at all
+
+    async def go():
+        async with Rpc(server.url) as rpc:
+            tx = build_transaction([transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=user.pubkey(), lamports=1))],
+                                   user.pubkey(), (await rpc.latest_blockhash()).blockhash)
+            return await cb.apply_priority_fee(rpc, tx, unit_price=1)
+
+    with pytest.raises(SimulationFailed, match="measure compute units failed: .*nothing was signed or sent"):
+        asyncio.run(go())

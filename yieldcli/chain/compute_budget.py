@@ -30,7 +30,7 @@ from solders.transaction import VersionedTransaction
 from yieldcli.amounts import scale
 from yieldcli.chain.instructions import decompile_message, recompile_message
 from yieldcli.chain.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
-from yieldcli.chain.rpc import Simulation
+from yieldcli.chain.rpc import Simulation, describe_error
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 
 LAMPORTS_PER_SIGNATURE = 5_000
@@ -285,13 +285,13 @@ async def apply_priority_fee(
         price = unit_price
     else:
         raise UsageError(f"invalid priority fee {unit_price!r}", hint="give auto or a whole number of micro-lamports per compute unit")
-    trial = _unsigned(recompile_message(tx.message, with_compute_budget(instructions, MAX_COMPUTE_UNIT_LIMIT, price), lookup_tables))
+    # Measured at price 0: the price does not change the units used, and the full 1.4M limit at the
+    # real price could cost more than the payer holds, failing a transaction that can pay its real fee.
+    trial = _unsigned(recompile_message(tx.message, with_compute_budget(instructions, MAX_COMPUTE_UNIT_LIMIT, 0), lookup_tables))
     simulation = await rpc.simulate(trial)
     if not simulation.ok or simulation.units_consumed is None:
-        raise SimulationFailed(
-            "the simulation to measure compute units failed; nothing was signed or sent"
-            + (f": {simulation.err}" if simulation.err is not None else ": the RPC did not report units consumed")
-        )
+        why = describe_error(simulation.err) if simulation.err is not None else "the RPC did not report the units consumed"
+        raise SimulationFailed(f"the simulation to measure compute units failed: {why}; nothing was signed or sent")
     limit = unit_limit_for(simulation.units_consumed)
     final = _unsigned(recompile_message(tx.message, with_compute_budget(instructions, limit, price), lookup_tables))
     fees = fee_summary(final.message, lookup_tables, lamports_per_signature=lamports_per_signature)
