@@ -278,7 +278,10 @@ async def apply_priority_fee(
             "cannot change the fee of a transaction that already carries a signature: it would no longer verify",
             hint="set the priority fee when the transaction is built, before anyone signs it",
         )
-    instructions = decompile_message(tx.message, lookup_tables)
+    message = tx.message
+    if not isinstance(message, (Message, MessageV0)):
+        raise UsageError(f"cannot set the fee of a {type(message).__name__} transaction: only legacy and v0 messages are supported")
+    instructions = decompile_message(message, lookup_tables)
     if unit_price == "auto":
         price = await auto_unit_price(rpc, writable_accounts(instructions))
     elif isinstance(unit_price, int) and not isinstance(unit_price, bool):
@@ -287,14 +290,15 @@ async def apply_priority_fee(
         raise UsageError(f"invalid priority fee {unit_price!r}", hint="give auto or a whole number of micro-lamports per compute unit")
     # Measured at price 0: the price does not change the units used, and the full 1.4M limit at the
     # real price could cost more than the payer holds, failing a transaction that can pay its real fee.
-    trial = _unsigned(recompile_message(tx.message, with_compute_budget(instructions, MAX_COMPUTE_UNIT_LIMIT, 0), lookup_tables))
+    trial = _unsigned(recompile_message(message, with_compute_budget(instructions, MAX_COMPUTE_UNIT_LIMIT, 0), lookup_tables))
     simulation = await rpc.simulate(trial)
     if not simulation.ok or simulation.units_consumed is None:
         why = describe_error(simulation.err) if simulation.err is not None else "the RPC did not report the units consumed"
         raise SimulationFailed(f"the simulation to measure compute units failed: {why}; nothing was signed or sent")
     limit = unit_limit_for(simulation.units_consumed)
-    final = _unsigned(recompile_message(tx.message, with_compute_budget(instructions, limit, price), lookup_tables))
-    fees = fee_summary(final.message, lookup_tables, lamports_per_signature=lamports_per_signature)
+    final_message = recompile_message(message, with_compute_budget(instructions, limit, price), lookup_tables)
+    fees = fee_summary(final_message, lookup_tables, lamports_per_signature=lamports_per_signature)
+    final = _unsigned(final_message)
     check_max_fee(fees, max_fee)
     size = len(bytes(final))
     if size > PACKET_DATA_SIZE:

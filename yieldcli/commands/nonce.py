@@ -94,9 +94,9 @@ async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Op
         rebroadcast = confirm.Rebroadcast(rpc, bytes(tx))
         outcome = await confirm.wait_for(rpc, signature, latest.last_valid_block_height, commitment, timeout, rebroadcast=rebroadcast)
         session.log(f"sent {rebroadcast.sends} time(s)" + (f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}" if rebroadcast.failed_sends else ""))
-        _raise_unless_confirmed(outcome)
+        confirmed = _confirmed(outcome)
         created = await fetch_nonce(rpc, address)
-    return {**created.to_dict(), "signature": str(signature), "slot": outcome.slot, "sends": rebroadcast.sends,
+    return {**created.to_dict(), "signature": str(signature), "slot": confirmed.slot, "sends": rebroadcast.sends,
             "keypair_file": str(Path(outfile).expanduser()) if outfile is not None else None}
 
 
@@ -119,16 +119,18 @@ def _write_keypair(path: Path, keypair) -> None:
         json.dump(list(bytes(keypair)), handle)
 
 
-def _raise_unless_confirmed(outcome) -> None:
+def _confirmed(outcome):
+    """The Confirmed outcome, or the error for any other."""
     from yieldcli.chain import confirm
 
+    if isinstance(outcome, confirm.Confirmed):
+        return outcome
     sig = outcome.signature
     if isinstance(outcome, confirm.Failed):
         raise TransactionFailed(f"transaction {sig} failed on chain: {outcome.reason}")
     if isinstance(outcome, confirm.Expired):
         raise TransactionExpired(f"transaction {sig} expired without landing; nothing was spent", hint="run the command again")
-    if isinstance(outcome, confirm.Pending):
-        raise TransactionPending(f"transaction {sig} is still pending after the timeout", hint=f"check later with `yield tx status {sig}`")
+    raise TransactionPending(f"transaction {sig} is still pending after the timeout", hint=f"check later with `yield tx status {sig}`")
 
 
 @nonce_app.command("show")
