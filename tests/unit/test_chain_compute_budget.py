@@ -330,3 +330,23 @@ def test_a_failing_simulation_is_a_simulation_failure(sandbox_chain):
 
     with pytest.raises(SimulationFailed, match="measure compute units failed: .*nothing was signed or sent"):
         asyncio.run(go())
+
+
+def test_priority_fee_flag_values():
+    assert cb.parse_priority_fee("auto") == "auto" and cb.parse_priority_fee(" AUTO ") == "auto"
+    assert cb.parse_priority_fee("0") == 0 and cb.parse_priority_fee("25000") == 25_000
+    assert cb.parse_priority_fee(str(cb.MAX_U64)) == cb.MAX_U64
+    for bad in ("-1", "1.5", "1e6", "", "٣", str(cb.MAX_U64 + 1), "fast"):
+        with pytest.raises(UsageError, match="invalid priority fee"):
+            cb.parse_priority_fee(bad)
+
+
+def test_without_a_priority_fee_the_transaction_stays_and_max_fee_still_applies():
+    payer = Keypair().pubkey()
+    tx = build_transaction([set_compute_unit_limit(10_000), set_compute_unit_price(1_000_000),
+                            transfer(TransferParams(from_pubkey=payer, to_pubkey=payer, lamports=1))], payer, Hash.new_unique())
+    kept = asyncio.run(cb.budget_transaction(KnownFees([]), tx, priority_fee=None, max_fee=15_000))
+    assert kept.transaction == tx and kept.units_consumed is None
+    assert (kept.fees.unit_limit, kept.fees.priority_fee, kept.fees.total) == (10_000, 10_000, 15_000)
+    with pytest.raises(Refused, match="15000 lamports"):
+        asyncio.run(cb.budget_transaction(KnownFees([]), tx, priority_fee=None, max_fee=14_999))

@@ -256,7 +256,42 @@ class BudgetRpc(CallRpc, Protocol):
 class Budgeted:
     transaction: VersionedTransaction  # unsigned, compiled again with the new compute budget
     fees: FeeSummary
-    units_consumed: int  # measured by the simulation
+    units_consumed: int | None  # measured by the simulation; None when the budget was left as it was
+
+
+def parse_priority_fee(text: str) -> int | str:
+    """A --priority-fee value: 'auto', or a whole number of micro-lamports per compute unit."""
+    value = text.strip().lower()
+    if value == "auto":
+        return "auto"
+    if not value.isascii() or not value.isdigit() or int(value) > MAX_U64:
+        raise UsageError(
+            f"invalid priority fee {text!r}",
+            hint="give auto, or a whole number of micro-lamports per compute unit (1,000,000 = 1 lamport)",
+        )
+    return int(value)
+
+
+async def budget_transaction(
+    rpc: BudgetRpc,
+    tx: VersionedTransaction,
+    lookup_tables: Sequence[AddressLookupTableAccount] = (),
+    *,
+    priority_fee: int | str | None,
+    max_fee: int | None = None,
+    lamports_per_signature: int = LAMPORTS_PER_SIGNATURE,
+) -> Budgeted:
+    """With a priority fee, `apply_priority_fee`; without one, the transaction as it is, its fees summed
+    and capped by `max_fee` all the same."""
+    if priority_fee is not None:
+        return await apply_priority_fee(
+            rpc, tx, lookup_tables, unit_price=priority_fee, max_fee=max_fee, lamports_per_signature=lamports_per_signature
+        )
+    if not isinstance(tx.message, (Message, MessageV0)):
+        raise UsageError(f"cannot read the fee of a {type(tx.message).__name__} transaction")
+    fees = fee_summary(tx.message, lookup_tables, lamports_per_signature=lamports_per_signature)
+    check_max_fee(fees, max_fee)
+    return Budgeted(tx, fees, None)
 
 
 async def apply_priority_fee(
