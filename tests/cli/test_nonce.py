@@ -61,8 +61,10 @@ def rpc_call(url: str, method: str, params: list | None = None):
 def test_create_then_show(nonce_cli, sandbox, payer, tmp_path):
     authority = Keypair().pubkey()
     outfile = tmp_path / "nonce-account.json"
-    created = nonce_cli("nonce", "create", "--authority", str(authority), "-k", payer.file, "--yes", "--outfile", str(outfile), "-o", "json")
+    created = nonce_cli("-v", "nonce", "create", "--authority", str(authority), "-k", payer.file, "--yes", "--outfile", str(outfile),
+                        "-o", "json")
     assert created.code == 0, created.stderr
+    assert "[yield] sent 1 time(s)" in created.stderr  # --verbose counts the sends
     body = created.json()
     rent = sandbox.runtime.minimum_balance_for_rent_exemption(80)
     assert body["authority"] == str(authority) and body["lamports"] == rent and body["sends"] == 1
