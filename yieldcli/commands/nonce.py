@@ -90,7 +90,9 @@ async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Op
         instructions = create_nonce_instructions(payer.pubkey(), address, Pubkey.from_string(authority), lamports)
         tx = sign_transaction(build_transaction(instructions, payer.pubkey(), latest.blockhash), [payer, nonce_keypair]).transaction
         signature = await rpc.send(tx)
-        out.info(f"sent {signature}")
+        # Even with --quiet: if the wait is interrupted, the user still knows what may land.
+        session.env.stderr.write(f"sent {signature}\n")
+        session.env.stderr.flush()
         rebroadcast = confirm.Rebroadcast(rpc, bytes(tx))
         outcome = await confirm.wait_for(rpc, signature, latest.last_valid_block_height, commitment, timeout, rebroadcast=rebroadcast)
         session.log(f"sent {rebroadcast.sends} time(s)" + (f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}" if rebroadcast.failed_sends else ""))
