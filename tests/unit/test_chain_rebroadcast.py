@@ -16,6 +16,7 @@ from yieldcli.chain.nonce import NonceLifetime
 from yieldcli.chain.rpc import AccountInfo, Rpc, SignatureStatus
 from yieldcli.chain.sign import sign_transaction
 from yieldcli.errors import NetworkError
+from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW
 
 SIG = "5" * 88
 LVBH = 1_000
@@ -177,3 +178,35 @@ def test_sandbox_holds_back_the_first_sends_and_rebroadcast_lands_exactly_one(sa
     assert [r.landed for r in released] == [False, False]  # never twice: the same signature already landed
     assert runtime.get_balance(to.pubkey()) == 10**8
     print(f"sends until landing: {rebroadcast.sends}")
+
+
+def test_sandbox_never_lands_it_and_resending_ends_when_the_blockhash_passes(sandbox_chain):
+    runtime, server = sandbox_chain
+    payer, to = Keypair(), Keypair()
+    runtime.airdrop(payer.pubkey(), 10**9)
+    polls = []
+
+    def on_status(seen):
+        polls.append(seen)
+        if len(polls) == 12:  # after a few resends, the cluster moves past the blockhash's last valid height
+            runtime.advance_slots(BLOCKHASH_WINDOW + 1)
+
+    async def main():
+        async with Rpc(server.url) as rpc:
+            latest = await rpc.latest_blockhash()
+            ix = transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=to.pubkey(), lamports=10**8))
+            tx = sign_transaction(build_transaction([ix], payer.pubkey(), latest.blockhash), [payer]).transaction
+            runtime.set_fault("pending", count=1_000)  # every send is dropped
+            signature = await rpc.send(tx)
+            rebroadcast = Rebroadcast(rpc, bytes(tx), interval=0.05)
+            outcome = await wait_for(rpc, signature, latest.last_valid_block_height, timeout_s=20, poll_interval=0.02,
+                                     rebroadcast=rebroadcast, on_status=on_status)
+            return signature, outcome, rebroadcast
+
+    signature, outcome, rebroadcast = asyncio.run(main())
+    held = runtime.pending_signatures
+    assert isinstance(outcome, Expired) and outcome.block_height > outcome.last_valid_block_height
+    assert rebroadcast.sends >= 2 and held == [str(signature)] * rebroadcast.sends  # every send: the same signature
+    assert len(polls) == 12  # no poll, and so no resend, after the deadline
+    assert [r.landed for r in runtime.release_pending()] == [False] * rebroadcast.sends
+    assert runtime.get_balance(to.pubkey()) == 0 and runtime.get_balance(payer.pubkey()) == 10**9  # nothing spent
