@@ -18,13 +18,14 @@ from solders.compute_budget import (
 from solders.hash import Hash
 from solders.instruction import AccountMeta, Instruction
 from solders.keypair import Keypair
+from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, TransferParams, advance_nonce_account, transfer
 
 from yieldcli.chain import compute_budget as cb
 from yieldcli.chain import programs as p
 from yieldcli.chain.confirm import Confirmed, wait_for
-from yieldcli.chain.instructions import build_transaction, decompile_message, fetch_lookup_table
+from yieldcli.chain.instructions import build_transaction, decompile_message, fetch_lookup_table, recompile_message
 from yieldcli.chain.nonce import advance_instruction, build_on_nonce, create_nonce_instructions, fetch_nonce, nonce_lifetime
 from yieldcli.chain.rpc import Rpc
 from yieldcli.chain.sign import sign_transaction
@@ -350,3 +351,22 @@ def test_without_a_priority_fee_the_transaction_stays_and_max_fee_still_applies(
     assert (kept.fees.unit_limit, kept.fees.priority_fee, kept.fees.total) == (10_000, 10_000, 15_000)
     with pytest.raises(Refused, match="15000 lamports"):
         asyncio.run(cb.budget_transaction(KnownFees([]), tx, priority_fee=None, max_fee=14_999))
+
+
+@pytest.mark.parametrize("version", ["legacy", "v0", "v0+table"])
+def test_decompile_then_compile_gives_back_the_same_message(version):
+    payer, cosigner, reader, table_key = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()
+    loaded_w, loaded_r = Keypair().pubkey(), Keypair().pubkey()
+    ixs = [
+        set_compute_unit_price(9),
+        Instruction(MEMO, b"a", [AccountMeta(cosigner, True, False), AccountMeta(reader, False, False)]),
+        transfer(TransferParams(from_pubkey=payer, to_pubkey=loaded_w, lamports=5)),
+        Instruction(Pubkey.from_string(p.TOKEN_PROGRAM), b"\x09", [AccountMeta(loaded_r, False, False), AccountMeta(cosigner, True, True)]),
+    ]
+    blockhash = Hash.new_unique()
+    tables = [AddressLookupTableAccount(table_key, [Keypair().pubkey(), loaded_r, loaded_w])] if version == "v0+table" else []
+    message = Message.new_with_blockhash(ixs, payer, blockhash) if version == "legacy" else build_transaction(ixs, payer, blockhash, tables).message
+    again = recompile_message(message, decompile_message(message, tables), tables)
+    assert bytes(again) == bytes(message)
+    if version == "v0+table":
+        assert [list(lk.writable_indexes) + list(lk.readonly_indexes) for lk in message.address_table_lookups] == [[2, 1]]
