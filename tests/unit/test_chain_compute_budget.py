@@ -4,8 +4,13 @@ and a service's v0 message with a lookup table compiled again with a new budget,
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
+import shutil
 import struct
+import subprocess
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from solders.address_lookup_table_account import AddressLookupTableAccount
@@ -35,6 +40,7 @@ from yieldcli.sandbox.runtime import Runtime
 USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
 SOL = 1_000_000_000
 MEMO = Pubkey.from_string(p.MEMO_PROGRAM)
+JS_DIR = Path(__file__).resolve().parents[1] / "js"
 
 
 class KnownFees:
@@ -370,3 +376,37 @@ def test_decompile_then_compile_gives_back_the_same_message(version):
     assert bytes(again) == bytes(message)
     if version == "v0+table":
         assert [list(lk.writable_indexes) + list(lk.readonly_indexes) for lk in message.address_table_lookups] == [[2, 1]]
+
+
+def test_web3js_decompiles_the_recompiled_message_as_we_do(sandbox_chain):
+    """An independent decompiler (web3.js 1.x TransactionMessage.decompile) agrees with ours, before and after."""
+    node = shutil.which("node")
+    if node is None or not (JS_DIR / "node_modules" / "@solana" / "web3.js").exists():
+        pytest.skip("node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with web3.js")
+    runtime, server = sandbox_chain
+    user = Keypair()
+    runtime.airdrop(user.pubkey(), 10 * SOL)
+    ixs, table_address, _ = service_transaction(runtime, user)
+
+    async def go():
+        async with Rpc(server.url) as rpc:
+            table = await fetch_lookup_table(rpc, table_address)
+            original = build_transaction(ixs, user.pubkey(), (await rpc.latest_blockhash()).blockhash, [table])
+            return table, original, (await cb.apply_priority_fee(rpc, original, [table], unit_price=3_000)).transaction
+
+    table, original, budgeted = asyncio.run(go())
+    lines = "".join(
+        json.dumps({"transaction": base64.b64encode(bytes(tx)).decode(), "tables": {str(table.key): [str(a) for a in table.addresses]}}) + "\n"
+        for tx in (original, budgeted)
+    )
+    out = subprocess.run([node, str(JS_DIR / "decompile.mjs")], input=lines, capture_output=True, text=True, timeout=60, check=True)
+    theirs = [json.loads(line) for line in out.stdout.splitlines()]
+    ours = [
+        [{"programId": str(ix.program_id), "keys": [{"pubkey": str(m.pubkey), "isSigner": m.is_signer, "isWritable": m.is_writable}
+                                                    for m in ix.accounts], "data": base64.b64encode(bytes(ix.data)).decode()}
+         for ix in decompile_message(tx.message, [table])]
+        for tx in (original, budgeted)
+    ]
+    assert theirs == ours
+    budget_program = p.COMPUTE_BUDGET_PROGRAM
+    assert [ix for ix in theirs[1] if ix["programId"] != budget_program] == [ix for ix in theirs[0] if ix["programId"] != budget_program]
