@@ -44,10 +44,11 @@ MAX_U64 = 2**64 - 1
 PACKET_DATA_SIZE = 1232
 # getRecentPrioritizationFees takes at most this many accounts.
 MAX_FEE_ACCOUNTS = 128
-# The 75th percentile of the fees recent slots paid to lock the same writable accounts: the median
-# is often 0 on quiet accounts (so a median price lands no better than none when they get busy),
-# while the top decile is set by a few bursts (liquidations, arbitrage) that a deposit need not
-# outbid. p75 got in ahead of three slots in four, for a fraction of the p90-p100 price.
+# getRecentPrioritizationFees gives, per recent slot (up to 150), the lowest price paid by a landed
+# transaction that locked the accounts asked about. Its 75th percentile is a price at or above that
+# lowest price in three recent slots of four: the median is often 0 on quiet accounts (no better
+# than no fee when they turn busy), and the top of the range is set by a few bursts (liquidations,
+# arbitrage) a deposit need not outbid. --max-fee bounds what `auto` may cost.
 AUTO_PERCENTILE = 75
 # The simulation measures one run; the real one can take a little more (another path through a
 # program as accounts change between simulation and landing). 10% covers that drift, and 1,000
