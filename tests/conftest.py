@@ -77,3 +77,15 @@ def api(sandbox, run):
         return run(*args, env=env, **kwargs)
 
     return _api
+
+
+@pytest.fixture
+def sandbox_chain(tmp_path):
+    """The sandbox's chain alone (LiteSVM runtime and its JSON-RPC over loopback): (runtime, server)."""
+    from yieldcli.sandbox.rpc import RpcServer
+    from yieldcli.sandbox.runtime import Runtime
+
+    runtime = Runtime(tmp_path / "sandbox-chain" / "chain.json")
+    server = RpcServer(runtime).start()
+    yield runtime, server
+    server.stop()

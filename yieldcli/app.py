@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "withdraw": ("yieldcli.commands.write", "withdraw"),
     "close-account": ("yieldcli.commands.write", "close_account"),
     "tx": ("yieldcli.commands.tx", "tx_app"),
+    "nonce": ("yieldcli.commands.nonce", "nonce_app"),
     "auth": ("yieldcli.commands.auth", "auth_app"),
     "config": ("yieldcli.commands.config_cmd", "config_app"),
     "sandbox": ("yieldcli.commands.sandbox_cmd", "sandbox_app"),

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from solders.address_lookup_table_account import AddressLookupTable, AddressLookupTableAccount
 from solders.hash import Hash
 from solders.instruction import AccountMeta, Instruction
-from solders.message import MessageV0
+from solders.message import Message, MessageV0
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
@@ -147,3 +147,65 @@ async def build_from_ix(rpc: IxRpc, body: Any, payer: Pubkey, *, key: str | None
     latest = await rpc.latest_blockhash()
     tx = build_transaction(instructions, payer, latest.blockhash, tables)
     return BuiltTransaction(tx, latest.last_valid_block_height, tables)
+
+
+def decompile_message(
+    message: MessageV0 | Message, lookup_tables: Sequence[AddressLookupTableAccount] = ()
+) -> list[Instruction]:
+    """The instructions of a compiled message, with the accounts its lookup tables load resolved.
+
+    solders has no decompiler for v0 messages with lookup tables. Signer and writable flags come
+    from the message header and the lookups (loaded writable accounts first, then loaded read-only
+    ones, table by table, as the runtime orders them), so compiling the result again for the same
+    payer and tables gives every instruction the same account metas.
+    """
+    static = list(message.account_keys)
+    header = message.header
+    n_signed = header.num_required_signatures
+    n_signed_writable = n_signed - header.num_readonly_signed_accounts
+    n_unsigned_writable_end = len(static) - header.num_readonly_unsigned_accounts
+    metas = [
+        (key, i < n_signed, i < n_signed_writable if i < n_signed else i < n_unsigned_writable_end)
+        for i, key in enumerate(static)
+    ]
+    lookups = list(getattr(message, "address_table_lookups", None) or ())
+    by_key = {table.key: list(table.addresses) for table in lookup_tables}
+    loaded_writable: list[tuple[Pubkey, bool, bool]] = []
+    loaded_readonly: list[tuple[Pubkey, bool, bool]] = []
+    for lookup in lookups:
+        addresses = by_key.get(lookup.account_key)
+        if addresses is None:
+            raise ServiceError(f"the transaction loads accounts from lookup table {lookup.account_key}, which could not be read")
+        for indexes, into, writable in ((lookup.writable_indexes, loaded_writable, True), (lookup.readonly_indexes, loaded_readonly, False)):
+            for index in bytes(indexes):
+                if index >= len(addresses):
+                    raise ServiceError(f"the transaction uses entry {index} of lookup table {lookup.account_key}, which has {len(addresses)}")
+                into.append((addresses[index], False, writable))
+    metas += loaded_writable + loaded_readonly
+    instructions = []
+    for n, compiled in enumerate(message.instructions):
+        indexes = [compiled.program_id_index, *bytes(compiled.accounts)]
+        if any(i >= len(metas) for i in indexes):
+            raise ServiceError(f"instruction {n} of the transaction refers to an account the message does not have")
+        accounts = [AccountMeta(metas[i][0], metas[i][1], metas[i][2]) for i in bytes(compiled.accounts)]
+        instructions.append(Instruction(metas[compiled.program_id_index][0], bytes(compiled.data), accounts))
+    return instructions
+
+
+def recompile_message(
+    message: MessageV0 | Message,
+    instructions: Sequence[Instruction],
+    lookup_tables: Sequence[AddressLookupTableAccount] = (),
+) -> MessageV0 | Message:
+    """`instructions` compiled for the same payer, blockhash and (for v0) lookup tables as `message`."""
+    payer = message.account_keys[0]
+    try:
+        if isinstance(message, Message):
+            return Message.new_with_blockhash(list(instructions), payer, message.recent_blockhash)
+        used = {lookup.account_key for lookup in message.address_table_lookups}
+        tables = [table for table in lookup_tables if table.key in used]
+        return MessageV0.try_compile(payer, list(instructions), tables, message.recent_blockhash)
+    except BaseException as exc:
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise UsageError(f"cannot compile the transaction again: {exc}") from None

@@ -72,6 +72,7 @@ _NATIVE_LOADER = Pubkey.from_string("NativeLoader1111111111111111111111111111111
 _TOKEN = Pubkey.from_string(p.TOKEN_PROGRAM)
 _WSOL = Pubkey.from_string(WSOL_MINT)
 _U64_MAX = 2**64 - 1
+_ADVANCE_NONCE = (4).to_bytes(4, "little")  # System Program instruction AdvanceNonceAccount
 
 # Errors for which a transaction never lands (no fee, no status), as a leader would drop it.
 _NOT_LANDED = {
@@ -233,6 +234,22 @@ class Runtime:
         with self._lock:
             last = self.last_valid_block_height(blockhash)
             return last is not None and self._height <= last
+
+    def _lifetime_ok(self, tx: VersionedTransaction) -> bool:
+        """A recent blockhash, or (durable nonce) a first AdvanceNonceAccount whose account holds the blockhash."""
+        message = tx.message
+        if self.is_blockhash_valid(str(message.recent_blockhash)):
+            return True
+        keys, first = message.account_keys, message.instructions[0] if message.instructions else None
+        if first is None or first.program_id_index >= len(keys) or str(keys[first.program_id_index]) != p.SYSTEM_PROGRAM:
+            return False
+        indexes = bytes(first.accounts)
+        if bytes(first.data) != _ADVANCE_NONCE or not indexes or indexes[0] >= len(keys):
+            return False
+        account = self._svm.get_account(keys[indexes[0]])
+        # Nonce account: version u32, state u32, authority, durable nonce (bytes 40..72), fee u64.
+        data = bytes(account.data) if account is not None else b""
+        return len(data) == 80 and data[40:72] == bytes(message.recent_blockhash)
 
     def advance_slots(self, count: int = 1) -> int:
         """Let `count` empty slots pass (block height moves with them); returns the new block height."""
@@ -429,7 +446,7 @@ class Runtime:
                     "blockhash": self._current,
                     "lastValidBlockHeight": self._blockhashes[self._current] + self.blockhash_window,
                 }
-            elif not self.is_blockhash_valid(str(tx.message.recent_blockhash)):
+            elif not self._lifetime_ok(tx):
                 value["err"] = "BlockhashNotFound"
                 return value
             if str(tx.signatures[0]) in self._records:
@@ -538,7 +555,7 @@ class Runtime:
         signature = str(tx.signatures[0])
         if signature in self._records or not all(tx.verify_with_results()):
             return None
-        if not self.is_blockhash_valid(str(tx.message.recent_blockhash)):
+        if not self._lifetime_ok(tx):
             return None
         writable, readonly = self._loaded_addresses(tx)
         keys = [*tx.message.account_keys, *writable, *readonly]

@@ -1,0 +1,171 @@
+"""`yield nonce`: create and read durable-nonce accounts, so signatures can wait longer than a blockhash."""
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from yieldcli.addresses import check_pubkey
+from yieldcli.commands import options as opt
+from yieldcli.commands.context import session_of
+from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.render.output import dumps
+
+nonce_app = opt.command_group("Create and show durable-nonce accounts (for transactions signed long before they are sent).")
+
+
+@nonce_app.command("create")
+def create(
+    ctx: typer.Context,
+    authority: str = typer.Option(..., "--authority", help="Who may advance (use) the nonce: a public key.", show_default=False),
+    outfile: Optional[str] = typer.Option(
+        None, "--outfile", help="Also write the new nonce account's keypair here (0600; never overwritten).", show_default=False
+    ),
+    keypair: opt.Keypair = None,
+    url: opt.RpcUrl = None,
+    yes: opt.Yes = False,
+    commitment: opt.Commitment = "confirmed",
+    timeout: opt.ConfirmTimeout = 60.0,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Create a nonce account paid by your keypair.
+
+    As `solana create-nonce-account` does: an 80-byte System account funded with the rent-exempt
+    minimum, whose nonce only --authority can advance. Prints its address and nonce.
+
+    Example: yield nonce create --authority COLD_KEY_PUBKEY -k payer.json --yes -o json
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    authority = check_pubkey(authority, "--authority")
+    if commitment not in ("processed", "confirmed", "finalized"):
+        raise UsageError(f"invalid --commitment {commitment!r}", hint="use processed, confirmed or finalized")
+    if timeout <= 0:
+        raise UsageError(f"invalid --timeout {timeout}: expected a positive number of seconds")
+    if not yes and not session.env.interactive:
+        raise UsageError("creating a nonce account needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
+    if outfile is not None and Path(outfile).expanduser().exists():
+        raise UsageError(f"{outfile} already exists; not overwriting a keypair file", hint="choose another --outfile")
+    from yieldcli.chain.keypairs import load_keypair
+
+    loaded = load_keypair(str(session.keypair_source(keypair).value), stdin=session.env.stdin)
+    if loaded.warning:
+        out.warn(loaded.warning)
+    result = asyncio.run(_create(session, out, session.rpc_url(url), loaded.keypair, authority, outfile, yes, commitment, timeout))
+    if out.mode == "table":
+        session.env.stdout.write(
+            f"nonce account {result['address']} (authority {result['authority']}) created in slot {result['slot']}\n"
+            f"nonce: {result['nonce']}\n"
+        )
+    else:
+        session.env.stdout.write(dumps(result) + "\n")
+
+
+async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Optional[str], yes: bool, commitment: str, timeout: float) -> dict[str, Any]:
+    from solders.keypair import Keypair
+    from solders.pubkey import Pubkey
+
+    from yieldcli.chain import confirm
+    from yieldcli.chain.instructions import build_transaction
+    from yieldcli.chain.nonce import NONCE_ACCOUNT_LENGTH, create_nonce_instructions, fetch_nonce
+    from yieldcli.chain.rpc import Rpc, redact_url
+    from yieldcli.chain.sign import sign_transaction
+
+    nonce_keypair = Keypair()
+    async with Rpc(rpc_url, timeout=session.timeout(), commitment=commitment) as rpc:
+        lamports = await rpc.minimum_balance_for_rent_exemption(NONCE_ACCOUNT_LENGTH)
+        address = nonce_keypair.pubkey()
+        if not yes:
+            question = (f"Create nonce account {address} on {redact_url(rpc_url)}, authority {authority}, "
+                        f"funded with {lamports} lamports ({_sol(lamports)} SOL) "
+                        f"by {payer.pubkey()}?")
+            if not typer.confirm(question, default=False, err=True):
+                raise typer.Abort()
+        if outfile is not None:
+            _write_keypair(Path(outfile).expanduser(), nonce_keypair)
+        latest = await rpc.latest_blockhash()
+        instructions = create_nonce_instructions(payer.pubkey(), address, Pubkey.from_string(authority), lamports)
+        tx = sign_transaction(build_transaction(instructions, payer.pubkey(), latest.blockhash), [payer, nonce_keypair]).transaction
+        signature = await rpc.send(tx)
+        # Even with --quiet: if the wait is interrupted, the user still knows what may land.
+        session.env.stderr.write(f"sent {signature}\n")
+        session.env.stderr.flush()
+        rebroadcast = confirm.Rebroadcast(rpc, bytes(tx))
+        outcome = await confirm.wait_for(rpc, signature, latest.last_valid_block_height, commitment, timeout, rebroadcast=rebroadcast)
+        session.log(f"sent {rebroadcast.sends} time(s)" + (f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}" if rebroadcast.failed_sends else ""))
+        confirmed = _confirmed(outcome)
+        created = await fetch_nonce(rpc, address)
+    return {**created.to_dict(), "signature": str(signature), "slot": confirmed.slot, "sends": rebroadcast.sends,
+            "keypair_file": str(Path(outfile).expanduser()) if outfile is not None else None}
+
+
+def _sol(lamports: int) -> str:
+    from yieldcli.chain.compute_budget import sol_text
+
+    return sol_text(lamports)
+
+
+def _write_keypair(path: Path, keypair) -> None:
+    import json
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise UsageError(f"{path} already exists; not overwriting a keypair file", hint="choose another --outfile") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot write the nonce keypair to {path}: {exc.strerror or type(exc).__name__}") from None
+    with os.fdopen(fd, "w") as handle:
+        json.dump(list(bytes(keypair)), handle)
+
+
+def _confirmed(outcome):
+    """The Confirmed outcome, or the error for any other."""
+    from yieldcli.chain import confirm
+
+    if isinstance(outcome, confirm.Confirmed):
+        return outcome
+    sig = outcome.signature
+    if isinstance(outcome, confirm.Failed):
+        raise TransactionFailed(f"transaction {sig} failed on chain: {outcome.reason}")
+    if isinstance(outcome, confirm.Expired):
+        raise TransactionExpired(f"transaction {sig} expired without landing; nothing was spent", hint="run the command again")
+    raise TransactionPending(f"transaction {sig} is still pending after the timeout", hint=f"check later with `yield tx status {sig}`")
+
+
+@nonce_app.command("show")
+def show(
+    ctx: typer.Context,
+    account: str = typer.Argument(..., metavar="ACCOUNT", help="The nonce account's address."),
+    url: opt.RpcUrl = None,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Show a nonce account's authority, nonce and lamports.
+
+    The nonce is the value a transaction built on the account uses as its blockhash.
+
+    Example: yield nonce show NONCE_ACCOUNT -o json | jq -r .nonce
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    account = check_pubkey(account, "ACCOUNT")
+    from solders.pubkey import Pubkey
+
+    from yieldcli.chain.nonce import fetch_nonce
+    from yieldcli.chain.rpc import Rpc
+
+    async def read():
+        async with Rpc(session.rpc_url(url), timeout=session.timeout()) as rpc:
+            return await fetch_nonce(rpc, Pubkey.from_string(account))
+
+    nonce = asyncio.run(read())
+    if out.mode == "table":
+        session.env.stdout.write(
+            f"address:    {nonce.address}\nauthority:  {nonce.authority}\nnonce:      {nonce.nonce}\n"
+            f"lamports:   {nonce.lamports} ({_sol(nonce.lamports)} SOL)\nfee/sig:    {nonce.lamports_per_signature} lamports\n"
+        )
+    else:
+        session.env.stdout.write(dumps(nonce.to_dict()) + "\n")
