@@ -163,3 +163,17 @@ def test_an_https_proxy_url_is_refused_clearly(monkeypatch):
     with pytest.raises(NetworkError) as info:
         Client("https://api.example.com", TEST_API_KEY)
     assert info.value.kind == "network.proxy" and "https://" in info.value.message and "pw" not in info.value.message
+
+
+def test_the_command_line_reads_the_proxy_the_same_way_and_names_a_refusing_proxy(run, monkeypatch, tls_sandbox):
+    server, url, cert = tls_sandbox
+    env = {"YIELD_API_URL": url, "YIELD_API_KEY": TEST_API_KEY, "SSL_CERT_FILE": str(cert)}
+    with ProxyServer(credentials=("carol", "pw")) as proxy:
+        ok = run("strategy", "info", DEMO_STRATEGY_ID, "-o", "json", env={**env, "HTTPS_PROXY": proxy.url("carol:pw")})
+        assert ok.code == 0 and ok.json()["strategy_id"] == DEMO_STRATEGY_ID
+        assert proxy.requests == [("CONNECT", f"localhost:{server.port}", proxy.expected)]
+        refused = run("strategy", "info", DEMO_STRATEGY_ID, env={**env, "HTTPS_PROXY": proxy.url("carol:nope")})
+    assert refused.code == 6
+    line = refused.stderr.strip()
+    assert line.startswith("error: the proxy http://127.0.0.1:") and "407" in line and "nope" not in line
+    assert "(hint: check HTTPS_PROXY" in line

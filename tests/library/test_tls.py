@@ -69,3 +69,13 @@ def test_without_ca_variables_the_os_trust_store_verifies(monkeypatch, tmp_path)
     monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))
     context = client_context()
     assert not isinstance(context, truststore.SSLContext) and context.verify_mode == ssl.CERT_REQUIRED
+
+
+def test_the_command_line_verifies_the_same_way(run, tls_sandbox):
+    server, url, cert = tls_sandbox
+    env = {"YIELD_API_URL": url, "YIELD_API_KEY": TEST_API_KEY}
+    trusted = run("strategy", "info", DEMO_STRATEGY_ID, "-o", "json", env={**env, "SSL_CERT_FILE": str(cert)})
+    assert trusted.code == 0 and trusted.json()["strategy_id"] == DEMO_STRATEGY_ID
+    untrusted = run("strategy", "info", DEMO_STRATEGY_ID, env=env)
+    assert untrusted.code == 6
+    assert "TLS with localhost failed" in untrusted.stderr and "SSL_CERT_FILE" in untrusted.stderr
