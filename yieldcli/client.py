@@ -8,7 +8,8 @@
 
 Both clients send the same requests, retry the same way and raise the same errors
 (`yieldcli.errors`, each with a `kind`): they share `yieldcli.api.core`. `Client` runs on the
-standard library (fast to start), `AsyncClient` on httpx2.
+standard library (fast to start), `AsyncClient` on httpx2. Importing this module loads neither:
+a client's transport is imported when the client is created.
 """
 
 from __future__ import annotations
@@ -16,13 +17,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 from yieldcli.api import models
-from yieldcli.api.core import JSON
 from yieldcli.api.pagination import DEFAULT_CONCURRENCY, every_item, every_item_async, typed_page
-from yieldcli.config import DEFAULT_API_URL
 from yieldcli.errors import UsageError
 
 if TYPE_CHECKING:
     from yieldcli.api.aio import AsyncServiceClient
+    from yieldcli.api.core import JSON
     from yieldcli.api.sync import ServiceClient
 
 DEFAULT_TIMEOUT = 30.0
@@ -81,6 +81,12 @@ class _Reads:
         raise UsageError("no strategy: pass strategy=, or create the client with a default strategy")
 
 
+def _public_service_url() -> str:
+    from yieldcli.config import DEFAULT_API_URL
+
+    return DEFAULT_API_URL
+
+
 def _query(asset: str | None = None, sort_by: str | None = None, order: str | None = None,
            **more: str | int | None) -> dict[str, str | int | None]:
     if order is not None and order not in ("asc", "desc"):
@@ -97,11 +103,13 @@ def _health(body: JSON) -> str:
 class Client:
     """The service, blocking. Thread-safe: `iter_*` fetch pages on a bounded pool of threads."""
 
-    def __init__(self, api_url: str = DEFAULT_API_URL, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+    def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                  strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY):
+        """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
+        the reads that need one; `concurrency`: pages in flight at once in `iter_*`."""
         from yieldcli.api.sync import ServiceClient
 
-        self._api: ServiceClient = ServiceClient(api_url, api_key, timeout=timeout, max_connections=max(concurrency, 1))
+        self._api: ServiceClient = ServiceClient(api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1))
         self._reads = _Reads(strategy, concurrency)
 
     @classmethod
@@ -180,11 +188,11 @@ class Client:
 class AsyncClient:
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
-    def __init__(self, api_url: str = DEFAULT_API_URL, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+    def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                  strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY):
         from yieldcli.api.aio import AsyncServiceClient
 
-        self._api: AsyncServiceClient = AsyncServiceClient(api_url, api_key, timeout=timeout,
+        self._api: AsyncServiceClient = AsyncServiceClient(api_url or _public_service_url(), api_key, timeout=timeout,
                                                            max_connections=max(concurrency, 1))
         self._reads = _Reads(strategy, concurrency)
 
