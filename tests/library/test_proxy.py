@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import TEST_API_KEY
 from tests.library.proxy_server import ProxyServer
 from yieldcli import AsyncClient, Client, NetworkError
+from yieldcli.api.core import RetryPolicy
 from yieldcli.api.proxy import proxy_for
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
 
@@ -177,3 +178,38 @@ def test_the_command_line_reads_the_proxy_the_same_way_and_names_a_refusing_prox
     line = refused.stderr.strip()
     assert line.startswith("error: the proxy http://127.0.0.1:") and "407" in line and "nope" not in line
     assert "(hint: check HTTPS_PROXY" in line
+
+
+def test_the_async_client_names_a_refusing_proxy_without_its_credentials(monkeypatch, tls_sandbox):
+    server, url, cert = tls_sandbox
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+
+    async def read() -> str:
+        async with AsyncClient(url, TEST_API_KEY) as client:
+            return await client.health()
+
+    with ProxyServer(credentials=("alice", "right")) as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url("alice:wrong-secret"))
+        with pytest.raises(NetworkError) as info:
+            asyncio.run(read())
+    assert info.value.kind == "network.proxy"
+    assert f"the proxy http://127.0.0.1:{proxy.port} refused" in info.value.message and "407" in info.value.message
+    assert "wrong-secret" not in info.value.message
+
+
+def test_the_async_client_names_a_proxy_that_is_not_there(monkeypatch, tls_sandbox):
+    server, url, cert = tls_sandbox
+    with socket.socket() as placeholder:
+        placeholder.bind(("127.0.0.1", 0))
+        closed_port = placeholder.getsockname()[1]
+    monkeypatch.setenv("HTTPS_PROXY", f"http://user:pw@127.0.0.1:{closed_port}")
+
+    async def read() -> str:
+        async with AsyncClient(url, TEST_API_KEY) as client:
+            client._api._core._retry = RetryPolicy(attempts=1)
+            return await client.health()
+
+    with pytest.raises(NetworkError) as info:
+        asyncio.run(read())
+    assert info.value.kind == "network.proxy" and f"127.0.0.1:{closed_port}" in info.value.message
+    assert "pw" not in info.value.message

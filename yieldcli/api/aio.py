@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
 from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
-from yieldcli.api.proxy import proxy_for
+from yieldcli.api.proxy import Proxy, proxy_for
 from yieldcli.api.transport import Response, TransportError, TransportTimeout
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class AsyncServiceClient:
         self.base_url = self._core.base_url
         self._sleep = sleep
         parts = urlsplit(self.base_url)
-        self._proxied = proxy_for(parts.scheme, parts.hostname or "", parts.port) is not None
+        self._proxy = proxy_for(parts.scheme, parts.hostname or "", parts.port)
         # Redirects are never followed (httpx2's default, stated): one would carry x-api-key away.
         self._http = httpx2.AsyncClient(
             timeout=timeout, follow_redirects=False, verify=client_context(),
@@ -101,17 +101,22 @@ class AsyncServiceClient:
                                               headers=request.headers, content=request.body)
         except httpx2.TimeoutException:
             return TransportTimeout()
-        except httpx2.ProxyError as exc:
-            return TransportError(f"the proxy refused the request: {exc}", "proxy")
         except httpx2.TransportError as exc:
-            return _transport_error(exc, self._proxied)
+            return _transport_error(exc, self._proxy, urlsplit(self.base_url).hostname or "")
         return Response(answer.status_code, {k.lower(): v for k, v in answer.headers.items()}, answer.content)
 
 
-def _transport_error(exc: httpx2.TransportError, proxied: bool) -> TransportError:
+def _transport_error(exc: httpx2.TransportError, proxy: Proxy | None, host: str) -> TransportError:
+    """The sync transport's words for the same failures (httpx2 wraps ssl and socket errors in its own)."""
+    import httpx2
+
     text = str(exc) or type(exc).__name__
+    if proxy is not None and isinstance(exc, httpx2.ProxyError):
+        return TransportError(f"the proxy {proxy.url} refused to connect to {host}: {text}", "proxy")
     if "SSL" in text or "CERTIFICATE" in text:
-        return TransportError(f"TLS failed: {text}", "tls")
-    if proxied and "refused" in text.lower():
-        return TransportError(f"cannot reach the proxy: {text}", "proxy")
+        return TransportError(f"TLS with {host} failed: {text}", "tls")
+    if proxy is not None and isinstance(exc, httpx2.ConnectError):
+        # Through a proxy the only connection we open is to the proxy; the target's failures come back
+        # from the proxy as a refused CONNECT (ProxyError, above).
+        return TransportError(f"cannot reach the proxy {proxy.url}: {text}", "proxy")
     return TransportError(text)
