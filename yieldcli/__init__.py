@@ -8,11 +8,13 @@ Importing the package costs nothing: the names below are loaded on first use (PE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+# Not typing.TYPE_CHECKING: importing typing would be most of what `import yieldcli` costs.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from yieldcli.api.models import Balance, BodyError, Meta, Page, Position, Strategy, YieldRecord
     from yieldcli.client import AsyncClient, Client
     from yieldcli.errors import (AuthError, ConfigError, NetworkError, ServiceError, UsageError,

@@ -20,6 +20,9 @@ def imported_after(code: str) -> list[str]:
 
 def test_import_yieldcli_imports_nothing_heavy():
     assert imported_after("import yieldcli") == []
+    # Not even typing: `import yieldcli` costs about what `python -c pass` does (bench/run.py).
+    probe = "import sys, yieldcli; print('typing' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"
 
 
 def test_the_sync_client_imports_nothing_heavy():
