@@ -53,6 +53,10 @@ ENVIRONMENTS = [
     {"HTTPS_PROXY": "http://p:1", "NO_PROXY": "https://api.example.com"},
     {"HTTPS_PROXY": "http://p:1", "no_proxy": "EXAMPLE.com"},
     {"HTTPS_PROXY": "http://p:1", "NO_PROXY": "bad/entry,other.org"},
+    # Entries httpx2 cannot parse are ignored, not taken as "everything".
+    {"HTTPS_PROXY": "http://u:pw@p:3/", "NO_PROXY": "[::1,:::,*example.com,10.0.0.0/33,example.com/path"},
+    {"HTTPS_PROXY": "http://p:1", "NO_PROXY": "[::1]:8443,192.168.1.7:443,https://example.com:8443"},
+    {"HTTPS_PROXY": "socks5://s:4", "HTTP_PROXY": "p:2", "NO_PROXY": "http://[::1],LOCALHOST"},
 ]
 URLS = [
     "https://example.com", "https://api.example.com", "https://notexample.com", "https://example.com:8443",

@@ -71,7 +71,9 @@ def _bypasses(entry: str, scheme: str, host: str, port: int | None) -> bool:
     if pattern_scheme.lower() not in ("all", scheme):
         return False
     address, slash, prefix = rest.partition("/")
-    bare = address.strip("[]")
+    if address.count("[") != address.count("]"):
+        return False  # malformed: httpx2 ignores the entry
+    bare = address[1:-1] if address.startswith("[") and address.endswith("]") else address
     if _is_ip(bare):
         return _in_network(host, bare, prefix) if slash else host == bare.lower()
     if slash:
@@ -80,6 +82,8 @@ def _bypasses(entry: str, scheme: str, host: str, port: int | None) -> bool:
     if pattern_port is not None and pattern_port != port:
         return False
     pattern_host = pattern_host.lower()
+    if not pattern_host or (not written_as_url and pattern_host.startswith("*") and not pattern_host.startswith("*.")):
+        return False  # no host, or `**name` once httpx2 adds its star: an entry it cannot parse
     exact = written_as_url or address.startswith("[") or (pattern_host == "localhost" and pattern_port is None)
     if not exact and not pattern_host.startswith("*"):
         pattern_host = "*" + pattern_host  # a bare name covers its subdomains too
