@@ -217,3 +217,10 @@ def test_the_async_client_names_a_proxy_that_is_not_there(monkeypatch, tls_sandb
         asyncio.run(read())
     assert info.value.kind == "network.proxy" and f"127.0.0.1:{closed_port}" in info.value.message
     assert "pw" not in info.value.message
+
+
+def test_proxy_credentials_stay_out_of_reprs(monkeypatch):
+    monkeypatch.setenv("HTTPS_PROXY", "http://alice:hunter2@proxy.corp:3128")
+    proxy = proxy_for("https", "api.example.com", None)
+    assert proxy is not None and proxy.authorization == "Basic YWxpY2U6aHVudGVyMg=="
+    assert "hunter2" not in repr(proxy) and "YWxpY2U6aHVudGVyMg" not in repr(proxy) and "alice" not in repr(proxy)

@@ -32,6 +32,9 @@ class Proxy(NamedTuple):
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{self.scheme}://{host}:{self.port}"
 
+    def __repr__(self) -> str:  # the credentials stay out of reprs, logs and tracebacks
+        return f"Proxy({self.url!r}, credentials={'yes' if self.authorization else 'no'})"
+
 
 def proxy_for(scheme: str, host: str, port: int | None) -> Proxy | None:
     """The proxy for a request to scheme://host:port, or None to connect directly."""
