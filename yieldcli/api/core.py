@@ -8,13 +8,14 @@ Errors carry no advice on how to fix them: they say what happened, and `kind` sa
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any, Callable, Mapping, NamedTuple, Union
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from yieldcli import __version__
 from yieldcli.api.transport import Response, TransportError
-from yieldcli.errors import AuthError, NetworkError, ServiceError, YieldError
+from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
 from yieldcli.urls import check_base_url
 
 # A decoded JSON body.
@@ -63,7 +64,7 @@ class Retry(NamedTuple):
 class ClientCore:
     def __init__(self, base_url: str, api_key: str | None, *, retry: RetryPolicy = RetryPolicy(),
                  log: Log | None = None):
-        self.base_url = check_base_url(base_url)
+        self.base_url = check_base_url(_parsable(base_url))
         self._has_key = bool(api_key)
         self._retry = retry
         self._log = log
@@ -162,6 +163,18 @@ class ClientCore:
         elapsed = (time.perf_counter() - started) * 1000
         key = "x-api-key: ****" if self._has_key else "no x-api-key"
         self._log(f"{request.method} {self.base_url}{request.target} ({key}) -> {status} in {elapsed:.0f} ms")
+
+
+def _parsable(url: str) -> str:
+    """Refuse what the URL parser or http.client would choke on later, as bad input rather than a crash."""
+    shown = re.sub(r"//[^/@]*@", "//****@", url)  # credentials in a URL are never repeated back
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        raise UsageError(f"invalid API URL {shown!r}: it contains spaces or control characters", kind="usage.url")
+    try:
+        urlsplit(url).port
+    except ValueError as exc:
+        raise UsageError(f"invalid API URL {shown!r}: {str(exc).lower()}", kind="usage.url") from None
+    return url
 
 
 def parse_retry_after(value: str | None) -> float | None:
