@@ -204,3 +204,13 @@ def test_from_profile_reads_the_settings_the_command_line_uses(sandbox, isolated
     from yieldcli.client import load_profile
 
     assert TEST_API_KEY not in repr(load_profile())
+
+
+@pytest.mark.parametrize("decimals", ["-1", "256", "1000000000"])
+def test_decimals_no_token_can_have_are_a_body_error(sandbox, client, decimals):
+    body = ('{"data": [{"token_address": "x", "decimals": %s, "total_balance": 1}], '
+            '"meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}' % decimals)
+    sandbox.add_fault("GET", "^/user-balances/", 200, body)
+    with pytest.raises(ServiceError) as info:
+        client.balances(DEMO_WALLET)
+    assert info.value.kind == "service.body" and f"decimals={decimals}" in info.value.message

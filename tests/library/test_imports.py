@@ -38,3 +38,13 @@ def test_every_exported_name_resolves(name):
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         yieldcli.Nope  # noqa: B018
+
+
+def test_without_proxy_variables_the_proxy_lookup_imports_nothing():
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    probe = ("import sys\nfrom yieldcli.api.proxy import proxy_for\nassert proxy_for('https', 'h', None) is None\n"
+             "print(sorted(m for m in ('urllib.request', 'ipaddress') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert result.stdout.strip() == "[]"

@@ -48,6 +48,15 @@ def integer(item: dict[str, Any], name: str, where: str) -> int:
     return _integer(_require(item, name, where), name, where)
 
 
+def token_decimals(item: dict[str, Any], where: str) -> int:
+    """A mint's decimals: a u8 on chain, so 0-255; anything else would make amounts nonsense (or,
+    with 10**decimals, make formatting them take forever)."""
+    value = integer(item, "decimals", where)
+    if not 0 <= value <= 255:
+        raise BodyError(f"the service sent {where} with decimals={value}, which no token has (0-255)")
+    return value
+
+
 def optional_integer(item: dict[str, Any], name: str, where: str) -> int | None:
     """A field the interface documents as nullable: an exact integer or None."""
     value = _require(item, name, where)
@@ -183,7 +192,7 @@ def position(item: dict[str, Any], index: int | None = None) -> Position:
         token_address=text(item, "token_address", where),
         token_symbol=text(item, "token_symbol", where, default=""),
         token_name=text(item, "token_name", where, default=""),
-        decimals=integer(item, "decimals", where),
+        decimals=token_decimals(item, where),
         fund_id=text(item, "fund_id", where, default=""),
         strategy_name=text(item, "strategy_name", where, default=""),
         total_deposited_value=integer(item, "total_deposited_value", where),
@@ -237,7 +246,7 @@ def balance(item: dict[str, Any], index: int | None = None) -> Balance:
         token_address=text(item, "token_address", where),
         token_symbol=text(item, "token_symbol", where, default=""),
         token_name=text(item, "token_name", where, default=""),
-        decimals=integer(item, "decimals", where),
+        decimals=token_decimals(item, where),
         total_balance=integer(item, "total_balance", where),
         funds=optional_integer(part, "funds", part_where) if part else None,
         amount_of_yield=optional_integer(part, "amount_of_yield", part_where) if part and "amount_of_yield" in part else None,

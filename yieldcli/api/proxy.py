@@ -12,7 +12,8 @@ only subdomains), `host:port`, IPv4 and IPv6 addresses, CIDR ranges, and `scheme
 
 from __future__ import annotations
 
-import ipaddress
+import os
+import sys
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
@@ -38,6 +39,11 @@ class Proxy(NamedTuple):
 
 def proxy_for(scheme: str, host: str, port: int | None) -> Proxy | None:
     """The proxy for a request to scheme://host:port, or None to connect directly."""
+    if sys.platform not in ("darwin", "win32") and not any(
+            name[-6:].lower() == "_proxy" and value for name, value in os.environ.items()):
+        # What getproxies() would find here (it reads only *_proxy variables off macOS and
+        # Windows), without importing urllib.request on every run.
+        return None
     from urllib.request import getproxies
 
     found = getproxies()
@@ -113,6 +119,8 @@ def _host_port(text: str) -> tuple[str, int | None]:
 
 
 def _is_ip(text: str) -> bool:
+    import ipaddress
+
     try:
         ipaddress.ip_address(text)
     except ValueError:
@@ -121,6 +129,8 @@ def _is_ip(text: str) -> bool:
 
 
 def _in_network(host: str, address: str, prefix: str) -> bool:
+    import ipaddress
+
     if not prefix.isdigit():
         return False
     try:
