@@ -12,6 +12,7 @@ only subdomains), `host:port`, IPv4 and IPv6 addresses, CIDR ranges, and `scheme
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 from typing import NamedTuple
@@ -119,8 +120,6 @@ def _host_port(text: str) -> tuple[str, int | None]:
 
 
 def _is_ip(text: str) -> bool:
-    import ipaddress
-
     try:
         ipaddress.ip_address(text)
     except ValueError:
@@ -129,8 +128,6 @@ def _is_ip(text: str) -> bool:
 
 
 def _in_network(host: str, address: str, prefix: str) -> bool:
-    import ipaddress
-
     if not prefix.isdigit():
         return False
     try:
