@@ -24,6 +24,13 @@ def no_proxy_environment(monkeypatch):
         monkeypatch.delenv(name.lower(), raising=False)
 
 
+def a_closed_port() -> int:
+    """A loopback port nothing listens on (bound once, then released)."""
+    with socket.socket() as placeholder:
+        placeholder.bind(("127.0.0.1", 0))
+        return int(placeholder.getsockname()[1])
+
+
 def httpx2_choice(url: str) -> str | None:
     """The proxy httpx2 itself picks for `url` from the environment (its mounts, most specific first)."""
     import httpx2
@@ -133,9 +140,7 @@ def test_a_proxy_that_refuses_the_credentials_is_reported_as_the_proxy(monkeypat
 
 def test_a_proxy_that_is_not_there_is_reported_as_the_proxy(monkeypatch, tls_sandbox):
     server, url, cert = tls_sandbox
-    with socket.socket() as placeholder:
-        placeholder.bind(("127.0.0.1", 0))
-        closed_port = placeholder.getsockname()[1]
+    closed_port = a_closed_port()
     monkeypatch.setenv("HTTPS_PROXY", f"http://user:pw@127.0.0.1:{closed_port}")
     with pytest.raises(NetworkError) as info, Client(url, TEST_API_KEY) as client:
         client.health()
@@ -203,9 +208,7 @@ def test_the_async_client_names_a_refusing_proxy_without_its_credentials(monkeyp
 
 def test_the_async_client_names_a_proxy_that_is_not_there(monkeypatch, tls_sandbox):
     server, url, cert = tls_sandbox
-    with socket.socket() as placeholder:
-        placeholder.bind(("127.0.0.1", 0))
-        closed_port = placeholder.getsockname()[1]
+    closed_port = a_closed_port()
     monkeypatch.setenv("HTTPS_PROXY", f"http://user:pw@127.0.0.1:{closed_port}")
 
     async def read() -> str:
