@@ -26,11 +26,15 @@ class YieldError(Exception):
     """Base of every error the CLI reports on one line: what failed, and a hint of what to do next."""
 
     exit_code: ExitCode = ExitCode.UNEXPECTED
+    # What went wrong, for programs: stable, dotted from general to specific ("network.proxy").
+    kind: str = "error"
 
-    def __init__(self, message: str, *, hint: str | None = None):
+    def __init__(self, message: str, *, hint: str | None = None, kind: str | None = None):
         super().__init__(message)
         self.message = message
         self.hint = hint
+        if kind is not None:
+            self.kind = kind
 
     def __str__(self) -> str:
         return self.message
@@ -40,27 +44,31 @@ class UsageError(YieldError):
     """Bad input refused before any request."""
 
     exit_code = ExitCode.USAGE
+    kind = "usage"
 
 
 class ConfigError(YieldError):
     """No API key source, an unreadable config file or keypair."""
 
     exit_code = ExitCode.CONFIG
+    kind = "config"
 
 
 class AuthError(YieldError):
     """The service refused the API key (or none was sent)."""
 
     exit_code = ExitCode.AUTH
+    kind = "auth"
 
 
 class ServiceError(YieldError):
     """The service answered with an error, or with something we cannot read."""
 
     exit_code = ExitCode.SERVICE
+    kind = "service"
 
-    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None):
-        super().__init__(message, hint=hint)
+    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None, kind: str | None = None):
+        super().__init__(message, hint=hint, kind=kind)
         self.status = status
 
 
@@ -68,6 +76,7 @@ class NetworkError(YieldError):
     """Connection refused, timeout, TLS."""
 
     exit_code = ExitCode.NETWORK
+    kind = "network"
 
 
 class TransactionFailed(YieldError):

@@ -2,17 +2,35 @@
 
 The raw dict is kept beside the typed fields: JSON output mirrors the service byte for byte in
 meaning, while tables read the typed fields. Anything malformed becomes one clear ServiceError.
+
+Amounts: each amount field is the service's exact integer of base units (`total_position_value`),
+and a `*_decimal` property gives the same amount in token units as an exact `Decimal`, scaled by
+the token's decimals (`Decimal("1.5")` for 1_500_000 of a 6-decimal token). The models are
+NamedTuples: immutable, and free to import (dataclasses would cost start-up time on every read).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from yieldcli.errors import ServiceError
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+T = TypeVar("T")
 
 
 class BodyError(ServiceError):
     """The service's answer does not have the shape the interface describes."""
+
+    kind = "service.body"
+
+
+def _tokens(raw: int, decimals: int) -> Decimal:
+    from yieldcli.amounts import scale  # decimal is imported only by who asks for token units
+
+    return scale(raw, decimals)
 
 
 def _where(what: str, index: int | None) -> str:
@@ -25,11 +43,27 @@ def _require(item: dict[str, Any], name: str, where: str) -> Any:
     return item[name]
 
 
-def integer(item: dict[str, Any], name: str, where: str, *, nullable: bool = False) -> int | None:
+def integer(item: dict[str, Any], name: str, where: str) -> int:
     """An exact integer; decimal integer text is accepted too (some fields are strings by design)."""
+    return _integer(_require(item, name, where), name, where)
+
+
+def token_decimals(item: dict[str, Any], where: str) -> int:
+    """A mint's decimals: a u8 on chain, so 0-255; anything else would make amounts nonsense (or,
+    with 10**decimals, make formatting them take forever)."""
+    value = integer(item, "decimals", where)
+    if not 0 <= value <= 255:
+        raise BodyError(f"the service sent {where} with decimals={value}, which no token has (0-255)")
+    return value
+
+
+def optional_integer(item: dict[str, Any], name: str, where: str) -> int | None:
+    """A field the interface documents as nullable: an exact integer or None."""
     value = _require(item, name, where)
-    if value is None and nullable:
-        return None
+    return None if value is None else _integer(value, name, where)
+
+
+def _integer(value: object, name: str, where: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
@@ -71,12 +105,14 @@ class Meta(NamedTuple):
         return self._asdict()
 
 
-class Page(NamedTuple):
-    items: list[dict[str, Any]]
+class Page(NamedTuple, Generic[T]):
+    """One page of a paginated endpoint: its items and the service's pagination meta."""
+
+    items: list[T]
     meta: Meta
 
 
-def page(body: Any, what: str) -> Page:
+def page(body: Any, what: str) -> Page[dict[str, Any]]:
     body = obj(body, f"a page of {what}")
     items = _require(body, "data", f"a page of {what}")
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
@@ -137,6 +173,18 @@ class Position(NamedTuple):
     apy: float | int | None
     last_updated: str
 
+    @property
+    def total_deposited_value_decimal(self) -> Decimal:
+        return _tokens(self.total_deposited_value, self.decimals)
+
+    @property
+    def total_position_value_decimal(self) -> Decimal:
+        return _tokens(self.total_position_value, self.decimals)
+
+    @property
+    def yield_earned_decimal(self) -> Decimal:
+        return _tokens(self.yield_earned, self.decimals)
+
 
 def position(item: dict[str, Any], index: int | None = None) -> Position:
     where = _where("position", index)
@@ -144,7 +192,7 @@ def position(item: dict[str, Any], index: int | None = None) -> Position:
         token_address=text(item, "token_address", where),
         token_symbol=text(item, "token_symbol", where, default=""),
         token_name=text(item, "token_name", where, default=""),
-        decimals=integer(item, "decimals", where),
+        decimals=token_decimals(item, where),
         fund_id=text(item, "fund_id", where, default=""),
         strategy_name=text(item, "strategy_name", where, default=""),
         total_deposited_value=integer(item, "total_deposited_value", where),
@@ -171,6 +219,22 @@ class Balance(NamedTuple):
     def wallet_part(self) -> int:
         return self.total_balance - (self.funds or 0)
 
+    @property
+    def total_balance_decimal(self) -> Decimal:
+        return _tokens(self.total_balance, self.decimals)
+
+    @property
+    def wallet_part_decimal(self) -> Decimal:
+        return _tokens(self.wallet_part, self.decimals)
+
+    @property
+    def funds_decimal(self) -> Decimal | None:
+        return None if self.funds is None else _tokens(self.funds, self.decimals)
+
+    @property
+    def amount_of_yield_decimal(self) -> Decimal | None:
+        return None if self.amount_of_yield is None else _tokens(self.amount_of_yield, self.decimals)
+
 
 def balance(item: dict[str, Any], index: int | None = None) -> Balance:
     where = _where("balance", index)
@@ -182,10 +246,10 @@ def balance(item: dict[str, Any], index: int | None = None) -> Balance:
         token_address=text(item, "token_address", where),
         token_symbol=text(item, "token_symbol", where, default=""),
         token_name=text(item, "token_name", where, default=""),
-        decimals=integer(item, "decimals", where),
+        decimals=token_decimals(item, where),
         total_balance=integer(item, "total_balance", where),
-        funds=integer(part, "funds", part_where, nullable=True) if part else None,
-        amount_of_yield=integer(part, "amount_of_yield", part_where, nullable=True) if part and "amount_of_yield" in part else None,
+        funds=optional_integer(part, "funds", part_where) if part else None,
+        amount_of_yield=optional_integer(part, "amount_of_yield", part_where) if part and "amount_of_yield" in part else None,
         fund_apy=number(part, "fund_apy", part_where) if part else None,
         fund_id=(part.get("fund_id") if part and isinstance(part.get("fund_id"), str) else None),
     )
@@ -200,6 +264,24 @@ class YieldRecord(NamedTuple):
     apy: float | int | None
     entry_date: str
     last_updated: str
+
+    @property
+    def decimals(self) -> int | None:
+        """The service sends no decimals here, only the asset's symbol: known for the supported tokens."""
+        from yieldcli.tokens import by_symbol
+
+        token = by_symbol(self.base_asset)
+        return token.decimals if token else None
+
+    @property
+    def position_value_decimal(self) -> Decimal | None:
+        decimals = self.decimals
+        return None if decimals is None else _tokens(self.position_value, decimals)
+
+    @property
+    def yield_earned_decimal(self) -> Decimal | None:
+        decimals = self.decimals
+        return None if decimals is None else _tokens(self.yield_earned, decimals)
 
 
 def yield_record(item: dict[str, Any], index: int | None = None) -> YieldRecord:

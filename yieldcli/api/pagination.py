@@ -1,24 +1,30 @@
-"""Pages of the service's paginated endpoints: one page as asked, or every page with --all.
+"""Pages of the service's paginated endpoints: one page as asked, or every page.
 
-With --all the first page says how many pages there are; the rest are fetched concurrently
+For every page, the first page says how many pages there are; the rest are fetched concurrently
 (bounded), and items come out in page order as soon as their page and every earlier one arrived,
-so output can stream with at most `concurrency` pages in memory.
+so output can stream with at most `concurrency` pages in memory. The same for async callers.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, TypeVar
 
 from yieldcli.api import models
 from yieldcli.concurrency import ordered_map
 from yieldcli.errors import YieldError
+
+if TYPE_CHECKING:
+    import asyncio
 
 # With --all and no --limit, ask for big pages: fewer round trips for the same items.
 ALL_PAGE_SIZE = 100
 # Enough to hide latency on 100-page sets; 429 answers (with Retry-After) slow us down when a service objects.
 DEFAULT_CONCURRENCY = 16
 
+T = TypeVar("T")
 FetchPage = Callable[[int | None, int | None], Any]
+AsyncFetchPage = Callable[[int | None, int | None], Awaitable[Any]]
 ParseItem = Callable[[dict[str, Any], int], Any]
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
 
@@ -72,14 +78,75 @@ def collect(kind: str, fetch: FetchPage, parse_item: ParseItem, *, page: int | N
     return one_page(kind, fetch, parse_item, page=page, limit=limit)
 
 
+def typed_page(kind: str, body: Any, parse_item: Callable[[dict[str, Any], int], T]) -> models.Page[T]:
+    """One page as the library returns it: typed items and the service's meta."""
+    raw = models.page(body, kind)
+    return models.Page([parse_item(item, i) for i, item in enumerate(raw.items)], raw.meta)
+
+
+def every_item(kind: str, fetch: FetchPage, parse_item: Callable[[dict[str, Any], int], T], *,
+               limit: int | None, concurrency: int = DEFAULT_CONCURRENCY) -> Iterator[T]:
+    for _, item in all_pages(kind, fetch, parse_item, limit=limit, concurrency=concurrency).entries:
+        yield item
+
+
+async def every_item_async(kind: str, fetch: AsyncFetchPage, parse_item: Callable[[dict[str, Any], int], T], *,
+                           limit: int | None, concurrency: int = DEFAULT_CONCURRENCY) -> AsyncIterator[T]:
+    """`every_item` for async callers: at most `concurrency` pages in flight, items in page order."""
+    import asyncio
+    from collections import deque
+
+    size = limit or ALL_PAGE_SIZE
+
+    async def fetch_page(number: int, total: int | None) -> models.Page[dict[str, Any]]:
+        with _which_page(kind, number, total):
+            return models.page(await fetch(number, size), kind)
+
+    last = await fetch_page(1, None)
+    count = 0
+    for item in last.items:
+        yield parse_item(item, count)
+        count += 1
+    total = max(last.meta.total_pages, 1)
+    if not last.items or (not last.meta.has_more and total <= 1):
+        return
+    numbers = iter(range(2, total + 1))
+    pending: deque[asyncio.Task[models.Page[dict[str, Any]]]] = deque()
+    try:
+        for number in numbers:
+            pending.append(asyncio.ensure_future(fetch_page(number, total)))
+            if len(pending) >= max(1, concurrency):
+                break
+        while pending:
+            last = await pending.popleft()
+            following = next(numbers, None)
+            if following is not None:
+                pending.append(asyncio.ensure_future(fetch_page(following, total)))
+            for item in last.items:
+                yield parse_item(item, count)
+                count += 1
+    finally:
+        for task in pending:
+            task.cancel()
+    # The set grew while we read it: follow has_more one page at a time.
+    number = total
+    while last.meta.has_more and last.items:
+        number += 1
+        last = await fetch_page(number, None)
+        for item in last.items:
+            yield parse_item(item, count)
+            count += 1
+
+
 def whole_set_meta(count: int) -> dict[str, Any]:
     """--all describes the whole set as one page holding every item."""
     return {"has_more": False, "page": 1, "per_page": count, "total": count, "total_pages": 1}
 
 
-def _page(kind: str, fetch: FetchPage, number: int, size: int, total: int | None) -> models.Page:
+@contextmanager
+def _which_page(kind: str, number: int, total: int | None) -> Iterator[None]:
     try:
-        return models.page(fetch(number, size), kind)
+        yield
     except YieldError as exc:
         # Same class (so the same exit code), but saying which page: nothing partial passes as whole.
         where = f"page {number}" + (f" of {total}" if total else "")
@@ -87,16 +154,25 @@ def _page(kind: str, fetch: FetchPage, number: int, size: int, total: int | None
         raise
 
 
-def _pages_in_order(kind, fetch, first: models.Page, size: int, concurrency: int, progress: Progress | None) -> Iterator[models.Page]:
+def _page(kind: str, fetch: FetchPage, number: int, size: int, total: int | None) -> models.Page[dict[str, Any]]:
+    with _which_page(kind, number, total):
+        return models.page(fetch(number, size), kind)
+
+
+def _pages_in_order(kind: str, fetch: FetchPage, first: models.Page[dict[str, Any]], size: int, concurrency: int,
+                    progress: Progress | None) -> Iterator[models.Page[dict[str, Any]]]:
     total = max(first.meta.total_pages, 1)
     if progress:
         progress(1, total)
     yield first
     if not first.items or (not first.meta.has_more and total <= 1):
         return
-    last: models.Page = first
+    last = first
     done = 1
-    fetch_page = lambda number: _page(kind, fetch, number, size, total)  # noqa: E731
+
+    def fetch_page(number: int) -> models.Page[dict[str, Any]]:
+        return _page(kind, fetch, number, size, total)
+
     for _, future in ordered_map(fetch_page, range(2, total + 1), concurrency, "page"):
         last = future.result()
         done += 1

@@ -1,0 +1,35 @@
+"""The README's "Use from Python" examples run as written, against the sandbox they start."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def python_examples() -> list[str]:
+    text = README.read_text()
+    section = text.split("## Use from Python", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+
+
+def test_the_section_has_a_read_and_an_iter_positions_loop():
+    examples = python_examples()
+    assert len(examples) >= 2
+    assert "client.strategy()" in examples[0] and "for position in client.iter_positions(" in examples[1]
+
+
+def test_the_examples_run_in_order_in_one_program(tmp_path):
+    program = "\n".join(python_examples())
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Sandbox Yield Strategy")
+    assert re.fullmatch(r"\d+ positions in \d+ pages", lines[1])
+    usdc = re.fullmatch(r"USDC in positions: (\d+\.\d+)", lines[2])
+    assert usdc and Decimal(usdc.group(1)) > 0
+    assert any(line.startswith("USDC ") for line in lines[3:])

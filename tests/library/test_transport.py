@@ -1,0 +1,32 @@
+"""The standard-library transport: a bounded pool that keeps few idle connections after a burst."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.conftest import TEST_API_KEY
+from yieldcli.api.transport import Transport
+
+
+def test_after_a_burst_at_most_max_idle_connections_stay_open(sandbox):
+    sandbox.latency_ms = 200  # every request holds its connection a while: the eight overlap
+    transport = Transport(sandbox.url, timeout=10, max_connections=8, max_idle=2)
+    barrier = threading.Barrier(8)
+    statuses: list[int] = []
+
+    def read() -> None:
+        barrier.wait()  # all eight at once: eight connections
+        statuses.append(transport.request("GET", "/health", {"x-api-key": TEST_API_KEY}).status)
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses == [200] * 8
+    sandbox.latency_ms = 0
+    assert transport._idle.qsize() == 2
+    # The kept ones still work.
+    assert transport.request("GET", "/health", {"x-api-key": TEST_API_KEY}).status == 200
+    transport.close()
+    assert transport._idle.qsize() == 0

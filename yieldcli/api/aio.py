@@ -1,0 +1,122 @@
+"""The service's endpoints for asyncio, on httpx2: the same requests, retries and errors as the sync client.
+
+httpx2 costs about 150 ms to import and set up, which the command line cannot afford on every run
+(see `yieldcli.api.transport`); a long-running async program pays it once. It reads the proxy
+environment itself, with the same rules `yieldcli.api.proxy` follows, and verifies TLS with the
+same context as the sync client.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+from urllib.parse import urlsplit
+
+from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
+from yieldcli.api.proxy import Proxy, proxy_for
+from yieldcli.api.transport import Response, TransportError, TransportTimeout
+
+if TYPE_CHECKING:
+    import httpx2
+
+
+class AsyncServiceClient:
+    """One coroutine per endpoint; raises `yieldcli.errors` (AuthError, ServiceError, NetworkError)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        *,
+        timeout: float = 30.0,
+        log: Log | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        max_connections: int = 64,
+        max_idle: int = 16,
+    ):
+        import httpx2
+
+        from yieldcli.api.tls import client_context
+
+        self._core = ClientCore(base_url, api_key, retry=retry, log=log)
+        self.base_url = self._core.base_url
+        self._sleep = sleep
+        parts = urlsplit(self.base_url)
+        self._proxy = proxy_for(parts.scheme, parts.hostname or "", parts.port)
+        # Redirects are never followed (httpx2's default, stated): one would carry x-api-key away.
+        self._http = httpx2.AsyncClient(
+            timeout=timeout, follow_redirects=False, verify=client_context(),
+            limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_idle),
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncServiceClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def health(self) -> JSON:
+        return await self._send(self._core.health())
+
+    async def strategy_info(self, strategy_id: str) -> JSON:
+        return await self._send(self._core.strategy_info(strategy_id))
+
+    async def positions(self, wallet: str, strategy_id: str, **query: str | int | bool | None) -> JSON:
+        return await self._send(self._core.positions(wallet, strategy_id, query))
+
+    async def balances(self, wallet: str, **query: str | int | bool | None) -> JSON:
+        return await self._send(self._core.balances(wallet, query))
+
+    async def earnings(self, wallet: str, **query: str | int | bool | None) -> JSON:
+        return await self._send(self._core.earnings(wallet, query))
+
+    async def get(self, path: str, query: Query | None = None) -> JSON:
+        return await self._send(self._core.get(path, query))
+
+    async def post(self, path: str, params: Mapping[str, Any]) -> JSON:
+        """Never retried: a repeated deposit request is not harmless to guess about."""
+        return await self._send(self._core.post(path, params))
+
+    async def _send(self, request: Request) -> JSON:
+        import asyncio
+
+        for attempt in range(request.attempts):
+            started = time.perf_counter()
+            outcome = await self._exchange(request)
+            step = self._core.step(request, attempt, outcome, started)
+            if isinstance(step, Done):
+                return step.body
+            await (self._sleep or asyncio.sleep)(step.delay)
+        raise AssertionError("unreachable")  # the last attempt returns or raises
+
+    async def _exchange(self, request: Request) -> Response | TransportError:
+        import httpx2
+
+        try:
+            answer = await self._http.request(request.method, self.base_url + request.target,
+                                              headers=request.headers, content=request.body)
+        except httpx2.TimeoutException:
+            return TransportTimeout()
+        except httpx2.TransportError as exc:
+            return _transport_error(exc, self._proxy, urlsplit(self.base_url).hostname or "")
+        return Response(answer.status_code, {k.lower(): v for k, v in answer.headers.items()}, answer.content)
+
+
+def _transport_error(exc: httpx2.TransportError, proxy: Proxy | None, host: str) -> TransportError:
+    """The sync transport's words for the same failures (httpx2 wraps ssl and socket errors in its own)."""
+    import httpx2
+
+    text = str(exc) or type(exc).__name__
+    if proxy is not None and isinstance(exc, httpx2.ProxyError):
+        return TransportError(f"the proxy {proxy.url} refused to connect to {host}: {text}", "proxy")
+    if "SSL" in text or "CERTIFICATE" in text:
+        return TransportError(f"TLS with {host} failed: {text}", "tls")
+    if proxy is not None and isinstance(exc, httpx2.ConnectError):
+        # Through a proxy the only connection we open is to the proxy; the target's failures come back
+        # from the proxy as a refused CONNECT (ProxyError, above).
+        return TransportError(f"cannot reach the proxy {proxy.url}: {text}", "proxy")
+    return TransportError(text)

@@ -1,0 +1,218 @@
+"""What the sync and async service clients share: requests, retries, and answers turned into errors.
+
+Each client only moves bytes (`yieldcli.api.sync` on `http.client`, `yieldcli.api.aio` on httpx2)
+and sleeps its own way; everything else is decided here, so both behave identically.
+Errors carry no advice on how to fix them: they say what happened, and `kind` says it for programs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any, Callable, Mapping, NamedTuple, Union
+from urllib.parse import quote, urlencode, urlsplit
+
+from yieldcli import __version__
+from yieldcli.api.transport import Response, TransportError
+from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
+from yieldcli.urls import check_base_url
+
+# A decoded JSON body.
+JSON = Union[dict[str, Any], list[Any], str, int, float, bool, None]
+Query = Mapping[str, Union[str, int, bool, None]]
+Log = Callable[[str], None]
+
+MISSING_KEY_MESSAGE = "Missing credentials"
+AUTH_MESSAGES = (MISSING_KEY_MESSAGE, "API key invalid or doesn't exist")
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+
+class RetryPolicy(NamedTuple):
+    """Bounded exponential backoff with full jitter; `Retry-After` wins when the service sends it."""
+
+    attempts: int = 4
+    base_delay: float = 0.25
+    max_delay: float = 8.0
+    max_retry_after: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_retry_after)
+        import random
+
+        return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
+
+
+class Request(NamedTuple):
+    method: str
+    path: str  # for messages: no query
+    target: str  # path and query, as sent
+    headers: dict[str, str]
+    body: bytes | None
+    attempts: int
+
+
+class Done(NamedTuple):
+    body: JSON
+
+
+class Retry(NamedTuple):
+    delay: float
+
+
+class ClientCore:
+    def __init__(self, base_url: str, api_key: str | None, *, retry: RetryPolicy = RetryPolicy(),
+                 log: Log | None = None):
+        self.base_url = check_base_url(_parsable(base_url))
+        self._has_key = bool(api_key)
+        self._retry = retry
+        self._log = log
+        self._headers = {"user-agent": f"yield/{__version__}", "accept": "application/json"}
+        if api_key:
+            self._headers["x-api-key"] = api_key
+
+    # --- requests, one per endpoint --------------------------------------------------------------
+
+    def health(self) -> Request:
+        return self.get("/health")
+
+    def strategy_info(self, strategy_id: str) -> Request:
+        return self.get(f"/strategy-info/{_segment(strategy_id)}")
+
+    def positions(self, wallet: str, strategy_id: str, query: Query) -> Request:
+        return self.get(f"/breeze-balances/{_segment(wallet)}", {"strategy_id": strategy_id, **query})
+
+    def balances(self, wallet: str, query: Query) -> Request:
+        return self.get(f"/user-balances/{_segment(wallet)}", query)
+
+    def earnings(self, wallet: str, query: Query) -> Request:
+        return self.get(f"/user-yield/{_segment(wallet)}", query)
+
+    def get(self, path: str, query: Query | None = None) -> Request:
+        params = {k: str(v).lower() if isinstance(v, bool) else v for k, v in (query or {}).items() if v is not None}
+        target = path + (f"?{urlencode(params)}" if params else "")
+        return Request("GET", path, target, dict(self._headers), None, self._retry.attempts)
+
+    def post(self, path: str, params: Mapping[str, Any]) -> Request:
+        """POST `{"params": ...}`. Never retried: a repeated deposit request is not harmless to guess about."""
+        body = json.dumps({"params": {k: v for k, v in params.items() if v is not None}}).encode()
+        headers = {**self._headers, "content-type": "application/json"}
+        return Request("POST", path, path, headers, body, 1)
+
+    # --- what to do with what came back ------------------------------------------------------------
+
+    def step(self, request: Request, attempt: int, outcome: Response | TransportError, started: float) -> Done | Retry:
+        """The decoded body, or how long to wait before the next attempt; raises on a final failure."""
+        last = attempt >= request.attempts - 1
+        if isinstance(outcome, TransportError):
+            self._trace(request, "timeout" if outcome.kind == "timeout" else "connection error", started)
+            if last:
+                raise self.transport_error(request, outcome)
+            delay = self._retry.delay(attempt, None)
+        else:
+            self._trace(request, str(outcome.status), started)
+            if outcome.status not in RETRY_STATUSES or last:
+                return Done(self.decode(outcome))
+            delay = self._retry.delay(attempt, parse_retry_after(outcome.headers.get("retry-after")))
+        if self._log:
+            self._log(f"retrying in {delay:.2f}s (attempt {attempt + 2} of {request.attempts})")
+        return Retry(delay)
+
+    def transport_error(self, request: Request, error: TransportError) -> NetworkError:
+        if error.kind == "timeout":
+            message = f"{request.method} {request.path}: the service did not answer within the timeout"
+        elif error.kind == "proxy":
+            message = str(error)
+        else:
+            message = f"cannot reach the service at {self.base_url}: {error}"
+        return NetworkError(message, kind=f"network.{error.kind}")
+
+    def decode(self, response: Response) -> JSON:
+        status = response.status
+        if 200 <= status < 300:
+            try:
+                body: JSON = json.loads(response.content)
+            except (ValueError, UnicodeDecodeError):
+                raise ServiceError(
+                    f"the service answered HTTP {status} with a body that is not JSON ({_describe_body(response)})",
+                    status=status, kind="service.body",
+                ) from None
+            return body
+        raise self.status_error(response)
+
+    def status_error(self, response: Response) -> YieldError:
+        status = response.status
+        message = _error_message(response)
+        if status in (401, 403) or message in AUTH_MESSAGES:
+            missing = message == MISSING_KEY_MESSAGE or (not self._has_key and status == 401)
+            return AuthError(message or f"the service refused the request (HTTP {status})",
+                             kind="auth.missing_key" if missing else "auth.rejected")
+        if 300 <= status < 400:
+            where = response.headers.get("location", "?")
+            return ServiceError(
+                f"the service redirected to {where} (HTTP {status}); not followed, so the API key stays here",
+                status=status, kind="service.redirect",
+            )
+        return ServiceError(message or f"the service answered HTTP {status} ({_describe_body(response)})",
+                            status=status, kind="service.status")
+
+    def _trace(self, request: Request, status: str, started: float) -> None:
+        if self._log is None:
+            return
+        elapsed = (time.perf_counter() - started) * 1000
+        key = "x-api-key: ****" if self._has_key else "no x-api-key"
+        self._log(f"{request.method} {self.base_url}{request.target} ({key}) -> {status} in {elapsed:.0f} ms")
+
+
+def _parsable(url: str) -> str:
+    """Refuse what the URL parser or http.client would choke on later, as bad input rather than a crash."""
+    shown = re.sub(r"//[^/@]*@", "//****@", url)  # credentials in a URL are never repeated back
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        raise UsageError(f"invalid API URL {shown!r}: it contains spaces or control characters", kind="usage.url")
+    try:
+        urlsplit(url).port
+    except ValueError as exc:
+        raise UsageError(f"invalid API URL {shown!r}: {str(exc).lower()}", kind="usage.url") from None
+    return url
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def _segment(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _error_message(response: Response) -> str | None:
+    """The service's `{"message": ...}`, its plain-text JSON string, or None when unreadable."""
+    try:
+        body = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        text = response.text.strip() if response.headers.get("content-type", "").startswith("text/plain") else ""
+        return text[:300] if text and not text.lstrip().startswith("<") else None
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return str(body["message"])
+    if isinstance(body, str):
+        return body
+    return None
+
+
+def _describe_body(response: Response) -> str:
+    content_type = response.headers.get("content-type", "no content type").split(";")[0]
+    if not response.content:
+        return "empty body"
+    if "html" in content_type or response.content.lstrip()[:1] == b"<":
+        return "an HTML page"
+    return f"{len(response.content)} bytes of {content_type}"

@@ -1,0 +1,81 @@
+"""The service's endpoints, synchronously, on the standard-library transport: decoded JSON bodies."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Mapping
+
+from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
+from yieldcli.api.transport import Response, Transport, TransportError
+
+
+class ServiceClient:
+    """One method per endpoint; raises `yieldcli.errors` (AuthError, ServiceError, NetworkError).
+
+    Redirects are never followed: one would carry x-api-key to wherever it points.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        *,
+        timeout: float = 30.0,
+        log: Log | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], None] = time.sleep,
+        max_connections: int = 64,
+        max_idle: int = 16,
+    ):
+        self._core = ClientCore(base_url, api_key, retry=retry, log=log)
+        self.base_url = self._core.base_url
+        self._sleep = sleep
+        try:
+            self._http = Transport(self.base_url, timeout=timeout, max_connections=max_connections, max_idle=max_idle)
+        except TransportError as exc:
+            raise self._core.transport_error(self._core.health(), exc) from None
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> ServiceClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def health(self) -> JSON:
+        return self._send(self._core.health())
+
+    def strategy_info(self, strategy_id: str) -> JSON:
+        return self._send(self._core.strategy_info(strategy_id))
+
+    def positions(self, wallet: str, strategy_id: str, **query: str | int | bool | None) -> JSON:
+        return self._send(self._core.positions(wallet, strategy_id, query))
+
+    def balances(self, wallet: str, **query: str | int | bool | None) -> JSON:
+        return self._send(self._core.balances(wallet, query))
+
+    def earnings(self, wallet: str, **query: str | int | bool | None) -> JSON:
+        return self._send(self._core.earnings(wallet, query))
+
+    def get(self, path: str, query: Query | None = None) -> JSON:
+        return self._send(self._core.get(path, query))
+
+    def post(self, path: str, params: Mapping[str, Any]) -> JSON:
+        """Never retried: a repeated deposit request is not harmless to guess about."""
+        return self._send(self._core.post(path, params))
+
+    def _send(self, request: Request) -> JSON:
+        for attempt in range(request.attempts):
+            started = time.perf_counter()
+            outcome: Response | TransportError
+            try:
+                outcome = self._http.request(request.method, request.target, request.headers, request.body)
+            except TransportError as exc:
+                outcome = exc
+            step = self._core.step(request, attempt, outcome, started)
+            if isinstance(step, Done):
+                return step.body
+            self._sleep(step.delay)
+        raise AssertionError("unreachable")  # the last attempt returns or raises

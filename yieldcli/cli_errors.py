@@ -1,0 +1,72 @@
+"""Library errors as the command line reports them: the hint that names flags and commands.
+
+The library (`yieldcli.api`, `yieldcli.client`) says what went wrong and gives each error a dotted
+`kind`; only here does an error learn which `yield` flag or command fixes it. A kind is looked up
+whole, then by its prefix ("network.timeout", then "network"); a hint the error already carries wins.
+"""
+
+from __future__ import annotations
+
+import errno
+from typing import NamedTuple
+
+from yieldcli.errors import ExitCode, YieldError
+
+LOGIN_HINT = "run `yield auth login` or set YIELD_API_KEY"
+
+HINTS: dict[str, str] = {
+    "auth": LOGIN_HINT,
+    "auth.missing_key": LOGIN_HINT,
+    "auth.rejected": LOGIN_HINT,
+    "network": "check --api-url and the network",
+    "network.timeout": "check the network or raise --timeout",
+    "network.tls": "check --api-url; for a private CA, set SSL_CERT_FILE to its certificate",
+    "network.proxy": "check HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY (credentials go in the proxy URL)",
+    "service.redirect": "point --api-url at the final address",
+    "usage.url": "check --api-url, YIELD_API_URL or the profile's api_url; `yield config show` says which is used",
+    "usage.address": "choose another --host or --port, or stop what is using it",
+}
+
+# Errors from outside the library that are a user's doing (a port taken, an address not on this
+# machine), not a bug: without this they would end as exit 1, "unexpected error".
+ADDRESS_ERRORS = {
+    errno.EADDRINUSE: "the address is already in use",
+    errno.EADDRNOTAVAIL: "the address is not one of this machine's",
+}
+
+
+class Described(NamedTuple):
+    code: int
+    kind: str
+    message: str
+    hint: str | None
+
+    def to_json(self) -> dict[str, dict[str, object]]:
+        """The JSON modes' error object: {"error": {"code", "kind", "message", "hint"}}."""
+        return {"error": {"code": self.code, "kind": self.kind, "message": self.message, "hint": self.hint}}
+
+
+def hint_for(error: YieldError) -> str | None:
+    if error.hint:
+        return error.hint
+    kind = error.kind
+    while kind:
+        if kind in HINTS:
+            return HINTS[kind]
+        kind = kind.rpartition(".")[0]
+    return None
+
+
+def describe(error: YieldError) -> Described:
+    return Described(int(error.exit_code), error.kind, error.message, hint_for(error))
+
+
+def describe_exception(error: BaseException) -> Described | None:
+    """Any exception the command line may report on one line; None for a bug (exit 1, traceback with --debug)."""
+    if isinstance(error, YieldError):
+        return describe(error)
+    if isinstance(error, OSError) and error.errno in ADDRESS_ERRORS:
+        message = f"cannot listen: {ADDRESS_ERRORS[error.errno]}"
+        return Described(int(ExitCode.USAGE), "usage.address", message, HINTS["usage.address"])
+    return None
+

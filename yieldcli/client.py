@@ -1,0 +1,267 @@
+"""The service from Python: `Client` (blocking) and `AsyncClient` (asyncio), one typed method per read.
+
+    from yieldcli import Client
+
+    with Client(api_url="https://api.breeze.baby", api_key="...") as client:
+        for position in client.iter_positions(wallet, strategy=strategy_id):
+            print(position.token_symbol, position.total_position_value_decimal)
+
+Both clients send the same requests, retry the same way and raise the same errors
+(`yieldcli.errors`, each with a `kind`): they share `yieldcli.api.core`. `Client` runs on the
+standard library (fast to start), `AsyncClient` on httpx2. Importing this module loads neither:
+a client's transport is imported when the client is created.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+
+from yieldcli.api import models
+from yieldcli.api.pagination import DEFAULT_CONCURRENCY, every_item, every_item_async, typed_page
+from yieldcli.errors import UsageError
+
+if TYPE_CHECKING:
+    from yieldcli.api.aio import AsyncServiceClient
+    from yieldcli.api.core import JSON
+    from yieldcli.api.sync import ServiceClient
+
+DEFAULT_TIMEOUT = 30.0
+
+
+class Profile:
+    """Where a client's settings came from: the command line's resolution, read-only."""
+
+    def __init__(self, name: str, api_url: str, api_key: str | None, timeout: float, strategy: str | None):
+        self.name = name
+        self.api_url = api_url
+        self.api_key = api_key
+        self.timeout = timeout
+        self.strategy = strategy
+
+    def __repr__(self) -> str:  # the key stays out of reprs and tracebacks
+        return f"Profile(name={self.name!r}, api_url={self.api_url!r}, strategy={self.strategy!r})"
+
+
+def load_profile(name: str | None = None) -> Profile:
+    """Settings as `yield` resolves them: environment > profile in the config file > default, and the
+    API key from YIELD_API_KEY or the keyring."""
+    from pathlib import Path
+
+    from yieldcli import config
+    from yieldcli.environment import Environment
+    from yieldcli.errors import ConfigError
+    from yieldcli.secrets import find_api_key
+
+    env = Environment()
+    profile = config.resolve_profile(name, env)
+    settings = config.Settings(env, config.ConfigFile.load(Path(config.resolve_config_path(None, env).value)), profile)
+    timeout_text = str(settings.value("timeout"))
+    try:
+        timeout = float(timeout_text)
+    except ValueError:
+        raise ConfigError(f"invalid timeout {timeout_text!r}: expected a number of seconds") from None
+    found, _ = find_api_key(env, profile.value)
+    strategy = settings.value("strategy")
+    return Profile(str(profile.value), str(settings.value("api_url")), found.value if found else None, timeout,
+                   str(strategy) if strategy else None)
+
+
+class _Reads:
+    """What both clients share above the wire: defaults, queries and parsing."""
+
+    def __init__(self, strategy: str | None, concurrency: int):
+        self.strategy = strategy
+        self.concurrency = concurrency
+
+    def strategy_id(self, given: str | None) -> str:
+        if given:
+            return given
+        if self.strategy:
+            return self.strategy
+        raise UsageError("no strategy: pass strategy=, or create the client with a default strategy")
+
+
+def _public_service_url() -> str:
+    from yieldcli.config import DEFAULT_API_URL
+
+    return DEFAULT_API_URL
+
+
+def _query(asset: str | None = None, sort_by: str | None = None, order: str | None = None,
+           **more: str | int | None) -> dict[str, str | int | None]:
+    if order is not None and order not in ("asc", "desc"):
+        raise UsageError(f"invalid order {order!r}: expected 'asc' or 'desc'")
+    return {"asset": asset, "sort_by": sort_by, "sort_order": order, **more}
+
+
+def _health(body: JSON) -> str:
+    if not isinstance(body, str):
+        raise models.BodyError(f"the service answered the health check with {type(body).__name__}, not text")
+    return body
+
+
+class Client:
+    """The service, blocking. Thread-safe: `iter_*` fetch pages on a bounded pool of threads."""
+
+    def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY):
+        """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
+        the reads that need one; `concurrency`: pages in flight at once in `iter_*`."""
+        from yieldcli.api.sync import ServiceClient
+
+        self._api: ServiceClient = ServiceClient(api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1))
+        self._reads = _Reads(strategy, concurrency)
+
+    @classmethod
+    def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
+        """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
+        p = load_profile(name)
+        return cls(**{"api_url": p.api_url, "api_key": p.api_key, "timeout": p.timeout, "strategy": p.strategy,
+                      **overrides})
+
+    @property
+    def api_url(self) -> str:
+        return self._api.base_url
+
+    def close(self) -> None:
+        self._api.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def health(self) -> str:
+        """The service's health answer ("OK")."""
+        return _health(self._api.health())
+
+    def strategy(self, strategy_id: str | None = None) -> models.Strategy:
+        return models.strategy(self._api.strategy_info(self._reads.strategy_id(strategy_id)))
+
+    def positions(self, wallet: str, strategy: str | None = None, *, asset: str | None = None,
+                  sort_by: str | None = None, order: str | None = None, page: int | None = None,
+                  limit: int | None = None) -> models.Page[models.Position]:
+        body = self._api.positions(wallet, self._reads.strategy_id(strategy),
+                                   **_query(asset, sort_by, order, page=page, limit=limit))
+        return typed_page("positions", body, models.position)
+
+    def iter_positions(self, wallet: str, strategy: str | None = None, *, asset: str | None = None,
+                       sort_by: str | None = None, order: str | None = None,
+                       limit: int | None = None) -> Iterator[models.Position]:
+        """Every position on every page; pages are fetched concurrently and yielded in order."""
+        strategy_id, query = self._reads.strategy_id(strategy), _query(asset, sort_by, order)
+
+        def fetch(page: int | None, size: int | None) -> JSON:
+            return self._api.positions(wallet, strategy_id, **query, page=page, limit=size)
+
+        return every_item("positions", fetch, models.position, limit=limit, concurrency=self._reads.concurrency)
+
+    def balances(self, wallet: str, *, asset: str | None = None, sort_by: str | None = None,
+                 order: str | None = None, page: int | None = None,
+                 limit: int | None = None) -> models.Page[models.Balance]:
+        body = self._api.balances(wallet, **_query(asset, sort_by, order, page=page, limit=limit))
+        return typed_page("balances", body, models.balance)
+
+    def iter_balances(self, wallet: str, *, asset: str | None = None, sort_by: str | None = None,
+                      order: str | None = None, limit: int | None = None) -> Iterator[models.Balance]:
+        query = _query(asset, sort_by, order)
+
+        def fetch(page: int | None, size: int | None) -> JSON:
+            return self._api.balances(wallet, **query, page=page, limit=size)
+
+        return every_item("balances", fetch, models.balance, limit=limit, concurrency=self._reads.concurrency)
+
+    def earnings(self, wallet: str, *, fund: str | None = None, page: int | None = None,
+                 limit: int | None = None) -> models.Page[models.YieldRecord]:
+        body = self._api.earnings(wallet, fund_id=fund, page=page, limit=limit)
+        return typed_page("earnings", body, models.yield_record)
+
+    def iter_earnings(self, wallet: str, *, fund: str | None = None,
+                      limit: int | None = None) -> Iterator[models.YieldRecord]:
+        def fetch(page: int | None, size: int | None) -> JSON:
+            return self._api.earnings(wallet, fund_id=fund, page=page, limit=size)
+
+        return every_item("earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency)
+
+
+class AsyncClient:
+    """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
+
+    def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY):
+        from yieldcli.api.aio import AsyncServiceClient
+
+        self._api: AsyncServiceClient = AsyncServiceClient(api_url or _public_service_url(), api_key, timeout=timeout,
+                                                           max_connections=max(concurrency, 1))
+        self._reads = _Reads(strategy, concurrency)
+
+    @classmethod
+    def from_profile(cls, name: str | None = None, **overrides: Any) -> AsyncClient:
+        p = load_profile(name)
+        return cls(**{"api_url": p.api_url, "api_key": p.api_key, "timeout": p.timeout, "strategy": p.strategy,
+                      **overrides})
+
+    @property
+    def api_url(self) -> str:
+        return self._api.base_url
+
+    async def aclose(self) -> None:
+        await self._api.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def health(self) -> str:
+        return _health(await self._api.health())
+
+    async def strategy(self, strategy_id: str | None = None) -> models.Strategy:
+        return models.strategy(await self._api.strategy_info(self._reads.strategy_id(strategy_id)))
+
+    async def positions(self, wallet: str, strategy: str | None = None, *, asset: str | None = None,
+                        sort_by: str | None = None, order: str | None = None, page: int | None = None,
+                        limit: int | None = None) -> models.Page[models.Position]:
+        body = await self._api.positions(wallet, self._reads.strategy_id(strategy),
+                                         **_query(asset, sort_by, order, page=page, limit=limit))
+        return typed_page("positions", body, models.position)
+
+    def iter_positions(self, wallet: str, strategy: str | None = None, *, asset: str | None = None,
+                       sort_by: str | None = None, order: str | None = None,
+                       limit: int | None = None) -> AsyncIterator[models.Position]:
+        strategy_id, query = self._reads.strategy_id(strategy), _query(asset, sort_by, order)
+
+        async def fetch(page: int | None, size: int | None) -> JSON:
+            return await self._api.positions(wallet, strategy_id, **query, page=page, limit=size)
+
+        return every_item_async("positions", fetch, models.position, limit=limit, concurrency=self._reads.concurrency)
+
+    async def balances(self, wallet: str, *, asset: str | None = None, sort_by: str | None = None,
+                       order: str | None = None, page: int | None = None,
+                       limit: int | None = None) -> models.Page[models.Balance]:
+        body = await self._api.balances(wallet, **_query(asset, sort_by, order, page=page, limit=limit))
+        return typed_page("balances", body, models.balance)
+
+    def iter_balances(self, wallet: str, *, asset: str | None = None, sort_by: str | None = None,
+                      order: str | None = None, limit: int | None = None) -> AsyncIterator[models.Balance]:
+        query = _query(asset, sort_by, order)
+
+        async def fetch(page: int | None, size: int | None) -> JSON:
+            return await self._api.balances(wallet, **query, page=page, limit=size)
+
+        return every_item_async("balances", fetch, models.balance, limit=limit, concurrency=self._reads.concurrency)
+
+    async def earnings(self, wallet: str, *, fund: str | None = None, page: int | None = None,
+                       limit: int | None = None) -> models.Page[models.YieldRecord]:
+        body = await self._api.earnings(wallet, fund_id=fund, page=page, limit=limit)
+        return typed_page("earnings", body, models.yield_record)
+
+    def iter_earnings(self, wallet: str, *, fund: str | None = None,
+                      limit: int | None = None) -> AsyncIterator[models.YieldRecord]:
+        async def fetch(page: int | None, size: int | None) -> JSON:
+            return await self._api.earnings(wallet, fund_id=fund, page=page, limit=size)
+
+        return every_item_async("earnings", fetch, models.yield_record, limit=limit,
+                                concurrency=self._reads.concurrency)
