@@ -95,6 +95,7 @@ def root(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Each request and its status on stderr (key redacted)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),
+    no_pager: bool = typer.Option(False, "--no-pager", help="Do not page long output on a terminal (env YIELD_PAGER, PAGER)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     from yieldcli.environment import Environment
@@ -103,6 +104,7 @@ def root(
     options = GlobalOptions(
         profile=profile, config=config, api_url=api_url, timeout=timeout,
         output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
+        no_pager=no_pager,
     )
     session = Session(Environment(), options)
     ctx.obj = session
