@@ -55,7 +55,8 @@ class LazyCommands(TyperGroup):
         if isinstance(target, typer.Typer):
             command = typer.main.get_group(target)
         else:
-            single = typer.Typer(rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
+            single = typer.Typer(rich_markup_mode=None, add_completion=False,
+                                 context_settings={"help_option_names": ["-h", "--help"]})
             single.command(name)(target)
             command = typer.main.get_command(single)
         command.name = name
@@ -119,10 +120,10 @@ def main(argv: Optional[list] = None) -> None:
 
     args = sys.argv[1:] if argv is None else argv
     if "_YIELD_COMPLETE" in os.environ:
-        # Shell completion (every Tab press starts us): register typer's shell classes only then.
-        from typer._completion_classes import completion_init
+        # A Tab press in a shell with our completion script (see completion.py).
+        from yieldcli.completion import respond
 
-        completion_init()
+        sys.exit(respond(os.environ))
     debug = "--debug" in args
     try:
         from yieldcli.argv import hoist_global_options
