@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "earnings": ("yieldcli.commands.reads", "earnings"),
     "strategy": ("yieldcli.commands.reads", "strategy_app"),
     "health": ("yieldcli.commands.reads", "health"),
+    "doctor": ("yieldcli.commands.doctor", "doctor"),
     "deposit": ("yieldcli.commands.write", "deposit"),
     "withdraw": ("yieldcli.commands.write", "withdraw"),
     "close-account": ("yieldcli.commands.write", "close_account"),

@@ -34,7 +34,7 @@ CSV_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "strategy": ("strategy_id", "strategy_name", "apy", "assets", "apy_per_asset"),
     "health": ("status",),
-    "auth": ("profile", "source", "location", "key"),
+    "auth": ("profile", "source", "location", "key", "accepted", "check"),
 }
 
 
