@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import itertools
 import time
 from pathlib import Path
 
@@ -12,12 +13,14 @@ from tests.conftest import YIELD
 
 TMUX = shutil.which("tmux")
 BIN = str(Path(YIELD).parent)
+_COUNT = itertools.count()
 
 
 class Screen:
     def __init__(self, folder: Path, *, width: int, height: int = 40, shell: list[str] | None = None,
                  env: dict[str, str] | None = None):
-        self.socket = str(folder / "tmux.sock")
+        # A server of its own: a second session on one server would inherit the first one's environment.
+        self.socket = str(folder / f"tmux-{next(_COUNT)}.sock")
         self.width = width
         variables = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}", "TERM": "xterm-256color",
                      "PS1": "$ ", "PROMPT": "$ ", **(env or {})}
@@ -37,13 +40,15 @@ class Screen:
         for key in keys:
             self._tmux("send-keys", key)
 
-    def run(self, command: str, marker: str = "__done__") -> str:
-        """Run a shell command and return the screen once it has finished."""
-        self.type(f"clear; {command}; echo {marker}$?", "Enter")
-        return self.wait_for(marker, timeout=90)
+    def run(self, command: str) -> str:
+        """Run a shell command and return the screen once it has finished (`__done__` and its status
+        are printed last; the typed line shows `__do""ne__`, so it does not count)."""
+        self.type(f'clear; {command}; echo __do""ne__$?', "Enter")
+        return self.wait_for("__done__", timeout=90)
 
-    def text(self) -> str:
-        return self._tmux("capture-pane", "-p")
+    def text(self, *, escapes: bool = False) -> str:
+        """The visible screen; with `escapes`, its colours as ANSI sequences too."""
+        return self._tmux("capture-pane", "-p", *(["-e"] if escapes else []))
 
     def lines(self) -> list[str]:
         return self.text().split("\n")
