@@ -188,3 +188,13 @@ def test_no_colour_with_no_color(screen, sandbox):
     s2.run("yield --sandbox doctor -u http://127.0.0.1:9")
     assert re.search(r"\x1b\[31mfail", s2.text(escapes=True))
     assert re.search(r"\x1b\[32mok", s2.text(escapes=True))
+
+
+def test_the_readme_shows_the_80_column_positions_table_as_it_appears(screen):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = readme.split("<!-- positions-80 -->\n```text\n", 1)[1].split("\n```", 1)[0]
+    text = screen(80).run("yield --sandbox positions")
+    shown = "\n".join(line.rstrip() for line in text.split("\n"))
+    assert block in shown, f"README's table is stale; the screen shows:\n{shown}"

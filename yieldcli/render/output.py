@@ -110,7 +110,9 @@ class Output:
             from yieldcli.render import tables
 
             def paint(console) -> None:
-                for wallet, result in rows():
+                for n, (wallet, result) in enumerate(rows()):
+                    if n:
+                        console.print()
                     console.print(wallet, style="bold", markup=False)
                     tables.draw_page(console, kind, [typed for _, typed in result.entries], result.more_pages)
 
