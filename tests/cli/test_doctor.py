@@ -2,12 +2,11 @@
 
 import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from tests.conftest import TEST_API_KEY
+from tests.unit.test_chain_rpc import SECRET, Stub
 
 MAINNET_GENESIS = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"
 TESTNET_GENESIS = "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY"
@@ -15,39 +14,19 @@ TESTNET_GENESIS = "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY"
 
 @pytest.fixture
 def genesis_rpc():
-    """A tiny JSON-RPC server on loopback that answers getGenesisHash with the hash it is given."""
-    servers = []
+    """JSON-RPC servers on loopback answering with the genesis hash they are given (their URLs carry
+    a credential, which doctor must not print)."""
+    stubs = []
 
     def start(genesis: str) -> str:
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                answer = {"jsonrpc": "2.0", "id": request["id"]}
-                if request["method"] == "getGenesisHash":
-                    answer["result"] = genesis
-                else:
-                    answer["error"] = {"code": -32601, "message": "Method not found"}
-                body = json.dumps(answer).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}"
+        stub = Stub()
+        stub.reply = (200, json.dumps({"jsonrpc": "2.0", "result": genesis, "id": "ID"}).encode(), 0.0)
+        stubs.append(stub)
+        return stub.url
 
     yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    for stub in stubs:
+        stub.close()
 
 
 def checks(result) -> dict[str, dict]:
@@ -72,6 +51,7 @@ def test_doctor_reports_an_rpc_on_another_cluster(run, genesis_rpc):
     assert cluster["status"] == "fail" and cluster["detail"].startswith("mainnet-beta, but the service builds for")
     assert "-u/--url" in cluster["hint"]
     assert result.stderr.startswith("error: 1 check failed (first: RPC cluster: mainnet-beta")
+    assert SECRET not in result.stdout + result.stderr
 
     table = run("--sandbox", "doctor", "-u", genesis_rpc(TESTNET_GENESIS), "-o", "table")
     assert table.code == 3
@@ -93,8 +73,7 @@ def test_doctor_fails_on_a_refused_key_and_an_unreachable_rpc(api, genesis_rpc, 
     keypair = tmp_path / "id.json"
     keypair.write_text(json.dumps(list(range(64))))
     os.chmod(keypair, 0o644)
-    rpc = genesis_rpc(TESTNET_GENESIS)
-    dead = rpc.rsplit(":", 1)[0] + ":9"  # the discard port: nothing listens on loopback
+    dead = "http://127.0.0.1:9"  # the discard port: nothing listens there on loopback
     result = api("doctor", "-u", dead, "-k", str(keypair), "-o", "json", env={"YIELD_API_KEY": "wrong-key"})
     found = checks(result)
     assert found["key accepted"]["status"] == "fail"
