@@ -251,6 +251,8 @@ def _lines(out, checks: list[Check]) -> list[str]:
 
     from yieldcli.render import pager
 
+    from yieldcli.render.output import printable
+
     width = max(len(c.name) for c in checks)
     indent = " " * (width + 8)
     room = max((pager.screen_size(out.env)[0] if out.env.stdout_isatty else 4096) - len(indent), 20)
@@ -258,7 +260,7 @@ def _lines(out, checks: list[Check]) -> list[str]:
     for c in checks:
         status = out.paint(c.status.ljust(4), COLOURS[c.status], stderr=False)
         for text, first in ((c.detail, f"{status}  {c.name.ljust(width)}  "), (f"hint: {c.hint}" if c.hint else "", indent)):
-            wrapped = textwrap.wrap(text, room, break_long_words=False, break_on_hyphens=False)
+            wrapped = textwrap.wrap(printable(text), room, break_long_words=False, break_on_hyphens=False)
             lines.extend(prefix + part for prefix, part in zip([first] + [indent] * len(wrapped), wrapped))
     return lines
 

@@ -12,16 +12,15 @@ from datetime import datetime, timezone
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, NamedTuple, Sequence
 
-from rich import box
 from rich.console import Console
 from rich.cells import cell_len, set_cell_size
-from rich.table import Table
 from rich.text import Text
 
 from yieldcli.amounts import format_units
+from yieldcli.render.output import printable
 
 NEVER = 0  # a column with this drop rank stays whatever the width
-GAP = 2  # between columns: one space of padding and the blank divider of box.SIMPLE_HEAD
+GAP = 2  # spaces between columns
 
 
 class Column(NamedTuple):
@@ -35,7 +34,7 @@ class Column(NamedTuple):
 
 
 class Fitted(NamedTuple):
-    table: Table
+    table: Text
     hidden: list[str]
     width: int
 
@@ -102,7 +101,7 @@ def negative_red(values: Sequence[int | None]) -> list[str | None]:
 
 
 def _cells(columns: Sequence[Column], shorten: bool) -> list[list[str]]:
-    return [[short_id(t) if shorten and col.address else t for t in col.cells] for col in columns]
+    return [[printable(short_id(t) if shorten and col.address else t) for t in col.cells] for col in columns]
 
 
 def _widths(columns: Sequence[Column], texts: list[list[str]]) -> list[int]:
@@ -123,11 +122,13 @@ def _squeezed(columns: Sequence[Column], widths: list[int], excess: int) -> list
 
 
 def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], *, title: str | None,
-          total_row: bool) -> Table:
-    """Cells are padded here, not by rich: rich strips the trailing spaces that keep decimal points
-    in one column."""
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                  collapse_padding=True, header_style="bold", title_style="bold")
+          total_row: bool) -> Text:
+    """The table as one styled text: title, header, rule, rows, a blank line before a totals row.
+
+    Drawn by hand rather than with rich's Table: the widths are already known, rich strips the
+    trailing spaces that keep decimal points in one column, and it takes seconds for 5,000 rows."""
+    out = Text()
+    gap = " " * GAP
 
     def padded(text: str, col: Column, width: int) -> str:
         if cell_len(text) > width:  # only text columns get here (see `_squeezed`)
@@ -135,20 +136,29 @@ def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], 
         room = width - cell_len(text)
         return " " * room + text if col.right else text + " " * room
 
-    for col, width in zip(columns, widths):
-        table.add_column(padded(col.header, col, width), no_wrap=True, min_width=width, max_width=width)
+    if title:
+        out.append(printable(title) + "\n", style="bold")
+    out.append(gap.join(padded(col.header, col, w) for col, w in zip(columns, widths)).rstrip() + "\n", style="bold")
+    out.append("─" * (sum(widths) + GAP * (len(widths) - 1)) + "\n")
     rows = len(texts[0]) if texts else 0
     for i in range(rows):
         if total_row and i == rows - 1:
-            table.add_section()
-        table.add_row(*(Text(padded(cells[i], col, width), style=(col.styles[i] if col.styles else None) or "")
-                        for col, cells, width in zip(columns, texts, widths)))
-    return table
+            out.append("\n")
+        pieces = []
+        for n, (col, cells, width) in enumerate(zip(columns, texts, widths)):
+            if n:
+                pieces.append((gap, None))
+            pieces.append((padded(cells[i], col, width), col.styles[i] if col.styles else None))
+        pieces[-1] = (pieces[-1][0].rstrip(), pieces[-1][1])
+        for text, style in pieces:
+            out.append(text, style=style)
+        out.append("\n")
+    return out
 
 
 def fit(console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False) -> Fitted:
     """The widest table that fits the console: full ids, then short ids, then text cut short, then
-    fewer columns (highest `drop` first)."""
+    fewer columns (highest `drop` first). Widths are worked out first; the table is built once."""
     visible = list(range(len(columns)))
     limit = console.width
     while True:
@@ -159,23 +169,24 @@ def fit(console: Console, columns: Sequence[Column], *, title: str | None = None
             texts = _cells(shown, shorten)
             widths = _widths(shown, texts)
             if sum(widths) + gaps <= limit:
-                return Fitted(build(shown, texts, widths, title=title, total_row=total_row), hidden, sum(widths) + gaps)
-        squeezed = _squeezed(shown, widths, sum(widths) + gaps - limit)
-        if squeezed is not None:
-            return Fitted(build(shown, texts, squeezed, title=title, total_row=total_row), hidden, limit)
-        droppable = [i for i in visible if columns[i].drop != NEVER]
-        if not droppable:
-            # Nothing left to drop: draw it whole, wider than the screen, rather than cut a number.
-            return Fitted(build(shown, texts, widths, title=title, total_row=total_row), hidden, sum(widths) + gaps)
-        visible.remove(max(droppable, key=lambda i: columns[i].drop))
+                break
+        else:
+            squeezed = _squeezed(shown, widths, sum(widths) + gaps - limit)
+            droppable = [i for i in visible if columns[i].drop != NEVER]
+            if squeezed is None and droppable:
+                visible.remove(max(droppable, key=lambda i: columns[i].drop))
+                continue
+            # Squeezed to fit, or nothing left to drop: then it is drawn whole, wider than the
+            # screen, rather than cut a number.
+            widths = squeezed or widths
+        table = build(shown, texts, widths, title=title, total_row=total_row)
+        return Fitted(table, hidden, sum(widths) + gaps)
 
 
 def draw(console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False) -> None:
     fitted = fit(console, columns, title=title, total_row=total_row)
-    if fitted.width > console.width:
-        console.print(fitted.table, width=fitted.width, crop=False)
-    else:
-        console.print(fitted.table)
+    # soft_wrap: rich neither wraps nor crops it; a table wider than the screen is wrapped by the terminal.
+    console.print(fitted.table, soft_wrap=True, end="")
     if fitted.hidden:
         console.print(f"not shown: {', '.join(fitted.hidden)} (see -o json, or widen the terminal)",
                       style="dim", markup=False)

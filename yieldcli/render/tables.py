@@ -14,6 +14,7 @@ from yieldcli import tokens
 from yieldcli.api import models
 from yieldcli.render import layout
 from yieldcli.render.layout import Column
+from yieldcli.render.output import printable
 
 APY_NOTE = "APY (variable): it changes over time and is not guaranteed."
 
@@ -130,7 +131,7 @@ def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: 
 
 
 def draw_strategy(console: Console, s: models.Strategy) -> None:
-    console.print(f"[bold]{escape(s.strategy_name or s.strategy_id)}[/bold]  id {escape(s.strategy_id)}")
+    console.print(f"[bold]{escape(printable(s.strategy_name or s.strategy_id))}[/bold]  id {escape(printable(s.strategy_id))}")
     console.print(f"Weighted APY: {layout.apy(s.apy)}")
     known = [tokens.by_mint(mint) for mint in s.assets]
     layout.draw(console, [
@@ -143,7 +144,7 @@ def draw_strategy(console: Console, s: models.Strategy) -> None:
 
 
 def draw_health(console: Console, body: Any) -> None:
-    console.print(f"service: {body if isinstance(body, str) else body!r}")
+    console.print(f"service: {printable(body if isinstance(body, str) else repr(body))}", markup=False)
 
 
 PAGE_DRAWERS = {"positions": draw_positions, "balances": draw_balances, "earnings": draw_earnings}
