@@ -120,6 +120,8 @@ def main(argv: Optional[list] = None) -> None:
     from typer import _click as click  # typer vendors click; its exceptions carry click's exit codes
 
     args = sys.argv[1:] if argv is None else argv
+    global _STDERR_COLOR
+    _STDERR_COLOR = _stderr_color(args)
     if "_YIELD_COMPLETE" in os.environ:
         # A Tab press in a shell with our completion script (see completion.py).
         from yieldcli.completion import respond
@@ -158,12 +160,30 @@ def main(argv: Optional[list] = None) -> None:
         sys.exit(code if isinstance(code, int) else ExitCode.OK)
 
 
+_STDERR_COLOR = False  # "error:" in red: set once per run, before anything can fail
+
+
+def _stderr_color(args: list) -> bool:
+    """Colour on stderr as for stdout: --color, then NO_COLOR / FORCE_COLOR, then whether it is a terminal."""
+    from yieldcli.environment import Environment
+
+    choice = "auto"
+    for i, arg in enumerate(args):
+        if arg == "--color" and i + 1 < len(args):
+            choice = args[i + 1]
+        elif arg.startswith("--color="):
+            choice = arg.split("=", 1)[1]
+    env = Environment()
+    return env.color_enabled(choice if choice in ("always", "never") else "auto", env.stderr_isatty)
+
+
 def _fail(exc: BaseException, debug: bool, code: int, message: str, hint: Optional[str]) -> None:
     if debug:
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)
-    line = f"error: {message}" + (f" (hint: {hint})" if hint else "")
+    label = "\x1b[31merror:\x1b[0m" if _STDERR_COLOR else "error:"
+    line = f"{label} {message}" + (f" (hint: {hint})" if hint else "")
     try:
         sys.stderr.write(line.replace("\n", " ") + "\n")
         sys.stderr.flush()

@@ -110,7 +110,7 @@ class Output:
             for wallet, result in results:
                 if isinstance(result, Exception):
                     failures.append((wallet, result))
-                    self.env.stderr.write(f"error: wallet {wallet}: {result}\n")
+                    self.env.stderr.write(f"{self.paint('error:', 'red')} wallet {wallet}: {result}\n")
                     self.env.stderr.flush()
                     continue
                 yield wallet, result
