@@ -109,10 +109,15 @@ def _widths(columns: Sequence[Column], texts: list[list[str]]) -> list[int]:
 
 
 def _squeezed(columns: Sequence[Column], widths: list[int], excess: int) -> list[int] | None:
-    """Widths with text columns cut (never below their `squeeze`) to lose `excess`, or None."""
+    """Widths with text columns cut (never below their `squeeze`) to lose `excess`, or None.
+
+    A text column is cut only once every column less important than it is gone: a strategy name
+    is worth more than a fund id, even a cut one."""
     widths = list(widths)
+    least = max((col.drop for col in columns), default=NEVER)
     while excess > 0:
-        room = [(widths[i] - col.squeeze, i) for i, col in enumerate(columns) if col.squeeze and widths[i] > col.squeeze]
+        room = [(widths[i] - col.squeeze, i) for i, col in enumerate(columns)
+                if col.squeeze and widths[i] > col.squeeze and col.drop >= least]
         if not room:
             return None
         _, widest = max(room)
