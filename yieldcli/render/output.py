@@ -172,6 +172,12 @@ class Output:
         else:
             self.csv(kind, [body if isinstance(body, dict) else {"status": body}])
 
+    def columns(self, columns: list, *, title: str | None = None) -> None:
+        """A table of ready-made `layout.Column`s, fitted to the terminal like every other table."""
+        from yieldcli.render import layout
+
+        self._draw(lambda console: layout.draw(console, columns, title=title))
+
     def ndjson(self, items: Iterable[dict[str, Any]]) -> None:
         out = self.env.stdout
         for item in items:
