@@ -155,6 +155,13 @@ def test_pager_choice(screen, command, paged):
     assert ("PAGED:" in text) == paged, text
 
 
+def test_a_pager_that_cannot_start_still_shows_everything(screen, tmp_path):
+    s = screen(80, height=15, env={"YIELD_PAGER": "no-such-pager -x 'unbalanced"})
+    text = s.run(f"yield --sandbox earnings --all 2>{tmp_path}/err; cat {tmp_path}/err")
+    assert "APY (variable)" in text and "__done__0" in text
+    assert "warning: cannot start pager \"no-such-pager -x 'unbalanced\"" in text.replace("\n", "")
+
+
 def test_json_on_a_terminal_is_indented_and_exact_piped_compact(run, sandbox, screen):
     from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 

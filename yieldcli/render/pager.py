@@ -19,7 +19,10 @@ DEFAULT = "less -FRX"
 def command(env: Environment) -> list[str] | None:
     for name in ("YIELD_PAGER", "PAGER"):
         if name in env.vars:
-            words = shlex.split(env.vars[name])
+            try:
+                words = shlex.split(env.vars[name])
+            except ValueError:  # unbalanced quotes: run it as one word, and say so if it fails
+                words = [env.vars[name]]
             return None if not words or words == ["cat"] else words
     return shlex.split(DEFAULT)
 
