@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "earnings": ("yieldcli.commands.reads", "earnings"),
     "strategy": ("yieldcli.commands.reads", "strategy_app"),
     "health": ("yieldcli.commands.reads", "health"),
+    "doctor": ("yieldcli.commands.doctor", "doctor"),
     "deposit": ("yieldcli.commands.write", "deposit"),
     "withdraw": ("yieldcli.commands.write", "withdraw"),
     "close-account": ("yieldcli.commands.write", "close_account"),
@@ -56,7 +57,8 @@ class LazyCommands(TyperGroup):
         if isinstance(target, typer.Typer):
             command = typer.main.get_group(target)
         else:
-            single = typer.Typer(rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
+            single = typer.Typer(rich_markup_mode=None, add_completion=False,
+                                 context_settings={"help_option_names": ["-h", "--help"]})
             single.command(name)(target)
             command = typer.main.get_command(single)
         command.name = name
@@ -96,6 +98,7 @@ def root(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Each request and its status on stderr (key redacted)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),
+    no_pager: bool = typer.Option(False, "--no-pager", help="Do not page long output on a terminal (env YIELD_PAGER, PAGER)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     from yieldcli.environment import Environment
@@ -104,6 +107,7 @@ def root(
     options = GlobalOptions(
         profile=profile, config=config, api_url=api_url, timeout=timeout,
         output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
+        no_pager=no_pager,
     )
     session = Session(Environment(), options)
     ctx.obj = session
@@ -117,11 +121,13 @@ def main(argv: Optional[list] = None) -> None:
     from typer import _click as click  # typer vendors click; its exceptions carry click's exit codes
 
     args = sys.argv[1:] if argv is None else argv
+    global _STDERR_COLOR
+    _STDERR_COLOR = _stderr_color(args)
     if "_YIELD_COMPLETE" in os.environ:
-        # Shell completion (every Tab press starts us): register typer's shell classes only then.
-        from typer._completion_classes import completion_init
+        # A Tab press in a shell with our completion script (see completion.py).
+        from yieldcli.completion import respond
 
-        completion_init()
+        sys.exit(respond(os.environ))
     debug = "--debug" in args
     try:
         from yieldcli.argv import hoist_global_options
@@ -155,12 +161,30 @@ def main(argv: Optional[list] = None) -> None:
         sys.exit(code if isinstance(code, int) else ExitCode.OK)
 
 
+_STDERR_COLOR = False  # "error:" in red: set once per run, before anything can fail
+
+
+def _stderr_color(args: list) -> bool:
+    """Colour on stderr as for stdout: --color, then NO_COLOR / FORCE_COLOR, then whether it is a terminal."""
+    from yieldcli.environment import Environment
+
+    choice = "auto"
+    for i, arg in enumerate(args):
+        if arg == "--color" and i + 1 < len(args):
+            choice = args[i + 1]
+        elif arg.startswith("--color="):
+            choice = arg.split("=", 1)[1]
+    env = Environment()
+    return env.color_enabled(choice if choice in ("always", "never") else "auto", env.stderr_isatty)
+
+
 def _fail(exc: BaseException, debug: bool, code: int, message: str, hint: Optional[str]) -> None:
     if debug:
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)
-    line = f"error: {message}" + (f" (hint: {hint})" if hint else "")
+    label = "\x1b[31merror:\x1b[0m" if _STDERR_COLOR else "error:"
+    line = f"{label} {message}" + (f" (hint: {hint})" if hint else "")
     try:
         sys.stderr.write(line.replace("\n", " ") + "\n")
         sys.stderr.flush()

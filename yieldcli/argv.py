@@ -29,6 +29,10 @@ def hoist_global_options(root, args: list[str]) -> list[str]:
         return list(args)
     own = {name for param in command.params for name in (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))}
 
+    own_takes_value = {name: not (p.is_flag or p.count) for p in command.params
+                       if getattr(p, "param_type_name", "") == "option" for name in (*p.opts, *p.secondary_opts)}
+    tail = _split_short_flags(args[i:], {**takes_value, **own_takes_value})
+    args = args[:i] + tail
     hoisted, rest = [], []
     j = i
     while j < len(args):
@@ -45,6 +49,22 @@ def hoist_global_options(root, args: list[str]) -> list[str]:
         rest.append(token)
         j += 1
     return args[:root_end] + hoisted + args[root_end:i] + rest
+
+
+def _split_short_flags(args: list[str], takes_value: dict[str, bool]) -> list[str]:
+    """`-vq` as `-v -q`, as click does for one command's flags, but across global and own options;
+    the last letter may take a value (`-vo json`). Anything not made of known letters is left alone."""
+    out: list[str] = []
+    for k, token in enumerate(args):
+        if token == "--":
+            return out + args[k:]
+        letters = [f"-{c}" for c in token[1:]] if token.startswith("-") and not token.startswith("--") else []
+        if len(letters) > 1 and all(name in takes_value for name in letters) \
+                and not any(takes_value[name] for name in letters[:-1]):
+            out.extend(letters)
+        else:
+            out.append(token)
+    return out
 
 
 def _split(token: str) -> tuple[str, bool]:

@@ -27,6 +27,7 @@ class GlobalOptions(NamedTuple):
     verbose: bool = False
     debug: bool = False
     sandbox: bool = False
+    no_pager: bool = False
 
 
 class Session:
@@ -78,6 +79,8 @@ class Session:
             resolved,
             color=self.env.color_enabled(color_choice, self.env.stdout_isatty),
             quiet=self.options.quiet,
+            pager=not self.options.no_pager,
+            color_choice=color_choice,
         )
 
     def log(self, text: str) -> None:

@@ -37,10 +37,15 @@ def login(
 
 
 @auth_app.command("status")
-def status(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:
-    """Say which API key source is in use (key masked).
+def status(
+    ctx: typer.Context,
+    check: bool = typer.Option(False, "--check", help="Also ask the service whether it accepts the key (one request)."),
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Say which API key source is in use (key masked); with --check, whether the service accepts it.
 
-    Example: yield auth status -o json | jq -r .source
+    Example: yield auth status --check -o json | jq .accepted
     """
     session = session_of(ctx)
     out = session.output(output, json_)
@@ -51,10 +56,24 @@ def status(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = Fals
             hint=f"run `yield auth login` or set {API_KEY_ENV}",
         )
     body = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
+    verdict = None
+    if check:
+        from yieldcli.commands.doctor import key_accepted
+
+        verdict = key_accepted(session)
+        body["accepted"] = verdict.status == "ok"
+        body["check"] = verdict.detail
     if out.mode == "table":
         out.env.stdout.write(f"profile {body['profile']}: API key {body['key']} from {body['location']}\n")
+        if verdict is not None:
+            colour = "green" if verdict.status == "ok" else "red"
+            out.env.stdout.write(f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}\n")
     else:
         out.object("auth", body)
+    if verdict is not None and verdict.status == "fail":
+        from yieldcli.commands.doctor import failure
+
+        raise failure(verdict, verdict.detail)
 
 
 @auth_app.command("logout")

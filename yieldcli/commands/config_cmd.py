@@ -65,13 +65,14 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
         "location": found.location if found else (why_none or ""),
     })
     if out.mode == "table":
-        from yieldcli.render.consoles import console
-        from rich.table import Table
+        from yieldcli.render.layout import Column
 
-        table = Table("Setting", "Value", "Source", "Location", header_style="bold")
-        for row in rows:
-            table.add_row(row["name"], "" if row["value"] is None else str(row["value"]), row["source"], row["location"])
-        console(session.env, stderr=False, color=out.color).print(table)
+        out.columns([
+            Column("Setting", [row["name"] for row in rows]),
+            Column("Value", ["" if row["value"] is None else str(row["value"]) for row in rows], squeeze=24),
+            Column("Source", [row["source"] for row in rows]),
+            Column("Location", [row["location"] for row in rows], drop=1, squeeze=16),
+        ])
     elif out.mode == "ndjson":
         out.ndjson(rows)
     elif out.mode == "csv":

@@ -32,7 +32,7 @@ def _emit(session, out, kind, fetch, parse_item, wallets, page, limit, fetch_all
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
             out.page(collect(kind, lambda p, n: fetch(wallets, p, n), parse_item, page=page, limit=limit,
-                             fetch_all=fetch_all, concurrency=concurrency, progress=progress))
+                             fetch_all=fetch_all, concurrency=concurrency, progress=progress), progress)
         return
     from yieldcli.wallets import in_order
 
@@ -53,7 +53,7 @@ def _emit(session, out, kind, fetch, parse_item, wallets, page, limit, fetch_all
                 if progress:
                     progress(done[0], len(wallets))
 
-        failures = out.wallet_pages(kind, in_order(wallets, tracked, concurrency))
+        failures = out.wallet_pages(kind, in_order(wallets, tracked, concurrency), progress)
     if failures:
         first = failures[0][1]
         first.message = f"{len(failures)} of {len(wallets)} wallets failed (first: {failures[0][0]}: {first.message})"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 from rich.console import Console
 
 from yieldcli.environment import Environment
@@ -19,4 +21,16 @@ def console(env: Environment, *, stderr: bool, color: bool) -> Console:
         # Off a terminal nothing is truncated or wrapped.
         width=None if tty else 4096,
         soft_wrap=not tty,
+    )
+
+
+def screen_console(env: Environment, *, color: bool, width: int) -> Console:
+    """Draws into memory at the terminal's width, for the pager to show (or not)."""
+    return Console(
+        file=io.StringIO(),
+        color_system="truecolor" if color else None,
+        force_terminal=color,
+        no_color=not color,
+        highlight=False,
+        width=width,
     )

@@ -2,6 +2,8 @@
 
 Machine formats are written with the json and csv modules straight to stdout (never through rich,
 which wraps long lines); tables are built in `tables.py`, imported only when a table is drawn.
+On a terminal, what is drawn waits until the progress bar is gone, is paged when longer than the
+screen, and JSON is indented and coloured for reading.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 
 MODES = ("table", "json", "ndjson", "csv")
+_ANSI = {"red": "31", "yellow": "33", "green": "32", "bold": "1"}
 
 # Stable CSV columns: the documented fields, in the order the interface lists them.
 CSV_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -31,7 +34,7 @@ CSV_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "strategy": ("strategy_id", "strategy_name", "apy", "assets", "apy_per_asset"),
     "health": ("status",),
-    "auth": ("profile", "source", "location", "key"),
+    "auth": ("profile", "source", "location", "key", "accepted", "check"),
 }
 
 
@@ -44,27 +47,40 @@ def resolve_mode(requested: str | None, env: Environment) -> str:
     return mode
 
 
+_CONTROLS = {c: "\ufffd" for c in (*range(0x20), *range(0x7f, 0xa0))}
+
+
+def printable(text: str) -> str:
+    """Text from the service made safe for a terminal: control characters (escape sequences that
+    could clear the screen or retitle the window, newlines that would break a row) become `�`."""
+    return text.translate(_CONTROLS)
+
+
 def dumps(value: Any) -> str:
     """Stable JSON: Python ints stay exact at any size, non-ASCII stays readable."""
     return json.dumps(value, ensure_ascii=False)
 
 
 class Output:
-    def __init__(self, env: Environment, mode: str, *, color: bool, quiet: bool = False):
+    def __init__(self, env: Environment, mode: str, *, color: bool, quiet: bool = False, pager: bool = True,
+                 color_choice: str = "auto"):
         self.env = env
         self.mode = mode
         self.color = color
+        self.color_choice = color_choice
         self.quiet = quiet
+        self.pager = pager
 
     # --- data (stdout) ---------------------------------------------------------------------------
 
-    def page(self, result: PageResult) -> None:
-        """Tables hold every row; the machine formats stream items as they arrive."""
+    def page(self, result: PageResult, progress=None) -> None:
+        """Tables hold every row; the machine formats stream items as they arrive (piped)."""
+        result.entries = self._hold(result.entries, progress)
         if self.mode == "table":
             from yieldcli.render import tables
 
             rows = [typed for _, typed in result.entries]
-            tables.draw_page(self._console(), result.kind, rows, result.more_pages)
+            self._draw(lambda console: tables.draw_page(console, result.kind, rows, result.more_pages))
         elif self.mode == "json":
             self._json_page(result)
         elif self.mode == "ndjson":
@@ -74,6 +90,9 @@ class Output:
 
     def _json_page(self, result: PageResult) -> None:
         """`{"data": [...], "meta": {...}}`, byte for byte what json.dumps gives, written item by item."""
+        if self.env.stdout_isatty:
+            self._pretty({"data": [raw for raw, _ in result.entries], "meta": result.meta()})
+            return
         out = self.env.stdout
         out.write('{"data": [')
         for i, (raw, _) in enumerate(result.entries):
@@ -81,16 +100,17 @@ class Output:
         out.write('], "meta": ' + dumps(result.meta()) + "}\n")
         out.flush()
 
-    def wallet_pages(self, kind: str, results) -> list[tuple[str, Exception]]:
+    def wallet_pages(self, kind: str, results, progress=None) -> list[tuple[str, Exception]]:
         """Results of many wallets, in input order: each row carries its `wallet`; failures are
         reported on stderr as they come and returned, so the others still complete."""
         failures: list[tuple[str, Exception]] = []
+        results = self._hold(results, progress)
 
         def rows():
             for wallet, result in results:
                 if isinstance(result, Exception):
                     failures.append((wallet, result))
-                    self.env.stderr.write(f"error: wallet {wallet}: {result}\n")
+                    self.env.stderr.write(f"{self.paint('error:', 'red')} wallet {wallet}: {result}\n")
                     self.env.stderr.flush()
                     continue
                 yield wallet, result
@@ -98,10 +118,14 @@ class Output:
         if self.mode == "table":
             from yieldcli.render import tables
 
-            console = self._console()
-            for wallet, result in rows():
-                console.print(f"[bold]{wallet}[/bold]")
-                tables.draw_page(console, kind, [typed for _, typed in result.entries], result.more_pages)
+            def paint(console) -> None:
+                for n, (wallet, result) in enumerate(rows()):
+                    if n:
+                        console.print()
+                    console.print(wallet, style="bold", markup=False)
+                    tables.draw_page(console, kind, [typed for _, typed in result.entries], result.more_pages)
+
+            self._draw(paint)
         elif self.mode == "csv":
             writer = csv.writer(self.env.stdout, lineterminator="\n")
             columns = CSV_COLUMNS[kind]
@@ -111,6 +135,10 @@ class Output:
                     flat = dict(_flatten(raw))
                     writer.writerow([wallet, *(_cell(flat.get(c)) for c in columns)])
                 self.env.stdout.flush()
+        elif self.mode == "json" and self.env.stdout_isatty:
+            data = [{"wallet": wallet, **raw} for wallet, result in rows() for raw, _ in result.entries]
+            wallets = len(results) if isinstance(results, list) else len(data)
+            self._pretty({"data": data, "meta": {"wallets": wallets, "failed": [w for w, _ in failures], "total": len(data)}})
         else:
             out = self.env.stdout
             count = wallets = 0
@@ -136,11 +164,19 @@ class Output:
         if self.mode == "table":
             from yieldcli.render import tables
 
-            tables.draw_object(self._console(), kind, typed if typed is not None else body)
+            self._draw(lambda console: tables.draw_object(console, kind, typed if typed is not None else body))
+        elif self.mode == "json" and self.env.stdout_isatty:
+            self._pretty(body)
         elif self.mode in ("json", "ndjson"):
             self._line(dumps(body))
         else:
             self.csv(kind, [body if isinstance(body, dict) else {"status": body}])
+
+    def columns(self, columns: list, *, title: str | None = None) -> None:
+        """A table of ready-made `layout.Column`s, fitted to the terminal like every other table."""
+        from yieldcli.render import layout
+
+        self._draw(lambda console: layout.draw(console, columns, title=title))
 
     def ndjson(self, items: Iterable[dict[str, Any]]) -> None:
         out = self.env.stdout
@@ -161,10 +197,35 @@ class Output:
         self.env.stdout.write(text + "\n")
         self.env.stdout.flush()
 
-    def _console(self):
-        from yieldcli.render.consoles import console
+    def _hold(self, items, progress):
+        """On a terminal, read every item while the bar runs, then erase the bar: nothing is drawn
+        on the screen the bar is on. Piped, items keep streaming as they arrive."""
+        if not self.env.stdout_isatty:
+            return items
+        items = list(items)
+        if progress is not None:
+            progress.close()
+        return items
 
-        return console(self.env, stderr=False, color=self.color)
+    def _draw(self, paint) -> None:
+        """Draw with rich: straight to stdout when piped; on a terminal into memory, then paged."""
+        if not self.env.stdout_isatty:
+            from yieldcli.render.consoles import console
+
+            paint(console(self.env, stderr=False, color=self.color))
+            return
+        from yieldcli.render import pager
+        from yieldcli.render.consoles import screen_console
+
+        console = screen_console(self.env, color=self.color, width=pager.screen_size(self.env)[0])
+        paint(console)
+        pager.show(self.env, console.file.getvalue(), enabled=self.pager)
+
+    def _pretty(self, value: Any) -> None:
+        """JSON for a person: indented, coloured when colour is on; integers as exact as piped."""
+        from rich.json import JSON
+
+        self._draw(lambda console: console.print(JSON.from_data(value, indent=2, highlight=self.color), soft_wrap=True))
 
     # --- everything else (stderr) ----------------------------------------------------------------
 
@@ -174,8 +235,16 @@ class Output:
             self.env.stderr.flush()
 
     def warn(self, text: str) -> None:
-        self.env.stderr.write(f"warning: {text}\n")
+        self.env.stderr.write(f"{self.paint('warning:', 'yellow')} {text}\n")
         self.env.stderr.flush()
+
+    def paint(self, text: str, colour: str, *, stderr: bool = True) -> str:
+        """`text` in a colour that carries meaning (red error, yellow warning, green confirmed),
+        only when that stream is a terminal and colour is on; ANSI codes without importing rich."""
+        isatty = self.env.stderr_isatty if stderr else self.env.stdout_isatty
+        if not self.env.color_enabled(self.color_choice, isatty):
+            return text
+        return f"\x1b[{_ANSI[colour]}m{text}\x1b[0m"
 
 
 def _flatten(value: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:

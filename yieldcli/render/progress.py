@@ -3,13 +3,32 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Iterator
 
 from yieldcli.environment import Environment
 
 
+class Bar:
+    """Called with (done, total) as pages or wallets arrive; `close()` erases it for good."""
+
+    def __init__(self, progress, what: str):
+        self._progress = progress
+        self._what = what
+        self._task = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if total <= 1:
+            return
+        if self._task is None:
+            self._task = self._progress.add_task(self._what, total=total)
+        self._progress.update(self._task, completed=done, total=total)
+
+    def close(self) -> None:
+        self._progress.stop()  # transient: the bar's lines are gone before anything else is drawn
+
+
 @contextmanager
-def page_progress(env: Environment, what: str, *, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+def page_progress(env: Environment, what: str, *, enabled: bool) -> Iterator[Bar | None]:
     if not enabled or not env.stderr_isatty:
         yield None
         return
@@ -18,16 +37,6 @@ def page_progress(env: Environment, what: str, *, enabled: bool) -> Iterator[Cal
     from yieldcli.render.consoles import console
 
     bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), console=console(env, stderr=True, color=True),
-                   transient=True)
-    task = None
-
-    def update(done: int, total: int) -> None:
-        nonlocal task
-        if total <= 1:
-            return
-        if task is None:
-            task = bar.add_task(what, total=total)
-        bar.update(task, completed=done, total=total)
-
+                   transient=True, redirect_stdout=False, redirect_stderr=False)
     with bar:
-        yield update
+        yield Bar(bar, what)
