@@ -10,7 +10,7 @@ from urllib.parse import quote, urlencode
 from yieldcli import __version__
 from yieldcli.api.transport import Response, Transport, TransportError, TransportTimeout
 from yieldcli.errors import AuthError, NetworkError, ServiceError
-from yieldcli.urls import check_base_url
+from yieldcli.urls import check_base_url, redact_url
 
 AUTH_MESSAGES = ("Missing credentials", "API key invalid or doesn't exist")
 AUTH_HINT = "run `yield auth login` or set YIELD_API_KEY"
@@ -62,6 +62,8 @@ class ApiClient:
         max_connections: int = 64,
     ):
         self.base_url = check_base_url(base_url)
+        # What errors and --verbose show: the URL may carry credentials (user:password@, ?api_key=).
+        self.shown_url = redact_url(self.base_url)
         self._api_key = api_key
         self._log = log
         self._retry = retry
@@ -129,7 +131,7 @@ class ApiClient:
                 self._trace(method, path, params, "timeout", started)
             except TransportError as exc:
                 error = NetworkError(
-                    f"cannot reach the service at {self.base_url}: {exc}",
+                    f"cannot reach the service at {self.shown_url}: {exc}",
                     hint="check --api-url and the network",
                 )
                 self._trace(method, path, params, "connection error", started)
@@ -151,7 +153,7 @@ class ApiClient:
     def _trace(self, method: str, path: str, params: Mapping[str, Any] | None, status: str, started: float) -> None:
         if self._log is None:
             return
-        url = f"{self.base_url}{path}" + (f"?{urlencode(params)}" if params else "")
+        url = f"{self.shown_url}{path}" + (f"?{urlencode(params)}" if params else "")
         elapsed = (time.perf_counter() - started) * 1000
         key = "x-api-key: ****" if self._api_key else "no x-api-key"
         self._log(f"{method} {url} ({key}) -> {status} in {elapsed:.0f} ms")
