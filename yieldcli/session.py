@@ -4,16 +4,17 @@ client, the output sink, and (under --sandbox) the embedded sandbox server."""
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from yieldcli import config as cfg
-from yieldcli.addresses import b58encode, check_pubkey
+from yieldcli.addresses import check_pubkey
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.numbers import parse_seconds
 from yieldcli.render.output import Output, resolve_mode
+from yieldcli.urls import check_base_url, check_http_url
 
 
 class GlobalOptions(NamedTuple):
@@ -56,23 +57,16 @@ class Session:
 
     def timeout(self) -> float:
         """Seconds per request (not money, so a float is the right type)."""
-        setting = self.settings.get("timeout")
-        try:
-            value = float(str(setting.value))
-        except ValueError:
-            value = -1.0
-        if not math.isfinite(value) or value <= 0:
-            raise UsageError(f"invalid timeout {setting.value!r} (from {setting.source}): expected a positive number of seconds")
-        return value
+        return self.settings.checked("timeout", lambda value, name: parse_seconds(value, name=name))
 
     # --- output ----------------------------------------------------------------------------------
 
     def output(self, requested: str | None = None, as_json: bool = False) -> Output:
-        mode = "json" if as_json else (requested or self.settings.value("output"))
-        color_choice = str(self.settings.value("color")).lower()
-        if color_choice not in ("auto", "always", "never"):
-            raise UsageError(f"invalid color choice {color_choice!r}", hint="use auto, always or never")
-        resolved = resolve_mode(mode, self.env)
+        if as_json or requested is not None:
+            resolved = resolve_mode("json" if as_json else requested, self.env)
+        else:
+            resolved = self.settings.checked("output", lambda value, name: resolve_mode(value, self.env))
+        color_choice = self.settings.checked("color", _color_choice)
         return Output(
             self.env,
             resolved,
@@ -99,7 +93,7 @@ class Session:
             else:
                 from yieldcli.secrets import find_api_key
 
-                url = self.settings.value("api_url")
+                url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
                 found, why_none = find_api_key(self.env, self.profile)
                 key = found.value if found else None
                 if found:
@@ -129,7 +123,7 @@ class Session:
             from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
 
             settings.overrides.setdefault("strategy", DEMO_STRATEGY_ID)
-        value = flag or settings.value("strategy")
+        value = cfg.not_empty(flag, "--strategy") or settings.value("strategy")
         if not value:
             raise UsageError(
                 "no strategy given",
@@ -138,7 +132,7 @@ class Session:
         return value
 
     def wallet(self, given: str | None) -> str:
-        if given:
+        if given is not None:  # an empty WALLET ("$UNSET") is refused, not taken as "the default"
             return check_pubkey(given, "wallet address")
         if self.options.sandbox and not self._keypair_named():
             from yieldcli.sandbox.demo import DEMO_WALLET
@@ -162,17 +156,19 @@ class Session:
             self.settings.overrides.setdefault("keypair", str(sandbox_keypair_path(self.env)))
 
     def rpc_url(self, flag: str | None) -> str:
-        from yieldcli.chain.rpc import MAINNET_URL, resolve_rpc_url
+        from yieldcli.chain.rpc import MAINNET_URL
 
         self._sandbox_chain_defaults()
         self.settings.flags["rpc_url"] = flag
-        value = self.settings.value("rpc_url")
-        return resolve_rpc_url(str(value)) if value else MAINNET_URL
+        if self.settings.value("rpc_url") is None:
+            return MAINNET_URL
+        return self.settings.checked("rpc_url", _rpc_url)
 
     def keypair_source(self, flag: str | None) -> cfg.Setting:
         self._sandbox_chain_defaults()
         self.settings.flags["keypair"] = flag
         setting = self.settings.get("keypair")
+        self.settings.checked("keypair", lambda value, name: cfg.not_empty(value, name))
         if setting.value is None:
             raise ConfigError(
                 "no keypair configured",
@@ -206,16 +202,24 @@ def sandbox_keypair_path(env: Environment) -> Path:
 
 
 def pubkey_of_keypair_file(path: Path, source: str = "") -> str:
-    """The public half of a solana-keygen file (bytes 32..64), without importing solders."""
-    where = f" (from {source})" if source else ""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"keypair file {path}{where} does not exist", hint="create one with `solana-keygen new` or pass --keypair") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read keypair file {path}{where}: {getattr(exc, 'strerror', None) or type(exc).__name__}") from None
-    except ValueError:
-        raise ConfigError(f"keypair file {path}{where} is not a solana-keygen JSON file") from None
-    if not (isinstance(raw, list) and len(raw) == 64 and all(isinstance(b, int) and 0 <= b <= 255 for b in raw)):
-        raise ConfigError(f"keypair file {path}{where} is not a solana-keygen JSON file (expected 64 numbers 0..255)")
-    return b58encode(bytes(raw[32:]))
+    """The public half of a solana-keygen file, without importing solders."""
+    from yieldcli.chain.keypairs import public_key_text
+
+    return public_key_text(str(path), f" (from {source})" if source else "")
+
+
+def _color_choice(value: Any, name: str) -> str:
+    choice = str(value).lower()
+    if choice not in ("auto", "always", "never"):
+        raise UsageError(f"invalid value for {name}: {value!r}", hint="use auto, always or never")
+    return choice
+
+
+def _rpc_url(value: Any, name: str) -> str:
+    """A Solana CLI moniker's URL, or an http(s) URL both HTTP stacks can use."""
+    from yieldcli.chain.rpc import MONIKERS, resolve_rpc_url
+
+    text = cfg.not_empty(str(value), name).strip()
+    if text not in MONIKERS:
+        check_http_url(text, "RPC URL")
+    return resolve_rpc_url(text)
