@@ -34,6 +34,7 @@ def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError
     `label` names the file in messages, e.g. "keypair file ~/id.json (from config)". A missing
     file is an error too, unless `missing_ok` (then None).
     """
+    label = printable(label)
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
@@ -75,6 +76,11 @@ def read_small_stream(stream: TextIO, *, limit: int, what: str, error: type[Yiel
     if len(text) > limit:
         raise error(f"{what} on standard input is too large (more than {limit} characters)")
     return text
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped: a path from a config file may hold a NUL or an ESC."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 def _read_at_most(fd: int, size: int) -> bytes:

@@ -138,7 +138,7 @@ class Session:
             from yieldcli.sandbox.demo import DEMO_WALLET
 
             return DEMO_WALLET
-        keypair = self.settings.get("keypair")
+        keypair = self._keypair_setting()
         if keypair.value is None:
             raise UsageError(
                 "no wallet given and no keypair configured",
@@ -167,14 +167,18 @@ class Session:
     def keypair_source(self, flag: str | None) -> cfg.Setting:
         self._sandbox_chain_defaults()
         self.settings.flags["keypair"] = flag
-        setting = self.settings.get("keypair")
-        self.settings.checked("keypair", lambda value, name: cfg.not_empty(value, name))
+        setting = self._keypair_setting()
         if setting.value is None:
             raise ConfigError(
                 "no keypair configured",
                 hint="pass -k/--keypair PATH (or - for stdin), set YIELD_KEYPAIR, or `yield config set keypair PATH`",
             )
         return setting
+
+    def _keypair_setting(self) -> cfg.Setting:
+        """The keypair setting; an empty path (`-k "$UNSET"`) is refused, not read as the current directory."""
+        self.settings.checked("keypair", lambda value, name: cfg.not_empty(value, name))
+        return self.settings.get("keypair")
 
     def _keypair_named(self) -> bool:
         return self.settings.get("keypair").source in ("flag", "env")
@@ -205,7 +209,9 @@ def pubkey_of_keypair_file(path: Path, source: str = "") -> str:
     """The public half of a solana-keygen file, without importing solders."""
     from yieldcli.chain.keypairs import public_key_text
 
-    return public_key_text(str(path), f" (from {source})" if source else "")
+    spec = cfg.SPECS["keypair"]
+    named = {"flag": spec.flag, "env": spec.env}.get(source, source)
+    return public_key_text(str(path), f" (from {named})" if named else "")
 
 
 def _color_choice(value: Any, name: str) -> str:

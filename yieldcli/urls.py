@@ -6,6 +6,7 @@ from __future__ import annotations
 from urllib.parse import SplitResult, urlsplit
 
 from yieldcli.errors import UsageError
+from yieldcli.files import printable
 
 # Real service and RPC URLs (an API key included) are under 200 characters; the HTTP clients refuse
 # much longer ones with errors of their own, after the command has already started.
@@ -30,8 +31,7 @@ def redact_url(url: str) -> str:
         return _INVALID
     if len(host) > _MAX_SHOWN_HOST:
         host = host[:_MAX_SHOWN_HOST] + "…"
-    # Control characters would reach the terminal as they are: escape them.
-    host = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in host)
+    host = printable(host)  # control characters would reach the terminal as they are
     if ":" in host:
         host = f"[{host}]"
     try:

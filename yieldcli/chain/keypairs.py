@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import read_small_file, read_small_stream
+from yieldcli.files import printable, read_small_file, read_small_stream
 
 if TYPE_CHECKING:  # solders is imported only where a Keypair is built: reading a public key needs none
     from solders.keypair import Keypair
@@ -66,7 +66,7 @@ def read_keypair_bytes(source: str, *, stdin: TextIO | None = None, origin: str 
     if not source:
         raise UsageError("the keypair path is empty", hint="pass -k/--keypair PATH, or - for standard input")
     path = Path(source).expanduser()
-    where = f"keypair file {path}{origin}"
+    where = printable(f"keypair file {path}{origin}")
     found = read_small_file(str(path), label=where, limit=KEYPAIR_MAX_BYTES, error=ConfigError, missing_hint=_MISSING_HINT)
     try:
         text = found.data.decode("utf-8")
