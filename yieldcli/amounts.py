@@ -26,7 +26,7 @@ class Amount(NamedTuple):
                 f"invalid value for {name}: {numbers.quoted(text)} has {len(fraction)} fraction digits but the token has {decimals} decimals"
             )
         _refuse_past_u64(whole, text, name)
-        raw = int(whole) * 10**decimals + int((fraction or "0").ljust(decimals, "0") or "0")
+        raw = numbers.to_int(whole) * 10**decimals + numbers.to_int(fraction.ljust(decimals, "0"))
         return cls.from_raw(raw, decimals, name=name, shown=text)
 
     @staticmethod
@@ -47,7 +47,7 @@ class Amount(NamedTuple):
             hint="with --raw, give the amount in base units with digits 0-9, for example 1500000",
         )
         _refuse_past_u64(digits, text, name)
-        return cls.from_raw(int(digits), decimals, name=name, shown=text)
+        return cls.from_raw(numbers.to_int(digits), decimals, name=name, shown=text)
 
     @classmethod
     def from_raw(cls, raw: int, decimals: int, *, name: str = "--amount", shown: str | None = None) -> "Amount":

@@ -45,6 +45,11 @@ def significant_digits(digits: str) -> int:
     return len(digits.lstrip("0"))
 
 
+def to_int(digits: str) -> int:
+    """int() of checked ASCII digits; leading zeros go first (int() refuses over 4300 digits)."""
+    return int(digits.lstrip("0") or "0")
+
+
 def parse_whole(text: str, *, name: str, minimum: int = 0, maximum: int) -> int:
     """A whole number from minimum to maximum, written with ASCII digits only."""
     if isinstance(text, int) and not isinstance(text, bool):  # a default, already a number
@@ -53,7 +58,7 @@ def parse_whole(text: str, *, name: str, minimum: int = 0, maximum: int) -> int:
         digits = whole_digits(str(text), name=name)
         if significant_digits(digits) > len(str(maximum)):
             raise UsageError(f"invalid value for {name}: {quoted(text)} is more than {maximum}")
-        value = int(digits)
+        value = to_int(digits)
     if not minimum <= value <= maximum:
         raise UsageError(f"invalid value for {name}: {value} is not between {minimum} and {maximum}")
     return value
