@@ -42,6 +42,24 @@ def redact_url(url: str) -> str:
     return f"{parts.scheme}://{host}{port}" + ("/…" if hidden else "")
 
 
+def scrub(text: str, url: str) -> str:
+    """`text` (a message a server sent back) with the parts of `url` that may be secret replaced by `…`.
+
+    Servers echo the path they were asked for ("Not found: GET /v1/KEY/health"); the path,
+    query and userinfo of the URL we were given are what `redact_url` hides, so they go here too.
+    """
+    try:
+        parts = urlsplit(url)
+        secrets = [parts.path.rstrip("/"), parts.query, parts.password or "", parts.username or ""]
+    except ValueError:
+        return text
+    # Longest first, so a path is replaced whole before a shorter piece of it; tiny pieces
+    # ("/v1", "a") would only garble the message.
+    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "…")
+    return text
+
+
 def check_http_url(url: str, what: str) -> SplitResult:
     """An http(s) URL the standard library and httpx can both use, or a UsageError naming `what`.
 

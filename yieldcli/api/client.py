@@ -10,7 +10,7 @@ from urllib.parse import quote, urlencode
 from yieldcli import __version__
 from yieldcli.api.transport import Response, Transport, TransportError, TransportTimeout
 from yieldcli.errors import AuthError, NetworkError, ServiceError
-from yieldcli.urls import check_base_url, redact_url
+from yieldcli.urls import check_base_url, redact_url, scrub
 
 AUTH_MESSAGES = ("Missing credentials", "API key invalid or doesn't exist")
 AUTH_HINT = "run `yield auth login` or set YIELD_API_KEY"
@@ -169,6 +169,8 @@ class ApiClient:
                     status=status,
                 ) from None
         message = _error_message(response)
+        if message:  # a service may echo the path it was asked for, and the base URL's path may hold a key
+            message = scrub(message, self.base_url)
         if status in (401, 403) or message in AUTH_MESSAGES:
             raise AuthError(message or f"the service refused the request (HTTP {status})", hint=AUTH_HINT)
         if 300 <= status < 400:

@@ -10,6 +10,7 @@ from yieldcli.urls import check_base_url
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.numbers import parse_seconds
 from yieldcli.render.output import MODES
 
 config_app = opt.command_group("Show and change settings.")
@@ -26,12 +27,7 @@ def _validate(key: str, value: str) -> str:
     if key == "api_url":
         check_base_url(value)
     if key == "timeout":
-        try:
-            ok = float(value) > 0
-        except ValueError:
-            ok = False
-        if not ok:
-            raise UsageError(f"invalid timeout {value!r}: expected a positive number of seconds")
+        parse_seconds(value, name="timeout")
     return value
 
 
