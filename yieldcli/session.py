@@ -91,12 +91,16 @@ class Session:
                 url, key = server.url, server.api_key
                 self.log(f"embedded sandbox at {url}")
             else:
-                from yieldcli.secrets import find_api_key
+                from yieldcli.secrets import api_key_problem, find_api_key
 
                 url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
                 found, why_none = find_api_key(self.env, self.profile)
                 key = found.value if found else None
                 if found:
+                    problem = api_key_problem(found.value)
+                    if problem:  # http.client would fail on it with an exception of its own
+                        raise ConfigError(f"the API key from {found.location} cannot be sent: {problem}",
+                                          hint="store the key again with `yield auth login`, or fix YIELD_API_KEY")
                     self.log(f"API key from {found.source}")
                 else:
                     self.log("no API key found" + (f" ({why_none})" if why_none else ""))
@@ -162,7 +166,7 @@ class Session:
         self.settings.flags["rpc_url"] = flag
         if self.settings.value("rpc_url") is None:
             return MAINNET_URL
-        return self.settings.checked("rpc_url", _rpc_url)
+        return self.settings.checked("rpc_url", rpc_url_of)
 
     def keypair_source(self, flag: str | None) -> cfg.Setting:
         self._sandbox_chain_defaults()
@@ -221,11 +225,15 @@ def _color_choice(value: Any, name: str) -> str:
     return choice
 
 
-def _rpc_url(value: Any, name: str) -> str:
+def rpc_url_of(value: Any, name: str) -> str:
     """A Solana CLI moniker's URL, or an http(s) URL both HTTP stacks can use."""
     from yieldcli.chain.rpc import MONIKERS, resolve_rpc_url
 
     text = cfg.not_empty(str(value), name).strip()
     if text not in MONIKERS:
-        check_http_url(text, "RPC URL")
+        try:
+            check_http_url(text, "RPC URL")
+        except UsageError as exc:
+            exc.hint = exc.hint or "give an http(s) URL or one of mainnet-beta, devnet, testnet, localhost (or m, d, t, l)"
+            raise
     return resolve_rpc_url(text)

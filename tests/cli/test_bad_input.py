@@ -304,3 +304,35 @@ def test_verbose_never_prints_credentials_in_the_rpc_url(chain, sandbox):
         result = chain("-v", "tx", "status", SIGNATURE, "-u", url, "-o", "json")
         assert result.code == 8 and result.json()["status"] == "unknown"  # reached the RPC, which never saw it
         assert SECRET not in result.stderr + result.stdout
+
+
+# --- found while fuzzing the options ---------------------------------------------------------------
+
+
+def test_an_endless_wallets_file_is_refused(api):
+    # Before: `--wallets-file /dev/zero` read until memory ran out. A pipe is still welcome.
+    result = api("balances", "--wallets-file", "/dev/zero")
+    assert result.code == 2 and "too large" in one_line_error(result)
+    piped = api("balances", "--wallets-file", "-", "-o", "json", input=f"{DEMO_WALLET}\n")
+    assert piped.code == 0 and piped.json()["data"][0]["wallet"] == DEMO_WALLET
+
+
+@pytest.mark.parametrize("key", ["ключ-0123456789", "key\x01with-control", "k" * 5000])
+def test_an_api_key_no_header_can_carry_is_refused(run, sandbox, key):
+    # Before: a non-Latin-1 key in YIELD_API_KEY ended in "unexpected error: UnicodeEncodeError"
+    # (exit 1), and `auth login --with-token` stored such keys (or megabytes of NUL bytes).
+    result = run("--api-url", sandbox.url, "health", env={"YIELD_API_KEY": key})
+    assert result.code == 3 and "YIELD_API_KEY" in one_line_error(result)
+    assert key not in result.stderr
+    result = run("auth", "login", "--with-token", input=key)
+    assert result.code == 2 and key not in one_line_error(result)
+
+
+def test_config_set_refuses_what_config_reads_would_refuse(run):
+    # Before: `config set rpc_url ١٢` and `config set strategy ""` were written to the file.
+    for key, value in (("rpc_url", "١٢"), ("rpc_url", "http://exa mple.com"), ("strategy", ""), ("keypair", " "),
+                       ("timeout", "٣٠")):
+        result = run("config", "set", key, value)
+        assert result.code == 2, (key, value, result.stderr)
+        one_line_error(result)
+    assert run("config", "set", "rpc_url", "devnet").code == 0

@@ -22,6 +22,7 @@ from yieldcli import numbers
 from yieldcli.amounts import U64_MAX, Amount, format_units
 from yieldcli.chain.decode import PACKET_DATA_SIZE, UndecodableTransaction, decode_transaction
 from yieldcli.errors import UsageError
+from yieldcli.urls import check_http_url, redact_url, scrub
 
 FAST = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -141,6 +142,39 @@ def test_whole_numbers_and_seconds_accept_only_plain_ascii(text):
         pass
     else:
         assert set(stripped) <= set("0123456789.") and 0 < seconds <= numbers.MAX_SECONDS
+
+
+# --- URLs -----------------------------------------------------------------------------------------
+
+SECRET = st.text(st.characters(min_codepoint=0x30, max_codepoint=0x7A).filter(str.isalnum), min_size=8, max_size=20)
+
+
+@FAST
+@given(text=st.text(max_size=120))
+@example(text="http://127.0.0.1:99999")
+@example(text="http://[::1")
+@example(text="https://" + "a" * 300 + ".com")
+@example(text="http://\x00/")
+def test_any_text_as_a_url_is_accepted_or_a_usage_error(text):
+    shown = redact_url(text)  # never raises
+    assert all(ch.isprintable() for ch in shown)
+    try:
+        parts = check_http_url(text, "RPC URL")
+    except UsageError as exc:
+        assert "\n" not in exc.message
+        return
+    assert parts.scheme in ("http", "https") and parts.hostname and 0 < (parts.port or 80) <= 65535
+
+
+@FAST
+@given(secret=SECRET, query_name=st.sampled_from(["api_key", "api-key", "token", "key"]),
+       host=st.sampled_from(["127.0.0.1:8899", "rpc.example.com", "[::1]:80", "xn--bcher-kva.example"]))
+def test_credentials_in_a_url_never_survive_redaction(secret, query_name, host):
+    for url in (f"https://user:{secret}@{host}/", f"https://{host}/?{query_name}={secret}", f"https://{host}/v2/{secret}",
+                f"https://{secret}@{host}", f"https://{host}?{query_name}={secret}#frag"):
+        shown = redact_url(url)
+        assert secret not in shown and shown.startswith("https://")
+        assert secret not in scrub(f"Not found: GET {url.split(host, 1)[1]}/health", url)
 
 
 # --- transactions --------------------------------------------------------------------------------

@@ -20,6 +20,12 @@ def _validate(key: str, value: str) -> str:
     if key == "api_key":
         raise UsageError("the API key is never written to the config file", hint="use `yield auth login`")
     cfg.check_key(key)
+    if not value.strip():
+        raise UsageError(f"{key} cannot be set to an empty value", hint=f"`yield config unset {key}` removes it")
+    if key == "rpc_url":
+        from yieldcli.session import rpc_url_of
+
+        rpc_url_of(value, "rpc_url")
     if key == "output" and value not in MODES:
         raise UsageError(f"invalid output {value!r}", hint="use one of: " + ", ".join(MODES))
     if key == "color" and value not in ("auto", "always", "never"):
