@@ -336,3 +336,13 @@ def test_config_set_refuses_what_config_reads_would_refuse(run):
         assert result.code == 2, (key, value, result.stderr)
         one_line_error(result)
     assert run("config", "set", "rpc_url", "devnet").code == 0
+
+
+def test_config_show_redacts_credentials_in_urls_and_config_get_prints_them(run):
+    url = f"https://rpc.example.com/?api-key={SECRET}"
+    assert run("config", "set", "rpc_url", url).code == 0
+    shown = run("config", "show", "-o", "json")
+    assert shown.code == 0 and SECRET not in shown.stdout
+    assert {"name": "rpc_url", "value": "https://rpc.example.com/…"}.items() <= next(
+        row for row in shown.json() if row["name"] == "rpc_url").items()
+    assert run("config", "get", "rpc_url").stdout.strip() == url  # asked for by name: scripts need it whole

@@ -6,7 +6,7 @@ import typer
 
 from yieldcli import config as cfg
 from yieldcli import secrets
-from yieldcli.urls import check_base_url
+from yieldcli.urls import check_base_url, redact_url
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
@@ -58,7 +58,10 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
     ]
     for name in cfg.SPECS:
         s = settings.get(name)
-        rows.append({"name": name, "value": s.value, "source": s.source, "location": s.location})
+        value = s.value
+        if name in ("api_url", "rpc_url") and isinstance(value, str) and "://" in value:
+            value = redact_url(value)  # providers put keys in URLs; `config get` still prints it whole
+        rows.append({"name": name, "value": value, "source": s.source, "location": s.location})
     found, why_none = secrets.find_api_key(session.env, session.profile)
     rows.append({
         "name": "api_key",
