@@ -79,6 +79,6 @@ def parse_seconds(text: str | int | float, *, name: str, maximum: int = MAX_SECO
 
 
 def quoted(text: object) -> str:
-    """Quoted, and cut short: a 5,000-digit value is not worth echoing whole."""
+    """Quoted, and cut short: a 5,000-digit value (or a 16 MB line) is not worth echoing whole."""
     shown = repr(text if isinstance(text, str) else str(text))
     return shown if len(shown) <= 40 else shown[:30] + "…" + shown[-5:]

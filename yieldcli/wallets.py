@@ -8,6 +8,7 @@ from yieldcli.addresses import is_pubkey
 from yieldcli.concurrency import ordered_map
 from yieldcli.errors import UsageError, YieldError
 from yieldcli.files import read_small_stream
+from yieldcli.numbers import quoted
 
 T = TypeVar("T")
 # About 360,000 addresses, one per line.
@@ -41,7 +42,7 @@ def read_wallets_file(source: str, stdin: TextIO) -> list[str]:
         if is_pubkey(address):
             wallets.append(address)
         else:
-            bad.append(f"line {number}: {address!r}")
+            bad.append(f"line {number}: {quoted(address)}")
     if bad:
         shown = "; ".join(bad[:10]) + (f"; and {len(bad) - 10} more" if len(bad) > 10 else "")
         raise UsageError(f"invalid wallet addresses in {name}: {shown}", hint="one base58 address per line")

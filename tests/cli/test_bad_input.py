@@ -315,6 +315,9 @@ def test_an_endless_wallets_file_is_refused(api):
     assert result.code == 2 and "too large" in one_line_error(result)
     piped = api("balances", "--wallets-file", "-", "-o", "json", input=f"{DEMO_WALLET}\n")
     assert piped.code == 0 and piped.json()["data"][0]["wallet"] == DEMO_WALLET
+    # A bad line is named, not echoed whole (it could be megabytes long).
+    long_line = api("balances", "--wallets-file", "-", input="x" * 100_000 + "\n")
+    assert long_line.code == 2 and len(one_line_error(long_line)) < 300
 
 
 @pytest.mark.parametrize("key", ["ключ-0123456789", "key\x01with-control", "k" * 5000])
