@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import NamedTuple
 
+from yieldcli import numbers
 from yieldcli.errors import UsageError
 
 U64_MAX = 2**64 - 1
-
-# Plain decimal notation only: no sign, no exponent, no underscores, no spaces.
-_DECIMAL_TEXT = re.compile(r"^(\d+)(?:\.(\d*))?$|^\.(\d+)$")
+_U64_DIGITS = len(str(U64_MAX))
+_AMOUNT_HINT = "write the amount in token units with digits 0-9, for example 1.5 (no sign, no exponent)"
 
 
 class Amount(NamedTuple):
@@ -24,9 +23,10 @@ class Amount(NamedTuple):
         whole, fraction = split_decimal(text, name=name)
         if len(fraction) > decimals:
             raise UsageError(
-                f"invalid value for {name}: {text!r} has {len(fraction)} fraction digits but the token has {decimals} decimals"
+                f"invalid value for {name}: {numbers.quoted(text)} has {len(fraction)} fraction digits but the token has {decimals} decimals"
             )
-        raw = int(whole) * 10**decimals + int((fraction or "0").ljust(decimals, "0") or "0")
+        _refuse_past_u64(whole, text, name)
+        raw = numbers.to_int(whole) * 10**decimals + numbers.to_int(fraction.ljust(decimals, "0"))
         return cls.from_raw(raw, decimals, name=name, shown=text)
 
     @staticmethod
@@ -36,23 +36,26 @@ class Amount(NamedTuple):
             Amount.parse_raw(text, 0, name=name)
             return
         whole, fraction = split_decimal(text, name=name)
-        if int(whole) == 0 and int(fraction or "0") == 0:
-            raise UsageError(f"invalid value for {name}: {text!r} must be greater than zero")
+        if numbers.significant_digits(whole) == 0 and numbers.significant_digits(fraction) == 0:
+            raise UsageError(f"invalid value for {name}: {numbers.quoted(text)} must be greater than zero")
 
     @classmethod
     def parse_raw(cls, text: str, decimals: int, *, name: str = "--amount") -> "Amount":
-        """Parse base units (`--raw`)."""
-        if not re.fullmatch(r"\d+", text.strip()):
-            raise UsageError(f"invalid value for {name}: {text!r} is not a whole number of base units")
-        return cls.from_raw(int(text.strip()), decimals, name=name, shown=text)
+        """Parse base units (`--raw`): ASCII digits only."""
+        digits = numbers.whole_digits(
+            text, name=name, what="a whole number of base units",
+            hint="with --raw, give the amount in base units with digits 0-9, for example 1500000",
+        )
+        _refuse_past_u64(digits, text, name)
+        return cls.from_raw(numbers.to_int(digits), decimals, name=name, shown=text)
 
     @classmethod
     def from_raw(cls, raw: int, decimals: int, *, name: str = "--amount", shown: str | None = None) -> "Amount":
-        shown = str(raw) if shown is None else shown
+        shown = numbers.quoted(str(raw) if shown is None else shown)
         if raw <= 0:
-            raise UsageError(f"invalid value for {name}: {shown!r} must be greater than zero")
+            raise UsageError(f"invalid value for {name}: {shown} must be greater than zero")
         if raw > U64_MAX:
-            raise UsageError(f"invalid value for {name}: {shown!r} is more than the largest amount (u64) a token can hold")
+            raise UsageError(f"invalid value for {name}: {shown} is more than the largest amount (u64) a token can hold")
         return cls(raw, decimals)
 
     def to_decimal(self) -> Decimal:
@@ -63,16 +66,14 @@ class Amount(NamedTuple):
 
 
 def split_decimal(text: str, *, name: str = "--amount") -> tuple[str, str]:
-    """Whole and fraction digits of plain decimal text; anything else (signs, exponents) is refused."""
-    match = _DECIMAL_TEXT.match(text.strip())
-    if match is None:
-        raise UsageError(
-            f"invalid value for {name}: {text!r} is not a plain positive decimal number",
-            hint="write the amount in token units, for example 1.5 (no sign, no exponent)",
-        )
-    if match.group(1) is not None:
-        return match.group(1), match.group(2) or ""
-    return "0", match.group(3)
+    """Whole and fraction digits of plain decimal text; anything else (signs, exponents, non-ASCII digits) is refused."""
+    return numbers.split_decimal(text, name=name, hint=_AMOUNT_HINT)
+
+
+def _refuse_past_u64(whole: str, text: str, name: str) -> None:
+    # Checked on the digits, before int(): Python refuses to convert more than 4300 digits.
+    if numbers.significant_digits(whole) > _U64_DIGITS:
+        raise UsageError(f"invalid value for {name}: {numbers.quoted(text)} is more than the largest amount (u64) a token can hold")
 
 
 def scale(raw: int, decimals: int) -> Decimal:

@@ -154,7 +154,11 @@ def main(argv: Optional[list] = None) -> None:
         sys.exit(ExitCode.OK)
     except click.exceptions.ClickException as exc:
         _fail(exc, debug, ExitCode.USAGE, exc.format_message(), None)
-    except Exception as exc:  # a bug: say so plainly, traceback only with --debug
+    except Exception as exc:
+        known = _known_failure(exc)
+        if known is not None:
+            _fail(exc, debug, *known)
+        # A bug: say so plainly, traceback only with --debug.
         _fail(exc, debug, ExitCode.UNEXPECTED, f"unexpected error: {type(exc).__name__}: {exc}",
               "run again with --debug and report it")
     else:
@@ -178,6 +182,52 @@ def _stderr_color(args: list) -> bool:
     return env.color_enabled(choice if choice in ("always", "never") else "auto", env.stderr_isatty)
 
 
+def _known_failure(exc: BaseException) -> Optional[tuple[int, str, Optional[str]]]:
+    """Exceptions that are not ours but have a documented meaning: exit code, message, hint."""
+    import errno
+
+    if isinstance(exc, BaseExceptionGroup):
+        # asyncio and anyio task groups wrap what a task raised; one error inside is that error.
+        leaves = _leaves(exc)
+        if len(leaves) == 1:
+            leaf = leaves[0]
+            if isinstance(leaf, YieldError):
+                return leaf.exit_code, leaf.message, leaf.hint
+            return _known_failure(leaf)
+        return None
+    origin = _raised_in(exc)
+    if isinstance(exc, OSError) and (exc.errno == errno.EADDRINUSE or origin == "socketserver"):
+        # Only a server binds: `yield sandbox serve` (and --sandbox) with a --host/--port we cannot use.
+        if exc.errno == errno.EADDRINUSE:
+            return ExitCode.USAGE, "cannot listen on that port: it is already in use", "choose another --port, or --port 0 for a free one"
+        if exc.errno == errno.EADDRNOTAVAIL:
+            return ExitCode.USAGE, "cannot listen on that --host: it is not an address of this machine", None
+        if exc.errno == errno.EACCES:
+            return ExitCode.USAGE, "cannot listen on that port: permission denied", "ports below 1024 need privileges; choose another --port"
+        return ExitCode.USAGE, f"cannot listen on that --host/--port: {exc.strerror or exc}", None
+    if isinstance(exc, ValueError) and origin == "yieldcli.sandbox.server":
+        # The sandbox server refuses a non-loopback host unless told otherwise.
+        return ExitCode.USAGE, str(exc), "`yield sandbox serve --allow-remote` listens on it anyway"
+    return None
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    found: list[BaseException] = []
+    for inner in group.exceptions:
+        found.extend(_leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner])
+    return found
+
+
+def _raised_in(exc: BaseException) -> str:
+    """The module of the innermost frame of the traceback: where the exception was raised."""
+    tb = exc.__traceback__
+    if tb is None:
+        return ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return str(tb.tb_frame.f_globals.get("__name__", ""))
+
+
 def _fail(exc: BaseException, debug: bool, code: int, message: str, hint: Optional[str]) -> None:
     if debug:
         import traceback
@@ -185,6 +235,9 @@ def _fail(exc: BaseException, debug: bool, code: int, message: str, hint: Option
         traceback.print_exception(exc, file=sys.stderr)
     label = "\x1b[31merror:\x1b[0m" if _STDERR_COLOR else "error:"
     line = f"{label} {message}" + (f" (hint: {hint})" if hint else "")
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    # Never lose the message to a stderr that cannot encode it (PYTHONIOENCODING=ascii).
+    line = line.encode(encoding, "backslashreplace").decode(encoding)
     try:
         sys.stderr.write(line.replace("\n", " ") + "\n")
         sys.stderr.flush()

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.files import read_small_file
+
+T = TypeVar("T")
+# A config file is a few hundred bytes; refusing megabytes keeps `--config /dev/zero` harmless.
+CONFIG_MAX_BYTES = 1 << 20
 
 DEFAULT_API_URL = "https://api.breeze.baby"
 DEFAULT_PROFILE = "default"
@@ -70,9 +75,11 @@ def read_solana_cli_config(env: Environment) -> dict[str, str]:
     """`json_rpc_url` and `keypair_path` from the Solana CLI's YAML (flat `key: value` lines)."""
     path = solana_cli_config_path(env)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return {}
+        found = read_small_file(str(path), label=f"Solana CLI config {path}", limit=CONFIG_MAX_BYTES,
+                                error=ConfigError, missing_ok=True)
+        text = found.data.decode("utf-8") if found else ""
+    except (ConfigError, UnicodeDecodeError):
+        return {}  # the Solana CLI's file is only a fallback: an unreadable one is as good as none
     found: dict[str, str] = {}
     for line in text.splitlines():
         key, sep, value = line.partition(":")
@@ -95,21 +102,21 @@ class ConfigFile:
 
     @classmethod
     def load(cls, path: Path) -> "ConfigFile":
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+        found = read_small_file(str(path), label=f"config file {path}", limit=CONFIG_MAX_BYTES,
+                                error=ConfigError, missing_ok=True)
+        if found is None:
             return cls(path, {})
-        except OSError as exc:
-            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
         import tomllib  # only when a config file exists: its parser compiles regexes on import
 
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            data = tomllib.loads(found.data.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(
                 f"config file {path} is not valid TOML: {exc}",
                 hint=f"fix or remove {path}",
             ) from None
+        except RecursionError:  # arrays nested thousands deep
+            raise ConfigError(f"config file {path} is not valid TOML: nested too deeply", hint=f"fix or remove {path}") from None
         profiles = data.get("profiles", {})
         if not isinstance(profiles, dict) or not all(isinstance(v, dict) for v in profiles.values()):
             raise ConfigError(f"config file {path}: [profiles.NAME] entries must be tables")
@@ -184,6 +191,7 @@ class Settings:
             return Setting(name, self.overrides[name], "sandbox", "--sandbox")
         found = self.config.lookup(name, self.profile.value)
         if found is not None:
+            check_type(name, *found)
             return Setting(name, found[0], "config", found[1])
         solana_key = {"rpc_url": "json_rpc_url", "keypair": "keypair_path"}.get(name)
         if solana_key:
@@ -200,9 +208,47 @@ class Settings:
     def value(self, name: str) -> Any:
         return self.get(name).value
 
+    def checked(self, name: str, check: Callable[[Any, str], T]) -> T:
+        """`check(value, name)` on a setting's value; `name` is the flag's spelling when it came from one.
+
+        A value from a flag that `check` refuses is a usage error (exit 2); from the environment or
+        a file it is a configuration error (exit 3) that says where the value was found.
+        """
+        setting = self.get(name)
+        from_flag = setting.source == "flag"
+        try:
+            return check(setting.value, setting.location if from_flag and setting.location else name)
+        except UsageError as exc:
+            if from_flag:
+                raise
+            raise ConfigError(f"{exc.message} (from {setting.location or setting.source})", hint=exc.hint) from None
+
+
+# TOML types a setting may have in the config file: text, and for timeout a number too.
+_TOML_TYPES = {bool: "a boolean", int: "an integer", float: "a number", list: "an array", dict: "a table"}
+
+
+def check_type(name: str, value: Any, where: str) -> None:
+    """A value of the wrong TOML type (`output = ["x"]`) is a configuration error naming the file."""
+    numbers_allowed = name == "timeout"
+    if isinstance(value, str) or (numbers_allowed and isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return
+    kind = next((text for cls, text in _TOML_TYPES.items() if type(value) is cls), "a date or time")
+    expected = "a string or a number" if numbers_allowed else "a string"
+    raise ConfigError(
+        f"{where}: {name} is {kind}; expected {expected}",
+        hint=f"set it with `yield config set {name} VALUE`, or fix the file",
+    )
+
+
+def not_empty(flag: str | None, name: str) -> str | None:
+    if flag is not None and not flag.strip():
+        raise UsageError(f"{name} is empty", hint=f"give {name} a value, or leave it out")
+    return flag
+
 
 def resolve_profile(flag: str | None, env: Environment) -> Setting:
-    if flag:
+    if not_empty(flag, "--profile"):
         return Setting("profile", flag, "flag", "--profile")
     if env.get("YIELD_PROFILE"):
         return Setting("profile", env.get("YIELD_PROFILE"), "env", "YIELD_PROFILE")
@@ -210,7 +256,7 @@ def resolve_profile(flag: str | None, env: Environment) -> Setting:
 
 
 def resolve_config_path(flag: str | None, env: Environment) -> Setting:
-    if flag:
+    if not_empty(flag, "--config"):
         return Setting("config", flag, "flag", "--config")
     if env.get("YIELD_CONFIG"):
         return Setting("config", env.get("YIELD_CONFIG"), "env", "YIELD_CONFIG")

@@ -31,6 +31,21 @@ def mask(secret: str | None) -> str:
     return "****" + (secret[-4:] if len(secret) >= 16 else "")
 
 
+# Keys are tens of characters; a header is no place for megabytes.
+API_KEY_MAX_LENGTH = 1024
+
+
+def api_key_problem(key: str) -> str | None:
+    """Why `key` cannot be sent as the x-api-key header (never quoting it), or None when it can."""
+    if not key:
+        return "it is empty"
+    if len(key) > API_KEY_MAX_LENGTH:
+        return f"it is {len(key)} characters long (at most {API_KEY_MAX_LENGTH})"
+    if not all("!" <= ch <= "~" for ch in key):
+        return "it contains spaces, control characters or non-ASCII characters"
+    return None
+
+
 def _keyring_username(profile: str) -> str:
     return f"api-key:{profile}"
 

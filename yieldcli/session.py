@@ -4,16 +4,17 @@ client, the output sink, and (under --sandbox) the embedded sandbox server."""
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from yieldcli import config as cfg
-from yieldcli.addresses import b58encode, check_pubkey
+from yieldcli.addresses import check_pubkey
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.numbers import parse_seconds
 from yieldcli.render.output import Output, resolve_mode
+from yieldcli.urls import check_base_url, check_http_url
 
 
 class GlobalOptions(NamedTuple):
@@ -57,23 +58,16 @@ class Session:
 
     def timeout(self) -> float:
         """Seconds per request (not money, so a float is the right type)."""
-        setting = self.settings.get("timeout")
-        try:
-            value = float(str(setting.value))
-        except ValueError:
-            value = -1.0
-        if not math.isfinite(value) or value <= 0:
-            raise UsageError(f"invalid timeout {setting.value!r} (from {setting.source}): expected a positive number of seconds")
-        return value
+        return self.settings.checked("timeout", lambda value, name: parse_seconds(value, name=name))
 
     # --- output ----------------------------------------------------------------------------------
 
     def output(self, requested: str | None = None, as_json: bool = False) -> Output:
-        mode = "json" if as_json else (requested or self.settings.value("output"))
-        color_choice = str(self.settings.value("color")).lower()
-        if color_choice not in ("auto", "always", "never"):
-            raise UsageError(f"invalid color choice {color_choice!r}", hint="use auto, always or never")
-        resolved = resolve_mode(mode, self.env)
+        if as_json or requested is not None:
+            resolved = resolve_mode("json" if as_json else requested, self.env)
+        else:
+            resolved = self.settings.checked("output", lambda value, name: resolve_mode(value, self.env))
+        color_choice = self.settings.checked("color", _color_choice)
         return Output(
             self.env,
             resolved,
@@ -100,12 +94,16 @@ class Session:
                 url, key = server.url, server.api_key
                 self.log(f"embedded sandbox at {url}")
             else:
-                from yieldcli.secrets import find_api_key
+                from yieldcli.secrets import api_key_problem, find_api_key
 
-                url = self.settings.value("api_url")
+                url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
                 found, why_none = find_api_key(self.env, self.profile)
                 key = found.value if found else None
                 if found:
+                    problem = api_key_problem(found.value)
+                    if problem:  # http.client would fail on it with an exception of its own
+                        raise ConfigError(f"the API key from {found.location} cannot be sent: {problem}",
+                                          hint="store the key again with `yield auth login`, or fix YIELD_API_KEY")
                     self.log(f"API key from {found.source}")
                 else:
                     self.log("no API key found" + (f" ({why_none})" if why_none else ""))
@@ -132,7 +130,7 @@ class Session:
             from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
 
             settings.overrides.setdefault("strategy", DEMO_STRATEGY_ID)
-        value = flag or settings.value("strategy")
+        value = cfg.not_empty(flag, "--strategy") or settings.value("strategy")
         if not value:
             raise UsageError(
                 "no strategy given",
@@ -141,13 +139,13 @@ class Session:
         return value
 
     def wallet(self, given: str | None) -> str:
-        if given:
+        if given is not None:  # an empty WALLET ("$UNSET") is refused, not taken as "the default"
             return check_pubkey(given, "wallet address")
         if self.options.sandbox and not self._keypair_named():
             from yieldcli.sandbox.demo import DEMO_WALLET
 
             return DEMO_WALLET
-        keypair = self.settings.get("keypair")
+        keypair = self._keypair_setting()
         if keypair.value is None:
             raise UsageError(
                 "no wallet given and no keypair configured",
@@ -165,23 +163,29 @@ class Session:
             self.settings.overrides.setdefault("keypair", str(sandbox_keypair_path(self.env)))
 
     def rpc_url(self, flag: str | None) -> str:
-        from yieldcli.chain.rpc import MAINNET_URL, resolve_rpc_url
+        from yieldcli.chain.rpc import MAINNET_URL
 
         self._sandbox_chain_defaults()
         self.settings.flags["rpc_url"] = flag
-        value = self.settings.value("rpc_url")
-        return resolve_rpc_url(str(value)) if value else MAINNET_URL
+        if self.settings.value("rpc_url") is None:
+            return MAINNET_URL
+        return self.settings.checked("rpc_url", rpc_url_of)
 
     def keypair_source(self, flag: str | None) -> cfg.Setting:
         self._sandbox_chain_defaults()
         self.settings.flags["keypair"] = flag
-        setting = self.settings.get("keypair")
+        setting = self._keypair_setting()
         if setting.value is None:
             raise ConfigError(
                 "no keypair configured",
                 hint="pass -k/--keypair PATH (or - for stdin), set YIELD_KEYPAIR, or `yield config set keypair PATH`",
             )
         return setting
+
+    def _keypair_setting(self) -> cfg.Setting:
+        """The keypair setting; an empty path (`-k "$UNSET"`) is refused, not read as the current directory."""
+        self.settings.checked("keypair", lambda value, name: cfg.not_empty(value, name))
+        return self.settings.get("keypair")
 
     def _keypair_named(self) -> bool:
         return self.settings.get("keypair").source in ("flag", "env")
@@ -209,16 +213,30 @@ def sandbox_keypair_path(env: Environment) -> Path:
 
 
 def pubkey_of_keypair_file(path: Path, source: str = "") -> str:
-    """The public half of a solana-keygen file (bytes 32..64), without importing solders."""
-    where = f" (from {source})" if source else ""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"keypair file {path}{where} does not exist", hint="create one with `solana-keygen new` or pass --keypair") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read keypair file {path}{where}: {getattr(exc, 'strerror', None) or type(exc).__name__}") from None
-    except ValueError:
-        raise ConfigError(f"keypair file {path}{where} is not a solana-keygen JSON file") from None
-    if not (isinstance(raw, list) and len(raw) == 64 and all(isinstance(b, int) and 0 <= b <= 255 for b in raw)):
-        raise ConfigError(f"keypair file {path}{where} is not a solana-keygen JSON file (expected 64 numbers 0..255)")
-    return b58encode(bytes(raw[32:]))
+    """The public half of a solana-keygen file, without importing solders."""
+    from yieldcli.chain.keypairs import public_key_text
+
+    spec = cfg.SPECS["keypair"]
+    named = {"flag": spec.flag, "env": spec.env}.get(source, source)
+    return public_key_text(str(path), f" (from {named})" if named else "")
+
+
+def _color_choice(value: Any, name: str) -> str:
+    choice = str(value).lower()
+    if choice not in ("auto", "always", "never"):
+        raise UsageError(f"invalid value for {name}: {value!r}", hint="use auto, always or never")
+    return choice
+
+
+def rpc_url_of(value: Any, name: str) -> str:
+    """A Solana CLI moniker's URL, or an http(s) URL both HTTP stacks can use."""
+    from yieldcli.chain.rpc import MONIKERS, resolve_rpc_url
+
+    text = cfg.not_empty(str(value), name).strip()
+    if text not in MONIKERS:
+        try:
+            check_http_url(text, "RPC URL")
+        except UsageError as exc:
+            exc.hint = exc.hint or "give an http(s) URL or one of mainnet-beta, devnet, testnet, localhost (or m, d, t, l)"
+            raise
+    return resolve_rpc_url(text)

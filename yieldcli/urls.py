@@ -1,10 +1,107 @@
-"""Service URLs: what we accept, and where the API key may travel. No httpx import (start-up time)."""
+"""URLs we are given (service and Solana RPC): what we accept, how they are shown, where the API key
+may travel. Pure and cheap: no httpx import (start-up time)."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from yieldcli.errors import UsageError
+from yieldcli.files import printable
+
+# Real service and RPC URLs (an API key included) are under 200 characters; the HTTP clients refuse
+# much longer ones with errors of their own, after the command has already started.
+MAX_URL_LENGTH = 2048
+# A host this long cannot be a DNS name (253 characters at most): cut it short when shown.
+_MAX_SHOWN_HOST = 64
+_INVALID = "<invalid URL>"
+
+
+def redact_url(url: str) -> str:
+    """scheme://host[:port], plus `/…` when a path or query was dropped.
+
+    Providers put API keys in the userinfo, the path or the query, so only scheme, host and port
+    are ever shown (in errors, --verbose traces, JSON output). Never raises, whatever the text.
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return _INVALID
+    if not parts.scheme or not parts.netloc:
+        return _INVALID
+    if len(host) > _MAX_SHOWN_HOST:
+        host = host[:_MAX_SHOWN_HOST] + "…"
+    host = printable(host)  # control characters would reach the terminal as they are
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    hidden = parts.path not in ("", "/") or parts.query or parts.fragment
+    return f"{parts.scheme}://{host}{port}" + ("/…" if hidden else "")
+
+
+def scrub(text: str, url: str) -> str:
+    """`text` (a message a server sent back) with the parts of `url` that may be secret replaced by `…`.
+
+    Servers echo the path they were asked for ("Not found: GET /v1/KEY/health"); the path,
+    query and userinfo of the URL we were given are what `redact_url` hides, so they go here too.
+    """
+    try:
+        parts = urlsplit(url)
+        secrets = [parts.path.rstrip("/"), parts.query, parts.password or "", parts.username or ""]
+    except ValueError:
+        return text
+    # Longest first, so a path is replaced whole before a shorter piece of it; tiny pieces
+    # ("/v1", "a") would only garble the message.
+    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "…")
+    return text
+
+
+def check_http_url(url: str, what: str) -> SplitResult:
+    """An http(s) URL the standard library and httpx can both use, or a UsageError naming `what`.
+
+    Whatever is wrong (length, spaces, port, IPv6 brackets, a host name DNS cannot hold) is said in
+    one line before any request, with the URL redacted.
+    """
+    if len(url) > MAX_URL_LENGTH:
+        raise UsageError(f"the {what} is too long ({len(url)} characters; at most {MAX_URL_LENGTH})")
+    shown = redact_url(url)
+    shown = "" if shown == _INVALID else f" {shown}"
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        raise UsageError(
+            f"invalid {what}{shown}: it contains spaces or control characters",
+            hint="percent-encode them (a space is %20)",
+        )
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        port = parts.port
+    except ValueError as exc:
+        raise UsageError(f"invalid {what}{shown}: {_url_problem(exc)}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise UsageError(f"invalid {what}{shown}: expected http(s)://host[:port]")
+    if port == 0:
+        raise UsageError(f"invalid {what}{shown}: port 0 cannot be connected to")
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        raise UsageError(f"invalid {what}{shown}: {host[:_MAX_SHOWN_HOST]!r} is not a valid host name") from None
+    return parts
+
+
+def _url_problem(exc: ValueError) -> str:
+    text = str(exc)
+    if "Port out of range" in text:
+        return "the port must be between 1 and 65535"
+    if "Port could not be cast" in text:
+        return "the port is not a number"
+    if "IPv6" in text or "IPv4" in text:
+        return "the address in brackets is not a valid IPv6 address"
+    return "not a valid URL"
+
 
 def is_loopback(host: str | None) -> bool:
     """localhost, 127.0.0.0/8 or ::1 (brackets allowed)."""
@@ -22,12 +119,10 @@ def is_loopback(host: str | None) -> bool:
 
 def check_base_url(url: str) -> str:
     """Refuse URLs we cannot use, and plain http to anything but loopback (the key would travel in clear)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"invalid API URL {url!r}: expected http(s)://host[:port]")
+    parts = check_http_url(url, "API URL")
     if parts.scheme == "http" and not is_loopback(parts.hostname):
         raise UsageError(
-            f"refusing to send the API key over plain http to {parts.hostname}",
+            f"refusing to send the API key over plain http to {redact_url(url)}",
             hint="use an https:// URL (plain http is allowed for loopback addresses only)",
         )
     return url.rstrip("/")

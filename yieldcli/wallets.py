@@ -7,19 +7,27 @@ from typing import Callable, Iterable, Iterator, TextIO, TypeVar
 from yieldcli.addresses import is_pubkey
 from yieldcli.concurrency import ordered_map
 from yieldcli.errors import UsageError, YieldError
+from yieldcli.files import read_small_stream
+from yieldcli.numbers import quoted
 
 T = TypeVar("T")
+# About 360,000 addresses, one per line.
+WALLETS_MAX_CHARS = 16 << 20
 
 
 def read_wallets_file(source: str, stdin: TextIO) -> list[str]:
     """One address per line; blank lines and `#` comments ignored; every bad line reported at once."""
     if source in ("-", "stdin:"):
-        text = stdin.read()
+        text = read_small_stream(stdin, limit=WALLETS_MAX_CHARS, what="the wallets list", error=UsageError)
         name = "standard input"
     else:
+        # Any readable file, a pipe from `<(...)` included, but never more than the limit: /dev/zero
+        # would otherwise fill memory.
         try:
             with open(source, encoding="utf-8") as handle:
-                text = handle.read()
+                text = handle.read(WALLETS_MAX_CHARS + 1)
+            if len(text) > WALLETS_MAX_CHARS:
+                raise UsageError(f"wallets file {source} is too large (more than {WALLETS_MAX_CHARS} characters)")
         except OSError as exc:
             raise UsageError(f"cannot read wallets file {source}: {exc.strerror or type(exc).__name__}") from None
         except UnicodeDecodeError:
@@ -34,7 +42,7 @@ def read_wallets_file(source: str, stdin: TextIO) -> list[str]:
         if is_pubkey(address):
             wallets.append(address)
         else:
-            bad.append(f"line {number}: {address!r}")
+            bad.append(f"line {number}: {quoted(address)}")
     if bad:
         shown = "; ".join(bad[:10]) + (f"; and {len(bad) - 10} more" if len(bad) > 10 else "")
         raise UsageError(f"invalid wallet addresses in {name}: {shown}", hint="one base58 address per line")

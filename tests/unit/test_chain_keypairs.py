@@ -89,10 +89,14 @@ def test_unreadable(tmp_path, keypair, monkeypatch):
     # Simulated: the tests may run as root, who reads any file whatever its mode.
     path = write(tmp_path / "id.json", keypair.to_json(), mode=0o000)
 
-    def refuse(self, *args, **kwargs):
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
 
-    monkeypatch.setattr(type(path), "read_text", refuse)
+    def refuse(name, *args, **kwargs):
+        if os.fspath(name) == str(path):
+            raise PermissionError(13, "Permission denied")
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(ConfigError, match="permission denied") as info:
         load_keypair(str(path))
     assert "ls -l" in info.value.hint

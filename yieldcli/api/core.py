@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from yieldcli import __version__
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
-from yieldcli.urls import check_base_url
+from yieldcli.urls import check_base_url, redact_url, scrub
 
 # A decoded JSON body.
 JSON = Union[dict[str, Any], list[Any], str, int, float, bool, None]
@@ -65,6 +65,8 @@ class ClientCore:
     def __init__(self, base_url: str, api_key: str | None, *, retry: RetryPolicy = RetryPolicy(),
                  log: Log | None = None):
         self.base_url = check_base_url(_parsable(base_url))
+        # What errors and --verbose show: the URL may carry credentials (user:password@, ?api_key=).
+        self.shown_url = redact_url(self.base_url)
         self._has_key = bool(api_key)
         self._retry = retry
         self._log = log
@@ -125,7 +127,7 @@ class ClientCore:
         elif error.kind == "proxy":
             message = str(error)
         else:
-            message = f"cannot reach the service at {self.base_url}: {error}"
+            message = f"cannot reach the service at {self.shown_url}: {error}"
         return NetworkError(message, kind=f"network.{error.kind}")
 
     def decode(self, response: Response) -> JSON:
@@ -144,6 +146,8 @@ class ClientCore:
     def status_error(self, response: Response) -> YieldError:
         status = response.status
         message = _error_message(response)
+        if message:  # a service may echo the path it was asked for, and the base URL's path may hold a key
+            message = scrub(message, self.base_url)
         if status in (401, 403) or message in AUTH_MESSAGES:
             missing = message == MISSING_KEY_MESSAGE or (not self._has_key and status == 401)
             return AuthError(message or f"the service refused the request (HTTP {status})",
@@ -162,7 +166,7 @@ class ClientCore:
             return
         elapsed = (time.perf_counter() - started) * 1000
         key = "x-api-key: ****" if self._has_key else "no x-api-key"
-        self._log(f"{request.method} {self.base_url}{request.target} ({key}) -> {status} in {elapsed:.0f} ms")
+        self._log(f"{request.method} {self.shown_url}{request.target} ({key}) -> {status} in {elapsed:.0f} ms")
 
 
 def _parsable(url: str) -> str:

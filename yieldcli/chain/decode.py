@@ -11,6 +11,11 @@ from solders.transaction import VersionedTransaction
 from yieldcli.errors import UsageError
 
 SUPPORTED_VERSIONS = ("legacy", 0)
+# The largest serialized transaction the network accepts (IPv6 MTU minus headers).
+PACKET_DATA_SIZE = 1232
+# Text a user hands us for one transaction: its base64 (1644 characters at most) alone, or inside
+# our own JSON output, whose review and simulation logs take tens of kilobytes at worst.
+TX_TEXT_MAX_BYTES = 256 * 1024
 
 
 class UndecodableTransaction(UsageError):
@@ -26,6 +31,10 @@ def decode_transaction(text: str | bytes) -> VersionedTransaction:
     raw = _b64decode(text)
     if not raw:
         raise UndecodableTransaction("the transaction is empty")
+    if len(raw) > PACKET_DATA_SIZE:
+        raise UndecodableTransaction(
+            f"the data ({len(raw)} bytes) is larger than any Solana transaction ({PACKET_DATA_SIZE} bytes at most)"
+        )
     try:
         tx = VersionedTransaction.from_bytes(raw)
     except BaseException as exc:  # pyo3 panics are BaseExceptions

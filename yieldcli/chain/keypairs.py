@@ -7,14 +7,19 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import NamedTuple, TextIO
-
-from solders.keypair import Keypair
-from solders.pubkey import Pubkey
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.files import printable, read_small_file, read_small_stream
+
+if TYPE_CHECKING:  # solders is imported only where a Keypair is built: reading a public key needs none
+    from solders.keypair import Keypair
+    from solders.pubkey import Pubkey
 
 STDIN_SOURCES = ("-", "stdin:")
+# A solana-keygen file is about 230 bytes; pretty-printed, under 1 KB. Anything much larger is not one.
+KEYPAIR_MAX_BYTES = 4096
+_MISSING_HINT = "create one with `solana-keygen new -o <path>` or pass --keypair <path>"
 
 
 class LoadedKeypair(NamedTuple):
@@ -25,56 +30,63 @@ class LoadedKeypair(NamedTuple):
 
 def load_keypair(source: str, *, stdin: TextIO | None = None) -> LoadedKeypair:
     """Load a signer from a keypair file path, or from `stdin` when `source` is `-` or `stdin:`."""
+    secret, warning, where = read_keypair_bytes(source, stdin=stdin)
+    from solders.keypair import Keypair
+
+    try:
+        keypair = Keypair.from_bytes(secret)
+    except BaseException as exc:  # solders can raise pyo3's PanicException, a BaseException
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise ConfigError(f"{where} is not a valid keypair: its public half does not match its secret half") from None
+    return LoadedKeypair(keypair, warning)
+
+
+def read_keypair_bytes(source: str, *, stdin: TextIO | None = None, origin: str = "") -> tuple[bytes, str | None, str]:
+    """The 64 bytes of a solana-keygen keypair, a permission warning or None, and how to name the source.
+
+    Reads a regular file (at most KEYPAIR_MAX_BYTES, never blocking) or standard input; `origin`
+    says where the path came from, for messages (" (from config)").
+    """
     if source in STDIN_SOURCES:
         stream = sys.stdin if stdin is None else stdin
-        try:
-            text = stream.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read a keypair from standard input: {type(exc).__name__}") from None
+        text = read_small_stream(stream, limit=KEYPAIR_MAX_BYTES, what="the keypair", error=ConfigError)
         if not text.strip():
             raise ConfigError(
                 "no keypair on standard input",
                 hint="pipe a solana-keygen JSON keypair file, e.g. `yield ... --keypair - < id.json`",
             )
-        return LoadedKeypair(parse_keypair_json(text, "standard input"), None)
-    if ":" in source.split("/", 1)[0] and not Path(source).exists():
+        return parse_keypair_json(text, "standard input"), None, "standard input"
+    if ":" in source.split("/", 1)[0] and not _exists(source):
         # solana-keygen also knows prompt:, usb:// and ASK; we only read files and stdin.
         raise UsageError(
             f"unsupported keypair source {source!r}",
             hint="give the path of a solana-keygen JSON file, or `-` to read one from standard input",
         )
+    if not source:
+        raise UsageError("the keypair path is empty", hint="pass -k/--keypair PATH, or - for standard input")
     path = Path(source).expanduser()
+    where = printable(f"keypair file {path}{origin}")
+    found = read_small_file(str(path), label=where, limit=KEYPAIR_MAX_BYTES, error=ConfigError, missing_hint=_MISSING_HINT)
     try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise ConfigError(
-            f"keypair file {path} does not exist",
-            hint="create one with `solana-keygen new -o <path>` or pass --keypair <path>",
-        ) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read keypair file {path}: {exc.strerror or type(exc).__name__}") from None
-    if stat.S_ISDIR(mode):
-        raise ConfigError(f"keypair path {path} is a directory, not a keypair file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except PermissionError:
-        raise ConfigError(
-            f"cannot read keypair file {path}: permission denied",
-            hint=f"check its owner and mode (`ls -l {path}`)",
-        ) from None
+        text = found.data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ConfigError(f"keypair file {path} is not a solana-keygen JSON file (not UTF-8 text)") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read keypair file {path}: {exc.strerror or type(exc).__name__}") from None
-    keypair = parse_keypair_json(text, f"keypair file {path}")
-    return LoadedKeypair(keypair, permission_warning(path, mode))
+        raise ConfigError(f"{where} is not a solana-keygen JSON file (not UTF-8 text)") from None
+    return parse_keypair_json(text, where), permission_warning(path, found.mode), where
 
 
-def parse_keypair_json(text: str, where: str) -> Keypair:
+def _exists(source: str) -> bool:
+    try:
+        return Path(source).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def parse_keypair_json(text: str, where: str) -> bytes:
     """A solana-keygen keypair: a JSON array of 64 integers 0..255 (secret key then public key)."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: `[[[[...` nested past Python's limit
         # The decoder's message quotes the document: never show it.
         raise ConfigError(f"{where} is not JSON; expected a solana-keygen keypair (an array of 64 numbers)") from None
     if not isinstance(value, list):
@@ -83,13 +95,7 @@ def parse_keypair_json(text: str, where: str) -> Keypair:
         raise ConfigError(f"{where} holds {len(value)} numbers; a solana-keygen keypair has exactly 64")
     if not all(type(b) is int and 0 <= b <= 255 for b in value):
         raise ConfigError(f"{where} holds values that are not bytes; every item must be an integer 0..255")
-    try:
-        keypair = Keypair.from_bytes(bytes(value))
-    except BaseException as exc:  # solders can raise pyo3's PanicException, a BaseException
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            raise
-        raise ConfigError(f"{where} is not a valid keypair: its public half does not match its secret half") from None
-    return keypair
+    return bytes(value)
 
 
 def permission_warning(path: Path, mode: int) -> str | None:
@@ -103,3 +109,11 @@ def permission_warning(path: Path, mode: int) -> str | None:
 
 def pubkey_of_keypair_file(path: str | os.PathLike[str]) -> Pubkey:
     return load_keypair(os.fspath(path)).keypair.pubkey()
+
+
+def public_key_text(source: str, origin: str = "") -> str:
+    """The base58 public half of a keypair file (bytes 32..64), without importing solders."""
+    from yieldcli.addresses import b58encode
+
+    secret, _, _ = read_keypair_bytes(source, origin=origin)
+    return b58encode(secret[32:])

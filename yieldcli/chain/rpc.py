@@ -22,6 +22,7 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.programs import parse_token_account
 from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, UsageError
+from yieldcli.urls import redact_url
 
 MAINNET_URL = "https://api.mainnet-beta.solana.com"
 DEVNET_URL = "https://api.devnet.solana.com"
@@ -52,20 +53,6 @@ def resolve_rpc_url(value: str) -> str:
         f"invalid RPC URL {redact_url(text) if '://' in text else repr(text)}",
         hint="give an http(s) URL or one of mainnet-beta, devnet, testnet, localhost (or m, d, t, l)",
     )
-
-
-def redact_url(url: str) -> str:
-    """scheme://host[:port] plus `/…` for any path: RPC providers put API keys in userinfo, path or query."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        port = ""
-    path = "" if parts.path in ("", "/") else "/…"
-    return f"{parts.scheme}://{host}{port}{path}" if parts.scheme else "<invalid URL>"
 
 
 def cluster_of(rpc_url: str) -> str:

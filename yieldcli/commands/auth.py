@@ -23,13 +23,16 @@ def login(
     session = session_of(ctx)
     env = session.env
     if with_token:
-        key = env.stdin.read().strip()
+        from yieldcli.files import read_small_stream
+
+        key = read_small_stream(env.stdin, limit=secrets.API_KEY_MAX_LENGTH + 2, what="the API key", error=UsageError).strip()
     elif env.interactive:
         key = typer.prompt("API key", hide_input=True, err=True).strip()
     else:
         raise UsageError("no terminal to prompt on", hint="pipe the key in with `yield auth login --with-token`")
-    if not key or any(c.isspace() for c in key):
-        raise UsageError("the API key is empty or contains whitespace", hint="paste the key from the customer portal")
+    problem = secrets.api_key_problem(key)
+    if problem:
+        raise UsageError(f"that is not an API key: {problem}", hint="paste the key from the customer portal")
     location = secrets.store_api_key(session.profile, key)
     session.output().info(f"API key {secrets.mask(key)} stored for profile {session.profile!r} in the {location}")
     if env.get(API_KEY_ENV):

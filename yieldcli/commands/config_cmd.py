@@ -6,10 +6,11 @@ import typer
 
 from yieldcli import config as cfg
 from yieldcli import secrets
-from yieldcli.urls import check_base_url
+from yieldcli.urls import check_base_url, redact_url
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.numbers import parse_seconds
 from yieldcli.render.output import MODES
 
 config_app = opt.command_group("Show and change settings.")
@@ -19,6 +20,12 @@ def _validate(key: str, value: str) -> str:
     if key == "api_key":
         raise UsageError("the API key is never written to the config file", hint="use `yield auth login`")
     cfg.check_key(key)
+    if not value.strip():
+        raise UsageError(f"{key} cannot be set to an empty value", hint=f"`yield config unset {key}` removes it")
+    if key == "rpc_url":
+        from yieldcli.session import rpc_url_of
+
+        rpc_url_of(value, "rpc_url")
     if key == "output" and value not in MODES:
         raise UsageError(f"invalid output {value!r}", hint="use one of: " + ", ".join(MODES))
     if key == "color" and value not in ("auto", "always", "never"):
@@ -26,12 +33,7 @@ def _validate(key: str, value: str) -> str:
     if key == "api_url":
         check_base_url(value)
     if key == "timeout":
-        try:
-            ok = float(value) > 0
-        except ValueError:
-            ok = False
-        if not ok:
-            raise UsageError(f"invalid timeout {value!r}: expected a positive number of seconds")
+        parse_seconds(value, name="timeout")
     return value
 
 
@@ -56,7 +58,10 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
     ]
     for name in cfg.SPECS:
         s = settings.get(name)
-        rows.append({"name": name, "value": s.value, "source": s.source, "location": s.location})
+        value = s.value
+        if name in ("api_url", "rpc_url") and isinstance(value, str) and "://" in value:
+            value = redact_url(value)  # providers put keys in URLs; `config get` still prints it whole
+        rows.append({"name": name, "value": value, "source": s.source, "location": s.location})
     found, why_none = secrets.find_api_key(session.env, session.profile)
     rows.append({
         "name": "api_key",

@@ -4,8 +4,39 @@ from enum import Enum
 from typing import Annotated, Optional
 
 import typer
+from typer._click.types import ParamType
+
+from yieldcli import numbers
+from yieldcli.errors import UsageError
 
 INT32_MAX = 2**31 - 1
+
+
+class WholeNumber(ParamType):
+    """A whole number in a range, ASCII digits only (click's INT takes `１０`, `1_0` and `+5`)."""
+
+    name = "integer"
+
+    def __init__(self, minimum: int, maximum: int):
+        self.minimum, self.maximum = minimum, maximum
+
+    def convert(self, value, param, ctx):
+        try:
+            return numbers.parse_whole(value, name=param.opts[0] if param else "value", minimum=self.minimum, maximum=self.maximum)
+        except UsageError as exc:
+            self.fail(exc.message.split(": ", 1)[-1], param, ctx)
+
+
+class Seconds(ParamType):
+    """A positive number of seconds, ASCII digits only (click's FLOAT takes `nan`, `inf` and `３`)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            return numbers.parse_seconds(value, name=param.opts[0] if param else "value")
+        except UsageError as exc:
+            self.fail(exc.message.split(": ", 1)[-1], param, ctx)
 
 
 class Order(str, Enum):
@@ -34,18 +65,18 @@ SortBy = Annotated[Optional[str], typer.Option("--sort-by", help="Field to sort 
 SortOrder = Annotated[Optional[Order], typer.Option("--order", help="Sort order: asc or desc.", show_default=False)]
 Page = Annotated[
     Optional[int],
-    typer.Option("--page", min=0, max=INT32_MAX, help="Page number (1-based).", show_default=False),
+    typer.Option("--page", click_type=WholeNumber(0, INT32_MAX), help="Page number (1-based).", show_default=False),
 ]
 Limit = Annotated[
     Optional[int],
-    typer.Option("--limit", min=0, max=INT32_MAX, help="Items per page.", show_default=False),
+    typer.Option("--limit", click_type=WholeNumber(0, INT32_MAX), help="Items per page.", show_default=False),
 ]
 All = Annotated[bool, typer.Option("--all", help="Follow every page and return all items.")]
 WalletsFile = Annotated[
     Optional[str],
     typer.Option("--wallets-file", help="Query every wallet in FILE (one per line, # comments; - for stdin) instead of WALLET.", show_default=False),
 ]
-Concurrency = Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Pages (or wallets) fetched at once.")]
+Concurrency = Annotated[int, typer.Option("--concurrency", click_type=WholeNumber(1, 64), help="Pages (or wallets) fetched at once.")]
 
 # --- transactions -------------------------------------------------------------------------------
 
@@ -56,7 +87,7 @@ Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before signin
 NoWait = Annotated[bool, typer.Option("--no-wait", help="Print the signature right after sending.")]
 NoSimulate = Annotated[bool, typer.Option("--no-simulate", help="Skip the simulation before signing.")]
 Commitment = Annotated[str, typer.Option("--commitment", help="processed, confirmed or finalized.")]
-ConfirmTimeout = Annotated[float, typer.Option("--timeout", help="Seconds to wait for confirmation.")]
+ConfirmTimeout = Annotated[float, typer.Option("--timeout", click_type=Seconds(), help="Seconds to wait for confirmation.")]
 UnsafeAllowMismatch = Annotated[bool, typer.Option(
     "--unsafe-allow-mismatch",
     help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, after showing every difference.",

@@ -46,23 +46,32 @@ def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
 
 
 def read_transaction(session, source: str) -> str:
-    """Base64 text from a file or stdin; our own JSON output (with a `transaction` field) works too."""
+    """Base64 text from a file or stdin; our own JSON output (with a `transaction` field) works too.
+
+    Reads are bounded (TX_TEXT_MAX_BYTES) and a file must be a regular one, so `/dev/zero`, a
+    huge file or a FIFO nobody writes to ends in one line instead of a hang or a memory blow-up.
+    """
+    from yieldcli.chain.decode import TX_TEXT_MAX_BYTES
+    from yieldcli.files import read_small_file, read_small_stream
+
     if source in ("-", "stdin:"):
         if session.env.stdin_isatty:
             raise UsageError("no transaction given", hint="pass a FILE, or pipe base64 text into `-`")
-        text = session.env.stdin.read()
+        text = read_small_stream(session.env.stdin, limit=TX_TEXT_MAX_BYTES, what="the transaction", error=UsageError)
     else:
+        if not source:
+            raise UsageError("the transaction file name is empty", hint="pass a FILE, or - for standard input")
+        path = Path(source).expanduser()
+        found = read_small_file(str(path), label=f"transaction file {source}", limit=TX_TEXT_MAX_BYTES, error=UsageError)
         try:
-            text = Path(source).expanduser().read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read transaction file {source}: {exc.strerror or type(exc).__name__}") from None
+            text = found.data.decode("utf-8")
         except UnicodeDecodeError:
             raise UsageError(f"transaction file {source} is not text (expected base64)") from None
     text = text.strip()
     if text.startswith(("{", '"')):
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise UsageError(f"{source}: looks like JSON but cannot be parsed") from None
         if isinstance(parsed, dict):
             parsed = parsed.get("transaction") or parsed.get("encoded_transaction")

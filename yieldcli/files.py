@@ -1,0 +1,103 @@
+"""Small files users point us at (keypairs, transactions): read whole, bounded, never blocking.
+
+`-k /dev/zero` or a multi-gigabyte file must not exhaust memory, and a FIFO nobody writes to must
+not hang the command: only regular files are read (standard input is the way to pipe), opened
+without blocking, and never past a small limit.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import NamedTuple, TextIO
+
+from yieldcli.errors import YieldError
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class SmallFile(NamedTuple):
+    data: bytes
+    mode: int  # st_mode, for permission warnings
+
+
+def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
+                    missing_hint: str | None = None, missing_ok: bool = False) -> SmallFile | None:
+    """The bytes of the regular file at `path`, at most `limit` of them, or `error` saying why not.
+
+    `label` names the file in messages, e.g. "keypair file ~/id.json (from config)". A missing
+    file is an error too, unless `missing_ok` (then None).
+    """
+    label = printable(label)
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        if missing_ok:
+            return None
+        raise error(f"{label} does not exist", hint=missing_hint) from None
+    except PermissionError:
+        raise error(f"cannot read {label}: permission denied", hint=f"check its owner and mode (`ls -l {path}`)") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path (possible from a config file)
+        raise error(f"cannot read {label}: {_reason(exc)}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise error(f"{label} is a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+            raise error(
+                f"{label} is {kind}, not a regular file",
+                hint="to pipe it in, pass - and redirect standard input",
+            )
+        if info.st_size > limit:
+            raise error(f"{label} is too large ({info.st_size} bytes; at most {limit})")
+        data = _read_at_most(fd, limit + 1)  # the file may have grown since fstat
+        if len(data) > limit:
+            raise error(f"{label} is too large (more than {limit} bytes)")
+        return SmallFile(data, info.st_mode)
+    except OSError as exc:
+        raise error(f"cannot read {label}: {_reason(exc)}") from None
+    finally:
+        os.close(fd)
+
+
+def read_small_stream(stream: TextIO, *, limit: int, what: str, error: type[YieldError]) -> str:
+    """At most `limit` characters of text from standard input, or `error` when there is more."""
+    try:
+        text = stream.read(limit + 1)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"cannot read {what} from standard input: {_reason(exc)}") from None
+    if len(text) > limit:
+        raise error(f"{what} on standard input is too large (more than {limit} characters)")
+    return text
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped: a path from a config file may hold a NUL or an ESC."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def _read_at_most(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 65536))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, ValueError):
+        return "the path contains a NUL byte"
+    return getattr(exc, "strerror", None) or type(exc).__name__
