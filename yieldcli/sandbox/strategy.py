@@ -243,9 +243,10 @@ class StrategyChain:
         self.runtime.add_program(STRATEGY_PROGRAM, bytes(memo.data))
         self._lock = threading.RLock()
         self._rent = self.runtime.minimum_balance_for_rent_exemption(p.TOKEN_ACCOUNT_SIZE)
-        table = self._find_lookup_table()
-        if table is None:
-            table = self._seed()
+        with self.runtime.lock:  # two processes starting on a fresh folder seed it once
+            table = self._find_lookup_table()
+            if table is None:
+                table = self._seed()
         self.lookup_table = AddressLookupTableAccount(table, self.runtime.lookup_table_addresses(table))
 
     # -- handlers
