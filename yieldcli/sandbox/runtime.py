@@ -39,6 +39,7 @@ from yieldcli.chain import programs as p
 from yieldcli.chain.rpc import describe_error
 from yieldcli.sandbox.chain import store
 from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, FIRST_SLOT, HEIGHT_OFFSET, Clock, blockhash_bytes, new_genesis_hash
+from yieldcli.sandbox.chain.clock import now_ms as clock_now_ms
 from yieldcli.sandbox.chain.execution import ExecutionHelpers, inner_instructions_json, token_amount_json
 from yieldcli.sandbox.chain.knobs import FaultControls, Faults, Network
 from yieldcli.sandbox.chain.setup import FAUCET_TOP_UP, LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, SANDBOX_FAUCET, SetupHelpers
@@ -95,8 +96,10 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         known_mints: bool = True,
         on_confirmed: OnConfirmed | None = None,
         network: Network | None = None,
+        now_ms: Callable[[], int] = clock_now_ms,
     ):
         network = network or Network()
+        self._now_ms = now_ms
         if blockhash_window is not None:
             network = replace(network, blockhash_window=blockhash_window)
         self.network = network
@@ -112,7 +115,7 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         self._sends: dict[str, int] = {}  # times each signature was sent, for network.drop_sends
         self._stamp: tuple[int, int, int] | None = None
         self._svm = self._new_svm()
-        self._clock = Clock(new_genesis_hash(), slot_ms=network.slot_ms, window=network.blockhash_window)
+        self._clock = Clock(new_genesis_hash(), started_ms=now_ms(), slot_ms=network.slot_ms, window=network.blockhash_window, now=now_ms)
         with raw_lock:
             if self.state_file is not None and self.state_file.exists():
                 self._load()
@@ -427,7 +430,7 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         self._records = OrderedDict((r.signature, r) for r in records)
         self._clock = Clock(
             clock["genesis"], slot=clock["slot"], started_ms=clock["started_ms"], slot_ms=self.network.slot_ms,
-            window=self.network.blockhash_window, revoked=[str(h) for h in clock.get("revoked", [])],
+            window=self.network.blockhash_window, revoked=[str(h) for h in clock.get("revoked", [])], now=self._now_ms,
         )
         self._clock.catch_up()
         self._new_slot()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import selectors
 import socket
@@ -17,6 +18,7 @@ from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, Response, Service
 from yieldcli.urls import is_loopback
 
 if TYPE_CHECKING:
+    from yieldcli.sandbox.chain.knobs import Network
     from yieldcli.sandbox.runtime import Runtime
     from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
 
@@ -190,12 +192,19 @@ class SandboxServer:
         seed_wallets: int | None = None,
         *,
         allow_remote: bool = False,
+        network: Network | None = None,
     ):
         if not is_loopback(host) and not allow_remote:
             raise ValueError(
                 f"refusing to serve the sandbox on {host!r}: it is not a loopback address "
                 "(the sandbox has no TLS and holds a test API key); pass allow_remote=True to do it anyway"
             )
+        # Network knobs: given, else from YIELD_SANDBOX_* in the environment (how the embedded sandbox gets them).
+        self._network = network
+        if network is None:
+            from yieldcli.sandbox.chain.knobs import Network
+
+            self._network = Network.from_env(os.environ)
         self.api_key = api_key if api_key is not None else secrets.token_urlsafe(24)
         self.ledger = Ledger(state_path, seed_positions=seed_positions, seed_wallets=seed_wallets)
         self.service = Service(self.ledger, self.api_key, latency_ms=latency_ms)
@@ -230,7 +239,7 @@ class SandboxServer:
                     raise RuntimeError("this sandbox server was stopped; create a new one")
                 from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
 
-                chain = StrategyChain(self.ledger, self.chain_path)
+                chain = StrategyChain(self.ledger, self.chain_path, self._network)
                 rpc_host = "127.0.0.1" if ":" in self.host else self.host
                 self._rpc = StrategyRpcServer(chain, rpc_host).start()
                 self._chain = chain

@@ -56,7 +56,7 @@ from yieldcli.chain import programs as p
 from yieldcli.sandbox import demo
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.rpc import RpcServer
-from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, Runtime, TxRecord
+from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, Network, Runtime, TxRecord
 from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
 from yieldcli.tokens import KNOWN_TOKENS, NATIVE_SOL_PSEUDO_MINT, STRATEGY_PROGRAM_ID, WSOL_MINT
 
@@ -235,9 +235,9 @@ class _Token:
 class StrategyChain:
     """The sandbox runtime with the strategy's accounts, the POST handlers, and the confirmation hook."""
 
-    def __init__(self, ledger: Ledger, state_file: Path | str | None):
+    def __init__(self, ledger: Ledger, state_file: Path | str | None, network: Network | None = None):
         self.ledger = ledger
-        self.runtime = Runtime(state_file, on_confirmed=self._on_confirmed)
+        self.runtime = Runtime(state_file, on_confirmed=self._on_confirmed, network=network)
         memo = self.runtime.get_account(Pubkey.from_string(p.MEMO_PROGRAM))
         assert memo is not None, "LiteSVM comes with the SPL Memo program"
         self.runtime.add_program(STRATEGY_PROGRAM, bytes(memo.data))

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from yieldcli.errors import ConfigError
 from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, SLOT_MS
 from yieldcli.sandbox.chain.records import SendOutcome
 
@@ -61,11 +62,11 @@ class Network:
                 try:
                     values[name] = int(text)
                 except ValueError:
-                    raise ValueError(f"{var} must be a whole number, got {text!r}") from None
+                    raise ConfigError(f"{var} must be a whole number, got {text!r}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         network = cls(**values)
         if network.slot_ms < 0 or network.blockhash_window < 1 or network.drop_sends < 0 or network.min_priority_fee < 0:
-            raise ValueError("sandbox network knobs must not be negative, and the blockhash window at least 1")
+            raise ConfigError("sandbox network knobs must not be negative, and the blockhash window must be at least 1")
         return network
 
 
