@@ -90,3 +90,22 @@ def test_every_command_renders_in_every_output_mode(run, mode):
         result = run("--sandbox", *command, "-o", mode, env=env)
         assert result.code == 0, (command, result.stderr)
         assert result.stdout.strip(), command
+
+
+def test_an_asset_symbol_yield_does_not_know_is_passed_to_the_service(api, sandbox):
+    seen = []
+    original = sandbox.service.handle
+
+    def spy(method, path, query="", headers=None, body=b""):
+        seen.append(query)
+        return original(method, path, query, headers, body)
+
+    sandbox.service.handle = spy
+    from yieldcli.sandbox.demo import DEMO_WALLET
+
+    result = api("balances", DEMO_WALLET, "--asset", "DOGE", "-o", "json")
+    assert result.code == 0 and result.json()["data"] == []
+    assert any("asset=DOGE" in q for q in seen)
+    # A symbol it knows is sent as the mint; the sandbox accepts either.
+    usdc = api("balances", DEMO_WALLET, "--asset", "usdc", "-o", "json").json()["data"]
+    assert [b["token_symbol"] for b in usdc] == ["USDC"]

@@ -24,7 +24,7 @@ from yieldcli.sandbox.demo import (
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.server import SandboxServer
 from yieldcli.sandbox.service import PLAIN_TEXT, Response, Service, json_response
-from yieldcli.tokens import KNOWN_TOKENS, NATIVE_SOL_PSEUDO_MINT, WSOL_MINT, by_symbol
+from yieldcli.tokens import KNOWN_TOKENS, NATIVE_SOL_PSEUDO_MINT, by_symbol
 
 KEY = "test-key-123"
 USDC = by_symbol("USDC").mint
@@ -300,8 +300,18 @@ def test_asset_filter(svc):
     assert [b["token_address"] for b in body["data"]] == [USDC]
     body = ok(svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset={USDC}")
     assert [p["token_address"] for p in body["data"]] == [USDC]
-    body = ok(svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset=USDC")
-    assert body["data"] == []  # a mint address, exact
+    # "filter by asset symbol or mint address", as the service documents it: any case
+    for symbol in ("USDC", "usdc"):
+        body = ok(svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset={symbol}")
+        assert [p["token_address"] for p in body["data"]] == [USDC]
+        assert [b["token_address"] for b in ok(svc, f"/user-balances/{DEMO_WALLET}", f"asset={symbol}")["data"]] == [USDC]
+    assert ok(svc, f"/user-balances/{DEMO_WALLET}", "asset=NOSUCHTOKEN")["data"] == []
+
+
+def test_methods_the_service_does_not_serve(svc):
+    assert svc.handle("TRACE", "/health").json() == {"message": "Missing credentials"}
+    answer = svc.handle("QUERY", "/health", headers={"x-api-key": KEY})
+    assert answer.status == 405 and "message" in answer.json() and answer.headers["Allow"] == "GET, HEAD, POST"
 
 
 def test_sorting(svc):

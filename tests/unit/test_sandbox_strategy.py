@@ -464,21 +464,42 @@ def test_close_after_full_withdrawal_returns_the_rent(server):
     chain = Chain(server)
     user = new_user(server, tokens={USDC: 3_000_000})
     chain.send(deposit_tx(server, user.pubkey(), USDC, None), user)
-    identity = {"user_pubkey": str(user.pubkey()), "strategy_id": DEMO_STRATEGY_ID, "mint": USDC}
-    message = refused(server, "/close-user-account/tx", **identity)
-    assert message == "Fund account still holds 3000000 base units; withdraw everything first"
     chain.send(withdraw_tx(server, user.pubkey(), USDC, None), user)
-
-    recipient = Keypair().pubkey()
-    body = ok(server, "/close-user-account/tx", **identity, funds_recipient=str(recipient))
-    assert set(body) == {"encoded_transaction"}
-    tx = decode_transaction(body["encoded_transaction"])
+    identity = {"user_pubkey": str(user.pubkey()), "strategy_id": DEMO_STRATEGY_ID, "mint": USDC}
+    lamports = chain.lamports(user.pubkey())
+    body = ok(server, "/close-user-account/tx", **identity)
+    assert isinstance(body, str)  # a bare JSON string, like every /tx answer
+    tx = decode_transaction(body)
     assert tx.message.header.num_required_signatures == 1 and records(tx)[0][1].kind == "close"
     chain.send(tx, user)
-    assert chain.lamports(recipient) == TOKEN_ACCOUNT_RENT
+    assert chain.lamports(user.pubkey()) == lamports + TOKEN_ACCOUNT_RENT - TX_FEE
     assert chain.token(fund_of(user.pubkey(), USDC)) is None
     assert position(server, user.pubkey(), USDC) is None
     assert refused(server, "/close-user-account/ix", 404, **identity).startswith("Fund account not found")
+
+
+def test_closing_an_account_that_holds_funds_sweeps_them_to_the_recipient(server):
+    chain = Chain(server)
+    user = new_user(server, tokens={USDC: 3_000_000})
+    chain.send(deposit_tx(server, user.pubkey(), USDC, None), user)
+    identity = {"user_pubkey": str(user.pubkey()), "strategy_id": DEMO_STRATEGY_ID, "mint": USDC}
+    recipient = Keypair().pubkey()
+    chain_before = Path(server.chain_path).read_bytes()
+    tx = decode_transaction(ok(server, "/close-user-account/tx", **identity, funds_recipient=str(recipient)))
+    assert Path(server.chain_path).read_bytes() == chain_before  # building changed nothing
+    lamports = chain.lamports(user.pubkey())
+    chain.send(tx, user)
+    assert chain.token(ata(recipient, USDC)) == 3_000_000
+    assert chain.token(fund_of(user.pubkey(), USDC)) is None
+    # The user paid the recipient's token account and got the fund account's rent back.
+    assert chain.lamports(user.pubkey()) == lamports - TX_FEE
+    assert position(server, user.pubkey(), USDC) is None
+    # Without a recipient, the funds go back to the user's own token account.
+    chain.fund(user.pubkey(), tokens={USDC: 1_000_000})
+    chain.send(deposit_tx(server, user.pubkey(), USDC, None), user)
+    assert chain.token(ata(user.pubkey(), USDC)) == 0
+    chain.send(decode_transaction(ok(server, "/close-user-account/tx", **identity)), user)
+    assert chain.token(ata(user.pubkey(), USDC)) == 1_000_000
 
 
 def test_close_by_fund_account_through_ix(server):
@@ -504,8 +525,9 @@ def test_close_identity_problems(server):
     message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID)
     assert message == "Either user_account or user_pubkey + strategy_id + mint must be provided"
     assert refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id="nope", mint=USDC) == "Strategy not found"
-    message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID, mint=USDC)
-    assert message == "Fund account still holds 2547318402 base units; withdraw everything first"
+    message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID, mint=USDC,
+                      funds_recipient=str(ata(DEMO_WALLET, USDT)))
+    assert message == f"funds_recipient {ata(DEMO_WALLET, USDT)} is not a {USDC} token account"
     assert "Invalid funds_recipient" in refused(server, "/close-user-account/ix", user_account=str(fund_of(DEMO_WALLET, USDC)), funds_recipient="x")
 
 
@@ -528,8 +550,6 @@ REFUSALS = [
      f"Asset {by_symbol('mSOL').mint} is not supported by strategy {SECOND_STRATEGY_ID}"),
     ("/deposit/tx", {**D, "strategy_id": "no-such-strategy", "amount": 1}, "Strategy not found"),
     ("/withdraw/ix", {**D, "strategy_id": "no-such-strategy", "amount": 1}, "Strategy not found"),
-    ("/deposit/tx", {**D, "amount": 5, "all": True}, "Provide either amount or all, not both"),
-    ("/withdraw/tx", {**D, "amount": 5, "all": True}, "Provide either amount or all, not both"),
     ("/deposit/ix", D, "Either amount or all must be provided"),
     ("/withdraw/ix", {**D, "all": False}, "Either amount or all must be provided"),
     ("/deposit/tx", {**D, "amount": 0}, "amount must be greater than 0"),
@@ -547,6 +567,13 @@ REFUSALS = [
     ("/deposit/tx", {**D, "user_token_account": str(ata(DEMO_WALLET, USDT)), "amount": 1},
      f"Token account {ata(DEMO_WALLET, USDT)} is not a {USDC} account of {DEMO_WALLET}"),
 ]
+
+
+def test_amount_with_all_is_everything(server):
+    """The service's own SDK tests send both; `all` wins."""
+    both = decode_transaction(ok(server, "/deposit/tx", **D, amount=5, all=True))
+    everything = decode_transaction(ok(server, "/deposit/tx", **D, all=True))
+    assert [r[1] for r in records(both)] == [r[1] for r in records(everything)]
 
 
 @pytest.mark.parametrize("path, params, message", REFUSALS)

@@ -24,7 +24,7 @@ from yieldcli.sandbox.rows import (
     SYNTH_BALANCE_KEYS, SYNTH_POSITION_KEYS, SYNTH_YIELD_KEYS, ConcatRows, IndexedRows, ListRows, Rows, synthetic_balance,
     synthetic_position, synthetic_rows, synthetic_token, synthetic_yield,
 )
-from yieldcli.tokens import by_mint
+from yieldcli.tokens import by_mint, by_symbol
 
 
 class LedgerError(Exception):
@@ -127,6 +127,17 @@ class Ledger:
         if known is not None:
             return {"symbol": known.symbol, "name": known.name, "decimals": known.decimals}
         return {"symbol": mint[:4], "name": "Unknown token", "decimals": 0}
+
+    def mint_of_symbol(self, symbol: str) -> str | None:
+        """The mint of a token symbol (any case) the sandbox knows, else None."""
+        wanted = symbol.lower()
+        with self._lock:
+            self._refresh()
+            for mint, meta in self._state["tokens"].items():
+                if str(meta.get("symbol", "")).lower() == wanted:
+                    return mint
+        known = by_symbol(symbol)
+        return known.mint if known else None
 
     def strategy_ids(self) -> list[str]:
         with self._lock:

@@ -104,6 +104,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _dispatch
 
+    def __getattr__(self, name: str) -> Any:
+        # http.server answers 501 itself, before any authentication, to a method without a do_*;
+        # every syntactically valid method reaches the service instead (401 or 405, as the real one).
+        if name.startswith("do_") and name[3:].isalpha() and name[3:].isupper():
+            return self._dispatch
+        raise AttributeError(name)
+
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True

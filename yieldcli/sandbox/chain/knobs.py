@@ -8,7 +8,7 @@ from typing import Any
 
 from yieldcli.errors import ConfigError
 from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, SLOT_MS
-from yieldcli.sandbox.chain.records import SendOutcome
+from yieldcli.sandbox.chain.records import SendOutcome, TxRecord
 
 
 @dataclass
