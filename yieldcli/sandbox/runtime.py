@@ -43,7 +43,7 @@ from yieldcli.sandbox.chain.clock import now_ms as clock_now_ms
 from yieldcli.sandbox.chain.execution import ExecutionHelpers, inner_instructions_json, token_amount_json
 from yieldcli.sandbox.chain.knobs import FaultControls, Faults, Network
 from yieldcli.sandbox.chain.setup import FAUCET_TOP_UP, LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, SANDBOX_FAUCET, SetupHelpers
-from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, write_atomically
+from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries, write_atomically
 from yieldcli.sandbox.chain.records import (
     NOT_LANDED, RuntimeRpcError, SendOutcome, TxRecord, compute_budget, decode_wire_transaction, err_json, live,
     with_blockhash,
@@ -117,6 +117,8 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         self._svm = self._new_svm()
         self._clock = Clock(new_genesis_hash(), started_ms=now_ms(), slot_ms=network.slot_ms, window=network.blockhash_window, now=now_ms)
         with raw_lock:
+            if self.state_file is not None:
+                remove_stale_temporaries(self.state_file)
             if self.state_file is not None and self.state_file.exists():
                 self._load()
             else:

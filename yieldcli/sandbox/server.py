@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from yieldcli.sandbox.chain.lock import write_atomically
 from yieldcli.sandbox.ledger import Ledger
 from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, Response, Service
 from yieldcli.urls import is_loopback
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
 
 CHAIN_FILE = "chain.json"
+RPC_PORT_FILE = "rpc-port"
 
 MAX_BODY_BYTES = 1 << 20
 IDLE_TIMEOUT_S = 60
@@ -244,13 +246,35 @@ class SandboxServer:
             if self._chain is None:
                 if self._closed:
                     raise RuntimeError("this sandbox server was stopped; create a new one")
-                from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
+                from yieldcli.sandbox.strategy import StrategyChain
 
                 chain = StrategyChain(self.ledger, self.chain_path, self._network)
                 rpc_host = "127.0.0.1" if ":" in self.host else self.host
-                self._rpc = StrategyRpcServer(chain, rpc_host).start()
+                self._rpc = self._start_rpc(chain, rpc_host)
                 self._chain = chain
             return self._chain
+
+    def _start_rpc(self, chain: StrategyChain, host: str) -> StrategyRpcServer:
+        """The RPC server on the port this folder's chain used last, when it is free, so its URL stays
+        the same between runs (the client's in-flight journal is keyed by RPC URL); else any port."""
+        from yieldcli.sandbox.strategy import StrategyRpcServer
+
+        port_file = self.chain_path.with_name(RPC_PORT_FILE)
+        try:
+            preferred = int(port_file.read_text().strip())
+        except (OSError, ValueError):
+            preferred = 0
+        try:
+            rpc = StrategyRpcServer(chain, host, preferred if 0 < preferred < 65536 else 0)
+        except OSError:
+            rpc = StrategyRpcServer(chain, host, 0)
+        port = rpc.url.rsplit(":", 1)[1]
+        if str(preferred) != port:
+            try:
+                write_atomically(port_file, port + "\n")
+            except OSError:
+                pass
+        return rpc.start()
 
     @property
     def runtime(self) -> Runtime:

@@ -92,6 +92,16 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def remove_stale_temporaries(path: Path) -> None:
+    """Delete what a process killed in `write_atomically` left of `path`. Call under the folder lock:
+    every write happens under it, so no temporary file there belongs to a live writer."""
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            stale.unlink()
+        except OSError:
+            pass
+
+
 def file_stamp(path: Path) -> tuple[int, int, int] | None:
     """What changes when another process replaces the file."""
     try:
