@@ -69,19 +69,12 @@ def serve(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}",
             hint="pick another --port, or --port 0 for any free one",
         ) from None
-    info = {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url}
-    out = session.output()
-    if out.mode == "table":
-        lines = [
-            f"sandbox service at {server.url}",
-            f"API key: {server.api_key}",
-            f"Solana RPC at {server.rpc_url}",
-            f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
-        ]
-        session.env.stdout.write("\n".join(lines) + "\n")
-    else:
-        session.env.stdout.write(dumps(info) + "\n")
-    session.env.stdout.flush()
+    _emit(session, {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url}, [
+        f"sandbox service at {server.url}",
+        f"API key: {server.api_key}",
+        f"Solana RPC at {server.rpc_url}",
+        f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
+    ])
     record = state.parent / SERVER_FILE
     _write_private(record, {"url": server.url, "rpc_url": server.rpc_url, "pid": os.getpid()})
     try:
@@ -108,23 +101,18 @@ def info(ctx: typer.Context) -> None:
         "state_folder": str(state.parent),
         "server": running,
     }
-    out = session.output()
-    if out.mode == "table":
-        lines = [
-            f"demo wallet:   {body['demo_wallet']}",
-            f"keypair file:  {body['demo_keypair']}",
-            f"strategy:      {body['strategy_id']}",
-            f"state folder:  {body['state_folder']}",
-        ]
-        if running:
-            lines += [f"service URL:   {running['url']}", f"Solana RPC:    {running['rpc_url']}",
-                      "API key:       printed by `yield sandbox serve` when it started"]
-        else:
-            lines.append("server:        none running (`yield sandbox serve`; `yield --sandbox ...` starts one per command)")
-        session.env.stdout.write("\n".join(lines) + "\n")
+    lines = [
+        f"demo wallet:   {body['demo_wallet']}",
+        f"keypair file:  {body['demo_keypair']}",
+        f"strategy:      {body['strategy_id']}",
+        f"state folder:  {body['state_folder']}",
+    ]
+    if running:
+        lines += [f"service URL:   {running['url']}", f"Solana RPC:    {running['rpc_url']}",
+                  "API key:       printed by `yield sandbox serve` when it started"]
     else:
-        session.env.stdout.write(dumps(body) + "\n")
-    session.env.stdout.flush()
+        lines.append("server:        none running (`yield sandbox serve`; `yield --sandbox ...` starts one per command)")
+    _emit(session, body, lines)
 
 
 @sandbox_app.command("airdrop")
@@ -177,13 +165,8 @@ def airdrop(
         chain.sync_wallets([address])
     finally:
         server.stop()
-    out = session.output()
-    if out.mode == "table":
-        what = f"{result['sol']} SOL" if token is None else f"{result['amount']} {result['token']}"
-        session.env.stdout.write(f"gave {what} to {address}\n")
-    else:
-        session.env.stdout.write(dumps(result) + "\n")
-    session.env.stdout.flush()
+    what = f"{result['sol']} SOL" if token is None else f"{result['amount']} {result['token']}"
+    _emit(session, result, [f"gave {what} to {address}"])
 
 
 @sandbox_app.command("reset")
@@ -200,6 +183,13 @@ def reset(ctx: typer.Context) -> None:
     folder = sandbox_state_path(session.env).parent
     shutil.rmtree(folder, ignore_errors=True)
     session.output().info(f"sandbox state reset ({folder})")
+
+
+def _emit(session, body: dict, lines: list[str]) -> None:
+    """Lines for people in table mode, else the body as JSON (these are not service bodies)."""
+    text = "\n".join(lines) if session.output().mode == "table" else dumps(body)
+    session.env.stdout.write(text + "\n")
+    session.env.stdout.flush()
 
 
 def _write_private(path: Path, body: dict) -> None:

@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from solders.litesvm import LiteSVM
 from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
-from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
+from solders.transaction_metadata import FailedTransactionMetadata
 
 from yieldcli.chain import programs as p
 from yieldcli.chain.rpc import describe_error
@@ -46,7 +46,6 @@ from yieldcli.sandbox.chain.setup import FAUCET_TOP_UP, LAMPORTS_PER_SOL, SANDBO
 from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries, write_atomically
 from yieldcli.sandbox.chain.records import (
     NOT_LANDED, RuntimeRpcError, SendOutcome, TxRecord, compute_budget, decode_wire_transaction, err_json, live,
-    with_blockhash,
 )
 
 
@@ -255,49 +254,6 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         info = self.token_account(p.associated_token_address(owner, mint))
         return info[2] if info else 0
     # ---- transactions
-
-    def simulate(
-        self,
-        tx: VersionedTransaction,
-        *,
-        sig_verify: bool = False,
-        replace_recent_blockhash: bool = False,
-        accounts: Sequence[Pubkey] = (),
-    ) -> dict[str, Any]:
-        """The `value` of a simulateTransaction answer (err, logs, accounts, unitsConsumed, ...)."""
-        with self._lock:
-            if sig_verify and replace_recent_blockhash:
-                raise RuntimeRpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash")
-            if sig_verify and not all(tx.verify_with_results()):
-                raise RuntimeRpcError(-32003, "Transaction signature verification failure")
-            value: dict[str, Any] = {
-                "err": None, "logs": [], "accounts": None, "unitsConsumed": 0,
-                "returnData": None, "innerInstructions": None,
-            }
-            if replace_recent_blockhash:
-                blockhash, last_valid = self._clock.blockhash(), self._clock.height + self._clock.window
-                tx = with_blockhash(tx, Hash.from_string(blockhash))
-                value["replacementBlockhash"] = {"blockhash": blockhash, "lastValidBlockHeight": last_valid}
-            elif not self.is_blockhash_valid(str(tx.message.recent_blockhash)):
-                value["err"] = "BlockhashNotFound"
-                return value
-            if str(tx.signatures[0]) in self._records:
-                value["err"] = "AlreadyProcessed"
-                return value
-            result = self._svm.simulate_transaction(tx)
-            if isinstance(result, FailedTransactionMetadata):
-                value["err"] = err_json(result)
-            meta = result.meta()
-            value["logs"] = list(meta.logs())
-            value["unitsConsumed"] = meta.compute_units_consumed()
-            value["innerInstructions"] = inner_instructions_json(meta)
-            if accounts:
-                if isinstance(result, SimulatedTransactionInfo):
-                    post = dict(result.post_accounts())
-                    value["accounts"] = [live(post[a]) if a in post else self.get_account(a) for a in accounts]
-                else:
-                    value["accounts"] = [None] * len(accounts)  # as the real RPC answers a failed simulation
-            return value
 
     def send_transaction(self, tx: VersionedTransaction, *, skip_preflight: bool = False) -> SendOutcome:
         """What sendTransaction does: verify and simulate (unless skipped), then apply knobs and faults or land it."""

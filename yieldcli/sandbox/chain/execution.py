@@ -9,19 +9,67 @@ from typing import Any
 from solders.account import Account
 from solders.address_lookup_table_account import AddressLookupTable
 from solders.compute_budget import ComputeBudget
+from solders.hash import Hash
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
+from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
 
 from yieldcli.addresses import b58encode
 from yieldcli.chain import programs as p
+from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, with_blockhash
 
 
 class ExecutionHelpers:
-    """Parts of `Runtime` (they use its LiteSVM, clock and programs; callers hold its lock)."""
+    """Parts of `Runtime` (they use its LiteSVM, clock, records and lock)."""
 
     _svm: Any
     _clock: Any
     _programs: dict
+    _records: dict
+    _lock: Any
+
+    def simulate(
+        self,
+        tx: VersionedTransaction,
+        *,
+        sig_verify: bool = False,
+        replace_recent_blockhash: bool = False,
+        accounts: Sequence[Pubkey] = (),
+    ) -> dict[str, Any]:
+        """The `value` of a simulateTransaction answer (err, logs, accounts, unitsConsumed, ...)."""
+        with self._lock:
+            if sig_verify and replace_recent_blockhash:
+                raise RuntimeRpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash")
+            if sig_verify and not all(tx.verify_with_results()):
+                raise RuntimeRpcError(-32003, "Transaction signature verification failure")
+            value: dict[str, Any] = {
+                "err": None, "logs": [], "accounts": None, "unitsConsumed": 0,
+                "returnData": None, "innerInstructions": None,
+            }
+            if replace_recent_blockhash:
+                blockhash, last_valid = self._clock.blockhash(), self._clock.height + self._clock.window
+                tx = with_blockhash(tx, Hash.from_string(blockhash))
+                value["replacementBlockhash"] = {"blockhash": blockhash, "lastValidBlockHeight": last_valid}
+            elif not self.is_blockhash_valid(str(tx.message.recent_blockhash)):
+                value["err"] = "BlockhashNotFound"
+                return value
+            if str(tx.signatures[0]) in self._records:
+                value["err"] = "AlreadyProcessed"
+                return value
+            result = self._svm.simulate_transaction(tx)
+            if isinstance(result, FailedTransactionMetadata):
+                value["err"] = err_json(result)
+            meta = result.meta()
+            value["logs"] = list(meta.logs())
+            value["unitsConsumed"] = meta.compute_units_consumed()
+            value["innerInstructions"] = inner_instructions_json(meta)
+            if accounts:
+                if isinstance(result, SimulatedTransactionInfo):
+                    post = dict(result.post_accounts())
+                    value["accounts"] = [live(post[a]) if a in post else self.get_account(a) for a in accounts]
+                else:
+                    value["accounts"] = [None] * len(accounts)  # as the real RPC answers a failed simulation
+            return value
 
     def _token_balances(self, keys: Sequence[Pubkey]) -> list[dict[str, Any]]:
         """Token balances of the transaction's token accounts, as getTransaction's meta lists them."""
