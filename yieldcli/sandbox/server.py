@@ -326,6 +326,8 @@ class SandboxServer:
         """Back to the demo data, on a fresh chain (started again on next use, with a new RPC port)."""
         self._stop_chain()
         self.chain_path.unlink(missing_ok=True)
+        # A new chain gets a new RPC URL: what a client remembers of the old one must not match it.
+        self.chain_path.with_name(RPC_PORT_FILE).unlink(missing_ok=True)
         self.ledger.reset()
 
     def start(self) -> SandboxServer:
