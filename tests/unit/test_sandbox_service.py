@@ -91,7 +91,8 @@ def test_initial_state_is_deterministic():
 def test_modules_do_not_import_heavy_dependencies():
     code = (
         "import sys, yieldcli.sandbox.server, yieldcli.sandbox.service, yieldcli.sandbox.ledger,"
-        " yieldcli.sandbox.demo, yieldcli.sandbox;"
+        " yieldcli.sandbox.demo, yieldcli.sandbox, tempfile;"
+        " yieldcli.sandbox.server.SandboxServer(tempfile.mkdtemp() + '/state.json').service.handle('GET', '/health');"
         "print(sorted(m for m in ('solders','solana','keyring','rich','httpx') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

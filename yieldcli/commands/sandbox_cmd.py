@@ -111,7 +111,7 @@ def info(ctx: typer.Context) -> None:
         lines += [f"service URL:   {running['url']}", f"Solana RPC:    {running['rpc_url']}",
                   "API key:       printed by `yield sandbox serve` when it started"]
     else:
-        lines.append("server:        none running (`yield sandbox serve`; `yield --sandbox ...` starts one per command)")
+        lines.append("server:        none running (start one: yield sandbox serve)")
     _emit(session, body, lines)
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yieldcli.errors import ConfigError
 from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, SLOT_MS
-from yieldcli.sandbox.chain.records import SendOutcome, TxRecord
 
+
+if TYPE_CHECKING:  # records import solders; the knobs are read before any chain starts
+    from yieldcli.sandbox.chain.records import SendOutcome, TxRecord
 
 @dataclass
 class Faults:
@@ -79,12 +81,14 @@ class FaultControls:
 
     def release_pending(self) -> list[SendOutcome]:
         """Land the held transactions now (those whose blockhash has expired are dropped)."""
+        from yieldcli.sandbox.chain.records import SendOutcome as _outcome
+
         with self._lock:
             held, self._held = self._held, []
             out = []
             for tx in held:
                 record = self._land(tx, notify=True)
-                out.append(SendOutcome(str(tx.signatures[0]), record is not None, record))
+                out.append(_outcome(str(tx.signatures[0]), record is not None, record))
             return out
 
     def drop_pending(self) -> list[str]:
