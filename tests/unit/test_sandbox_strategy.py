@@ -45,6 +45,7 @@ BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
 SOL = 10**9
 TX_FEE = 5000  # lamports per signature
 TOKEN_ACCOUNT_RENT = 2_039_280
+MULTISIG_RENT = 3_361_680  # the token multisig owning a user's fund accounts, paid once per user
 DEMO = demo_keypair()
 
 
@@ -259,11 +260,17 @@ def test_the_chain_holds_what_the_demo_ledger_says(server):
     assert parts[BONK] > 0  # tokens the chain does not know stay as the ledger has them
 
 
-def test_the_strategy_program_is_deployed_and_the_vault_owns_the_fund_accounts(server):
+def test_the_strategy_program_is_deployed_and_a_multisig_owns_the_fund_accounts(server):
+    from yieldcli.sandbox.vault import fund_owner_address, multisig_signers
+
     program = server.runtime.get_account(STRATEGY_PROGRAM)
     assert program is not None and program.executable
     mint, owner, _ = server.runtime.token_account(fund_of(DEMO_WALLET, USDC))
-    assert (mint, owner) == (USDC, str(VAULT_AUTHORITY.pubkey()))
+    # Not the wallet: deposited tokens leave the user's own accounts. Either of its two signers may
+    # move them: the user (withdrawals need no signature of the sandbox's) or the strategy's vault.
+    assert (mint, owner) == (USDC, str(fund_owner_address(DEMO_WALLET)))
+    multisig = server.runtime.get_account(fund_owner_address(DEMO_WALLET))
+    assert multisig_signers(bytes(multisig.data)) == [DEMO_WALLET, str(VAULT_AUTHORITY.pubkey())]
     assert server.runtime.token_account(fee_account_address(DEMO_STRATEGY_ID, USDC))[1] == str(VAULT_AUTHORITY.pubkey())
 
 
@@ -313,9 +320,9 @@ def test_new_user_deposits_through_ix_with_a_separate_payer(server):
     body = ok(server, "/deposit/ix", strategy_id=DEMO_STRATEGY_ID, base_asset=USDC, amount=12_345_678,
               user_key=str(user.pubkey()), payer_key=str(payer.pubkey()))
     assert body["lookup_table"] == str(server.chain.lookup_table.key)
-    # The sandbox opened the fund account when it built the deposit: the user signs nothing else.
+    # Building changed nothing: the user's own transaction opens the fund account, paid by the payer.
     fund = fund_of(user.pubkey(), USDC)
-    assert chain.token(fund) == 0
+    assert chain.token(fund) is None
     tx = chain.from_ix(body, payer.pubkey())
     assert tx.message.header.num_required_signatures == 2
     assert list(tx.message.account_keys[:2]) == [payer.pubkey(), user.pubkey()]
@@ -325,7 +332,7 @@ def test_new_user_deposits_through_ix_with_a_separate_payer(server):
     assert (item["total_deposited_value"], item["total_position_value"], item["yield_earned"]) == (12_345_678, 12_345_678, 0)
     assert chain.token(fund) == 12_345_678
     assert chain.token(ata(user.pubkey(), USDC)) == wallet_part(server, user.pubkey(), USDC) == 50_000_000 - 12_345_678
-    assert chain.lamports(payer.pubkey()) == SOL - 2 * TX_FEE
+    assert chain.lamports(payer.pubkey()) == SOL - 2 * TX_FEE - TOKEN_ACCOUNT_RENT - MULTISIG_RENT
 
 
 def test_deposit_all_and_from_a_named_token_account(server):
@@ -394,9 +401,10 @@ def test_sol_deposit_wraps_native_sol(server):
     user = new_user(server, lamports=3 * SOL)
     tx = deposit_tx(server, user.pubkey(), WSOL_MINT, SOL)
     assert program_ids(tx)[:4] == [p.COMPUTE_BUDGET_PROGRAM, p.ASSOCIATED_TOKEN_PROGRAM, p.SYSTEM_PROGRAM, p.TOKEN_PROGRAM]
-    assert token_tags(tx) == [17, 12]  # syncNative, transferChecked
+    # syncNative; initializeMultisig2, initializeAccount3 (the fund account, opened here); transferChecked
+    assert token_tags(tx) == [17, 19, 18, 12]
     chain.send(tx, user)
-    assert chain.lamports(user.pubkey()) == 3 * SOL - SOL - TOKEN_ACCOUNT_RENT - TX_FEE
+    assert chain.lamports(user.pubkey()) == 3 * SOL - SOL - 2 * TOKEN_ACCOUNT_RENT - MULTISIG_RENT - TX_FEE
     assert wallet_part(server, user.pubkey(), NATIVE_SOL_PSEUDO_MINT) == chain.lamports(user.pubkey())
     assert chain.token(ata(user.pubkey(), WSOL_MINT)) == 0
     assert position(server, user.pubkey(), WSOL_MINT)["total_position_value"] == SOL == chain.token(fund_of(user.pubkey(), WSOL_MINT))
@@ -407,7 +415,7 @@ def test_sol_deposit_all_keeps_a_reserve(server):
     user = new_user(server, lamports=2 * SOL)
     chain.send(deposit_tx(server, user.pubkey(), WSOL_MINT, None), user)
     deposited = chain.token(fund_of(user.pubkey(), WSOL_MINT))
-    assert deposited == 2 * SOL - 10_000_000 - TOKEN_ACCOUNT_RENT
+    assert deposited == 2 * SOL - 10_000_000 - 2 * TOKEN_ACCOUNT_RENT - MULTISIG_RENT
     assert chain.lamports(user.pubkey()) == 10_000_000 - TX_FEE
 
 

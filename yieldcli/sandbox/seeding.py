@@ -16,7 +16,7 @@ from yieldcli.sandbox import demo
 from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, TxRecord
 from yieldcli.sandbox.vault import (
     CHAIN_MINTS, MINT_AUTHORITY, STRATEGY_PROGRAM, TOKEN_KEY, U64_MAX, VAULT, VAULT_AUTHORITY, VAULT_FLOAT, WSOL_KEY,
-    fee_account_address, fits_one_transaction, fund_account_address, parse_record, transfer_lamports,
+    fee_account_address, fits_one_transaction, fund_account_address, fund_owner_address, parse_record, transfer_lamports,
 )
 from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT
 
@@ -63,6 +63,7 @@ class ChainLedgerSync:
             if 0 < top_up and tokens[mint] <= U64_MAX:
                 ata = p.associated_token_address(wallet, mint_key)
                 steps.append([p.create_associated_token_account(VAULT, wallet, mint_key), *self._fill(ata, mint_key, top_up)])
+        owner_exists = rt.get_account(fund_owner_address(demo.DEMO_WALLET)) is not None
         for strategy_id, mint, value in self.ledger.wallet_positions(demo.DEMO_WALLET):
             if mint not in CHAIN_MINTS or not 0 < value <= U64_MAX:
                 continue
@@ -71,7 +72,8 @@ class ChainLedgerSync:
             held = self._token(fund)
             top_up = value - (held.amount if held else 0)
             if top_up > 0:
-                opening = [] if held is not None else self._open_ixs(wallet, strategy_id, mint_key)
+                opening = [] if held is not None else self._open_ixs(wallet, strategy_id, mint_key, VAULT, owner_exists=owner_exists)
+                owner_exists = owner_exists or bool(opening)
                 steps.append([*opening, *self._fill(fund, mint_key, top_up)])
         wrapped = sum(
             ix_lamports for step in steps for ix in step if (ix_lamports := transfer_lamports(ix)) is not None
@@ -112,8 +114,11 @@ class ChainLedgerSync:
             self._execute_setup(batch)
 
     def _execute_setup(self, ixs: list[Instruction]) -> None:
-        needs_mint_authority = any(m.pubkey == MINT_AUTHORITY and m.is_signer for ix in ixs for m in ix.accounts)
-        self.runtime.execute(ixs, [VAULT_AUTHORITY, *([SANDBOX_AUTHORITY] if needs_mint_authority else [])])
+        """Run setup instructions signed by the vault authority, and the mint authority and the demo
+        wallet (the base of its fund accounts' addresses) where they sign."""
+        signing = {m.pubkey for ix in ixs for m in ix.accounts if m.is_signer}
+        extra = [k for k in (SANDBOX_AUTHORITY, demo.demo_keypair()) if k.pubkey() in signing]
+        self.runtime.execute(ixs, [VAULT_AUTHORITY, *extra])
 
     # -- following the chain
 
@@ -140,9 +145,14 @@ class ChainLedgerSync:
         wallets = set(changes) | {str(k) for k in keys if str(k) in known}
         for key in (*keys, *loaded):
             held = self._token(key)
-            if held is not None and held.owner != str(VAULT):
+            if held is not None and held.owner != str(VAULT) and not self._is_fund_owner(held.owner):
                 wallets.add(held.owner)
         self.sync_wallets(wallets, changes)
+
+    def _is_fund_owner(self, address: str) -> bool:
+        """Whether `address` is a token multisig owning fund accounts (not a wallet)."""
+        account = self.runtime.get_account(Pubkey.from_string(address))
+        return account is not None and account.owner == TOKEN_KEY
 
     def sync_wallets(
         self, wallets: Iterable[str], positions: dict[str, list[tuple[str, str, int | None, bool]]] | None = None

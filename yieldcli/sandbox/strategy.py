@@ -6,12 +6,12 @@ address lookup table, so they execute for real on the sandbox `Runtime` and move
 
 - The strategy's vault authority is a deterministic keypair (`VAULT_AUTHORITY`), held by the sandbox.
 - A user's fund account for (wallet, strategy, mint) is an SPL token account of that mint at
-  `Pubkey.create_with_seed(VAULT_AUTHORITY, fund_seed(...), Token program)`. The vault authority
-  owns it (the tokens sit in the strategy's vault); the user's wallet is its delegate (for any
-  amount) and its close authority. The sandbox opens it itself, in a transaction it signs with the
-  vault authority, when a deposit is built for a user without one: its stand-in for the strategy
-  program opening the account. So the user's transaction needs the user's signature only (and the
-  payer's), which `/ix` callers need, since they compile their own transaction.
+  `Pubkey.create_with_seed(wallet, fund_seed(...), Token program)`, owned by a token multisig at
+  `create_with_seed(wallet, FUND_OWNER_SEED, Token program)` whose signers are the wallet and the
+  vault authority, one signature required: the tokens leave the wallet's own accounts, and the
+  wallet alone signs withdrawals and the close. Both accounts are opened by the user's first
+  deposit transaction itself (the wallet signs as the seeds' base, the payer pays the rent), so
+  building a transaction changes nothing on chain and the sandbox signs nothing a user sends.
 - Withdrawals carry a fee of `WITHDRAW_FEE_BPS` basis points of the amount, rounded up, paid from
   the fund account into the strategy's fee account for that mint (also owned by the vault
   authority). Without exclude_fees the fee comes out of the amount; with it the user receives the
@@ -51,13 +51,15 @@ from yieldcli.addresses import is_pubkey
 from yieldcli.chain import programs as p
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.rpc import RpcServer
-from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, Network, Runtime
+from yieldcli.sandbox.runtime import Network, Runtime
 from yieldcli.sandbox.seeding import ChainLedgerSync
 from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
 from yieldcli.sandbox.vault import (
-    COMPUTE_UNIT_LIMIT, STRATEGY_PROGRAM, TOKEN_KEY, U64_MAX, VAULT, VAULT_AUTHORITY, VAULT_FLOAT, WITHDRAW_FEE_BPS,
-    WSOL_RESERVE, Record, TokenState, approve, fee_account_address, fee_seed, fund_account_address, fund_seed,
-    initialize_account3, instruction_json, parse_record, record_instruction, set_close_authority, withdrawal_fee,
+    COMPUTE_UNIT_LIMIT, FUND_OWNER_SEED, MULTISIG_SIZE, STRATEGY_PROGRAM, TOKEN_KEY, VAULT, VAULT_AUTHORITY,
+    WITHDRAW_FEE_BPS, WSOL_RESERVE, Record, TokenState, created_lamports, fee_account_address, fee_seed,
+    fund_account_address, fund_owner_address, fund_seed, initialize_account3, initialize_multisig2, instruction_json,
+    multisig_close_account, multisig_signers, multisig_transfer_checked, parse_record, record_instruction,
+    withdrawal_fee,
 )
 from yieldcli.tokens import WSOL_MINT
 
@@ -111,6 +113,7 @@ class StrategyChain(ChainLedgerSync):
         self.runtime.add_program(STRATEGY_PROGRAM, bytes(memo.data))
         self._lock = threading.RLock()
         self._rent = self.runtime.minimum_balance_for_rent_exemption(p.TOKEN_ACCOUNT_SIZE)
+        self._multisig_rent = self.runtime.minimum_balance_for_rent_exemption(MULTISIG_SIZE)
         with self.runtime.lock:  # two processes starting on a fresh folder seed it once
             table = self._find_lookup_table()
             if table is None:
@@ -160,6 +163,9 @@ class StrategyChain(ChainLedgerSync):
                 held = self._token(source)
                 in_account = held.amount if held else 0
                 reserve = WSOL_RESERVE + (self._rent if held is None and payer == user else 0)
+                if payer == user:  # the user also pays for opening its fund account, when it must
+                    reserve += sum(ix_lamports for ix in self._open_ixs(user, strategy_id, mint_key, payer)
+                                   if (ix_lamports := created_lamports(ix)) is not None)
                 available = in_account + max(self.runtime.get_balance(user) - reserve, 0)
                 amount = available if requested is None else requested
                 self._check_deposit(amount, available, mint, requested is None, "SOL (native and wrapped)")
@@ -178,7 +184,10 @@ class StrategyChain(ChainLedgerSync):
                 available = held.amount if held else 0
                 amount = available if requested is None else requested
                 self._check_deposit(amount, available, mint, requested is None, f"{mint} in {source}")
-            fund = self._open_fund_account(user, strategy_id, mint_key)
+            # A user without a fund account opens it in this same transaction, paid by the payer and
+            # signed by the user (the seed's base): building a transaction changes nothing on chain.
+            ixs += self._open_ixs(user, strategy_id, mint_key, payer)
+            fund = fund_account_address(str(user), strategy_id, mint)
         ixs += [
             p.token_transfer_checked(source, mint_key, fund, user, amount, decimals),
             record_instruction("deposit", strategy_id, mint, user, amount),
@@ -236,10 +245,11 @@ class StrategyChain(ChainLedgerSync):
                         "set create_wsol_ata (or detect_wsol_ata) to create it"
                     )
                 ixs.append(p.create_associated_token_account(payer, user, mint_key))
+            owner = fund_owner_address(str(user))
             if to_user:
-                ixs.append(p.token_transfer_checked(fund, mint_key, destination, user, to_user, decimals))
-            fee_account = self._fee_account(strategy_id, mint_key)
-            ixs.append(p.token_transfer_checked(fund, mint_key, fee_account, user, fee, decimals))
+                ixs.append(multisig_transfer_checked(fund, mint_key, destination, owner, user, to_user, decimals))
+            fee_account = fee_account_address(strategy_id, mint)
+            ixs.append(multisig_transfer_checked(fund, mint_key, fee_account, owner, user, fee, decimals))
             if mint == WSOL_MINT and unwrap:
                 ixs.append(p.token_close_account(destination, user, user))
         ixs.append(record_instruction("withdraw", strategy_id, mint, user, to_user, fee))
@@ -276,6 +286,7 @@ class StrategyChain(ChainLedgerSync):
         assert fund is not None
         payer = _pubkey(params, "payer") or user
         mint_key = Pubkey.from_string(mint)
+        owner = fund_owner_address(str(user))
         ixs: list[Instruction] = []
         if fund.amount:
             # What the account still holds goes to funds_recipient: a token account of the mint, or a
@@ -291,10 +302,10 @@ class StrategyChain(ChainLedgerSync):
                     ixs.append(p.create_associated_token_account(payer, named, mint_key))
             decimals = self.runtime.mint_decimals(mint_key)
             assert decimals is not None
-            ixs.append(p.token_transfer_checked(account, mint_key, recipient, user, fund.amount, decimals))
+            ixs.append(multisig_transfer_checked(account, mint_key, recipient, owner, user, fund.amount, decimals))
         # The account's rent goes back to the user, who opened it.
         ixs += [
-            p.token_close_account(account, user, user),
+            multisig_close_account(account, user, owner, user),
             record_instruction("close", strategy_id, mint, user),
         ]
         if as_ix:
@@ -303,12 +314,14 @@ class StrategyChain(ChainLedgerSync):
         return json_response(200, self._encode(ixs, payer, with_table=False))
 
     def _identify_fund(self, account: Pubkey, fund: TokenState | None) -> tuple[Pubkey, str, str] | None:
-        """(user, strategy, mint) of a fund account, found from its close authority and mint."""
-        if fund is None or fund.owner != str(VAULT) or fund.close_authority is None:
+        """(user, strategy, mint) of a fund account, found from the signers of the multisig owning it."""
+        owner = self.runtime.get_account(Pubkey.from_string(fund.owner)) if fund is not None else None
+        if fund is None or owner is None or owner.owner != TOKEN_KEY:
             return None
-        for strategy_id in self.ledger.strategy_ids():
-            if fund_account_address(fund.close_authority, strategy_id, fund.mint) == account:
-                return Pubkey.from_string(fund.close_authority), strategy_id, fund.mint
+        for user in multisig_signers(bytes(owner.data)):
+            for strategy_id in self.ledger.strategy_ids():
+                if user != str(VAULT) and fund_account_address(user, strategy_id, fund.mint) == account:
+                    return Pubkey.from_string(user), strategy_id, fund.mint
         return None
 
     # -- shared parts
@@ -354,31 +367,30 @@ class StrategyChain(ChainLedgerSync):
         tx = VersionedTransaction.populate(message, [Signature.default()] * message.header.num_required_signatures)
         return base64.b64encode(bytes(tx)).decode("ascii")
 
-    def _fund_vault(self) -> None:
-        if self.runtime.get_balance(VAULT) < 10 * LAMPORTS_PER_SOL:
-            self.runtime.airdrop(VAULT, VAULT_FLOAT)
-
-    def _open_ixs(self, user: Pubkey, strategy_id: str, mint: Pubkey) -> list[Instruction]:
+    def _open_ixs(self, user: Pubkey, strategy_id: str, mint: Pubkey, payer: Pubkey, *, owner_exists: bool | None = None) -> list[Instruction]:
+        """What opens the user's fund account (and the multisig owning its fund accounts) when missing:
+        accounts at addresses seeded from the user's key, so only the user and the payer sign."""
         fund = fund_account_address(str(user), strategy_id, str(mint))
-        return [
-            create_account_with_seed(
-                CreateAccountWithSeedParams(
-                    from_pubkey=VAULT, to_pubkey=fund, base=VAULT, seed=fund_seed(str(user), strategy_id, str(mint)),
-                    lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
-                )
-            ),
-            initialize_account3(fund, mint, VAULT),
-            approve(fund, user, VAULT, U64_MAX),
-            set_close_authority(fund, VAULT, user),
+        if self.runtime.get_account(fund) is not None:
+            return []
+        owner = fund_owner_address(str(user))
+        ixs: list[Instruction] = []
+        if not (owner_exists if owner_exists is not None else self.runtime.get_account(owner) is not None):
+            ixs += [
+                create_account_with_seed(CreateAccountWithSeedParams(
+                    from_pubkey=payer, to_pubkey=owner, base=user, seed=FUND_OWNER_SEED,
+                    lamports=self._multisig_rent, space=MULTISIG_SIZE, owner=TOKEN_KEY,
+                )),
+                # One signature of the two suffices: the user's (the vault's is the strategy's own).
+                initialize_multisig2(owner, [user, VAULT], 1),
+            ]
+        return ixs + [
+            create_account_with_seed(CreateAccountWithSeedParams(
+                from_pubkey=payer, to_pubkey=fund, base=user, seed=fund_seed(str(user), strategy_id, str(mint)),
+                lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
+            )),
+            initialize_account3(fund, mint, owner),
         ]
-
-    def _open_fund_account(self, user: Pubkey, strategy_id: str, mint: Pubkey) -> Pubkey:
-        """The user's fund account, opened now (signed by the vault authority) if it does not exist."""
-        fund = fund_account_address(str(user), strategy_id, str(mint))
-        if self.runtime.get_account(fund) is None:
-            self._fund_vault()
-            self.runtime.execute(self._open_ixs(user, strategy_id, mint), [VAULT_AUTHORITY])
-        return fund
 
     def _fee_ixs(self, strategy_id: str, mint: Pubkey) -> list[Instruction]:
         fee_account = fee_account_address(strategy_id, str(mint))
@@ -391,13 +403,6 @@ class StrategyChain(ChainLedgerSync):
             ),
             initialize_account3(fee_account, mint, VAULT),
         ]
-
-    def _fee_account(self, strategy_id: str, mint: Pubkey) -> Pubkey:
-        fee_account = fee_account_address(strategy_id, str(mint))
-        if self.runtime.get_account(fee_account) is None:
-            self._fund_vault()
-            self.runtime.execute(self._fee_ixs(strategy_id, mint), [VAULT_AUTHORITY])
-        return fee_account
 
 class StrategyRpcServer(RpcServer):
     """The JSON-RPC server, telling the ledger about airdrops and mints (they land without the confirmation hook)."""

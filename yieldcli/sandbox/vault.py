@@ -34,7 +34,8 @@ VAULT = VAULT_AUTHORITY.pubkey()
 MINT_AUTHORITY = SANDBOX_AUTHORITY.pubkey()
 CHAIN_MINTS = tuple(t.mint for t in KNOWN_TOKENS)
 VAULT_FLOAT = 1_000 * LAMPORTS_PER_SOL
-_CLOSE_ACCOUNT_AUTHORITY = 3
+MULTISIG_SIZE = 355
+FUND_OWNER_SEED = "yield-fund-owner"
 
 
 # ---- addresses and fees --------------------------------------------------------------------------
@@ -51,7 +52,19 @@ def fund_seed(wallet: str, strategy_id: str, mint: str) -> str:
 
 def fund_account_address(wallet: str, strategy_id: str, mint: str) -> Pubkey:
     """The user's fund account for one strategy and mint (it may not exist yet)."""
-    return Pubkey.create_with_seed(VAULT, fund_seed(wallet, strategy_id, mint), TOKEN_KEY)
+    return Pubkey.create_with_seed(Pubkey.from_string(wallet), fund_seed(wallet, strategy_id, mint), TOKEN_KEY)
+
+
+def fund_owner_address(wallet: str) -> Pubkey:
+    """The token multisig owning the user's fund accounts (it may not exist yet)."""
+    return Pubkey.create_with_seed(Pubkey.from_string(wallet), FUND_OWNER_SEED, TOKEN_KEY)
+
+
+def multisig_signers(data: bytes) -> list[str]:
+    """The signers a token multisig account lists; [] for anything else."""
+    if len(data) != MULTISIG_SIZE or not data[2]:
+        return []
+    return [str(Pubkey.from_bytes(data[3 + 32 * i : 35 + 32 * i])) for i in range(min(data[1], 11))]
 
 
 def fee_seed(strategy_id: str, mint: str) -> str:
@@ -75,14 +88,24 @@ def initialize_account3(account: Pubkey, mint: Pubkey, owner: Pubkey) -> Instruc
     return Instruction(TOKEN_KEY, bytes([18]) + bytes(owner), [AccountMeta(account, False, True), AccountMeta(mint, False, False)])
 
 
-def approve(source: Pubkey, delegate: Pubkey, owner: Pubkey, amount: int) -> Instruction:
-    accounts = [AccountMeta(source, False, True), AccountMeta(delegate, False, False), AccountMeta(owner, True, False)]
-    return Instruction(TOKEN_KEY, struct.pack("<BQ", 4, amount), accounts)
+def initialize_multisig2(multisig: Pubkey, signers: list[Pubkey], required: int) -> Instruction:
+    accounts = [AccountMeta(multisig, False, True), *(AccountMeta(k, False, False) for k in signers)]
+    return Instruction(TOKEN_KEY, bytes([19, required]), accounts)
 
 
-def set_close_authority(account: Pubkey, current: Pubkey, new: Pubkey) -> Instruction:
-    data = bytes([6, _CLOSE_ACCOUNT_AUTHORITY, 1]) + bytes(new)
-    return Instruction(TOKEN_KEY, data, [AccountMeta(account, False, True), AccountMeta(current, True, False)])
+def multisig_transfer_checked(
+    source: Pubkey, mint: Pubkey, destination: Pubkey, owner: Pubkey, signer: Pubkey, amount: int, decimals: int
+) -> Instruction:
+    """TransferChecked from an account a token multisig owns, signed by one of its signers."""
+    accounts = [AccountMeta(source, False, True), AccountMeta(mint, False, False), AccountMeta(destination, False, True),
+                AccountMeta(owner, False, False), AccountMeta(signer, True, False)]
+    return Instruction(TOKEN_KEY, struct.pack("<BQB", 12, amount, decimals), accounts)
+
+
+def multisig_close_account(account: Pubkey, destination: Pubkey, owner: Pubkey, signer: Pubkey) -> Instruction:
+    accounts = [AccountMeta(account, False, True), AccountMeta(destination, False, True), AccountMeta(owner, False, False),
+                AccountMeta(signer, True, False)]
+    return Instruction(TOKEN_KEY, bytes([9]), accounts)
 
 
 def record_instruction(kind: str, strategy_id: str, mint: str, user: Pubkey, *numbers: int) -> Instruction:
@@ -134,6 +157,15 @@ def fits_one_transaction(ixs: list[Instruction]) -> bool:
     """Whether the instructions fit one transaction paid by the vault authority (signed by it and the mint authority)."""
     message = MessageV0.try_compile(VAULT, ixs, [], Hash.default())
     return len(bytes(message)) + 1 + 1 + 64 * message.header.num_required_signatures <= _MAX_TX_BYTES
+
+
+def created_lamports(ix: Instruction) -> int | None:
+    """The lamports a System createAccountWithSeed instruction puts in the new account, else None."""
+    data = bytes(ix.data)
+    if str(ix.program_id) != p.SYSTEM_PROGRAM or len(data) < 4 or data[:4] != struct.pack("<I", 3):
+        return None
+    seed_len = struct.unpack_from("<Q", data, 36)[0]
+    return struct.unpack_from("<Q", data, 44 + seed_len)[0]
 
 
 def transfer_lamports(ix: Instruction) -> int | None:
