@@ -8,7 +8,7 @@ from typing import Any
 from solders.address_lookup_table_account import AddressLookupTable
 from solders.instruction import Instruction
 from solders.pubkey import Pubkey
-from solders.system_program import TransferParams, transfer
+from solders.system_program import CreateAccountWithSeedParams, TransferParams, create_account_with_seed, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain import programs as p
@@ -16,7 +16,7 @@ from yieldcli.sandbox import demo
 from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, TxRecord
 from yieldcli.sandbox.vault import (
     CHAIN_MINTS, MINT_AUTHORITY, STRATEGY_PROGRAM, TOKEN_KEY, U64_MAX, VAULT, VAULT_AUTHORITY, VAULT_FLOAT, WSOL_KEY,
-    fee_account_address, fits_one_transaction, fund_account_address, fund_owner_address, parse_record, transfer_lamports,
+    fee_account_address, fee_seed, fits_one_transaction, initialize_account3, fund_account_address, fund_owner_address, parse_record, transfer_lamports,
 )
 from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT
 
@@ -39,6 +39,18 @@ class ChainLedgerSync:
             if table.meta.authority == VAULT:
                 return address
         return None
+
+    def _fee_ixs(self, strategy_id: str, mint: Pubkey) -> list[Instruction]:
+        fee_account = fee_account_address(strategy_id, str(mint))
+        return [
+            create_account_with_seed(
+                CreateAccountWithSeedParams(
+                    from_pubkey=VAULT, to_pubkey=fee_account, base=VAULT, seed=fee_seed(strategy_id, str(mint)),
+                    lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
+                )
+            ),
+            initialize_account3(fee_account, mint, VAULT),
+        ]
 
     def _seed(self) -> Pubkey:
         """Put on chain what the ledger says the demo wallet holds, the fee accounts, and the lookup table.

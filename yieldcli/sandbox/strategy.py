@@ -56,7 +56,7 @@ from yieldcli.sandbox.seeding import ChainLedgerSync
 from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
 from yieldcli.sandbox.vault import (
     COMPUTE_UNIT_LIMIT, FUND_OWNER_SEED, MULTISIG_SIZE, STRATEGY_PROGRAM, TOKEN_KEY, VAULT, VAULT_AUTHORITY,
-    WITHDRAW_FEE_BPS, WSOL_RESERVE, Record, TokenState, created_lamports, fee_account_address, fee_seed,
+    WITHDRAW_FEE_BPS, WSOL_RESERVE, Record, TokenState, created_lamports, fee_account_address,
     fund_account_address, fund_owner_address, fund_seed, initialize_account3, initialize_multisig2, instruction_json,
     multisig_close_account, multisig_signers, multisig_transfer_checked, parse_record, record_instruction,
     withdrawal_fee,
@@ -392,17 +392,6 @@ class StrategyChain(ChainLedgerSync):
             initialize_account3(fund, mint, owner),
         ]
 
-    def _fee_ixs(self, strategy_id: str, mint: Pubkey) -> list[Instruction]:
-        fee_account = fee_account_address(strategy_id, str(mint))
-        return [
-            create_account_with_seed(
-                CreateAccountWithSeedParams(
-                    from_pubkey=VAULT, to_pubkey=fee_account, base=VAULT, seed=fee_seed(strategy_id, str(mint)),
-                    lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
-                )
-            ),
-            initialize_account3(fee_account, mint, VAULT),
-        ]
 
 class StrategyRpcServer(RpcServer):
     """The JSON-RPC server, telling the ledger about airdrops and mints (they land without the confirmation hook)."""
