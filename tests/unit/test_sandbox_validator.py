@@ -220,3 +220,11 @@ def test_a_process_killed_while_saving_leaves_the_last_good_state(tmp_path):
         after = Runtime(path)  # loads, and clears what the killed writer left
         assert after.get_balance(payer.pubkey()) == 10 * SOL
         assert not list(tmp_path.glob(".chain.json.*.tmp"))
+
+
+def test_an_unusable_lock_is_a_configuration_error(tmp_path):
+    from yieldcli.errors import ConfigError
+
+    (tmp_path / ".lock").mkdir()
+    with pytest.raises(ConfigError, match="cannot lock the sandbox state folder"):
+        Runtime(tmp_path / "chain.json")

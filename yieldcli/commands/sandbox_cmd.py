@@ -181,6 +181,12 @@ def reset(ctx: typer.Context) -> None:
     # Every file of the sandbox (service ledger, chain accounts) lives in this folder; the next
     # start seeds it anew from the demo data.
     folder = sandbox_state_path(session.env).parent
+    running = _running_server(folder / SERVER_FILE)
+    if running:
+        raise UsageError(
+            f"a `yield sandbox serve` (pid {running['pid']}) is using {folder}",
+            hint="stop it first, then reset",
+        )
     shutil.rmtree(folder, ignore_errors=True)
     session.output().info(f"sandbox state reset ({folder})")
 

@@ -34,8 +34,16 @@ class FolderLock:
             if self._depth == 0:
                 import fcntl
 
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                except OSError as exc:
+                    from yieldcli.errors import ConfigError
+
+                    raise ConfigError(
+                        f"cannot lock the sandbox state folder {self.path.parent}: {exc.strerror or exc}",
+                        hint="run `yield sandbox reset` to start the sandbox afresh",
+                    ) from None
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)
                 except BaseException:

@@ -71,7 +71,8 @@ def load(path: Path) -> tuple[dict[str, Account], dict[str, Any], list[TxRecord]
         records = [TxRecord(**raw) for raw in state.get("transactions", [])]
         return accounts, clock, records
     except (OSError, ValueError, KeyError, TypeError) as exc:
+        reason = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
         raise ConfigError(
-            f"cannot restore the sandbox chain from {path}: {exc}",
+            f"cannot restore the sandbox chain from {path}: {reason}",
             hint="run `yield sandbox reset` to start the sandbox afresh",
         ) from None
