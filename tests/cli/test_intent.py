@@ -34,6 +34,7 @@ from tests.conftest import TEST_API_KEY
 from yieldcli.chain import programs as p
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 from yieldcli.sandbox.strategy import fund_account_address
+from yieldcli.sandbox.vault import fund_owner_address, multisig_transfer_checked
 
 WALLET = Pubkey.from_string(DEMO_WALLET)
 USDC_MINT = Pubkey.from_string(USDC)
@@ -381,8 +382,10 @@ def test_the_summary_is_repeated_just_above_the_prompt(world):
 
 def test_a_withdraw_that_also_drains_the_position_to_a_stranger_is_refused(world):
     fund = fund_account_address(DEMO_WALLET, DEMO_STRATEGY_ID, USDC)
-    # The wallet is the fund account's delegate, so its signature would authorise this too.
-    drain = p.token_transfer_checked(fund, USDC_MINT, world.stranger_ata, WALLET, 100 * 10**6, 6)
+    # The wallet signs alone for the multisig owning its fund account, so its signature authorises this too.
+    drain = multisig_transfer_checked(
+        fund, USDC_MINT, world.stranger_ata, fund_owner_address(DEMO_WALLET), WALLET, 100 * 10**6, 6,
+    )
     before = world.snapshot()
     world.doctor(lambda ixs: ixs + [drain])
     refused = world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes")

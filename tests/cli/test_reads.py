@@ -127,7 +127,6 @@ def test_default_output_is_json_off_a_terminal(api):
     [
         (["balances", "not-a-wallet"], "not-a-wallet"),
         (["balances", DEMO_WALLET + "x"], DEMO_WALLET + "x"),
-        (["balances", DEMO_WALLET, "--asset", "DOGE"], "DOGE"),
         (["balances", DEMO_WALLET, "--page", "-1"], "-1"),
         (["balances", DEMO_WALLET, "--limit", str(2**31)], str(2**31)),
         (["balances", DEMO_WALLET, "--page", "two"], "two"),

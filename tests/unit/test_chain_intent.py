@@ -223,3 +223,59 @@ def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
     assert state_of(lingering) is None
     live = AccountInfo(Pubkey.from_string(USER_ATA), RENT, Pubkey.from_string(p.TOKEN_PROGRAM), data, False, 0)
     assert state_of(live).token.owner == WALLET
+
+
+def test_a_fund_account_owned_by_a_multisig_the_wallet_signs_for_alone_is_the_users_position():
+    owner = str(Keypair().pubkey())
+    before, after = deposit_states()
+    before[FUND] = token(USDC, owner, 0)
+    after[FUND] = token(USDC, owner, 10_000_000)
+    alone = {owner: (1, (WALLET, VAULT))}
+    assert compare(DEPOSIT, before, after, fee=FEE, multisigs=alone).ok
+    # Two signatures required, or the wallet not among the signers: a stranger's account.
+    for multisig in ({owner: (2, (WALLET, VAULT))}, {owner: (1, (STRANGER, VAULT))}, {}):
+        assert not compare(DEPOSIT, before, after, fee=FEE, multisigs=multisig).ok
+
+
+class _ShiftingRpc:
+    """Pre-state reads from a script (what a busy account looks like between requests); simulation succeeds."""
+
+    def __init__(self, lamports_per_read):
+        self.reads, self.simulations = list(lamports_per_read), 0
+
+    async def multiple_accounts(self, keys):
+        from yieldcli.chain.rpc import AccountInfo
+
+        lamports = self.reads.pop(0) if len(self.reads) > 1 else self.reads[0]
+        return [AccountInfo(k, lamports, Pubkey.default(), b"", False, 0) for k in keys]
+
+    async def simulate(self, tx, accounts=()):
+        from types import SimpleNamespace
+
+        self.simulations += 1
+        return SimpleNamespace(ok=True, accounts=[None] * len(accounts), err=None)
+
+
+def test_the_pre_state_is_read_again_until_it_holds_still_around_the_simulation():
+    import asyncio
+
+    from solders.signature import Signature
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.chain.intent import STABLE_READ_ATTEMPTS, AccountsKeptChanging, check_transaction
+    from yieldcli.errors import ExitCode
+
+    payer = Pubkey.from_string(WALLET)
+    ix = transfer(TransferParams(from_pubkey=payer, to_pubkey=Pubkey.from_string(STRANGER), lamports=1))
+    tx = VersionedTransaction.populate(MessageV0.try_compile(payer, [ix], [], Hash.default()), [Signature.default()])
+    close = Intent("close-account", WALLET, WALLET, USDC, None)
+
+    # Moves once (a transaction landed between the first read and the simulation), then holds still.
+    rpc = _ShiftingRpc([SOL, SOL - FEE, SOL - FEE, SOL - FEE])
+    asyncio.run(check_transaction(rpc, tx, close))
+    assert rpc.simulations == 2
+    # Never holds still: refused before any signature, exit 10.
+    rpc = _ShiftingRpc(list(range(SOL, SOL + 100)))
+    with pytest.raises(AccountsKeptChanging) as refused:
+        asyncio.run(check_transaction(rpc, tx, close))
+    assert refused.value.exit_code == ExitCode.REFUSED and rpc.simulations == STABLE_READ_ATTEMPTS

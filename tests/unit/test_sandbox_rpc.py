@@ -15,6 +15,7 @@ import struct
 import httpx
 import pytest
 from solana.rpc.async_api import AsyncClient
+from solders.hash import Hash
 from solders.instruction import AccountMeta, Instruction
 from solders.keypair import Keypair
 from solders.message import MessageV0
@@ -511,7 +512,7 @@ def test_state_survives_a_restart(tmp_path):
     blockhash, last_valid = first.latest_blockhash()
     height = first.block_height
     ix = transfer(TransferParams(from_pubkey=kp.pubkey(), to_pubkey=Keypair().pubkey(), lamports=SOL))
-    old_blockhash_tx = VersionedTransaction(MessageV0.try_compile(kp.pubkey(), [ix], [], first._svm.latest_blockhash()), [kp])
+    old_blockhash_tx = VersionedTransaction(MessageV0.try_compile(kp.pubkey(), [ix], [], Hash.from_string(blockhash)), [kp])
     del first
 
     state = json.loads(path.read_text())
@@ -607,4 +608,4 @@ def test_a_damaged_state_file_is_a_clear_configuration_error(tmp_path):
     path.write_text('{"version": 1, "accounts": ')
     with pytest.raises(ConfigError, match="cannot restore the sandbox chain") as info:
         Runtime(path)
-    assert "delete" in info.value.hint
+    assert "yield sandbox reset" in info.value.hint

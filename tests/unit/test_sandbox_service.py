@@ -24,7 +24,7 @@ from yieldcli.sandbox.demo import (
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.server import SandboxServer
 from yieldcli.sandbox.service import PLAIN_TEXT, Response, Service, json_response
-from yieldcli.tokens import KNOWN_TOKENS, NATIVE_SOL_PSEUDO_MINT, WSOL_MINT, by_symbol
+from yieldcli.tokens import KNOWN_TOKENS, NATIVE_SOL_PSEUDO_MINT, by_symbol
 
 KEY = "test-key-123"
 USDC = by_symbol("USDC").mint
@@ -91,7 +91,8 @@ def test_initial_state_is_deterministic():
 def test_modules_do_not_import_heavy_dependencies():
     code = (
         "import sys, yieldcli.sandbox.server, yieldcli.sandbox.service, yieldcli.sandbox.ledger,"
-        " yieldcli.sandbox.demo, yieldcli.sandbox;"
+        " yieldcli.sandbox.demo, yieldcli.sandbox, tempfile;"
+        " yieldcli.sandbox.server.SandboxServer(tempfile.mkdtemp() + '/state.json').service.handle('GET', '/health');"
         "print(sorted(m for m in ('solders','solana','keyring','rich','httpx') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -300,8 +301,18 @@ def test_asset_filter(svc):
     assert [b["token_address"] for b in body["data"]] == [USDC]
     body = ok(svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset={USDC}")
     assert [p["token_address"] for p in body["data"]] == [USDC]
-    body = ok(svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset=USDC")
-    assert body["data"] == []  # a mint address, exact
+    # "filter by asset symbol or mint address", as the service documents it: any case
+    for symbol in ("USDC", "usdc"):
+        body = ok(svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset={symbol}")
+        assert [p["token_address"] for p in body["data"]] == [USDC]
+        assert [b["token_address"] for b in ok(svc, f"/user-balances/{DEMO_WALLET}", f"asset={symbol}")["data"]] == [USDC]
+    assert ok(svc, f"/user-balances/{DEMO_WALLET}", "asset=NOSUCHTOKEN")["data"] == []
+
+
+def test_methods_the_service_does_not_serve(svc):
+    assert svc.handle("TRACE", "/health").json() == {"message": "Missing credentials"}
+    answer = svc.handle("QUERY", "/health", headers={"x-api-key": KEY})
+    assert answer.status == 405 and "message" in answer.json() and answer.headers["Allow"] == "GET, HEAD, POST"
 
 
 def test_sorting(svc):
@@ -358,13 +369,13 @@ def test_state_file_is_created_and_shared_between_instances(state):
     a = Ledger(state)
     assert state.exists()
     assert json.loads(state.read_text())["format"] == "yieldcli-sandbox-ledger"
-    a.record_deposit(DEMO_WALLET, DEMO_STRATEGY_ID, JLP, 5_000_000)
+    a.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, JLP, 5_000_000, True)])
     b = Ledger(state)
     svc_b = Service(b, KEY)
     pos = ok(svc_b, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset={JLP}")["data"]
     assert pos[0]["total_deposited_value"] == 5_000_000
     # a change through `b` is seen by `a` too (it reloads when the file was replaced)
-    b.record_deposit(DEMO_WALLET, DEMO_STRATEGY_ID, JLP, 1)
+    b.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, JLP, 5_000_001, True)])
     again = a.positions(DEMO_WALLET, DEMO_STRATEGY_ID, JLP).all()
     assert again[0]["total_deposited_value"] == 5_000_001
     assert not list(state.parent.glob("*.tmp"))
@@ -379,7 +390,7 @@ def test_u128_survives_the_file(state):
 def test_reset(state):
     a = Ledger(state)
     before = state.read_text()
-    a.record_deposit(DEMO_WALLET, DEMO_STRATEGY_ID, USDC, 1_000_000)
+    a.sync_wallet(DEMO_WALLET, {USDC: 1})
     assert state.read_text() != before
     a.reset()
     assert state.read_text() == before
@@ -397,69 +408,51 @@ def test_corrupt_state_file_is_a_clear_error(state):
         Ledger(state)
 
 
-def test_record_deposit(state):
+def test_sync_wallet_follows_the_chain(state):
     led = Ledger(state, now=lambda: "2030-01-01T00:00:00+00:00")
-    before_tokens = led.wallet_tokens(DEMO_WALLET)[USDC]
     before = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
-    item = led.record_deposit(DEMO_WALLET, DEMO_STRATEGY_ID, USDC, 1_000_000)
+    value = before["total_position_value"]
+    # a deposit: the fund account grew by 1 USDC, and the wallet's tokens are what the chain holds
+    led.sync_wallet(DEMO_WALLET, {USDC: 5}, [(DEMO_STRATEGY_ID, USDC, value + 1_000_000, True)])
+    item = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
     assert item["total_deposited_value"] == before["total_deposited_value"] + 1_000_000
-    assert item["total_position_value"] == before["total_position_value"] + 1_000_000
+    assert item["total_position_value"] == value + 1_000_000
     assert item["yield_earned"] == before["yield_earned"]
     assert item["last_updated"] == "2030-01-01T00:00:00+00:00"
-    assert led.wallet_tokens(DEMO_WALLET)[USDC] == before_tokens - 1_000_000
+    assert led.wallet_tokens(DEMO_WALLET)[USDC] == 5
+    # a withdrawal of half takes principal out in proportion
+    half = (value + 1_000_000) // 2
+    led.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, USDC, value + 1_000_000 - half, False)])
+    after = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
+    assert 0 < after["total_deposited_value"] < item["total_deposited_value"]
+    # a closed fund account ends the position; the change is in the file
+    led.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, USDC, None, False)])
+    assert led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all() == []
+    assert Ledger(state).positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all() == []
     # a new wallet gets a new position, with entry date now
-    led.record_deposit(UNKNOWN_WALLET, SECOND_STRATEGY_ID, USDC, 7)
+    led.sync_wallet(UNKNOWN_WALLET, positions=[(SECOND_STRATEGY_ID, USDC, 7, True)])
     y = led.yield_records(UNKNOWN_WALLET).all()
     assert len(y) == 1 and y[0]["position_value"] == 7 and y[0]["entry_date"].startswith("2030")
     with pytest.raises(LedgerError, match="Strategy not found"):
-        led.record_deposit(DEMO_WALLET, "nope", USDC, 1)
+        led.sync_wallet(DEMO_WALLET, positions=[("nope", USDC, 1, True)])
     with pytest.raises(LedgerError, match="does not support"):
-        led.record_deposit(DEMO_WALLET, SECOND_STRATEGY_ID, by_symbol("mSOL").mint, 1)
-    for bad in (0, -1, 1.5, True, "5"):
-        with pytest.raises(LedgerError):
-            led.record_deposit(DEMO_WALLET, DEMO_STRATEGY_ID, USDC, bad)
+        led.sync_wallet(DEMO_WALLET, positions=[(SECOND_STRATEGY_ID, by_symbol("mSOL").mint, 1, True)])
 
 
-def test_wsol_deposit_takes_native_sol_when_no_wrapped_tokens(state):
-    led = Ledger(state)
-    native = led.wallet_tokens(DEMO_WALLET)[NATIVE_SOL_PSEUDO_MINT]
-    led.record_deposit(DEMO_WALLET, DEMO_STRATEGY_ID, WSOL_MINT, 10**9)
-    assert led.wallet_tokens(DEMO_WALLET)[NATIVE_SOL_PSEUDO_MINT] == native - 10**9
-
-
-def test_record_withdrawal_and_close(state):
-    led = Ledger(state)
-    pos = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
-    wallet_before = led.wallet_tokens(DEMO_WALLET)[USDC]
-    half = pos["total_position_value"] // 2
-    assert led.record_withdrawal(DEMO_WALLET, DEMO_STRATEGY_ID, USDC, half) == half
-    after = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
-    assert after["total_position_value"] == pos["total_position_value"] - half
-    assert 0 < after["total_deposited_value"] < pos["total_deposited_value"]
-    assert led.wallet_tokens(DEMO_WALLET)[USDC] == wallet_before + half
-    with pytest.raises(LedgerError, match="cannot withdraw"):
-        led.record_withdrawal(DEMO_WALLET, DEMO_STRATEGY_ID, USDC, after["total_position_value"] + 1)
-    rest = led.record_withdrawal(DEMO_WALLET, DEMO_STRATEGY_ID, USDC, None)
-    assert rest == after["total_position_value"]
-    empty = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
-    assert empty["total_position_value"] == empty["total_deposited_value"] == 0
-    assert led.close_fund(DEMO_WALLET, DEMO_STRATEGY_ID, USDC) == 0
-    assert led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all() == []
-    with pytest.raises(LedgerError, match="no position"):
-        led.close_fund(DEMO_WALLET, DEMO_STRATEGY_ID, USDC)
-    with pytest.raises(LedgerError, match="no position"):
-        led.record_withdrawal(UNKNOWN_WALLET, DEMO_STRATEGY_ID, USDC, 1)
-    # the changes are in the file
-    assert Ledger(state).positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all() == []
-
-
-def test_close_fund_returns_what_is_left(state):
-    led = Ledger(state)
-    sol = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, WSOL_MINT).all()[0]
-    native = led.wallet_tokens(DEMO_WALLET)[NATIVE_SOL_PSEUDO_MINT]
-    assert led.record_withdrawal(DEMO_WALLET, DEMO_STRATEGY_ID, WSOL_MINT, 5, unwrap_sol=True) == 5
-    assert led.wallet_tokens(DEMO_WALLET)[NATIVE_SOL_PSEUDO_MINT] == native + 5
-    assert led.close_fund(DEMO_WALLET, DEMO_STRATEGY_ID, WSOL_MINT) == sol["total_position_value"] - 5
+def test_ledgers_in_parallel_processes_lose_no_change(state):
+    """Each process adds to its own wallet 20 times at once with the others: every change is in the file."""
+    Ledger(state)
+    code = (
+        "import sys; from yieldcli.sandbox.ledger import Ledger\n"
+        "led = Ledger(sys.argv[1]); w = sys.argv[2]\n"
+        "for i in range(1, 21): led.sync_wallet(w, {sys.argv[3]: i})\n"
+    )
+    wallets = seeded_wallet_addresses(4)
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(state), w, USDC]) for w in wallets]
+    assert [proc.wait(timeout=120) for proc in procs] == [0] * 4
+    final = Ledger(state)
+    assert [final.wallet_tokens(w).get(USDC) for w in wallets] == [20] * 4
+    assert not list(state.parent.glob("*.tmp"))
 
 
 # ---- seeds ---------------------------------------------------------------------------------------
@@ -510,7 +503,7 @@ def test_seed_wallets(state):
     assert ok(svc, f"/user-balances/{beyond}")["meta"]["total"] == 0
     # a change to a seeded wallet keeps its seeded data and is stored
     before = led.positions(addrs[0], DEMO_STRATEGY_ID, USDC).all()[0]["total_position_value"]
-    led.record_deposit(addrs[0], DEMO_STRATEGY_ID, USDC, 3)
+    led.sync_wallet(addrs[0], positions=[(DEMO_STRATEGY_ID, USDC, before + 3, True)])
     again = Ledger(state).positions(addrs[0], DEMO_STRATEGY_ID, USDC).all()[0]
     assert again["total_position_value"] == before + 3
 

@@ -45,6 +45,7 @@ BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
 SOL = 10**9
 TX_FEE = 5000  # lamports per signature
 TOKEN_ACCOUNT_RENT = 2_039_280
+MULTISIG_RENT = 3_361_680  # the token multisig owning a user's fund accounts, paid once per user
 DEMO = demo_keypair()
 
 
@@ -259,11 +260,17 @@ def test_the_chain_holds_what_the_demo_ledger_says(server):
     assert parts[BONK] > 0  # tokens the chain does not know stay as the ledger has them
 
 
-def test_the_strategy_program_is_deployed_and_the_vault_owns_the_fund_accounts(server):
+def test_the_strategy_program_is_deployed_and_a_multisig_owns_the_fund_accounts(server):
+    from yieldcli.sandbox.vault import fund_owner_address, multisig_signers
+
     program = server.runtime.get_account(STRATEGY_PROGRAM)
     assert program is not None and program.executable
     mint, owner, _ = server.runtime.token_account(fund_of(DEMO_WALLET, USDC))
-    assert (mint, owner) == (USDC, str(VAULT_AUTHORITY.pubkey()))
+    # Not the wallet: deposited tokens leave the user's own accounts. Either of its two signers may
+    # move them: the user (withdrawals need no signature of the sandbox's) or the strategy's vault.
+    assert (mint, owner) == (USDC, str(fund_owner_address(DEMO_WALLET)))
+    multisig = server.runtime.get_account(fund_owner_address(DEMO_WALLET))
+    assert multisig_signers(bytes(multisig.data)) == [DEMO_WALLET, str(VAULT_AUTHORITY.pubkey())]
     assert server.runtime.token_account(fee_account_address(DEMO_STRATEGY_ID, USDC))[1] == str(VAULT_AUTHORITY.pubkey())
 
 
@@ -313,9 +320,9 @@ def test_new_user_deposits_through_ix_with_a_separate_payer(server):
     body = ok(server, "/deposit/ix", strategy_id=DEMO_STRATEGY_ID, base_asset=USDC, amount=12_345_678,
               user_key=str(user.pubkey()), payer_key=str(payer.pubkey()))
     assert body["lookup_table"] == str(server.chain.lookup_table.key)
-    # The sandbox opened the fund account when it built the deposit: the user signs nothing else.
+    # Building changed nothing: the user's own transaction opens the fund account, paid by the payer.
     fund = fund_of(user.pubkey(), USDC)
-    assert chain.token(fund) == 0
+    assert chain.token(fund) is None
     tx = chain.from_ix(body, payer.pubkey())
     assert tx.message.header.num_required_signatures == 2
     assert list(tx.message.account_keys[:2]) == [payer.pubkey(), user.pubkey()]
@@ -325,7 +332,7 @@ def test_new_user_deposits_through_ix_with_a_separate_payer(server):
     assert (item["total_deposited_value"], item["total_position_value"], item["yield_earned"]) == (12_345_678, 12_345_678, 0)
     assert chain.token(fund) == 12_345_678
     assert chain.token(ata(user.pubkey(), USDC)) == wallet_part(server, user.pubkey(), USDC) == 50_000_000 - 12_345_678
-    assert chain.lamports(payer.pubkey()) == SOL - 2 * TX_FEE
+    assert chain.lamports(payer.pubkey()) == SOL - 2 * TX_FEE - TOKEN_ACCOUNT_RENT - MULTISIG_RENT
 
 
 def test_deposit_all_and_from_a_named_token_account(server):
@@ -394,9 +401,10 @@ def test_sol_deposit_wraps_native_sol(server):
     user = new_user(server, lamports=3 * SOL)
     tx = deposit_tx(server, user.pubkey(), WSOL_MINT, SOL)
     assert program_ids(tx)[:4] == [p.COMPUTE_BUDGET_PROGRAM, p.ASSOCIATED_TOKEN_PROGRAM, p.SYSTEM_PROGRAM, p.TOKEN_PROGRAM]
-    assert token_tags(tx) == [17, 12]  # syncNative, transferChecked
+    # syncNative; initializeMultisig2, initializeAccount3 (the fund account, opened here); transferChecked
+    assert token_tags(tx) == [17, 19, 18, 12]
     chain.send(tx, user)
-    assert chain.lamports(user.pubkey()) == 3 * SOL - SOL - TOKEN_ACCOUNT_RENT - TX_FEE
+    assert chain.lamports(user.pubkey()) == 3 * SOL - SOL - 2 * TOKEN_ACCOUNT_RENT - MULTISIG_RENT - TX_FEE
     assert wallet_part(server, user.pubkey(), NATIVE_SOL_PSEUDO_MINT) == chain.lamports(user.pubkey())
     assert chain.token(ata(user.pubkey(), WSOL_MINT)) == 0
     assert position(server, user.pubkey(), WSOL_MINT)["total_position_value"] == SOL == chain.token(fund_of(user.pubkey(), WSOL_MINT))
@@ -407,7 +415,7 @@ def test_sol_deposit_all_keeps_a_reserve(server):
     user = new_user(server, lamports=2 * SOL)
     chain.send(deposit_tx(server, user.pubkey(), WSOL_MINT, None), user)
     deposited = chain.token(fund_of(user.pubkey(), WSOL_MINT))
-    assert deposited == 2 * SOL - 10_000_000 - TOKEN_ACCOUNT_RENT
+    assert deposited == 2 * SOL - 10_000_000 - 2 * TOKEN_ACCOUNT_RENT - MULTISIG_RENT
     assert chain.lamports(user.pubkey()) == 10_000_000 - TX_FEE
 
 
@@ -464,21 +472,42 @@ def test_close_after_full_withdrawal_returns_the_rent(server):
     chain = Chain(server)
     user = new_user(server, tokens={USDC: 3_000_000})
     chain.send(deposit_tx(server, user.pubkey(), USDC, None), user)
-    identity = {"user_pubkey": str(user.pubkey()), "strategy_id": DEMO_STRATEGY_ID, "mint": USDC}
-    message = refused(server, "/close-user-account/tx", **identity)
-    assert message == "Fund account still holds 3000000 base units; withdraw everything first"
     chain.send(withdraw_tx(server, user.pubkey(), USDC, None), user)
-
-    recipient = Keypair().pubkey()
-    body = ok(server, "/close-user-account/tx", **identity, funds_recipient=str(recipient))
-    assert set(body) == {"encoded_transaction"}
-    tx = decode_transaction(body["encoded_transaction"])
+    identity = {"user_pubkey": str(user.pubkey()), "strategy_id": DEMO_STRATEGY_ID, "mint": USDC}
+    lamports = chain.lamports(user.pubkey())
+    body = ok(server, "/close-user-account/tx", **identity)
+    assert isinstance(body, str)  # a bare JSON string, like every /tx answer
+    tx = decode_transaction(body)
     assert tx.message.header.num_required_signatures == 1 and records(tx)[0][1].kind == "close"
     chain.send(tx, user)
-    assert chain.lamports(recipient) == TOKEN_ACCOUNT_RENT
+    assert chain.lamports(user.pubkey()) == lamports + TOKEN_ACCOUNT_RENT - TX_FEE
     assert chain.token(fund_of(user.pubkey(), USDC)) is None
     assert position(server, user.pubkey(), USDC) is None
     assert refused(server, "/close-user-account/ix", 404, **identity).startswith("Fund account not found")
+
+
+def test_closing_an_account_that_holds_funds_sweeps_them_to_the_recipient(server):
+    chain = Chain(server)
+    user = new_user(server, tokens={USDC: 3_000_000})
+    chain.send(deposit_tx(server, user.pubkey(), USDC, None), user)
+    identity = {"user_pubkey": str(user.pubkey()), "strategy_id": DEMO_STRATEGY_ID, "mint": USDC}
+    recipient = Keypair().pubkey()
+    chain_before = Path(server.chain_path).read_bytes()
+    tx = decode_transaction(ok(server, "/close-user-account/tx", **identity, funds_recipient=str(recipient)))
+    assert Path(server.chain_path).read_bytes() == chain_before  # building changed nothing
+    lamports = chain.lamports(user.pubkey())
+    chain.send(tx, user)
+    assert chain.token(ata(recipient, USDC)) == 3_000_000
+    assert chain.token(fund_of(user.pubkey(), USDC)) is None
+    # The user paid the recipient's token account and got the fund account's rent back.
+    assert chain.lamports(user.pubkey()) == lamports - TX_FEE
+    assert position(server, user.pubkey(), USDC) is None
+    # Without a recipient, the funds go back to the user's own token account.
+    chain.fund(user.pubkey(), tokens={USDC: 1_000_000})
+    chain.send(deposit_tx(server, user.pubkey(), USDC, None), user)
+    assert chain.token(ata(user.pubkey(), USDC)) == 0
+    chain.send(decode_transaction(ok(server, "/close-user-account/tx", **identity)), user)
+    assert chain.token(ata(user.pubkey(), USDC)) == 1_000_000
 
 
 def test_close_by_fund_account_through_ix(server):
@@ -504,8 +533,9 @@ def test_close_identity_problems(server):
     message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID)
     assert message == "Either user_account or user_pubkey + strategy_id + mint must be provided"
     assert refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id="nope", mint=USDC) == "Strategy not found"
-    message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID, mint=USDC)
-    assert message == "Fund account still holds 2547318402 base units; withdraw everything first"
+    message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID, mint=USDC,
+                      funds_recipient=str(ata(DEMO_WALLET, USDT)))
+    assert message == f"funds_recipient {ata(DEMO_WALLET, USDT)} is not a {USDC} token account"
     assert "Invalid funds_recipient" in refused(server, "/close-user-account/ix", user_account=str(fund_of(DEMO_WALLET, USDC)), funds_recipient="x")
 
 
@@ -528,8 +558,6 @@ REFUSALS = [
      f"Asset {by_symbol('mSOL').mint} is not supported by strategy {SECOND_STRATEGY_ID}"),
     ("/deposit/tx", {**D, "strategy_id": "no-such-strategy", "amount": 1}, "Strategy not found"),
     ("/withdraw/ix", {**D, "strategy_id": "no-such-strategy", "amount": 1}, "Strategy not found"),
-    ("/deposit/tx", {**D, "amount": 5, "all": True}, "Provide either amount or all, not both"),
-    ("/withdraw/tx", {**D, "amount": 5, "all": True}, "Provide either amount or all, not both"),
     ("/deposit/ix", D, "Either amount or all must be provided"),
     ("/withdraw/ix", {**D, "all": False}, "Either amount or all must be provided"),
     ("/deposit/tx", {**D, "amount": 0}, "amount must be greater than 0"),
@@ -547,6 +575,13 @@ REFUSALS = [
     ("/deposit/tx", {**D, "user_token_account": str(ata(DEMO_WALLET, USDT)), "amount": 1},
      f"Token account {ata(DEMO_WALLET, USDT)} is not a {USDC} account of {DEMO_WALLET}"),
 ]
+
+
+def test_amount_with_all_is_everything(server):
+    """The service's own SDK tests send both; `all` wins."""
+    both = decode_transaction(ok(server, "/deposit/tx", **D, amount=5, all=True))
+    everything = decode_transaction(ok(server, "/deposit/tx", **D, all=True))
+    assert [r[1] for r in records(both)] == [r[1] for r in records(everything)]
 
 
 @pytest.mark.parametrize("path, params, message", REFUSALS)

@@ -18,11 +18,13 @@ from typing import Any
 from solders.pubkey import Pubkey
 
 from yieldcli.amounts import scale
+from yieldcli.errors import Refused
 from yieldcli.chain import programs as p
-from yieldcli.chain.state import State, TokenState, network_fee, rent_exempt_minimum, state_of, writable_addresses
+from yieldcli.chain.state import multisig_of, State, TokenState, network_fee, rent_exempt_minimum, state_of, writable_addresses
 from yieldcli.tokens import WSOL_MINT, by_mint
 
 DEFAULT_MAX_SOL_COST = 10_000_000  # 0.01 SOL: fee plus rent a transaction may take without a flag
+STABLE_READ_ATTEMPTS = 5  # pre-state, simulation, pre-state again: tries before giving up on a busy account
 MAX_WITHDRAW_FEE_BPS = 100  # a withdrawal fee taken from the position on the way out: at most 1 %
 
 
@@ -65,6 +67,10 @@ class Check:
         return {"expected": self.expected, "observed": self.observed, "differences": list(self.differences), "summary": self.summary}
 
 
+class AccountsKeptChanging(Refused):
+    """Other transactions kept changing the accounts while they were read and simulated."""
+
+
 def short(address: str) -> str:
     return f"{address[:4]}…{address[-4:]}" if len(address) > 12 else address
 
@@ -102,6 +108,8 @@ class _Observed:
     after: Mapping[str, State | None]
     decimals: Mapping[str, int]
     fee: int
+    # Token multisigs owning accounts involved: (required signatures, signers) by address
+    multisigs: Mapping[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
     user: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -153,16 +161,23 @@ class _Observed:
         token = state.token if state else None
         if token is None:
             return False
-        if self.intent.wallet in (token.delegate, token.close_authority):
+        if self.intent.wallet in (token.delegate, token.close_authority) or self.wallet_alone_signs_for(token.owner):
             return True
         return not Pubkey.from_string(token.owner).is_on_curve()
+
+    def wallet_alone_signs_for(self, owner: str) -> bool:
+        """`owner` is a token multisig the wallet can sign for by itself (one signature required)."""
+        found = self.multisigs.get(owner)
+        return found is not None and found[0] == 1 and self.intent.wallet in found[1]
 
     def position(self, address: str) -> TokenState | None:
         """A fund account of the user's position: not the wallet's, but the wallet may spend or close it."""
         for side in (self.before, self.after):
             state = side.get(address)
             token = state.token if state else None
-            if token is not None and token.owner != self.intent.wallet and self.intent.wallet in (token.delegate, token.close_authority):
+            if token is not None and token.owner != self.intent.wallet and (
+                self.intent.wallet in (token.delegate, token.close_authority) or self.wallet_alone_signs_for(token.owner)
+            ):
                 return token
         return None
 
@@ -172,10 +187,11 @@ class _Observed:
 
 
 def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[str, State | None],
-            *, fee: int, decimals: Mapping[str, int] | None = None) -> Check:
+            *, fee: int, decimals: Mapping[str, int] | None = None,
+            multisigs: Mapping[str, tuple[int, tuple[str, ...]]] | None = None) -> Check:
     """The verdict on a simulated transaction; `before`/`after` cover every account it may write."""
     decimals = dict(decimals or {})
-    seen = _Observed(intent, before, after, decimals, fee)
+    seen = _Observed(intent, before, after, decimals, fee, dict(multisigs or {}))
     rent = sum(seen.opened_rent(a) for a in after)
     foreign_rent = sum(seen.opened_rent(a) for a in after if a not in seen.user)
     allowance = fee + foreign_rent
@@ -364,14 +380,42 @@ async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Ma
     message = tx.message
     addresses = writable_addresses(message, lookup_tables)
     keys = [Pubkey.from_string(a) for a in addresses]
-    before_infos = await rpc.multiple_accounts(keys)
-    simulation = await rpc.simulate(tx, accounts=keys)
-    if not simulation.ok:
-        return None, simulation
+    # The pre-state and the simulation are two requests: another transaction landing between them
+    # would show its effect as this one's. Read the pre-state again after simulating; only when it
+    # did not move is the difference this transaction's alone.
+    for _ in range(STABLE_READ_ATTEMPTS):
+        before_infos = await rpc.multiple_accounts(keys)
+        simulation = await rpc.simulate(tx, accounts=keys)
+        if not simulation.ok:
+            return None, simulation
+        if await rpc.multiple_accounts(keys) == before_infos:
+            break
+    else:
+        raise AccountsKeptChanging(
+            f"the accounts this transaction writes changed during each of {STABLE_READ_ATTEMPTS} checks; nothing was signed"
+        )
     before = {a: state_of(i) for a, i in zip(addresses, before_infos)}
     after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
     decimals = await _decimals(rpc, before, after)
-    return compare(intent, before, after, fee=network_fee(message), decimals=decimals), simulation
+    multisigs = await _multisigs(rpc, intent, addresses, simulation.accounts, before, after)
+    return compare(intent, before, after, fee=network_fee(message), decimals=decimals, multisigs=multisigs), simulation
+
+
+async def _multisigs(rpc: Any, intent: Intent, addresses: Sequence[str], simulated: Sequence[Any],
+                     *sides: Mapping[str, State | None]) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Token multisigs owning the token accounts involved, as they stand after the transaction.
+
+    A fund account may be owned by a multisig the wallet signs for alone: then it is the user's
+    position, not a stranger's account. One this transaction writes is read from the simulation.
+    """
+    owners = {s.token.owner for side in sides for s in side.values() if s and s.token} - {intent.wallet, intent.payer}
+    found = {a: m for a, info in zip(addresses, simulated) if a in owners and (m := multisig_of(info)) is not None}
+    rest = sorted(owners - set(addresses))
+    if rest:
+        for address, info in zip(rest, await rpc.multiple_accounts([Pubkey.from_string(a) for a in rest])):
+            if (m := multisig_of(info)) is not None:
+                found[address] = m
+    return found
 
 
 async def _decimals(rpc: Any, *sides: Mapping[str, State | None]) -> dict[str, int]:

@@ -60,6 +60,19 @@ def parse_token(owner_program: str, data: bytes) -> TokenState | None:
     )
 
 
+MULTISIG_SIZE = 355  # SPL Token multisig: m u8, n u8, initialized u8, 11 signer keys
+
+
+def multisig_of(info: Any) -> tuple[int, tuple[str, ...]] | None:
+    """(required signatures, signers) of an SPL Token multisig account, or None for anything else."""
+    if info is None or str(info.owner) not in (p.TOKEN_PROGRAM, p.TOKEN_2022_PROGRAM):
+        return None
+    data = bytes(info.data)
+    if len(data) != MULTISIG_SIZE or not data[2] or not 1 <= data[0] <= data[1] <= 11:
+        return None
+    return data[0], tuple(str(Pubkey.from_bytes(data[3 + 32 * i : 35 + 32 * i])) for i in range(data[1]))
+
+
 def state_of(info: Any) -> State | None:
     """`chain.rpc.AccountInfo` (or None) to the guard's view.
 

@@ -61,7 +61,7 @@ def _emit(session, out, kind, fetch, parse_item, wallets, page, limit, fetch_all
 
 
 def resolve_asset(value: Optional[str]) -> Optional[str]:
-    return None if value is None else tokens.resolve_asset(value)
+    return None if value is None else tokens.asset_filter(value)
 
 
 @strategy_app.command("info")

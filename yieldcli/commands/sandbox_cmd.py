@@ -1,15 +1,31 @@
-"""`yield sandbox`: run the local service, or start its state afresh."""
+"""`yield sandbox`: run the local service, say where its parts are, fund wallets, start afresh."""
 
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
 from typing import Optional
 
 import typer
 
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
+from yieldcli.errors import UsageError
 from yieldcli.render.output import dumps
-from yieldcli.session import sandbox_state_path
+from yieldcli.session import sandbox_keypair_path, sandbox_state_path
 
-sandbox_app = opt.command_group("A local service with demo data: no account, key or network needed.")
+sandbox_app = opt.command_group(
+    "A local service with demo data and a real Solana runtime: no account, key or network needed.\n\n"
+    "Positions and balances follow the sandbox chain for every wallet with state on it (the demo\n"
+    "wallet, and any wallet you fund with `yield sandbox airdrop`). Synthetic, never on chain: the\n"
+    "wallets and positions added by --seed-wallets/--seed-positions, and the whale wallet holding\n"
+    "more than a u64 of USDC (it exists to test amounts past 2^64)."
+)
+
+# Written by `sandbox serve` beside the state while it runs, so `sandbox info` can name its URLs.
+# It holds no API key: the key is printed by `serve` only.
+SERVER_FILE = "server.json"
 
 
 @sandbox_app.command("serve")
@@ -20,35 +36,137 @@ def serve(
     api_key: Optional[str] = typer.Option(None, "--api-key", help="Key clients must send (default: a random one).", show_default=False),
     allow_remote: bool = typer.Option(False, "--allow-remote", help="Allow a non-loopback --host."),
     latency_ms: int = typer.Option(0, "--latency-ms", min=0, help="Delay added to every API response."),
-    seed_positions: Optional[int] = typer.Option(None, "--seed-positions", min=0, help="Give the demo wallet N positions, balances and yield records.", show_default=False),
-    seed_wallets: Optional[int] = typer.Option(None, "--seed-wallets", min=0, help="Add N wallets with balances and positions.", show_default=False),
+    seed_positions: Optional[int] = typer.Option(None, "--seed-positions", min=0, help="Give the demo wallet N synthetic positions, balances and yield records.", show_default=False),
+    seed_wallets: Optional[int] = typer.Option(None, "--seed-wallets", min=0, help="Add N synthetic wallets with balances and positions.", show_default=False),
+    slot_ms: Optional[int] = typer.Option(None, "--slot-ms", min=0, help="Length of a slot in ms (default 400; env YIELD_SANDBOX_SLOT_MS).", show_default=False),
+    blockhash_window: Optional[int] = typer.Option(None, "--blockhash-window", min=1, help="Blocks a blockhash stays valid (default 150; env YIELD_SANDBOX_BLOCKHASH_WINDOW).", show_default=False),
+    drop_sends: Optional[int] = typer.Option(None, "--drop-sends", min=0, help="Drop the first N sends of each transaction, as a busy cluster does (env YIELD_SANDBOX_DROP_SENDS).", show_default=False),
+    min_priority_fee: Optional[int] = typer.Option(None, "--min-priority-fee", min=0, help="Land only transactions paying at least this many microlamports per compute unit (env YIELD_SANDBOX_MIN_PRIORITY_FEE).", show_default=False),
 ) -> None:
-    """Serve the sandbox over HTTP until interrupted, printing its URL and API key.
+    """Serve the sandbox over HTTP until interrupted, printing its URL, API key and Solana RPC URL.
 
     Example: yield sandbox serve --port 8787
     """
+    from yieldcli.sandbox.chain.knobs import Network
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
     from yieldcli.sandbox.server import SandboxServer
 
     session = session_of(ctx)
-    server = SandboxServer(
-        sandbox_state_path(session.env), host=host, port=port, api_key=api_key, allow_remote=allow_remote,
-        latency_ms=latency_ms, seed_positions=seed_positions, seed_wallets=seed_wallets,
+    network = Network.from_env(
+        session.env.vars, slot_ms=slot_ms, blockhash_window=blockhash_window, drop_sends=drop_sends,
+        min_priority_fee=min_priority_fee,
     )
-    info = {"url": server.url, "api_key": server.api_key}
-    rpc_url = getattr(server, "rpc_url", None)
-    if rpc_url:
-        info["rpc_url"] = rpc_url
-    out = session.output()
-    if out.mode == "table":
-        lines = [f"sandbox service at {server.url}", f"API key: {server.api_key}"]
-        if rpc_url:
-            lines.append(f"Solana RPC at {rpc_url}")
-        lines.append(f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info")
-        session.env.stdout.write("\n".join(lines) + "\n")
+    state = sandbox_state_path(session.env)
+    try:
+        server = SandboxServer(
+            state, host=host, port=port, api_key=api_key, allow_remote=allow_remote, latency_ms=latency_ms,
+            seed_positions=seed_positions, seed_wallets=seed_wallets, network=network,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc).split(";")[0], hint="serve on 127.0.0.1, or pass --allow-remote to accept it") from None
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            hint="pick another --port, or --port 0 for any free one",
+        ) from None
+    _emit(session, {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url}, [
+        f"sandbox service at {server.url}",
+        f"API key: {server.api_key}",
+        f"Solana RPC at {server.rpc_url}",
+        f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
+    ])
+    record = state.parent / SERVER_FILE
+    _write_private(record, {"url": server.url, "rpc_url": server.rpc_url, "pid": os.getpid()})
+    try:
+        server.serve_forever()
+    finally:
+        record.unlink(missing_ok=True)
+
+
+@sandbox_app.command("info")
+def info(ctx: typer.Context) -> None:
+    """Say where the sandbox's parts are: demo wallet and its keypair file, strategy, state folder, running server.
+
+    Example: yield sandbox info
+    """
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
+
+    session = session_of(ctx)
+    state = sandbox_state_path(session.env)
+    running = _running_server(state.parent / SERVER_FILE)
+    body = {
+        "demo_wallet": DEMO_WALLET,
+        "demo_keypair": str(sandbox_keypair_path(session.env)),
+        "strategy_id": DEMO_STRATEGY_ID,
+        "state_folder": str(state.parent),
+        "server": running,
+    }
+    lines = [
+        f"demo wallet:   {body['demo_wallet']}",
+        f"keypair file:  {body['demo_keypair']}",
+        f"strategy:      {body['strategy_id']}",
+        f"state folder:  {body['state_folder']}",
+    ]
+    if running:
+        lines += [f"service URL:   {running['url']}", f"Solana RPC:    {running['rpc_url']}",
+                  "API key:       printed by `yield sandbox serve` when it started"]
     else:
-        session.env.stdout.write(dumps(info) + "\n")
-    session.env.stdout.flush()
-    server.serve_forever()
+        lines.append("server:        none running (start one: yield sandbox serve)")
+    _emit(session, body, lines)
+
+
+@sandbox_app.command("airdrop")
+def airdrop(
+    ctx: typer.Context,
+    address: str = typer.Argument(..., metavar="ADDRESS", help="Wallet to fund."),
+    sol: Optional[str] = typer.Option(None, "--sol", help="SOL to give, e.g. 2.5.", show_default=False),
+    token: Optional[str] = typer.Option(None, "--token", help="Token symbol or mint to give (with --amount).", show_default=False),
+    amount: Optional[str] = typer.Option(None, "--amount", help="Token units to give with --token, e.g. 100.", show_default=False),
+) -> None:
+    """Give a wallet SOL or tokens on the sandbox chain (its associated token account is opened if needed).
+
+    Example: yield sandbox airdrop 9xQe...Fin --sol 2 ; yield sandbox airdrop 9xQe...Fin --token USDC --amount 100
+    """
+    from yieldcli.addresses import check_pubkey
+    from yieldcli.amounts import Amount
+    from yieldcli.tokens import KNOWN_TOKENS, resolve_asset
+
+    check_pubkey(address, "ADDRESS")
+    if (sol is None) == (token is None):
+        raise UsageError("give either --sol N or --token SYMBOL --amount X", hint="yield sandbox airdrop ADDRESS --sol 2")
+    if token is not None and amount is None:
+        raise UsageError("--token needs --amount", hint="yield sandbox airdrop ADDRESS --token USDC --amount 100")
+    if sol is not None and amount is not None:
+        raise UsageError("--amount goes with --token; for SOL use --sol N alone")
+    if token is not None:
+        mint = resolve_asset(token, "--token")
+        known = next((t for t in KNOWN_TOKENS if t.mint == mint), None)
+        if known is None:
+            raise UsageError(f"the sandbox chain has no mint {token!r}", hint="tokens on it: " + ", ".join(t.symbol for t in KNOWN_TOKENS))
+        given = Amount.parse(str(amount), known.decimals)
+    else:
+        given = Amount.parse(str(sol), 9, name="--sol")
+
+    from solders.pubkey import Pubkey
+
+    from yieldcli.sandbox.server import SandboxServer
+
+    session = session_of(ctx)
+    # The embedded sandbox on the state folder: safe beside a running `sandbox serve` (one lock).
+    server = SandboxServer(sandbox_state_path(session.env))
+    try:
+        chain, owner = server.chain, Pubkey.from_string(address)
+        if token is None:
+            signature = chain.runtime.airdrop(owner, given.raw)
+            result = {"address": address, "sol": str(given), "signature": signature}
+        else:
+            account = chain.runtime.mint_to(owner, Pubkey.from_string(mint), given.raw)
+            result = {"address": address, "token": known.symbol, "amount": str(given), "token_account": str(account)}
+        chain.sync_wallets([address])
+    finally:
+        server.stop()
+    what = f"{result['sol']} SOL" if token is None else f"{result['amount']} {result['token']}"
+    _emit(session, result, [f"gave {what} to {address}"])
 
 
 @sandbox_app.command("reset")
@@ -63,5 +181,35 @@ def reset(ctx: typer.Context) -> None:
     # Every file of the sandbox (service ledger, chain accounts) lives in this folder; the next
     # start seeds it anew from the demo data.
     folder = sandbox_state_path(session.env).parent
+    running = _running_server(folder / SERVER_FILE)
+    if running:
+        raise UsageError(
+            f"a `yield sandbox serve` (pid {running['pid']}) is using {folder}",
+            hint="stop it first, then reset",
+        )
     shutil.rmtree(folder, ignore_errors=True)
     session.output().info(f"sandbox state reset ({folder})")
+
+
+def _emit(session, body: dict, lines: list[str]) -> None:
+    """Lines for people in table mode, else the body as JSON (these are not service bodies)."""
+    text = "\n".join(lines) if session.output().mode == "table" else dumps(body)
+    session.env.stdout.write(text + "\n")
+    session.env.stdout.flush()
+
+
+def _write_private(path: Path, body: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(body, handle)
+
+
+def _running_server(path: Path) -> dict | None:
+    """The server a `sandbox serve` on this folder said it runs, if its process is still alive."""
+    try:
+        body = json.loads(path.read_text())
+        os.kill(int(body["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {"url": str(body.get("url")), "rpc_url": str(body.get("rpc_url")), "pid": int(body["pid"])}

@@ -1,7 +1,8 @@
 """The sandbox service's state: strategies, funds, and per-wallet token balances and positions.
 
 The state is one JSON file, created from the demo data when missing (or on `reset()`) and replaced
-atomically on every change, so it survives between processes. Integers go through the json module
+atomically on every change under the state folder's lock, so it survives between processes and no
+process saves over another's change. Integers go through the json module
 and stay exact at any size (u128 amounts included).
 
 Yield records are not stored separately: every position is a user's stake in one fund, and
@@ -11,8 +12,6 @@ Yield records are not stored separately: every position is a user's stake in one
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
@@ -20,7 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from yieldcli.sandbox import demo
-from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT, WSOL_MINT, by_mint
+from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries, write_atomically
+from yieldcli.sandbox.rows import (
+    SYNTH_BALANCE_KEYS, SYNTH_POSITION_KEYS, SYNTH_YIELD_KEYS, ConcatRows, IndexedRows, ListRows, Rows, synthetic_balance,
+    synthetic_position, synthetic_rows, synthetic_token, synthetic_yield,
+)
+from yieldcli.tokens import by_mint, by_symbol
 
 
 class LedgerError(Exception):
@@ -29,83 +33,6 @@ class LedgerError(Exception):
 
 def _utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-# ---- row sequences -------------------------------------------------------------------------------
-# Listings are sequences that build an item only when asked, so a wallet seeded with 100000 synthetic
-# positions can be sorted by one field and paged without materialising every item.
-
-
-class Rows:
-    def __len__(self) -> int:
-        raise NotImplementedError
-
-    def get(self, i: int) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def key(self, i: int, field: str) -> Any:
-        return self.get(i)[field]
-
-    def all(self) -> list[dict[str, Any]]:
-        return [self.get(i) for i in range(len(self))]
-
-
-class ListRows(Rows):
-    def __init__(self, items: list[dict[str, Any]]):
-        self.items = items
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def get(self, i: int) -> dict[str, Any]:
-        return self.items[i]
-
-
-class IndexedRows(Rows):
-    """Items made from an index (0..n-1) on demand; `indices` selects which ones are listed."""
-
-    def __init__(
-        self,
-        indices: range | list[int],
-        make: Callable[[int], dict[str, Any]],
-        keys: dict[str, Callable[[int], Any]],
-    ):
-        self.indices = indices
-        self.make = make
-        self.keys = keys
-
-    def __len__(self) -> int:
-        return len(self.indices)
-
-    def get(self, i: int) -> dict[str, Any]:
-        return self.make(self.indices[i])
-
-    def key(self, i: int, field: str) -> Any:
-        fn = self.keys.get(field)
-        return fn(self.indices[i]) if fn else self.get(i)[field]
-
-
-class ConcatRows(Rows):
-    def __init__(self, parts: Iterable[Rows]):
-        self.parts = [p for p in parts if len(p)]
-
-    def __len__(self) -> int:
-        return sum(len(p) for p in self.parts)
-
-    def _locate(self, i: int) -> tuple[Rows, int]:
-        for part in self.parts:
-            if i < len(part):
-                return part, i
-            i -= len(part)
-        raise IndexError(i)
-
-    def get(self, i: int) -> dict[str, Any]:
-        part, j = self._locate(i)
-        return part.get(j)
-
-    def key(self, i: int, field: str) -> Any:
-        part, j = self._locate(i)
-        return part.key(j, field)
 
 
 # ---- the ledger ----------------------------------------------------------------------------------
@@ -132,7 +59,9 @@ class Ledger:
         self.seed_positions = max(0, seed_positions or 0)
         self.seed_wallets = max(0, seed_wallets or 0)
         self._now = now
-        self._lock = threading.RLock()
+        # Shared with the sandbox chain on the same folder and with other processes: every
+        # load-modify-save below runs under it, so no process saves over another's change.
+        self._lock = folder_lock(self.path.parent)
         self._state: dict[str, Any] = {}
         self._stamp: tuple[int, int, int] | None = None
         self._seeded_index: dict[str, int] | None = None
@@ -145,15 +74,9 @@ class Ledger:
 
     # -- persistence
 
-    def _file_stamp(self) -> tuple[int, int, int] | None:
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size)
-
     def _load(self) -> None:
         with self._lock:
+            remove_stale_temporaries(self.path)
             try:
                 text = self.path.read_text(encoding="utf-8")
             except FileNotFoundError:
@@ -174,30 +97,15 @@ class Ledger:
                     f"expected {demo.STATE_VERSION}; reset the sandbox"
                 )
             self._state = state
-            self._stamp = self._file_stamp()
+            self._stamp = file_stamp(self.path)
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(self._state, fh, indent=1)
-                fh.write("\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
-        self._stamp = self._file_stamp()
+        write_atomically(self.path, json.dumps(self._state, indent=1) + "\n")
+        self._stamp = file_stamp(self.path)
 
     def _refresh(self) -> None:
         """Reload when another process (or another Ledger) replaced the file."""
-        stamp = self._file_stamp()
-        if stamp != self._stamp:
+        if file_stamp(self.path) != self._stamp:
             self._load()
 
     def reset(self) -> None:
@@ -215,17 +123,22 @@ class Ledger:
             return meta
         index = demo.synthetic_index(mint) if self.seed_positions else None
         if index is not None and index < self.seed_positions:
-            return self._synthetic_token(index)
+            return synthetic_token(index)
         known = by_mint(mint)
         if known is not None:
             return {"symbol": known.symbol, "name": known.name, "decimals": known.decimals}
         return {"symbol": mint[:4], "name": "Unknown token", "decimals": 0}
 
-    def register_token(self, mint: str, symbol: str, name: str, decimals: int) -> None:
+    def mint_of_symbol(self, symbol: str) -> str | None:
+        """The mint of a token symbol (any case) the sandbox knows, else None."""
+        wanted = symbol.lower()
         with self._lock:
             self._refresh()
-            self._state["tokens"][mint] = {"symbol": symbol, "name": name, "decimals": decimals}
-            self._save()
+            for mint, meta in self._state["tokens"].items():
+                if str(meta.get("symbol", "")).lower() == wanted:
+                    return mint
+        known = by_symbol(symbol)
+        return known.mint if known else None
 
     def strategy_ids(self) -> list[str]:
         with self._lock:
@@ -347,7 +260,7 @@ class Ledger:
             parts: list[Rows] = [ListRows(items)]
             n = self._synthetic_for(wallet)
             if n and strategy_id == demo.DEMO_STRATEGY_ID:
-                parts.append(self._synthetic_rows(n, asset, self._synthetic_position, _SYNTH_POSITION_KEYS))
+                parts.append(synthetic_rows(n, asset, synthetic_position, SYNTH_POSITION_KEYS))
             return ConcatRows(parts)
 
     def balances(self, wallet: str, asset: str | None = None) -> Rows:
@@ -369,7 +282,7 @@ class Ledger:
             parts: list[Rows] = [ListRows(items)]
             n = self._synthetic_for(wallet)
             if n:
-                parts.append(self._synthetic_rows(n, asset, self._synthetic_balance, _SYNTH_BALANCE_KEYS))
+                parts.append(synthetic_rows(n, asset, synthetic_balance, SYNTH_BALANCE_KEYS))
             return ConcatRows(parts)
 
     def _balance_item(
@@ -420,7 +333,7 @@ class Ledger:
                 else:
                     k = demo.synthetic_fund_index(fund_id)
                     indices = [k] if k is not None and k < n else []
-                parts.append(IndexedRows(indices, self._synthetic_yield, _SYNTH_YIELD_KEYS))
+                parts.append(IndexedRows(indices, synthetic_yield, SYNTH_YIELD_KEYS))
             return ConcatRows(parts)
 
     def _yield_item(self, fund: dict[str, Any], pos: dict[str, Any]) -> dict[str, Any]:
@@ -435,78 +348,7 @@ class Ledger:
             "yield_earned": max(pos["value"] - pos["deposited"], 0),
         }
 
-    # -- synthetic items (seed_positions), all computed from their index
-
-    def _synthetic_rows(
-        self,
-        n: int,
-        asset: str | None,
-        make: Callable[[int], dict[str, Any]],
-        keys: dict[str, Callable[[int], Any]],
-    ) -> IndexedRows:
-        if asset is None:
-            indices: range | list[int] = range(n)
-        else:
-            k = demo.synthetic_index(asset)
-            indices = [k] if k is not None and k < n else []
-        return IndexedRows(indices, make, keys)
-
-    @staticmethod
-    def _synthetic_token(i: int) -> dict[str, Any]:
-        return {"symbol": f"SYN{i}", "name": f"Synthetic Token {i}", "decimals": demo.SYNTH_DECIMALS}
-
-    def _synthetic_position(self, i: int) -> dict[str, Any]:
-        deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
-        return {
-            "apy": demo.synthetic_apy(i),
-            "decimals": demo.SYNTH_DECIMALS,
-            "fund_id": demo.synthetic_fund_id(i),
-            "last_updated": demo.DEMO_LAST_UPDATED,
-            "strategy_id": demo.DEMO_STRATEGY_ID,
-            "strategy_name": demo.DEMO_STRATEGY_NAME,
-            "token_address": demo.synthetic_mint(i),
-            "token_name": f"Synthetic Token {i}",
-            "token_symbol": f"SYN{i}",
-            "total_deposited_value": deposited,
-            "total_position_value": value,
-            "yield_earned": value - deposited,
-        }
-
-    def _synthetic_balance(self, i: int) -> dict[str, Any]:
-        deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
-        return {
-            "decimals": demo.SYNTH_DECIMALS,
-            "token_address": demo.synthetic_mint(i),
-            "token_name": f"Synthetic Token {i}",
-            "token_symbol": f"SYN{i}",
-            "total_balance": demo.synthetic_wallet_tokens(i) + value,
-            "yield_balance": {
-                "amount_of_yield": str(value - deposited),
-                "fund_apy": demo.synthetic_apy(i),
-                "fund_id": demo.synthetic_fund_id(i),
-                "funds": str(value),
-            },
-        }
-
-    def _synthetic_yield(self, i: int) -> dict[str, Any]:
-        deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
-        return {
-            "apy": demo.synthetic_apy(i),
-            "base_asset": f"SYN{i}",
-            "entry_date": demo.synthetic_date(i),
-            "fund_id": demo.synthetic_fund_id(i),
-            "fund_name": f"{demo.DEMO_STRATEGY_NAME} SYN{i}",
-            "last_updated": demo.DEMO_LAST_UPDATED,
-            "position_value": value,
-            "yield_earned": value - deposited,
-        }
-
     # -- changes confirmed on chain
-
-    def _check_amount(self, raw_amount: Any) -> int:
-        if isinstance(raw_amount, bool) or not isinstance(raw_amount, int) or raw_amount <= 0:
-            raise LedgerError(f"amount must be a positive integer of base units, got {raw_amount!r}")
-        return raw_amount
 
     def _fund_or_error(self, strategy_id: str, mint: str) -> dict[str, Any]:
         if strategy_id not in self._state["strategies"]:
@@ -515,85 +357,6 @@ class Ledger:
         if fund is None:
             raise LedgerError(f"strategy {strategy_id} does not support asset {mint}")
         return fund
-
-    def record_deposit(
-        self, wallet: str, strategy_id: str, mint: str, raw_amount: int
-    ) -> dict[str, Any]:
-        """Move `raw_amount` from the wallet into its position; returns the position item."""
-        amount = self._check_amount(raw_amount)
-        with self._lock:
-            self._refresh()
-            fund = self._fund_or_error(strategy_id, mint)
-            data = self._wallet_for_change(wallet)
-            tokens = data["tokens"]
-            # The chain already accepted the transfer: take what the ledger knows of, never below 0.
-            taken = min(tokens.get(mint, 0), amount)
-            if mint in tokens or taken:
-                tokens[mint] = tokens.get(mint, 0) - taken
-            if mint == WSOL_MINT and taken < amount and NATIVE_SOL_PSEUDO_MINT in tokens:
-                tokens[NATIVE_SOL_PSEUDO_MINT] = max(tokens[NATIVE_SOL_PSEUDO_MINT] - (amount - taken), 0)
-            now = self._now()
-            pos = data["positions"].get(fund["fund_id"])
-            if pos is None:
-                pos = {"deposited": 0, "value": 0, "entry_date": now, "last_updated": now}
-                data["positions"][fund["fund_id"]] = pos
-            pos["deposited"] += amount
-            pos["value"] += amount
-            pos["last_updated"] = now
-            self._save()
-            return self._position_item(fund, pos)
-
-    def record_withdrawal(
-        self,
-        wallet: str,
-        strategy_id: str,
-        mint: str,
-        raw_amount: int | None,
-        *,
-        unwrap_sol: bool = False,
-    ) -> int:
-        """Move `raw_amount` (None: everything) from the position to the wallet; returns the amount."""
-        with self._lock:
-            self._refresh()
-            fund = self._fund_or_error(strategy_id, mint)
-            data = self._wallet(wallet)
-            pos = data["positions"].get(fund["fund_id"]) if data else None
-            if pos is None:
-                raise LedgerError(f"wallet {wallet} has no position in {fund['fund_name']}")
-            amount = pos["value"] if raw_amount is None else self._check_amount(raw_amount)
-            if amount > pos["value"]:
-                raise LedgerError(
-                    f"cannot withdraw {amount}: the position holds {pos['value']} base units"
-                )
-            data = self._wallet_for_change(wallet)
-            pos = data["positions"][fund["fund_id"]]
-            # Principal leaves in proportion to the share of the position withdrawn.
-            if amount == pos["value"]:
-                pos["deposited"] = 0
-            elif pos["value"]:
-                pos["deposited"] -= pos["deposited"] * amount // pos["value"]
-            pos["value"] -= amount
-            pos["last_updated"] = self._now()
-            target = NATIVE_SOL_PSEUDO_MINT if (unwrap_sol and mint == WSOL_MINT) else mint
-            data["tokens"][target] = data["tokens"].get(target, 0) + amount
-            self._save()
-            return amount
-
-    def close_fund(self, wallet: str, strategy_id: str, mint: str) -> int:
-        """Remove the wallet's position; whatever it still held goes back to the wallet (returned)."""
-        with self._lock:
-            self._refresh()
-            fund = self._fund_or_error(strategy_id, mint)
-            data = self._wallet(wallet)
-            if not data or fund["fund_id"] not in data["positions"]:
-                raise LedgerError(f"wallet {wallet} has no position in {fund['fund_name']}")
-            data = self._wallet_for_change(wallet)
-            pos = data["positions"].pop(fund["fund_id"])
-            remaining = pos["value"]
-            if remaining:
-                data["tokens"][mint] = data["tokens"].get(mint, 0) + remaining
-            self._save()
-            return remaining
 
     def wallet_positions(self, wallet: str) -> list[tuple[str, str, int]]:
         """(strategy_id, mint, value) of the wallet's positions, synthetic seeds left out."""
@@ -644,29 +407,3 @@ class Ledger:
                     pos["last_updated"] = now
             self._save()
 
-    def set_wallet_token(self, wallet: str, mint: str, raw_amount: int) -> None:
-        """Set the wallet-side amount of a token (e.g. after an airdrop or a mint on the chain)."""
-        if isinstance(raw_amount, bool) or not isinstance(raw_amount, int) or raw_amount < 0:
-            raise LedgerError(f"amount must be a non-negative integer, got {raw_amount!r}")
-        with self._lock:
-            self._refresh()
-            self._wallet_for_change(wallet)["tokens"][mint] = raw_amount
-            self._save()
-
-
-_SYNTH_POSITION_KEYS: dict[str, Callable[[int], Any]] = {
-    "apy": demo.synthetic_apy,
-    "decimals": lambda i: demo.SYNTH_DECIMALS,
-    "total_deposited_value": demo.synthetic_deposited,
-    "total_position_value": demo.synthetic_value,
-    "yield_earned": lambda i: demo.synthetic_value(i) - demo.synthetic_deposited(i),
-}
-_SYNTH_BALANCE_KEYS: dict[str, Callable[[int], Any]] = {
-    "decimals": lambda i: demo.SYNTH_DECIMALS,
-    "total_balance": lambda i: demo.synthetic_wallet_tokens(i) + demo.synthetic_value(i),
-}
-_SYNTH_YIELD_KEYS: dict[str, Callable[[int], Any]] = {
-    "apy": demo.synthetic_apy,
-    "position_value": demo.synthetic_value,
-    "yield_earned": lambda i: demo.synthetic_value(i) - demo.synthetic_deposited(i),
-}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import selectors
 import socket
@@ -12,15 +13,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from yieldcli.sandbox.chain.lock import write_atomically
 from yieldcli.sandbox.ledger import Ledger
 from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, Response, Service
 from yieldcli.urls import is_loopback
 
 if TYPE_CHECKING:
+    from yieldcli.sandbox.chain.knobs import Network
     from yieldcli.sandbox.runtime import Runtime
     from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
 
 CHAIN_FILE = "chain.json"
+RPC_PORT_FILE = "rpc-port"
 
 MAX_BODY_BYTES = 1 << 20
 IDLE_TIMEOUT_S = 60
@@ -101,6 +105,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(response.body)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _dispatch
+
+    def __getattr__(self, name: str) -> Any:
+        # http.server answers 501 itself, before any authentication, to a method without a do_*;
+        # every syntactically valid method reaches the service instead (401 or 405, as the real one).
+        if name.startswith("do_") and name[3:].isalpha() and name[3:].isupper():
+            return self._dispatch
+        raise AttributeError(name)
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -190,12 +201,19 @@ class SandboxServer:
         seed_wallets: int | None = None,
         *,
         allow_remote: bool = False,
+        network: Network | None = None,
     ):
         if not is_loopback(host) and not allow_remote:
             raise ValueError(
                 f"refusing to serve the sandbox on {host!r}: it is not a loopback address "
                 "(the sandbox has no TLS and holds a test API key); pass allow_remote=True to do it anyway"
             )
+        # Network knobs: given, else from YIELD_SANDBOX_* in the environment (how the embedded sandbox gets them).
+        self._network = network
+        if network is None:
+            from yieldcli.sandbox.chain.knobs import Network
+
+            self._network = Network.from_env(os.environ)
         self.api_key = api_key if api_key is not None else secrets.token_urlsafe(24)
         self.ledger = Ledger(state_path, seed_positions=seed_positions, seed_wallets=seed_wallets)
         self.service = Service(self.ledger, self.api_key, latency_ms=latency_ms)
@@ -228,13 +246,35 @@ class SandboxServer:
             if self._chain is None:
                 if self._closed:
                     raise RuntimeError("this sandbox server was stopped; create a new one")
-                from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
+                from yieldcli.sandbox.strategy import StrategyChain
 
-                chain = StrategyChain(self.ledger, self.chain_path)
+                chain = StrategyChain(self.ledger, self.chain_path, self._network)
                 rpc_host = "127.0.0.1" if ":" in self.host else self.host
-                self._rpc = StrategyRpcServer(chain, rpc_host).start()
+                self._rpc = self._start_rpc(chain, rpc_host)
                 self._chain = chain
             return self._chain
+
+    def _start_rpc(self, chain: StrategyChain, host: str) -> StrategyRpcServer:
+        """The RPC server on the port this folder's chain used last, when it is free, so its URL stays
+        the same between runs (the client's in-flight journal is keyed by RPC URL); else any port."""
+        from yieldcli.sandbox.strategy import StrategyRpcServer
+
+        port_file = self.chain_path.with_name(RPC_PORT_FILE)
+        try:
+            preferred = int(port_file.read_text().strip())
+        except (OSError, ValueError):
+            preferred = 0
+        try:
+            rpc = StrategyRpcServer(chain, host, preferred if 0 < preferred < 65536 else 0)
+        except OSError:
+            rpc = StrategyRpcServer(chain, host, 0)
+        port = rpc.url.rsplit(":", 1)[1]
+        if str(preferred) != port:
+            try:
+                write_atomically(port_file, port + "\n")
+            except OSError:
+                pass
+        return rpc.start()
 
     @property
     def runtime(self) -> Runtime:
@@ -286,6 +326,8 @@ class SandboxServer:
         """Back to the demo data, on a fresh chain (started again on next use, with a new RPC port)."""
         self._stop_chain()
         self.chain_path.unlink(missing_ok=True)
+        # A new chain gets a new RPC URL: what a client remembers of the old one must not match it.
+        self.chain_path.with_name(RPC_PORT_FILE).unlink(missing_ok=True)
         self.ledger.reset()
 
     def start(self) -> SandboxServer:

@@ -11,21 +11,21 @@ from __future__ import annotations
 import hmac
 import json
 import re
-import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, unquote
+from urllib.parse import unquote
 
 from yieldcli.addresses import is_pubkey
-from yieldcli.sandbox.ledger import Ledger, LedgerError, Rows
+from yieldcli.sandbox.faults import Fault, Faults
+from yieldcli.sandbox.ledger import Ledger, LedgerError
+from yieldcli.sandbox.listing import (
+    BALANCE_SORT_FIELDS, POSITION_SORT_FIELDS, QueryError, paginate, parse_query, sorting,
+)
+from yieldcli.sandbox.responses import JSON, PLAIN_TEXT, BadRequest, Response, error_response, json_response, query_failure
 
-JSON = "application/json"
-PLAIN_TEXT = "text/plain; charset=utf-8"
-DEFAULT_LIMIT = 10
-INT32_MAX = 2**31 - 1
 
+SERVED_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"})
 MISSING_CREDENTIALS = "Missing credentials"
 INVALID_KEY = "API key invalid or doesn't exist"
 STRATEGY_NOT_FOUND = "Strategy not found"
@@ -33,227 +33,9 @@ NOT_IMPLEMENTED = "Not implemented in this sandbox yet"
 INTERNAL_ERROR = "Internal server error"
 
 
-@dataclass
-class Response:
-    status: int
-    content_type: str
-    body: bytes
-    headers: dict[str, str] = field(default_factory=dict)
-    # True: the server drops the connection without answering (a fault simulating a dead peer).
-    disconnect: bool = False
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-def json_response(status: int, obj: Any, headers: dict[str, str] | None = None) -> Response:
-    return Response(status, JSON, json.dumps(obj, separators=(",", ":")).encode(), dict(headers or {}))
-
-
-def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    return json_response(status, {"message": message}, headers)
-
-
-def query_failure(detail: str) -> Response:
-    """The service's plain-text answer to a query string it cannot deserialize: a JSON string literal."""
-    text = f"Failed to deserialize query string: {detail}"
-    return Response(400, PLAIN_TEXT, json.dumps(text).encode())
-
-
-# ---- fault injection -----------------------------------------------------------------------------
-
-
-@dataclass
-class Fault:
-    """A canned raw answer for matching requests, to test clients against a broken service."""
-
-    method: str
-    path_regex: str
-    status: int
-    body: bytes
-    content_type: str = JSON
-    headers: dict[str, str] = field(default_factory=dict)
-    times: int | None = 1  # None: forever
-    delay_s: float = 0.0
-    disconnect: bool = False
-    hits: int = 0
-
-    def __post_init__(self) -> None:
-        self._pattern = re.compile(self.path_regex)
-
-    def matches(self, method: str, path: str) -> bool:
-        return (self.method == "*" or self.method.upper() == method.upper()) and bool(
-            self._pattern.search(path)
-        )
-
-
-class Faults:
-    """Faults are tried in the order added; each answers its next `times` matching requests."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._faults: list[Fault] = []
-
-    def add(
-        self,
-        method: str,
-        path_regex: str,
-        status: int,
-        body: bytes | str = b"",
-        content_type: str = JSON,
-        headers: Mapping[str, str] | None = None,
-        times: int | None = 1,
-        delay_s: float = 0.0,
-        disconnect: bool = False,
-    ) -> Fault:
-        """`path_regex` is searched in the path (anchor it with ^ and $ to match exactly)."""
-        if isinstance(body, str):
-            body = body.encode()
-        if times is not None and times < 1:
-            raise ValueError("times must be at least 1, or None for every request")
-        fault = Fault(
-            method, path_regex, status, body, content_type, dict(headers or {}), times, delay_s, disconnect
-        )
-        with self._lock:
-            self._faults.append(fault)
-        return fault
-
-    def clear(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
-    def take(self, method: str, path: str) -> Fault | None:
-        with self._lock:
-            for fault in self._faults:
-                if fault.matches(method, path):
-                    fault.hits += 1
-                    if fault.times is not None:
-                        fault.times -= 1
-                        if fault.times <= 0:
-                            self._faults.remove(fault)
-                    return fault
-        return None
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._faults)
-
-    def pending(self) -> list[Fault]:
-        with self._lock:
-            return list(self._faults)
-
-
-# ---- query strings -------------------------------------------------------------------------------
-
-
-class QueryError(Exception):
-    pass
-
-
-def _parse_count(name: str, text: str) -> int:
-    # Mirrors the integer parser of the real service's query deserializer (messages included).
-    digits = text[1:] if text.startswith("+") else text
-    if not digits:
-        raise QueryError(f"{name}: cannot parse integer from empty string")
-    if not digits.isascii() or not digits.isdigit():
-        raise QueryError(f"{name}: invalid digit found in string")
-    value = int(digits)
-    if value > INT32_MAX:
-        raise QueryError(f"{name}: number too large to fit in target type")
-    return value
-
-
-def _parse_sort_order(name: str, text: str) -> str:
-    if text not in ("asc", "desc"):
-        raise QueryError(f"{name}: unknown variant `{text}`, expected `asc` or `desc`")
-    return text
-
-
-_QUERY_KINDS: dict[str, Callable[[str, str], Any]] = {
-    "page": _parse_count,
-    "limit": _parse_count,
-    "sort_order": _parse_sort_order,
-}
-
-
-def parse_query(query: str, fields: tuple[str, ...]) -> dict[str, Any]:
-    """The known fields of a query string, typed; unknown fields are ignored, as upstream does."""
-    out: dict[str, Any] = {}
-    for name, value in parse_qsl(query, keep_blank_values=True):
-        if name not in fields:
-            continue
-        if name in out:
-            raise QueryError(f"duplicate field `{name}`")
-        parse = _QUERY_KINDS.get(name)
-        out[name] = parse(name, value) if parse else value
-    return out
-
-
-# ---- listings ------------------------------------------------------------------------------------
-
-POSITION_SORT_FIELDS = ("apy", "decimals", "total_deposited_value", "total_position_value", "yield_earned")
-BALANCE_SORT_FIELDS = ("decimals", "total_balance")
-
-
-def paginate(
-    rows: Rows,
-    *,
-    page: int = 0,
-    limit: int = 0,
-    sort_field: str | None = None,
-    descending: bool = False,
-) -> dict[str, Any]:
-    """`{data, meta}` for 1-based pages: page 0 is page 1, limit 0 is the default."""
-    per_page = limit or DEFAULT_LIMIT
-    page = max(page, 1)
-    total = len(rows)
-    total_pages = -(-total // per_page)
-    start = (page - 1) * per_page
-    stop = min(start + per_page, total)
-    if start >= total:
-        data: list[dict[str, Any]] = []
-    elif sort_field is None:
-        data = [rows.get(i) for i in range(start, stop)]
-    else:
-        order = sorted(range(total), key=lambda i: rows.key(i, sort_field), reverse=descending)
-        data = [rows.get(order[i]) for i in range(start, stop)]
-    return {
-        "data": data,
-        "meta": {
-            "has_more": page < total_pages,
-            "page": page,
-            "per_page": per_page,
-            "total": total,
-            "total_pages": total_pages,
-        },
-    }
-
-
-class _BadRequest(Exception):
-    def __init__(self, response: Response):
-        self.response = response
-
-
-def _sorting(q: dict[str, Any], balance_field: str, allowed: tuple[str, ...]) -> tuple[str | None, bool]:
-    sort_by = q.get("sort_by")
-    order = q.get("sort_order")
-    if sort_by in (None, ""):
-        if order is None:
-            return None, False
-        sort_by = "balance"
-    field_name = balance_field if sort_by == "balance" else sort_by
-    if field_name not in allowed:
-        choices = ", ".join(("balance", *allowed))
-        raise _BadRequest(
-            error_response(400, f"Invalid sort_by: {sort_by!r}; expected one of: {choices}")
-        )
-    # Without an order, the largest balances come first.
-    return field_name, order != "asc"
-
-
 def _wallet(text: str) -> str:
     if not is_pubkey(text):
-        raise _BadRequest(error_response(400, f"Invalid wallet address: {text!r}"))
+        raise BadRequest(error_response(400, f"Invalid wallet address: {text!r}"))
     return text
 
 
@@ -303,22 +85,22 @@ def _type_error(value: Any, kind: str) -> str | None:
 def _params(path: str, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
     content_type = headers.get("content-type", "")
     if content_type.split(";")[0].strip().lower() != JSON:
-        raise _BadRequest(error_response(415, "Expected request with `Content-Type: application/json`"))
+        raise BadRequest(error_response(415, "Expected request with `Content-Type: application/json`"))
     try:
         doc = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise _BadRequest(error_response(400, f"Failed to parse the request body as JSON: {exc}")) from None
+        raise BadRequest(error_response(400, f"Failed to parse the request body as JSON: {exc}")) from None
     if not isinstance(doc, dict):
-        raise _BadRequest(error_response(400, "Failed to deserialize the JSON body: expected an object"))
+        raise BadRequest(error_response(400, "Failed to deserialize the JSON body: expected an object"))
     if "params" not in doc:
-        raise _BadRequest(error_response(400, "Failed to deserialize the JSON body: missing field `params`"))
+        raise BadRequest(error_response(400, "Failed to deserialize the JSON body: missing field `params`"))
     params = doc["params"]
     if not isinstance(params, dict):
-        raise _BadRequest(error_response(400, "Failed to deserialize the JSON body: params: expected an object"))
+        raise BadRequest(error_response(400, "Failed to deserialize the JSON body: params: expected an object"))
     for name, kind in POST_FIELDS[path].items():
         problem = _type_error(params.get(name), kind)
         if problem:
-            raise _BadRequest(error_response(400, f"Failed to deserialize the JSON body: params.{name}: {problem}"))
+            raise BadRequest(error_response(400, f"Failed to deserialize the JSON body: params.{name}: {problem}"))
     return params
 
 
@@ -396,8 +178,11 @@ class Service:
             denied = self._authenticate(lowered)
             if denied is not None:
                 return denied
+            if method not in SERVED_METHODS:
+                # TRACE, QUERY, ...: refused after authentication, as the real service does.
+                return error_response(405, f"Method {method} not allowed", {"Allow": "GET, HEAD, POST"})
             return self._route(method, path, query, lowered, body)
-        except _BadRequest as exc:
+        except BadRequest as exc:
             return exc.response
         except Exception:  # noqa: BLE001 - a bug must answer 500, like the real service, not kill the server
             return error_response(500, INTERNAL_ERROR)
@@ -442,11 +227,11 @@ class Service:
         strategy_id = q.get("strategy_id")
         if not strategy_id:
             return error_response(400, "strategy_id query parameter is required")
-        sort_field, descending = _sorting(q, "total_position_value", POSITION_SORT_FIELDS)
+        sort_field, descending = sorting(q, "total_position_value", POSITION_SORT_FIELDS)
         _wallet(wallet)
         if self.ledger.strategy(strategy_id) is None:
             return error_response(404, STRATEGY_NOT_FOUND)
-        rows = self.ledger.positions(wallet, strategy_id, q.get("asset") or None)
+        rows = self.ledger.positions(wallet, strategy_id, self._asset(q.get("asset")))
         return json_response(
             200,
             paginate(rows, page=q.get("page", 0), limit=q.get("limit", 0), sort_field=sort_field, descending=descending),
@@ -457,9 +242,9 @@ class Service:
             q = parse_query(query, ("asset", "sort_by", "sort_order", "page", "limit"))
         except QueryError as exc:
             return query_failure(str(exc))
-        sort_field, descending = _sorting(q, "total_balance", BALANCE_SORT_FIELDS)
+        sort_field, descending = sorting(q, "total_balance", BALANCE_SORT_FIELDS)
         _wallet(wallet)
-        rows = self.ledger.balances(wallet, q.get("asset") or None)
+        rows = self.ledger.balances(wallet, self._asset(q.get("asset")))
         return json_response(
             200,
             paginate(rows, page=q.get("page", 0), limit=q.get("limit", 0), sort_field=sort_field, descending=descending),
@@ -473,6 +258,12 @@ class Service:
         _wallet(wallet)
         rows = self.ledger.yield_records(wallet, q.get("fund_id") or None)
         return json_response(200, paginate(rows, page=q.get("page", 0), limit=q.get("limit", 0)))
+
+    def _asset(self, value: str | None) -> str | None:
+        """An asset filter is a mint address or a token symbol (any case), as the service documents."""
+        if not value:
+            return None
+        return self.ledger.mint_of_symbol(value) or value
 
     # -- POST
 
@@ -488,3 +279,9 @@ class Service:
             return handler(params)
         except LedgerError as exc:
             return error_response(400, str(exc))
+
+
+__all__ = [
+    "JSON", "PLAIN_TEXT", "POST_FIELDS", "Fault", "Faults", "PostHandler", "Response", "Service", "error_response",
+    "json_response", "query_failure",
+]

@@ -6,12 +6,12 @@ address lookup table, so they execute for real on the sandbox `Runtime` and move
 
 - The strategy's vault authority is a deterministic keypair (`VAULT_AUTHORITY`), held by the sandbox.
 - A user's fund account for (wallet, strategy, mint) is an SPL token account of that mint at
-  `Pubkey.create_with_seed(VAULT_AUTHORITY, fund_seed(...), Token program)`. The vault authority
-  owns it (the tokens sit in the strategy's vault); the user's wallet is its delegate (for any
-  amount) and its close authority. The sandbox opens it itself, in a transaction it signs with the
-  vault authority, when a deposit is built for a user without one: its stand-in for the strategy
-  program opening the account. So the user's transaction needs the user's signature only (and the
-  payer's), which `/ix` callers need, since they compile their own transaction.
+  `Pubkey.create_with_seed(wallet, fund_seed(...), Token program)`, owned by a token multisig at
+  `create_with_seed(wallet, FUND_OWNER_SEED, Token program)` whose signers are the wallet and the
+  vault authority, one signature required: the tokens leave the wallet's own accounts, and the
+  wallet alone signs withdrawals and the close. Both accounts are opened by the user's first
+  deposit transaction itself (the wallet signs as the seeds' base, the payer pays the rent), so
+  building a transaction changes nothing on chain and the sandbox signs nothing a user sends.
 - Withdrawals carry a fee of `WITHDRAW_FEE_BPS` basis points of the amount, rounded up, paid from
   the fund account into the strategy's fee account for that mint (also owned by the vault
   authority). Without exclude_fees the fee comes out of the amount; with it the user receives the
@@ -31,19 +31,15 @@ known tokens in associated token accounts, and fund accounts holding its positio
 from __future__ import annotations
 
 import base64
-import hashlib
-import struct
 import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from solders.address_lookup_table_account import AddressLookupTable, AddressLookupTableAccount
+from solders.address_lookup_table_account import AddressLookupTableAccount
 from solders.compute_budget import set_compute_unit_limit
 from solders.hash import Hash
-from solders.instruction import AccountMeta, Instruction
-from solders.keypair import Keypair
+from solders.instruction import Instruction
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.signature import Signature
@@ -53,137 +49,19 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import is_pubkey
 from yieldcli.chain import programs as p
-from yieldcli.sandbox import demo
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.rpc import RpcServer
-from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, Runtime, TxRecord
+from yieldcli.sandbox.runtime import Network, Runtime
+from yieldcli.sandbox.seeding import ChainLedgerSync
 from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
-from yieldcli.tokens import KNOWN_TOKENS, NATIVE_SOL_PSEUDO_MINT, STRATEGY_PROGRAM_ID, WSOL_MINT
-
-VAULT_AUTHORITY = Keypair.from_seed(hashlib.sha256(b"yield sandbox vault authority").digest())
-STRATEGY_PROGRAM = Pubkey.from_string(STRATEGY_PROGRAM_ID)
-WITHDRAW_FEE_BPS = 10
-COMPUTE_UNIT_LIMIT = 200_000
-# What a deposit of native SOL leaves in the wallet for fees (and its rent, when it pays for the WSOL account).
-WSOL_RESERVE = 10_000_000
-RECORD_PREFIX = "yield"
-U64_MAX = 2**64 - 1
-
-_TOKEN = Pubkey.from_string(p.TOKEN_PROGRAM)
-_WSOL = Pubkey.from_string(WSOL_MINT)
-_VAULT = VAULT_AUTHORITY.pubkey()
-_MINT_AUTHORITY = SANDBOX_AUTHORITY.pubkey()
-_CHAIN_MINTS = tuple(t.mint for t in KNOWN_TOKENS)
-_VAULT_FLOAT = 1_000 * LAMPORTS_PER_SOL
-_CLOSE_ACCOUNT_AUTHORITY = 3
-
-
-# ---- addresses and fees --------------------------------------------------------------------------
-
-
-def _seed(*parts: str) -> str:
-    # create_with_seed takes at most 32 bytes of seed.
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
-
-
-def fund_seed(wallet: str, strategy_id: str, mint: str) -> str:
-    return _seed(wallet, strategy_id, mint)
-
-
-def fund_account_address(wallet: str, strategy_id: str, mint: str) -> Pubkey:
-    """The user's fund account for one strategy and mint (it may not exist yet)."""
-    return Pubkey.create_with_seed(_VAULT, fund_seed(wallet, strategy_id, mint), _TOKEN)
-
-
-def fee_seed(strategy_id: str, mint: str) -> str:
-    return _seed("fee", strategy_id, mint)
-
-
-def fee_account_address(strategy_id: str, mint: str) -> Pubkey:
-    """The strategy's fee account for `mint`: withdrawal fees land here."""
-    return Pubkey.create_with_seed(_VAULT, fee_seed(strategy_id, mint), _TOKEN)
-
-
-def withdrawal_fee(amount: int) -> int:
-    """WITHDRAW_FEE_BPS of `amount`, rounded up."""
-    return -(-amount * WITHDRAW_FEE_BPS // 10_000)
-
-
-# ---- instructions solders and chain.programs do not build ----------------------------------------
-
-
-def initialize_account3(account: Pubkey, mint: Pubkey, owner: Pubkey) -> Instruction:
-    return Instruction(_TOKEN, bytes([18]) + bytes(owner), [AccountMeta(account, False, True), AccountMeta(mint, False, False)])
-
-
-def approve(source: Pubkey, delegate: Pubkey, owner: Pubkey, amount: int) -> Instruction:
-    accounts = [AccountMeta(source, False, True), AccountMeta(delegate, False, False), AccountMeta(owner, True, False)]
-    return Instruction(_TOKEN, struct.pack("<BQ", 4, amount), accounts)
-
-
-def set_close_authority(account: Pubkey, current: Pubkey, new: Pubkey) -> Instruction:
-    data = bytes([6, _CLOSE_ACCOUNT_AUTHORITY, 1]) + bytes(new)
-    return Instruction(_TOKEN, data, [AccountMeta(account, False, True), AccountMeta(current, True, False)])
-
-
-def record_instruction(kind: str, strategy_id: str, mint: str, user: Pubkey, *numbers: int) -> Instruction:
-    """The strategy program's record of what the transaction does, signed by the user."""
-    text = ":".join([RECORD_PREFIX, kind, strategy_id, mint, *(str(n) for n in numbers)])
-    return Instruction(STRATEGY_PROGRAM, text.encode("utf-8"), [AccountMeta(user, True, False)])
-
-
-@dataclass(frozen=True)
-class Record:
-    kind: str  # deposit, withdraw, close
-    strategy_id: str
-    mint: str
-    numbers: tuple[int, ...]
-
-
-_RECORD_NUMBERS = {"deposit": 1, "withdraw": 2, "close": 0}
-
-
-def parse_record(data: bytes) -> Record | None:
-    """The record an instruction to the strategy program carries, None for anything else."""
-    try:
-        parts = data.decode("utf-8").split(":")
-    except UnicodeDecodeError:
-        return None
-    if len(parts) < 4 or parts[0] != RECORD_PREFIX or parts[1] not in _RECORD_NUMBERS:
-        return None
-    kind, strategy_id, mint, numbers = parts[1], parts[2], parts[3], parts[4:]
-    if len(numbers) != _RECORD_NUMBERS[kind] or not all(n.isdigit() for n in numbers) or not is_pubkey(mint):
-        return None
-    return Record(kind, strategy_id, mint, tuple(int(n) for n in numbers))
-
-
-def instruction_json(ix: Instruction) -> dict[str, Any]:
-    """An instruction as the service's `/ix` endpoints give it: keys as arrays of 32 integers."""
-    return {
-        "program_id": list(bytes(ix.program_id)),
-        "accounts": [
-            {"pubkey": list(bytes(a.pubkey)), "is_signer": a.is_signer, "is_writable": a.is_writable} for a in ix.accounts
-        ],
-        "data": list(bytes(ix.data)),
-    }
-
-
-_MAX_TX_BYTES = 1232
-
-
-def _fits(ixs: list[Instruction]) -> bool:
-    """Whether the instructions fit one transaction paid by the vault authority (signed by it and the mint authority)."""
-    message = MessageV0.try_compile(_VAULT, ixs, [], Hash.default())
-    return len(bytes(message)) + 1 + 1 + 64 * message.header.num_required_signatures <= _MAX_TX_BYTES
-
-
-def _transfer_lamports(ix: Instruction) -> int | None:
-    """The lamports of a System transfer instruction, else None."""
-    data = bytes(ix.data)
-    if str(ix.program_id) != p.SYSTEM_PROGRAM or len(data) != 12 or data[:4] != struct.pack("<I", 2):
-        return None
-    return struct.unpack_from("<Q", data, 4)[0]
-
+from yieldcli.sandbox.vault import (
+    COMPUTE_UNIT_LIMIT, FUND_OWNER_SEED, MULTISIG_SIZE, STRATEGY_PROGRAM, TOKEN_KEY, VAULT, VAULT_AUTHORITY,
+    WITHDRAW_FEE_BPS, WSOL_RESERVE, Record, TokenState, created_lamports, fee_account_address,
+    fund_account_address, fund_owner_address, fund_seed, initialize_account3, initialize_multisig2, instruction_json,
+    multisig_close_account, multisig_signers, multisig_transfer_checked, parse_record, record_instruction,
+    withdrawal_fee,
+)
+from yieldcli.tokens import WSOL_MINT
 
 # ---- requests ------------------------------------------------------------------------------------
 
@@ -210,42 +88,36 @@ def _pubkey(params: dict[str, Any], name: str, *, required: str | None = None) -
 
 
 def _amount_or_all(params: dict[str, Any]) -> int | None:
-    """The requested amount, or None for everything."""
+    """The requested amount, or None for everything. With both, `all` wins (as the service does)."""
     amount, everything = params.get("amount"), bool(params.get("all"))
-    if amount is not None and everything:
-        raise Refusal("Provide either amount or all, not both")
-    if amount is None and not everything:
+    if everything:
+        return None
+    if amount is None:
         raise Refusal("Either amount or all must be provided")
     if amount == 0:
         raise Refusal("amount must be greater than 0")
     return amount
 
 
-@dataclass(frozen=True)
-class _Token:
-    mint: str
-    owner: str
-    amount: int
-    close_authority: str | None
-
-
 # ---- the strategy on the chain -------------------------------------------------------------------
 
 
-class StrategyChain:
+class StrategyChain(ChainLedgerSync):
     """The sandbox runtime with the strategy's accounts, the POST handlers, and the confirmation hook."""
 
-    def __init__(self, ledger: Ledger, state_file: Path | str | None):
+    def __init__(self, ledger: Ledger, state_file: Path | str | None, network: Network | None = None):
         self.ledger = ledger
-        self.runtime = Runtime(state_file, on_confirmed=self._on_confirmed)
+        self.runtime = Runtime(state_file, on_confirmed=self._on_confirmed, network=network)
         memo = self.runtime.get_account(Pubkey.from_string(p.MEMO_PROGRAM))
         assert memo is not None, "LiteSVM comes with the SPL Memo program"
         self.runtime.add_program(STRATEGY_PROGRAM, bytes(memo.data))
         self._lock = threading.RLock()
         self._rent = self.runtime.minimum_balance_for_rent_exemption(p.TOKEN_ACCOUNT_SIZE)
-        table = self._find_lookup_table()
-        if table is None:
-            table = self._seed()
+        self._multisig_rent = self.runtime.minimum_balance_for_rent_exemption(MULTISIG_SIZE)
+        with self.runtime.lock:  # two processes starting on a fresh folder seed it once
+            table = self._find_lookup_table()
+            if table is None:
+                table = self._seed()
         self.lookup_table = AddressLookupTableAccount(table, self.runtime.lookup_table_addresses(table))
 
     # -- handlers
@@ -291,6 +163,9 @@ class StrategyChain:
                 held = self._token(source)
                 in_account = held.amount if held else 0
                 reserve = WSOL_RESERVE + (self._rent if held is None and payer == user else 0)
+                if payer == user:  # the user also pays for opening its fund account, when it must
+                    reserve += sum(ix_lamports for ix in self._open_ixs(user, strategy_id, mint_key, payer)
+                                   if (ix_lamports := created_lamports(ix)) is not None)
                 available = in_account + max(self.runtime.get_balance(user) - reserve, 0)
                 amount = available if requested is None else requested
                 self._check_deposit(amount, available, mint, requested is None, "SOL (native and wrapped)")
@@ -309,7 +184,10 @@ class StrategyChain:
                 available = held.amount if held else 0
                 amount = available if requested is None else requested
                 self._check_deposit(amount, available, mint, requested is None, f"{mint} in {source}")
-            fund = self._open_fund_account(user, strategy_id, mint_key)
+            # A user without a fund account opens it in this same transaction, paid by the payer and
+            # signed by the user (the seed's base): building a transaction changes nothing on chain.
+            ixs += self._open_ixs(user, strategy_id, mint_key, payer)
+            fund = fund_account_address(str(user), strategy_id, mint)
         ixs += [
             p.token_transfer_checked(source, mint_key, fund, user, amount, decimals),
             record_instruction("deposit", strategy_id, mint, user, amount),
@@ -367,10 +245,11 @@ class StrategyChain:
                         "set create_wsol_ata (or detect_wsol_ata) to create it"
                     )
                 ixs.append(p.create_associated_token_account(payer, user, mint_key))
+            owner = fund_owner_address(str(user))
             if to_user:
-                ixs.append(p.token_transfer_checked(fund, mint_key, destination, user, to_user, decimals))
-            fee_account = self._fee_account(strategy_id, mint_key)
-            ixs.append(p.token_transfer_checked(fund, mint_key, fee_account, user, fee, decimals))
+                ixs.append(multisig_transfer_checked(fund, mint_key, destination, owner, user, to_user, decimals))
+            fee_account = fee_account_address(strategy_id, mint)
+            ixs.append(multisig_transfer_checked(fund, mint_key, fee_account, owner, user, fee, decimals))
             if mint == WSOL_MINT and unwrap:
                 ixs.append(p.token_close_account(destination, user, user))
         ixs.append(record_instruction("withdraw", strategy_id, mint, user, to_user, fee))
@@ -405,25 +284,44 @@ class StrategyChain:
             if fund is None:
                 raise Refusal(f"Fund account not found: wallet {user} has no fund account for {mint} in strategy {strategy_id}", 404)
         assert fund is not None
-        if fund.amount:
-            raise Refusal(f"Fund account still holds {fund.amount} base units; withdraw everything first")
-        recipient = _pubkey(params, "funds_recipient") or user
         payer = _pubkey(params, "payer") or user
-        ixs = [
-            p.token_close_account(account, recipient, user),
+        mint_key = Pubkey.from_string(mint)
+        owner = fund_owner_address(str(user))
+        ixs: list[Instruction] = []
+        if fund.amount:
+            # What the account still holds goes to funds_recipient: a token account of the mint, or a
+            # wallet (its associated token account, opened if needed); default the user's.
+            named = _pubkey(params, "funds_recipient") or _pubkey(params, "user_token_account") or user
+            held = self._token(named)
+            if held is not None and held.mint != mint:
+                raise Refusal(f"funds_recipient {named} is not a {mint} token account")
+            recipient = named
+            if held is None:
+                recipient = p.associated_token_address(named, mint_key)
+                if self._token(recipient) is None:
+                    ixs.append(p.create_associated_token_account(payer, named, mint_key))
+            decimals = self.runtime.mint_decimals(mint_key)
+            assert decimals is not None
+            ixs.append(multisig_transfer_checked(account, mint_key, recipient, owner, user, fund.amount, decimals))
+        # The account's rent goes back to the user, who opened it.
+        ixs += [
+            multisig_close_account(account, user, owner, user),
             record_instruction("close", strategy_id, mint, user),
         ]
         if as_ix:
             return json_response(200, {"close_user_fund_instructions": [instruction_json(ix) for ix in ixs]})
-        return json_response(200, {"encoded_transaction": self._encode(ixs, payer, with_table=False)})
+        # A bare JSON string, as every /tx endpoint answers (and the official SDK expects).
+        return json_response(200, self._encode(ixs, payer, with_table=False))
 
-    def _identify_fund(self, account: Pubkey, fund: _Token | None) -> tuple[Pubkey, str, str] | None:
-        """(user, strategy, mint) of a fund account, found from its close authority and mint."""
-        if fund is None or fund.owner != str(_VAULT) or fund.close_authority is None:
+    def _identify_fund(self, account: Pubkey, fund: TokenState | None) -> tuple[Pubkey, str, str] | None:
+        """(user, strategy, mint) of a fund account, found from the signers of the multisig owning it."""
+        owner = self.runtime.get_account(Pubkey.from_string(fund.owner)) if fund is not None else None
+        if fund is None or owner is None or owner.owner != TOKEN_KEY:
             return None
-        for strategy_id in self.ledger.strategy_ids():
-            if fund_account_address(fund.close_authority, strategy_id, fund.mint) == account:
-                return Pubkey.from_string(fund.close_authority), strategy_id, fund.mint
+        for user in multisig_signers(bytes(owner.data)):
+            for strategy_id in self.ledger.strategy_ids():
+                if user != str(VAULT) and fund_account_address(user, strategy_id, fund.mint) == account:
+                    return Pubkey.from_string(user), strategy_id, fund.mint
         return None
 
     # -- shared parts
@@ -448,13 +346,13 @@ class StrategyChain:
             raise Refusal(f"Asset {mint} cannot be used for a {action} in this sandbox: it has no mint on the sandbox chain")
         return mint, decimals
 
-    def _token(self, address: Pubkey) -> _Token | None:
+    def _token(self, address: Pubkey) -> TokenState | None:
         account = self.runtime.get_account(address)
         if account is None or str(account.owner) != p.TOKEN_PROGRAM or len(account.data) != p.TOKEN_ACCOUNT_SIZE:
             return None
         state = TokenAccount.from_bytes(bytes(account.data))
         close = state.close_authority
-        return _Token(str(state.mint), str(state.owner), state.amount, str(close) if close is not None else None)
+        return TokenState(str(state.mint), str(state.owner), state.amount, str(close) if close is not None else None)
 
     def _transaction(self, ixs: list[Instruction], payer: Pubkey, as_ix: bool, key: str) -> Response:
         if as_ix:
@@ -469,189 +367,30 @@ class StrategyChain:
         tx = VersionedTransaction.populate(message, [Signature.default()] * message.header.num_required_signatures)
         return base64.b64encode(bytes(tx)).decode("ascii")
 
-    def _fund_vault(self) -> None:
-        if self.runtime.get_balance(_VAULT) < 10 * LAMPORTS_PER_SOL:
-            self.runtime.airdrop(_VAULT, _VAULT_FLOAT)
-
-    def _open_ixs(self, user: Pubkey, strategy_id: str, mint: Pubkey) -> list[Instruction]:
+    def _open_ixs(self, user: Pubkey, strategy_id: str, mint: Pubkey, payer: Pubkey, *, owner_exists: bool | None = None) -> list[Instruction]:
+        """What opens the user's fund account (and the multisig owning its fund accounts) when missing:
+        accounts at addresses seeded from the user's key, so only the user and the payer sign."""
         fund = fund_account_address(str(user), strategy_id, str(mint))
-        return [
-            create_account_with_seed(
-                CreateAccountWithSeedParams(
-                    from_pubkey=_VAULT, to_pubkey=fund, base=_VAULT, seed=fund_seed(str(user), strategy_id, str(mint)),
-                    lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=_TOKEN,
-                )
-            ),
-            initialize_account3(fund, mint, _VAULT),
-            approve(fund, user, _VAULT, U64_MAX),
-            set_close_authority(fund, _VAULT, user),
+        if self.runtime.get_account(fund) is not None:
+            return []
+        owner = fund_owner_address(str(user))
+        ixs: list[Instruction] = []
+        if not (owner_exists if owner_exists is not None else self.runtime.get_account(owner) is not None):
+            ixs += [
+                create_account_with_seed(CreateAccountWithSeedParams(
+                    from_pubkey=payer, to_pubkey=owner, base=user, seed=FUND_OWNER_SEED,
+                    lamports=self._multisig_rent, space=MULTISIG_SIZE, owner=TOKEN_KEY,
+                )),
+                # One signature of the two suffices: the user's (the vault's is the strategy's own).
+                initialize_multisig2(owner, [user, VAULT], 1),
+            ]
+        return ixs + [
+            create_account_with_seed(CreateAccountWithSeedParams(
+                from_pubkey=payer, to_pubkey=fund, base=user, seed=fund_seed(str(user), strategy_id, str(mint)),
+                lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
+            )),
+            initialize_account3(fund, mint, owner),
         ]
-
-    def _open_fund_account(self, user: Pubkey, strategy_id: str, mint: Pubkey) -> Pubkey:
-        """The user's fund account, opened now (signed by the vault authority) if it does not exist."""
-        fund = fund_account_address(str(user), strategy_id, str(mint))
-        if self.runtime.get_account(fund) is None:
-            self._fund_vault()
-            self.runtime.execute(self._open_ixs(user, strategy_id, mint), [VAULT_AUTHORITY])
-        return fund
-
-    def _fee_ixs(self, strategy_id: str, mint: Pubkey) -> list[Instruction]:
-        fee_account = fee_account_address(strategy_id, str(mint))
-        return [
-            create_account_with_seed(
-                CreateAccountWithSeedParams(
-                    from_pubkey=_VAULT, to_pubkey=fee_account, base=_VAULT, seed=fee_seed(strategy_id, str(mint)),
-                    lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=_TOKEN,
-                )
-            ),
-            initialize_account3(fee_account, mint, _VAULT),
-        ]
-
-    def _fee_account(self, strategy_id: str, mint: Pubkey) -> Pubkey:
-        fee_account = fee_account_address(strategy_id, str(mint))
-        if self.runtime.get_account(fee_account) is None:
-            self._fund_vault()
-            self.runtime.execute(self._fee_ixs(strategy_id, mint), [VAULT_AUTHORITY])
-        return fee_account
-
-    # -- seeding a fresh chain
-
-    def _find_lookup_table(self) -> Pubkey | None:
-        """The strategy's lookup table: made last when the chain is seeded, so it also says the seeding is done."""
-        for address, account in self.runtime.program_accounts(Pubkey.from_string(p.ADDRESS_LOOKUP_TABLE_PROGRAM)):
-            try:
-                table = AddressLookupTable.deserialize(bytes(account.data))
-            except BaseException as exc:  # pyo3 panics are BaseExceptions
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise
-                continue
-            if table.meta.authority == _VAULT:
-                return address
-        return None
-
-    def _seed(self) -> Pubkey:
-        """Put on chain what the ledger says the demo wallet holds, the fee accounts, and the lookup table.
-
-        Each step tops up to the ledger's figure, so seeding again after an interruption adds nothing twice.
-        """
-        rt = self.runtime
-        pairs = [
-            (sid, Pubkey.from_string(mint))
-            for sid in self.ledger.strategy_ids()
-            for mint in (self.ledger.strategy(sid) or {}).get("assets", [])
-            if mint in _CHAIN_MINTS
-        ]
-        steps = [
-            self._fee_ixs(sid, mint) for sid, mint in pairs if rt.get_account(fee_account_address(sid, str(mint))) is None
-        ]
-        wallet = Pubkey.from_string(demo.DEMO_WALLET)
-        tokens = self.ledger.wallet_tokens(demo.DEMO_WALLET)
-        for mint in _CHAIN_MINTS:
-            mint_key = Pubkey.from_string(mint)
-            top_up = tokens.get(mint, 0) - rt.token_balance(wallet, mint_key)
-            if 0 < top_up and tokens[mint] <= U64_MAX:
-                ata = p.associated_token_address(wallet, mint_key)
-                steps.append([p.create_associated_token_account(_VAULT, wallet, mint_key), *self._fill(ata, mint_key, top_up)])
-        for strategy_id, mint, value in self.ledger.wallet_positions(demo.DEMO_WALLET):
-            if mint not in _CHAIN_MINTS or not 0 < value <= U64_MAX:
-                continue
-            mint_key = Pubkey.from_string(mint)
-            fund = fund_account_address(demo.DEMO_WALLET, strategy_id, mint)
-            held = self._token(fund)
-            top_up = value - (held.amount if held else 0)
-            if top_up > 0:
-                opening = [] if held is not None else self._open_ixs(wallet, strategy_id, mint_key)
-                steps.append([*opening, *self._fill(fund, mint_key, top_up)])
-        wrapped = sum(
-            ix_lamports for step in steps for ix in step if (ix_lamports := _transfer_lamports(ix)) is not None
-        )
-        if rt.get_balance(_VAULT) < wrapped + _VAULT_FLOAT:
-            rt.airdrop(_VAULT, wrapped + _VAULT_FLOAT)
-        self._execute_batched(steps)
-        lamports = tokens.get(NATIVE_SOL_PSEUDO_MINT, 0) - rt.get_balance(wallet)
-        if 0 < lamports and tokens[NATIVE_SOL_PSEUDO_MINT] <= U64_MAX:
-            rt.airdrop(wallet, lamports)
-
-        addresses = [_VAULT, *(fee_account_address(sid, str(mint)) for sid, mint in pairs)]
-        addresses += [Pubkey.from_string(m) for m in _CHAIN_MINTS]
-        addresses += [
-            Pubkey.from_string(x)
-            for x in (p.TOKEN_PROGRAM, p.ASSOCIATED_TOKEN_PROGRAM, p.SYSTEM_PROGRAM, p.COMPUTE_BUDGET_PROGRAM, STRATEGY_PROGRAM_ID)
-        ]
-        table = rt.create_lookup_table(list(dict.fromkeys(addresses)), authority=VAULT_AUTHORITY)
-        rt.advance_slots(1)  # addresses added by extend are usable from the next slot
-        return table
-
-    @staticmethod
-    def _fill(account: Pubkey, mint: Pubkey, amount: int) -> list[Instruction]:
-        """Instructions giving a token account `amount` more: minted, or for WSOL lamports from the vault, synced."""
-        if mint == _WSOL:
-            return [transfer(TransferParams(from_pubkey=_VAULT, to_pubkey=account, lamports=amount)), p.token_sync_native(account)]
-        return [p.token_mint_to(mint, account, _MINT_AUTHORITY, amount)]
-
-    def _execute_batched(self, steps: list[list[Instruction]]) -> None:
-        """Run the steps (each a list of instructions kept together) in as few transactions as fit."""
-        batch: list[Instruction] = []
-        for step in steps:
-            if batch and not _fits([*batch, *step]):
-                self._execute_setup(batch)
-                batch = []
-            batch += step
-        if batch:
-            self._execute_setup(batch)
-
-    def _execute_setup(self, ixs: list[Instruction]) -> None:
-        needs_mint_authority = any(m.pubkey == _MINT_AUTHORITY and m.is_signer for ix in ixs for m in ix.accounts)
-        self.runtime.execute(ixs, [VAULT_AUTHORITY, *([SANDBOX_AUTHORITY] if needs_mint_authority else [])])
-
-    # -- following the chain
-
-    def _on_confirmed(self, tx: VersionedTransaction, record: TxRecord) -> None:
-        """A transaction landed without error: bring the positions and wallets it touched up to date."""
-        message = tx.message
-        keys = list(message.account_keys)
-        loaded = [Pubkey.from_string(k) for k in (*record.loaded_writable, *record.loaded_readonly)]
-        changes: dict[str, list[tuple[str, str, int | None, bool]]] = {}
-        for ix in message.instructions:
-            if keys[ix.program_id_index] != STRATEGY_PROGRAM or not ix.accounts:
-                continue
-            found = parse_record(bytes(ix.data))
-            signer_index = ix.accounts[0]
-            if found is None or signer_index >= message.header.num_required_signatures:
-                continue
-            wallet = str(keys[signer_index])
-            if self.ledger.fund_for(found.strategy_id, found.mint) is None:
-                continue
-            fund = self._token(fund_account_address(wallet, found.strategy_id, found.mint))
-            value = None if fund is None else fund.amount
-            changes.setdefault(wallet, []).append((found.strategy_id, found.mint, value, found.kind == "deposit"))
-        known = set(self.ledger.wallets())
-        wallets = set(changes) | {str(k) for k in keys if str(k) in known}
-        for key in (*keys, *loaded):
-            held = self._token(key)
-            if held is not None and held.owner != str(_VAULT):
-                wallets.add(held.owner)
-        self.sync_wallets(wallets, changes)
-
-    def sync_wallets(
-        self, wallets: Iterable[str], positions: dict[str, list[tuple[str, str, int | None, bool]]] | None = None
-    ) -> None:
-        """Set the wallets' SOL and known-token balances in the ledger to what the chain holds."""
-        wallets = list(wallets)
-        if not wallets:
-            return
-        holdings: dict[str, dict[str, int]] = {}
-        wanted = set(wallets)
-        for _, account in self.runtime.program_accounts(_TOKEN):
-            parsed = p.parse_token_account(p.TOKEN_PROGRAM, bytes(account.data)) if account.lamports else None
-            if parsed is not None and parsed[1] in wanted and parsed[0] in _CHAIN_MINTS:
-                mint, owner, amount = parsed
-                holdings.setdefault(owner, {}).setdefault(mint, 0)
-                holdings[owner][mint] += amount
-        for wallet in wallets:
-            tokens = {NATIVE_SOL_PSEUDO_MINT: self.runtime.get_balance(Pubkey.from_string(wallet))}
-            tokens.update({mint: holdings.get(wallet, {}).get(mint, 0) for mint in _CHAIN_MINTS})
-            self.ledger.sync_wallet(wallet, tokens, (positions or {}).get(wallet, ()))
 
 
 class StrategyRpcServer(RpcServer):

@@ -1,0 +1,1 @@
+"""The sandbox chain's parts: the folder lock, the clock, saved state, transaction records and knobs."""

@@ -1,0 +1,90 @@
+"""Slots that pass with wall-clock time, and the blockhash of each slot.
+
+A slot lasts `slot_ms` (400 ms, as on mainnet) whether or not anything lands, and a landed
+transaction closes its slot at once. Every process on one state folder starts from the same saved
+(slot, time) pair, so they agree on the current slot without writing the file on every read.
+
+A slot's blockhash is derived from the chain's genesis hash and the slot number: separate processes
+hand out the same blockhash for the same slot, a new chain never repeats an old one's blockhashes,
+and a blockhash is valid for `window` blocks after its own, found again by recomputing the window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from yieldcli.addresses import b58encode
+
+SLOT_MS = 400
+BLOCKHASH_WINDOW = 150
+FIRST_SLOT = 300_000_000
+# Block height trails the slot, as on a real cluster (skipped slots): clients that mix them up fail here.
+HEIGHT_OFFSET = 20_000_000
+
+
+def new_genesis_hash() -> str:
+    """A genesis hash of this sandbox's own (not devnet's or mainnet's), made once per state folder."""
+    return b58encode(os.urandom(32))
+
+
+def blockhash_bytes(genesis: str, slot: int) -> bytes:
+    return hashlib.sha256(b"yield-sandbox-blockhash" + genesis.encode() + struct.pack("<Q", slot)).digest()
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass
+class Clock:
+    genesis: str
+    slot: int = FIRST_SLOT
+    started_ms: int = field(default_factory=now_ms)  # when `slot` began
+    slot_ms: int = SLOT_MS
+    window: int = BLOCKHASH_WINDOW
+    revoked: list[str] = field(default_factory=list)  # blockhashes expired early (expire_blockhash)
+    now: Callable[[], int] = now_ms
+
+    @property
+    def height(self) -> int:
+        return self.slot - HEIGHT_OFFSET
+
+    def catch_up(self) -> bool:
+        """Let the slots that passed since the last look pass; True if the slot moved."""
+        if self.slot_ms <= 0:
+            return False
+        passed = (self.now() - self.started_ms) // self.slot_ms
+        if passed <= 0:
+            return False
+        self.slot += passed
+        self.started_ms += passed * self.slot_ms
+        return True
+
+    def advance(self, slots: int = 1) -> None:
+        """Close the current slot now (and `slots - 1` empty ones after it)."""
+        self.slot += slots
+        self.started_ms = self.now()
+
+    def blockhash(self, slot: int | None = None) -> str:
+        return b58encode(blockhash_bytes(self.genesis, self.slot if slot is None else slot))
+
+    def last_valid_height(self, blockhash: str) -> int | None:
+        """The last block height at which `blockhash` may land; None if it was never issued here or was revoked."""
+        if blockhash in self.revoked:
+            return None
+        # Recent blockhashes first: that is where almost every lookup ends.
+        for slot in range(self.slot, self.slot - self.window - 1, -1):
+            if self.blockhash(slot) == blockhash:
+                return slot - HEIGHT_OFFSET + self.window
+        return None
+
+    def revoke_current(self) -> None:
+        self.revoked = [self.blockhash(), *self.revoked][: self.window]
+
+    def to_json(self) -> dict:
+        return {"genesis": self.genesis, "slot": self.slot, "started_ms": self.started_ms, "revoked": self.revoked}

@@ -1,0 +1,154 @@
+"""Setting up the sandbox chain: faucet airdrops, mints at real addresses, token accounts, lookup tables.
+
+Each is a real transaction signed by a sandbox-held key, so it has a status like any other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from solders.account import Account
+from solders.hash import Hash
+from solders.address_lookup_table_account import AddressLookupTable
+from solders.keypair import Keypair
+from solders.pubkey import Pubkey
+from solders.system_program import TransferParams, transfer
+from solders.message import MessageV0
+from solders.token.state import Mint
+from solders.transaction import VersionedTransaction
+
+from yieldcli.chain import programs as p
+from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
+from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
+
+LAMPORTS_PER_SOL = 1_000_000_000
+# A deterministic authority for every sandbox mint, so separate processes agree on it.
+SANDBOX_AUTHORITY = Keypair.from_seed(hashlib.sha256(b"yield sandbox mint authority").digest())
+SANDBOX_FAUCET = Keypair.from_seed(hashlib.sha256(b"yield sandbox faucet").digest())
+FAUCET_TOP_UP = 1_000_000 * 1_000_000_000
+
+_TOKEN = Pubkey.from_string(p.TOKEN_PROGRAM)
+_WSOL = Pubkey.from_string(WSOL_MINT)
+_U64_MAX = 2**64 - 1
+
+
+class SetupHelpers:
+    """Parts of `Runtime` built on its `execute`, `set_account` and lock."""
+
+    _svm: Any
+    _lock: Any
+    _clock: Any
+    _tracked: set
+
+
+    def airdrop(self, address: Pubkey, lamports: int) -> str:
+        """A real transfer from the sandbox faucet, so the airdrop has a status and a transaction like any other."""
+        with self._lock:
+            faucet = SANDBOX_FAUCET.pubkey()
+            balance = self._svm.get_balance(faucet) or 0
+            if balance < lamports + LAMPORTS_PER_SOL:
+                self._svm.set_account(faucet, Account(balance + lamports + FAUCET_TOP_UP, b"", Pubkey.default(), False, _U64_MAX))
+                self._tracked.add(str(faucet))
+            record = self.execute([transfer(TransferParams(from_pubkey=faucet, to_pubkey=address, lamports=lamports))], [SANDBOX_FAUCET])
+            return record.signature
+
+    def create_mint(
+        self,
+        decimals: int,
+        *,
+        address: Pubkey | None = None,
+        authority: Pubkey | None = SANDBOX_AUTHORITY.pubkey(),
+        freeze_authority: Pubkey | None = None,
+    ) -> Pubkey:
+        """A token mint at `address` (a fresh one if None), set directly so real mint addresses work."""
+        mint = address if address is not None else Keypair().pubkey()
+        data = bytes(Mint(mint_authority=authority, supply=0, decimals=decimals, is_initialized=True, freeze_authority=freeze_authority))
+        lamports = self.minimum_balance_for_rent_exemption(len(data))
+        self.set_account(mint, Account(lamports, data, _TOKEN, False, _U64_MAX))
+        return mint
+
+    def install_known_mints(self) -> None:
+        """Mints of the service's tokens at their real addresses; wrapped SOL has no mint authority."""
+        with self._lock:
+            for token in KNOWN_TOKENS:
+                mint = Pubkey.from_string(token.mint)
+                if self._svm.get_account(mint) is None:
+                    self.create_mint(token.decimals, address=mint, authority=None if token.mint == WSOL_MINT else SANDBOX_AUTHORITY.pubkey())
+
+    def _fund_authority(self, lamports: int) -> None:
+        balance = self._svm.get_balance(SANDBOX_AUTHORITY.pubkey()) or 0
+        if balance < lamports + LAMPORTS_PER_SOL:
+            self.airdrop(SANDBOX_AUTHORITY.pubkey(), lamports + 100 * LAMPORTS_PER_SOL)
+
+    def execute(self, instructions: Sequence, signers: Sequence[Keypair], *, payer: Keypair | None = None) -> TxRecord:
+        """Run instructions in a v0 transaction signed by `signers` (payer: the first, or `payer`); raise on failure."""
+        with self._lock:
+            fee_payer = payer or signers[0]
+            everyone = [fee_payer, *(s for s in signers if s.pubkey() != fee_payer.pubkey())]
+            message = MessageV0.try_compile(fee_payer.pubkey(), list(instructions), [], Hash.from_string(self._clock.blockhash()))
+            tx = VersionedTransaction(message, everyone)
+            record = self._land(tx)
+            if record is None or record.err is not None:
+                reason = "did not land" if record is None else json.dumps(record.err)
+                raise RuntimeRpcError(-32603, f"sandbox setup transaction failed: {reason}", {"logs": record.logs if record else []})
+            return record
+
+    def create_associated_token_account(self, owner: Pubkey, mint: Pubkey) -> Pubkey:
+        with self._lock:
+            self._fund_authority(0)
+            ix = p.create_associated_token_account(SANDBOX_AUTHORITY.pubkey(), owner, mint)
+            self.execute([ix], [SANDBOX_AUTHORITY])
+            return p.associated_token_address(owner, mint)
+
+    def mint_to(self, owner: Pubkey, mint: Pubkey, amount: int) -> Pubkey:
+        """Give `owner` `amount` base units of `mint` in its associated token account (created if needed).
+
+        For wrapped SOL the authority transfers lamports into the account and syncs it.
+        """
+        with self._lock:
+            ata = p.associated_token_address(owner, mint)
+            create = p.create_associated_token_account(SANDBOX_AUTHORITY.pubkey(), owner, mint)
+            if mint == _WSOL:
+                self._fund_authority(amount)
+                ixs = [
+                    create,
+                    transfer(TransferParams(from_pubkey=SANDBOX_AUTHORITY.pubkey(), to_pubkey=ata, lamports=amount)),
+                    p.token_sync_native(ata),
+                ]
+            else:
+                self._fund_authority(0)
+                ixs = [create, p.token_mint_to(mint, ata, SANDBOX_AUTHORITY.pubkey(), amount)]
+            self.execute(ixs, [SANDBOX_AUTHORITY])
+            return ata
+
+    def create_lookup_table(self, addresses: Sequence[Pubkey] = (), *, authority: Keypair | None = None) -> Pubkey:
+        """Create an address lookup table (and extend it with `addresses`); usable from the next slot.
+
+        `authority` (default: the sandbox authority) pays and owns it.
+        """
+        with self._lock:
+            if authority is None:
+                authority = SANDBOX_AUTHORITY
+                self._fund_authority(0)
+            ix, table = p.create_lookup_table(authority.pubkey(), authority.pubkey(), self._clock.slot)
+            self.execute([ix], [authority])
+            if addresses:
+                self.extend_lookup_table(table, addresses, authority=authority)
+            return table
+
+    def extend_lookup_table(self, table: Pubkey, addresses: Sequence[Pubkey], *, authority: Keypair | None = None) -> None:
+        with self._lock:
+            authority = authority or SANDBOX_AUTHORITY
+            for start in range(0, len(addresses), 20):
+                chunk = list(addresses[start : start + 20])
+                self.execute([p.extend_lookup_table(table, authority.pubkey(), authority.pubkey(), chunk)], [authority])
+
+    def lookup_table_addresses(self, table: Pubkey) -> list[Pubkey]:
+        account = self.get_account(table)
+        if account is None:
+            return []
+        return list(AddressLookupTable.deserialize(bytes(account.data)).addresses)
+

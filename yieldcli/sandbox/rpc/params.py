@@ -1,0 +1,109 @@
+"""Reading JSON-RPC parameters and writing accounts in the shapes Solana clients parse."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from solders.account import Account
+from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
+
+from yieldcli.addresses import b58decode, b58encode
+from yieldcli.sandbox.runtime import RuntimeRpcError, decode_wire_transaction
+
+
+class Invalid(RuntimeRpcError):
+    def __init__(self, message: str):
+        super().__init__(-32602, message)
+
+
+def dump(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode("utf-8")
+
+
+def error(rid: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "error": error, "id": rid}
+
+
+_MISSING = object()
+
+
+def param(params: list[Any], index: int, default: Any = _MISSING) -> Any:
+    if index < len(params):
+        return params[index]
+    if default is _MISSING:
+        raise Invalid(f"Invalid params: missing parameter {index + 1}")
+    return default
+
+
+def options(params: list[Any], index: int) -> dict[str, Any]:
+    value = param(params, index, None)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise Invalid(f"Invalid params: parameter {index + 1} must be a configuration object")
+    return value
+
+
+def pubkey(value: Any) -> Pubkey:
+    if isinstance(value, str):
+        try:
+            raw = b58decode(value)
+        except ValueError:
+            raw = b""
+        if len(raw) == 32:
+            return Pubkey.from_bytes(raw)
+    raise Invalid(f"Invalid param: {value!r} is not a valid public key")
+
+
+def b64(value: Any) -> bytes:
+    try:
+        return base64.b64decode(value, validate=True)
+    except (ValueError, TypeError):
+        raise Invalid("Invalid params: not base64 data") from None
+
+
+def decode_tx(value: Any, encoding: str) -> VersionedTransaction:
+    if not isinstance(value, str):
+        raise Invalid("Invalid params: the transaction must be a string")
+    if encoding == "base64":
+        raw = b64(value)
+    elif encoding == "base58":
+        try:
+            raw = b58decode(value)
+        except ValueError:
+            raise Invalid("Invalid params: not base58 data") from None
+    else:
+        raise Invalid(f"Invalid params: unsupported encoding {encoding!r}; use base58 or base64")
+    return decode_wire_transaction(raw)
+
+
+def account_json(account: Account | None, encoding: str, data_slice: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    if account is None:
+        return None
+    data = bytes(account.data)
+    if data_slice:
+        offset, length = int(data_slice.get("offset", 0)), int(data_slice.get("length", len(data)))
+        data = data[offset : offset + length]
+    if encoding in ("base64", "jsonParsed"):
+        # jsonParsed falls back to base64, as the real RPC does for accounts it cannot parse.
+        encoded: Any = [base64.b64encode(data).decode("ascii"), "base64"]
+    elif encoding == "base58":
+        encoded = [b58encode(data), "base58"]
+    elif encoding == "binary":
+        encoded = b58encode(data)
+    else:
+        raise Invalid(f"Invalid params: unsupported account encoding {encoding!r}; use base64")
+    return {
+        "data": encoded,
+        "executable": account.executable,
+        "lamports": account.lamports,
+        "owner": str(account.owner),
+        "rentEpoch": account.rent_epoch,
+        "space": len(account.data),
+    }
