@@ -80,6 +80,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
         ("ix", Ix, False), ("sign", Sign, False), ("send", Send, False), ("yes", Yes, False),
         ("no_wait", NoWait, False), ("no_simulate", NoSimulate, False), ("commitment", Commitment, "confirmed"),
         ("timeout", ConfirmTimeout, 60.0), ("keypair", Keypair, None), ("url", RpcUrl, None),
+        ("again", Annotated[bool, typer.Option("--again", help="Send although an earlier transaction for this wallet landed since.")], False),
     ]
     shared = [entry for entry in shared if entry[0] not in exclude]
     names = [name for name, _, _ in shared]
@@ -101,6 +102,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
                 wait=not values.get("no_wait", False), simulate=not values.get("no_simulate", False),
                 commitment=values.get("commitment", "confirmed"), timeout=values.get("timeout", 60.0),
                 keypair=values.get("keypair"), rpc_url=values.get("url"), ix=values.get("ix", False),
+                again=values.get("again", False),
             )
             return command(*args, tx=tx, **kwargs)
 

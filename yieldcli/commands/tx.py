@@ -61,7 +61,7 @@ def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Opti
 
 
 @tx_app.command("inspect")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair"))
+@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair", "again"))
 def inspect(
     ctx: typer.Context,
     source: Source = "-",
@@ -79,7 +79,7 @@ def inspect(
 
 
 @tx_app.command("sign")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout"))
+@opt.with_tx_options(exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout", "again"))
 def sign(
     ctx: typer.Context,
     source: Source = "-",
@@ -161,21 +161,27 @@ def status(
 
 
 async def _status(session, rpc_url: str, signature: str) -> dict:
-    from yieldcli.chain.journal import Journal
     from yieldcli.chain.rpc import Rpc, describe_error, explorer_url
-    from yieldcli.config import data_dir
+    from yieldcli.commands.txflow import _journal
+    from yieldcli.errors import ConfigError
 
-    journal = Journal(data_dir(session.env) / "in-flight.json")
+    journal = _journal(session)
+    try:
+        entry = journal.find(signature)
+    except ConfigError:
+        # The hint for a damaged journal is to check its signatures here: the journal is only a help.
+        journal, entry = None, None
     async with Rpc(rpc_url, timeout=session.timeout()) as rpc:
+        height = await rpc.block_height() if entry is not None else None
         statuses = await rpc.signature_statuses([signature])
         found = statuses[0] if statuses else None
         if found is None:
-            entry = journal.find(signature)
-            if entry is not None and await rpc.block_height() > entry.last_valid_block_height:
+            if entry is not None and height > entry.last_valid_block_height:
                 journal.remove(signature)
                 return {"signature": signature, "status": "expired", "last_valid_block_height": entry.last_valid_block_height}
             return {"signature": signature, "status": "unknown"}
-        journal.remove(signature)
+        if journal is not None:
+            journal.remove(signature)
         if found.err is not None:
             return {"signature": signature, "status": "failed", "slot": found.slot, "error": describe_error(found.err)}
         return {"signature": signature, "status": found.confirmation_status or "finalized", "slot": found.slot,
