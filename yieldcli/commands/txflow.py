@@ -129,6 +129,8 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
                     hint="use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
                 )
 
+    if options.send:  # before the simulation: on another cluster it would fail for that reason alone
+        await check_same_cluster(rpc, tx, _expected_cluster(session, subject))
     result["simulation"] = await _simulate(rpc, tx, review, subject, options) if options.simulate and rpc else None
     _show_review(out, result, subject, prompting=(options.sign or options.send) and not options.yes and session.env.interactive)
 
@@ -139,13 +141,12 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
         return
 
     sim = result["simulation"]
-    if options.send and sim and not sim.get("skipped") and not sim["ok"]:
+    # AlreadyProcessed: this exact transaction landed already; the send below finds out how, never "failed".
+    if options.send and sim and not sim.get("skipped") and not sim["ok"] and sim.get("err") != "AlreadyProcessed":
         raise TransactionFailed(
             f"simulation failed, nothing was signed or sent: {sim['error']}",
             hint="run without --send to see the logs",
         )
-    if options.send:
-        await check_same_cluster(rpc, tx, _expected_cluster(session, subject))
     if rpc is not None and obtained.last_valid_block_height is None:
         obtained.last_valid_block_height = await _deadline_for(rpc, tx)
 
