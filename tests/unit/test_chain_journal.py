@@ -71,6 +71,7 @@ def test_entries_are_kept_apart_by_cluster_and_wallet(tmp_path):
     assert journal.claim(new_entry("d", "devnet", 1, "deposit", "w2")) == []
     assert [e.signature for e in journal.claim(new_entry("e", "mainnet", 1, "withdraw", "w2"))] == ["c"]
     assert journal.find("e") is None and journal.find("d") is not None
+    assert [e.signature for e in journal.claim(new_entry("d", "devnet", 1, "deposit", "w2"))] == ["d"]  # the same one, elsewhere
     journal.remove("a", "b")
     assert sorted(e.signature for e in journal.entries()) == ["c", "d"]
 

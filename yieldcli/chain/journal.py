@@ -62,14 +62,15 @@ class Journal:
         """Add `entry` unless another entry for its wallet and cluster is there; return those others.
 
         The check and the write happen under one lock: of several processes sending for one wallet
-        at once, exactly one gets an empty list back and may send.
+        at once, exactly one gets an empty list back and may send. An entry with the very same
+        signature counts too: another process is sending this exact transaction (the service
+        builds identical ones for identical requests within one blockhash).
         """
         others: list[InFlight] = []
 
         def change(items: list[InFlight]) -> list[InFlight]:
-            others.extend(e for e in items if e.cluster == entry.cluster and e.wallet == entry.wallet
-                          and e.signature != entry.signature)
-            return items if others else [e for e in items if e.signature != entry.signature] + [entry]
+            others.extend(e for e in items if e.cluster == entry.cluster and e.wallet == entry.wallet)
+            return items if others else items + [entry]
 
         self._change(change)
         return others
@@ -119,7 +120,7 @@ class Journal:
     def _damaged(self, why: str) -> ConfigError:
         return ConfigError(
             f"the journal of sent transactions {self.path} cannot be read ({why}); it may list transactions that could still land",
-            hint=f"check each signature in it with `yield tx status`, then move the file aside",
+            hint="check each signature in it with `yield tx status`, then move the file aside",
         )
 
     def _write(self, entries: list[InFlight]) -> None:

@@ -162,10 +162,10 @@ def status(
 
 async def _status(session, rpc_url: str, signature: str) -> dict:
     from yieldcli.chain.rpc import Rpc, describe_error, explorer_url
-    from yieldcli.commands.txflow import _journal
+    from yieldcli.commands.sending import journal_of
     from yieldcli.errors import ConfigError
 
-    journal = _journal(session)
+    journal = journal_of(session)
     try:
         entry = journal.find(signature)
     except ConfigError:
