@@ -100,7 +100,13 @@ class Journal:
             before = self._read()
             after = change(before)
             if after != before:
-                self._write(after)
+                try:
+                    self._write(after)
+                except OSError as exc:
+                    raise ConfigError(
+                        f"cannot write the journal of sent transactions {self.path}: {exc.strerror or type(exc).__name__}",
+                        hint="free some disk space or make the directory writable",
+                    ) from None
 
     def _read(self) -> list[InFlight]:
         try:
