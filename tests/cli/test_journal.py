@@ -43,6 +43,16 @@ def held_once(sandbox, timeout=60.0) -> str:
     return sandbox.runtime.pending_signatures[0]
 
 
+def killed_while_pending(env, sandbox) -> str:
+    """A deposit sent, held pending, its sender killed with SIGKILL: the signature it left in the journal."""
+    sandbox.runtime.set_fault("pending", count=1)
+    proc = start(env, *DEPOSIT, "--timeout", "300")
+    signature = held_once(sandbox)
+    proc.kill()
+    proc.wait(timeout=30)
+    return signature
+
+
 def journal_path(isolated) -> Path:
     return isolated / ".local" / "share" / "yield" / "in-flight.json"
 
@@ -101,11 +111,7 @@ def test_the_same_rpc_spelled_three_ways_is_one_cluster(chain, sandbox):
 
 def test_kill_9_during_the_wait_then_a_rerun_reports_the_landed_deposit_and_needs_again(chain, chain_env, sandbox):
     before = usdc_position(chain)
-    sandbox.runtime.set_fault("pending", count=1)
-    proc = start(chain_env, *DEPOSIT, "--timeout", "300")
-    signature = held_once(sandbox)
-    proc.kill()
-    proc.wait(timeout=30)
+    signature = killed_while_pending(chain_env, sandbox)
     sandbox.runtime.release_pending()  # it lands after its sender died
     assert usdc_position(chain) == before + UNIT
     for _ in range(2):  # a blind retry is refused every time, not only the first
@@ -122,11 +128,7 @@ def test_kill_9_during_the_wait_then_a_rerun_reports_the_landed_deposit_and_need
 
 def test_kill_9_before_the_blockhash_passes_blocks_and_an_expired_entry_is_dropped(chain, chain_env, sandbox):
     before = usdc_position(chain)
-    sandbox.runtime.set_fault("pending", count=1)
-    proc = start(chain_env, *DEPOSIT, "--timeout", "300")
-    signature = held_once(sandbox)
-    proc.kill()
-    proc.wait(timeout=30)
+    signature = killed_while_pending(chain_env, sandbox)
     blocked = chain(*DEPOSIT)
     assert blocked.code == 8 and signature in blocked.stderr
     sandbox.runtime.drop_pending()  # never lands; its blockhash then passes

@@ -1,6 +1,6 @@
 """On a real pseudo-terminal: the review comes before any prompt, and a send after one that landed is asked."""
 
-from tests.cli.test_journal import DEPOSIT, UNIT, chain_env, held_once, start  # noqa: F401 (chain_env is a fixture)
+from tests.cli.test_journal import UNIT, chain_env, killed_while_pending  # noqa: F401 (chain_env is a fixture)
 from tests.cli.test_terminal import Terminal
 from tests.cli.test_write import chain, usdc_position  # noqa: F401 (chain is a fixture)
 
@@ -19,11 +19,7 @@ def test_with_json_output_the_review_is_shown_on_the_terminal_before_the_prompt(
 
 def test_after_an_earlier_deposit_landed_a_terminal_asks_before_sending_another(chain, chain_env, sandbox):
     before = usdc_position(chain)
-    sandbox.runtime.set_fault("pending", count=1)
-    proc = start(chain_env, *DEPOSIT, "--timeout", "300")
-    signature = held_once(sandbox)
-    proc.kill()
-    proc.wait(timeout=30)
+    signature = killed_while_pending(chain_env, sandbox)
     sandbox.runtime.release_pending()
 
     term = Terminal("deposit", "--asset", "USDC", "--amount", "1", "--send", env=chain_env)

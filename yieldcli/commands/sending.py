@@ -48,12 +48,7 @@ async def send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_v
             except AlreadyProcessed:
                 result["already_processed"] = True  # this exact transaction landed before: find out how
             except NetworkError as exc:
-                result["status"] = "pending"
-                _finish(out, result, None)
-                raise TransactionPending(
-                    f"the transaction {signature} may or may not have been received ({exc.message})",
-                    hint=f"check it with `yield tx status {signature}` before trying again",
-                ) from None
+                raise _may_land(out, result, TransactionPending, f"the transaction {signature} may or may not have been received ({exc.message})") from None
             except (TransactionFailed, TransactionExpired):
                 journal.remove(signature)  # refused before broadcast: it can never land
                 raise
@@ -64,26 +59,23 @@ async def send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_v
             try:
                 outcome = await _wait(session, rpc, signature, last_valid, options)
             except YieldError as exc:
-                result["status"] = "pending"
-                _finish(out, result, None)
-                raise TransactionPending(
-                    f"transaction {signature} was sent and may still land; waiting for it failed: {exc.message}",
-                    hint=f"check it with `yield tx status {signature}`",
-                ) from None
+                raise _may_land(out, result, TransactionPending, f"transaction {signature} was sent and may still land; waiting for it failed: {exc.message}") from None
             await _report(session, out, journal, rpc_url, subject, outcome, result, explorer_url)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            result["status"] = "pending"
-            _finish(out, result, None)
-            raise SentThenInterrupted(
-                f"interrupted after sending {signature}; it may still land",
-                hint=f"check it with `yield tx status {signature}`",
-            ) from None
+            raise _may_land(out, result, SentThenInterrupted, f"interrupted after sending {signature}; it may still land") from None
         except YieldError:
             raise
         except Exception:
             # A bug after the send: the signature still reaches the user before the error does.
             session.env.stderr.write(f"transaction {signature} was sent and may still land; check it with `yield tx status {signature}`\n")
             raise
+
+
+def _may_land(out, result, error, message: str) -> YieldError:
+    """The outcome is unknown: the result (with the signature) is written, and the error says how to check."""
+    result["status"] = "pending"
+    _finish(out, result, None)
+    return error(message, hint=f"check it with `yield tx status {result['signature']}`")
 
 
 class SentThenInterrupted(YieldError):
