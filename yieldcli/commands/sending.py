@@ -163,12 +163,22 @@ async def _wait(session, rpc, signature, last_valid, options):
         )
 
 
+def _forget(out, journal, signature: str) -> None:
+    """Drop a settled signature; a journal that cannot be written then must not hide the outcome."""
+    from yieldcli.errors import ConfigError
+
+    try:
+        journal.remove(signature)
+    except ConfigError as exc:
+        out.warn(f"{exc.message}; the next send will ask about {signature} again")
+
+
 async def _report(session, out, journal, rpc_url, subject, outcome, result, explorer_url) -> None:
     from yieldcli.chain import confirm
 
     sig = outcome.signature
     if isinstance(outcome, confirm.Confirmed):
-        journal.remove(sig)
+        _forget(out, journal, sig)
         result.update(status="confirmed", slot=outcome.slot, commitment=outcome.commitment, explorer=explorer_url(sig, rpc_url))
         if subject.action in ("deposit", "withdraw") and subject.wallet and subject.strategy_id:
             result["position"] = _refreshed_position(session, subject)
@@ -178,7 +188,7 @@ async def _report(session, out, journal, rpc_url, subject, outcome, result, expl
             _draw_position(session, out, result["position"])
         return
     if isinstance(outcome, confirm.Failed):
-        journal.remove(sig)
+        _forget(out, journal, sig)
         result.update(status="failed", slot=outcome.slot, error=outcome.reason, logs=list(outcome.logs or ()))
         _finish(out, result, None)
         if out.mode == "table":
@@ -186,7 +196,7 @@ async def _report(session, out, journal, rpc_url, subject, outcome, result, expl
                 session.env.stderr.write(f"    {line}\n")
         raise TransactionFailed(f"transaction {sig} failed on chain: {outcome.reason}", hint="the logs above say why")
     if isinstance(outcome, confirm.Expired) and not result.get("already_processed"):
-        journal.remove(sig)
+        _forget(out, journal, sig)
         result.update(status="expired", block_height=outcome.block_height, last_valid_block_height=outcome.last_valid_block_height)
         _finish(out, result, None)
         raise TransactionExpired(
