@@ -31,6 +31,8 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settl
         return out
     height = await rpc.block_height()
     statuses = await rpc.signature_statuses([e.signature for e in entries])
+    # An answer shorter than asked must not let an entry slip through unsettled: missing means unknown.
+    statuses = list(statuses)[: len(entries)] + [None] * (len(entries) - len(statuses))
     for entry, status in zip(entries, statuses):
         if status is not None:
             (out.landed if status.err is None else out.failed).append((entry, status))
