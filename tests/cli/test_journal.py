@@ -217,7 +217,7 @@ def test_sending_a_transaction_that_already_landed_reports_its_outcome(chain, tm
     second = chain("tx", "send", str(path), "--yes", "-o", "json")
     assert second.code == 0, second.stderr
     assert second.json()["status"] == "confirmed" and second.json()["slot"] == first.json()["slot"]
-    assert "nothing was sent" not in second.stderr
+    assert second.json()["already_processed"] is True and "simulation" not in second.stderr
     assert usdc_position(chain) == before + UNIT
 
 

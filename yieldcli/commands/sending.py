@@ -71,6 +71,32 @@ async def send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_v
             raise
 
 
+async def report_if_landed(session, out, options, subject, rpc, rpc_url, tx, result) -> bool:
+    """A transaction signed earlier may have been sent and landed already: report its outcome instead (True)."""
+    from solders.signature import Signature
+
+    from yieldcli.chain import confirm
+    from yieldcli.chain.rpc import explorer_url
+
+    first = tx.signatures[0] if tx.signatures else Signature.default()
+    if first == Signature.default():
+        return False  # not signed yet: it cannot have been sent
+    statuses = await rpc.signature_statuses([first])
+    status = statuses[0] if statuses else None
+    if status is None:
+        return False
+    signature = str(first)
+    result.update(signature=signature, already_processed=True)
+    if status.err is not None:
+        outcome = confirm.Failed(signature, status.slot, status.err, None)
+    elif status.reached(options.commitment):
+        outcome = confirm.Confirmed(signature, status.slot, status.confirmation_status or "finalized")
+    else:  # landed, not yet at the commitment asked for: a landed transaction cannot expire
+        outcome = await _wait(session, rpc, signature, (await rpc.latest_blockhash()).last_valid_block_height, options)
+    await _report(session, out, journal_of(session), rpc_url, subject, outcome, result, explorer_url)
+    return True
+
+
 def _may_land(out, result, error, message: str) -> YieldError:
     """The outcome is unknown: the result (with the signature) is written, and the error says how to check."""
     result["status"] = "pending"
@@ -182,7 +208,7 @@ async def _report(session, out, journal, rpc_url, subject, outcome, result, expl
         result.update(status="confirmed", slot=outcome.slot, commitment=outcome.commitment, explorer=explorer_url(sig, rpc_url))
         if subject.action in ("deposit", "withdraw") and subject.wallet and subject.strategy_id:
             result["position"] = _refreshed_position(session, subject)
-        earlier = " (it had already landed: the RPC reported it as already processed)" if result.get("already_processed") else ""
+        earlier = " (it had landed already: nothing new was sent)" if result.get("already_processed") else ""
         _finish(out, result, f"confirmed {sig} in slot {outcome.slot}{earlier}\n{result['explorer']}")
         if out.mode == "table" and result.get("position") is not None:
             _draw_position(session, out, result["position"])

@@ -97,7 +97,6 @@ async def _run(session: Session, out: Output, options: TxOptions, subject: Subje
 
 
 async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
-    from yieldcli.chain.cluster import check_same_cluster
     from yieldcli.chain.guard import check_signable
     from yieldcli.chain.review import review_transaction
     from yieldcli.chain.rpc import redact_url
@@ -125,8 +124,8 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
                     hint="use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
                 )
 
-    if options.send:  # before the simulation: on another cluster it would fail for that reason alone
-        await check_same_cluster(rpc, tx, _expected_cluster(session, subject))
+    if options.send and await _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result):
+        return  # this exact transaction landed already: its outcome is reported, nothing is sent
     result["simulation"] = await _simulate(rpc, tx, review, subject, options) if options.simulate and rpc else None
     _show_review(out, result, subject, prompting=(options.sign or options.send) and not options.yes and session.env.interactive)
 
@@ -137,8 +136,7 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
         return
 
     sim = result["simulation"]
-    # AlreadyProcessed: this exact transaction landed already; the send below finds out how, never "failed".
-    if options.send and sim and not sim.get("skipped") and not sim["ok"] and sim.get("err") != "AlreadyProcessed":
+    if options.send and sim and not sim.get("skipped") and not sim["ok"]:
         raise TransactionFailed(
             f"simulation failed, nothing was signed or sent: {sim['error']}",
             hint="run without --send to see the logs",
@@ -256,6 +254,16 @@ async def _send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_
     from yieldcli.commands.sending import send_and_wait
 
     await send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_valid, result)
+
+
+async def _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result) -> bool:
+    """Refuse an RPC on another cluster; report a transaction that already landed (True: nothing more to do)."""
+    from yieldcli.chain.cluster import check_same_cluster
+    from yieldcli.commands.sending import report_if_landed
+
+    # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
+    await check_same_cluster(rpc, tx, _expected_cluster(session, subject))
+    return await report_if_landed(session, out, options, subject, rpc, rpc_url, tx, result)
 
 
 def _expected_cluster(session: Session, subject: Subject) -> str | None:
