@@ -206,18 +206,24 @@ def test_already_processed_on_send_is_reported_as_landed(chain, sandbox):
     assert usdc_position(chain) == before + UNIT
 
 
-def test_sending_a_transaction_that_already_landed_reports_its_outcome(chain, tmp_path):
+def test_sending_a_transaction_that_already_landed_reports_its_outcome(chain, sandbox, tmp_path):
+    import base64
+
+    from solders.transaction import VersionedTransaction
+
     before = usdc_position(chain)
     signed = chain("deposit", "--asset", "USDC", "--amount", "1", "--sign", "-o", "json")
     assert signed.code == 0, signed.stderr
     path = tmp_path / "signed.json"
     path.write_text(signed.stdout)
-    first = chain("tx", "send", str(path), "--yes", "-o", "json")
-    assert first.code == 0, first.stderr
-    second = chain("tx", "send", str(path), "--yes", "-o", "json")
-    assert second.code == 0, second.stderr
-    assert second.json()["status"] == "confirmed" and second.json()["slot"] == first.json()["slot"]
-    assert second.json()["already_processed"] is True and "simulation" not in second.stderr
+    # sent earlier by someone else (another tool, a crashed run): it landed
+    landed = sandbox.runtime.send_transaction(VersionedTransaction.from_bytes(base64.b64decode(signed.json()["transaction"])))
+    assert landed.landed
+    again = chain("tx", "send", str(path), "--yes", "-o", "json")
+    assert again.code == 0, again.stderr
+    body = again.json()
+    assert body["status"] == "confirmed" and body["slot"] == landed.record.slot and body["already_processed"] is True
+    assert body["signature"] == landed.signature and "simulation" not in again.stderr
     assert usdc_position(chain) == before + UNIT
 
 
