@@ -154,11 +154,15 @@ def test_a_signal_during_the_wait_prints_the_signature_and_exits_130(chain, chai
     assert status.code == 0 and status.json()["status"] in ("confirmed", "finalized")
 
 
-class _AlreadyProcessedRpc:
-    """A stand-in RPC in front of the sandbox's: it lands each transaction sent, then answers as a
-    node does to a retry of a transaction that landed: error -32002 with err AlreadyProcessed."""
+ALREADY_PROCESSED = {"code": -32002, "message": "Transaction simulation failed: This transaction has already been processed",
+                     "data": {"err": "AlreadyProcessed", "logs": [], "accounts": None, "unitsConsumed": 0}}
 
-    def __init__(self, upstream: str):
+
+class _SendAnswersError:
+    """A stand-in RPC in front of the sandbox's: it lands each transaction sent, then answers the send
+    with `error` (by default as a node answers a retry of a transaction that landed: AlreadyProcessed)."""
+
+    def __init__(self, upstream: str, error: dict = ALREADY_PROCESSED):
         forward = self._forward = lambda body: urllib.request.urlopen(
             urllib.request.Request(upstream, body, {"Content-Type": "application/json"}), timeout=30).read()
 
@@ -171,9 +175,7 @@ class _AlreadyProcessedRpc:
                 answer = forward(body)
                 request = json.loads(body)
                 if isinstance(request, dict) and request.get("method") == "sendTransaction":
-                    answer = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": {
-                        "code": -32002, "message": "Transaction simulation failed: This transaction has already been processed",
-                        "data": {"err": "AlreadyProcessed", "logs": [], "accounts": None, "unitsConsumed": 0}}}).encode()
+                    answer = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(answer)))
@@ -195,7 +197,7 @@ class _AlreadyProcessedRpc:
 
 def test_already_processed_on_send_is_reported_as_landed(chain, sandbox):
     before = usdc_position(chain)
-    proxy = _AlreadyProcessedRpc(sandbox.rpc_url)
+    proxy = _SendAnswersError(sandbox.rpc_url)
     try:
         result = chain(*DEPOSIT, "--url", proxy.url, "-o", "json")
     finally:
@@ -203,6 +205,22 @@ def test_already_processed_on_send_is_reported_as_landed(chain, sandbox):
     assert result.code == 0, result.stderr
     body = result.json()
     assert body["status"] == "confirmed" and body["already_processed"] is True and body["slot"] > 0
+    assert usdc_position(chain) == before + UNIT
+
+
+def test_an_error_answering_the_send_still_gives_the_signature_and_blocks_a_second(chain, sandbox):
+    before = usdc_position(chain)
+    proxy = _SendAnswersError(sandbox.rpc_url, {"code": -32603, "message": "Internal error"})
+    try:
+        result = chain(*DEPOSIT, "--url", proxy.url, "-o", "json")
+    finally:
+        proxy.stop()
+    assert result.code == 8, result.stderr
+    signature = result.json()["signature"]
+    assert "may or may not have been received" in result.stderr and f"yield tx status {signature}" in result.stderr
+    assert usdc_position(chain) == before + UNIT  # it did land
+    rerun = chain(*DEPOSIT)
+    assert rerun.code == 10 and f"your earlier deposit {signature} landed" in rerun.stderr
     assert usdc_position(chain) == before + UNIT
 
 

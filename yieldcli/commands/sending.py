@@ -52,6 +52,8 @@ async def send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_v
             except (TransactionFailed, TransactionExpired):
                 journal.remove(signature)  # refused before broadcast: it can never land
                 raise
+            except YieldError as exc:  # any other answer leaves it unknown whether the node took it
+                raise _may_land(out, result, TransactionPending, f"the send of {signature} ended in an error ({exc.message}); it may or may not have been received") from None
             if not options.wait and not result.get("already_processed"):
                 result["status"] = "sent"
                 _finish(out, result, f"sent {signature} (not waiting: check with `yield tx status {signature}`)")
