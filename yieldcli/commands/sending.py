@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from yieldcli.commands.txflow import Subject, _finish
+from yieldcli.commands.txflow import Subject, _expected_cluster, _finish
 from yieldcli.errors import (
     Declined,
     ExitCode,
@@ -31,8 +31,12 @@ async def send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_v
     from yieldcli.chain.journal import new_entry
     from yieldcli.chain.rpc import AlreadyProcessed, explorer_url
 
+    from yieldcli.chain.cluster import check_same_cluster
+
+    # The cluster again, cheaply (its genesis hash is cached): an RPC unreachable before the simulation
+    # was not checked. Not the blockhash: after a long prompt it may have expired, which the send reports.
+    cluster = await check_same_cluster(rpc, tx, _expected_cluster(session, subject), blockhash=False)
     journal = journal_of(session)
-    cluster = await rpc.genesis_hash()
     wallet = subject.wallet or str(tx.message.account_keys[0])
     signature = str(tx.signatures[0])
     await _settle_before_send(session, out, options, subject, journal, rpc, cluster, wallet)

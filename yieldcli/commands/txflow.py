@@ -262,8 +262,11 @@ async def _settled_before_simulation(session, out, options, subject, rpc, rpc_ur
     from yieldcli.commands.sending import report_if_landed
 
     # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
-    await check_same_cluster(rpc, tx, _expected_cluster(session, subject))
-    return await report_if_landed(session, out, options, subject, rpc, rpc_url, tx, result)
+    try:
+        await check_same_cluster(rpc, tx, _expected_cluster(session, subject))
+        return await report_if_landed(session, out, options, subject, rpc, rpc_url, tx, result)
+    except NetworkError:
+        return False  # unreachable: the simulation step says so, and the check runs again before any send
 
 
 def _expected_cluster(session: Session, subject: Subject) -> str | None:
