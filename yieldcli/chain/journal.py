@@ -1,67 +1,176 @@
 """Transactions sent whose fate is not yet known, kept on disk so no deposit is ever sent twice.
 
 Before a send, the signature is written here; it is removed once the transaction is confirmed,
-failed or expired. A later send to the same cluster first settles every entry still here, and
-refuses while one could still land.
+failed or expired. A later send for the same wallet on the same cluster first settles every entry
+still here, and refuses while one could still land.
+
+Entries are keyed by the cluster's identity (its genesis hash), never by how the RPC URL is
+spelled. Several processes share the file: every read-modify-write holds an exclusive `flock` on a
+lock file beside it, and every write goes to a fresh temporary file that replaces the journal
+atomically, so a reader sees the old list or the new one, never half of one. A journal that cannot
+be read is an error that names it: treating it as empty would forget transactions that may land.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import tempfile
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+
+from yieldcli.errors import ConfigError
 
 
 @dataclass(frozen=True)
 class InFlight:
     signature: str
-    cluster: str  # a digest of the RPC URL: the URL itself may carry a provider's key
+    cluster: str  # the cluster's genesis hash
     last_valid_block_height: int
     action: str
     wallet: str
     sent_at: float
 
 
-def cluster_id(rpc_url: str) -> str:
-    return hashlib.sha256(rpc_url.encode()).hexdigest()[:16]
+_FIELDS = {f.name: f.type for f in fields(InFlight)}
 
 
 class Journal:
     def __init__(self, path: Path):
         self.path = path
+        self.lock_path = path.with_name(path.name + ".lock")
 
-    def entries(self, rpc_url: str | None = None) -> list[InFlight]:
-        try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-            items = [InFlight(**item) for item in raw]
-        except FileNotFoundError:
-            return []
-        except (ValueError, TypeError, OSError):
-            # A damaged journal must not block sending for ever; it is rewritten on the next change.
-            return []
-        return [e for e in items if rpc_url is None or e.cluster == cluster_id(rpc_url)]
-
-    def add(self, signature: str, rpc_url: str, last_valid_block_height: int, action: str, wallet: str) -> InFlight:
-        entry = InFlight(signature, cluster_id(rpc_url), last_valid_block_height, action, wallet, time.time())
-        self._write([e for e in self.entries() if e.signature != signature] + [entry])
-        return entry
-
-    def remove(self, signature: str) -> None:
-        kept = [e for e in self.entries() if e.signature != signature]
-        self._write(kept)
+    def entries(self, cluster: str | None = None, wallet: str | None = None) -> list[InFlight]:
+        with self._locked():
+            items = self._read()
+        return [e for e in items if (cluster is None or e.cluster == cluster) and (wallet is None or e.wallet == wallet)]
 
     def find(self, signature: str) -> InFlight | None:
         return next((e for e in self.entries() if e.signature == signature), None)
 
+    def add(self, entry: InFlight) -> None:
+        self._change(lambda items: [e for e in items if e.signature != entry.signature] + [entry])
+
+    def remove(self, *signatures: str) -> None:
+        gone = set(signatures)
+        self._change(lambda items: [e for e in items if e.signature not in gone])
+
+    def claim(self, entry: InFlight) -> list[InFlight]:
+        """Add `entry` unless another entry for its wallet and cluster is there; return those others.
+
+        The check and the write happen under one lock: of several processes sending for one wallet
+        at once, exactly one gets an empty list back and may send. An entry with the very same
+        signature counts too: another process is sending this exact transaction (the service
+        builds identical ones for identical requests within one blockhash).
+        """
+        others: list[InFlight] = []
+
+        def change(items: list[InFlight]) -> list[InFlight]:
+            others.extend(e for e in items if e.cluster == entry.cluster and e.wallet == entry.wallet)
+            return items if others else items + [entry]
+
+        self._change(change)
+        return others
+
+    # ---- storage
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        import fcntl
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot open the journal lock {self.lock_path}: {exc.strerror or type(exc).__name__}",
+                hint="check that the directory is writable",
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _change(self, change: Callable[[list[InFlight]], list[InFlight]]) -> None:
+        with self._locked():
+            before = self._read()
+            after = change(before)
+            if after != before:
+                try:
+                    self._write(after)
+                except OSError as exc:
+                    raise ConfigError(
+                        f"cannot write the journal of sent transactions {self.path}: {exc.strerror or type(exc).__name__}",
+                        hint="free some disk space or make the directory writable",
+                    ) from None
+
+    def _read(self) -> list[InFlight]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as exc:
+            raise self._damaged(getattr(exc, "strerror", None) or type(exc).__name__) from None
+        try:
+            raw = json.loads(text)
+            if not isinstance(raw, list):
+                raise ValueError("not a list")
+            return [_entry(item) for item in raw]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise self._damaged(str(exc) or type(exc).__name__) from None
+
+    def _damaged(self, why: str) -> ConfigError:
+        return ConfigError(
+            f"the journal of sent transactions {self.path} cannot be read ({why}); it may list transactions that could still land",
+            hint="check each signature in it with `yield tx status`, then move the file aside",
+        )
+
     def _write(self, entries: list[InFlight]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump([asdict(e) for e in entries], handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.path)
+        # A fresh temporary file per write: two writers never share one, and a crash leaves the old journal whole.
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump([asdict(e) for e in entries], handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        _fsync_dir(self.path.parent)
+
+
+def new_entry(signature: str, cluster: str, last_valid_block_height: int, action: str, wallet: str) -> InFlight:
+    return InFlight(signature, cluster, last_valid_block_height, action, wallet, time.time())
+
+
+def _entry(item: object) -> InFlight:
+    if not isinstance(item, dict) or set(item) != set(_FIELDS):
+        raise ValueError("an entry has unexpected fields")
+    entry = InFlight(**item)
+    if not (isinstance(entry.signature, str) and isinstance(entry.cluster, str) and isinstance(entry.wallet, str)
+            and isinstance(entry.action, str) and type(entry.last_valid_block_height) is int
+            and isinstance(entry.sent_at, (int, float))):
+        raise ValueError("an entry has a field of the wrong type")
+    return entry
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make the rename itself durable: without it a power loss can bring the old journal back."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -95,6 +95,10 @@ class PreflightFailed(TransactionFailed):
         self.logs = tuple(logs)
 
 
+class AlreadyProcessed(RpcError):
+    """sendTransaction refused the transaction because this exact transaction has already landed."""
+
+
 @dataclass(frozen=True)
 class LatestBlockhash:
     blockhash: Hash
@@ -204,6 +208,7 @@ class Rpc:
         self.commitment = commitment
         self._client = None
         self._ids = itertools.count(1)
+        self._genesis: str | None = None
 
     async def __aenter__(self) -> "Rpc":
         self._open()
@@ -278,6 +283,8 @@ class Rpc:
         if code == -32002 and method == "sendTransaction":
             err = data.get("err") if isinstance(data, dict) else None
             logs = (data.get("logs") if isinstance(data, dict) else None) or ()
+            if err == "AlreadyProcessed":
+                return AlreadyProcessed(f"{where} says this transaction was already processed", code=code, data=data)
             if err == "BlockhashNotFound":
                 return TransactionExpired(
                     "the transaction's blockhash is no longer valid; it was not sent and nothing was spent",
@@ -455,6 +462,15 @@ class Rpc:
     async def health(self) -> str:
         """'ok', or raises (an unhealthy node answers with error -32005)."""
         return str(await self.call("getHealth"))
+
+    async def genesis_hash(self) -> str:
+        """The cluster's identity; asked once per `Rpc`, as it never changes."""
+        if self._genesis is None:
+            value = await self.call("getGenesisHash")
+            if not isinstance(value, str) or not value:
+                raise RpcError(f"RPC {self.shown_url} answered getGenesisHash with something that is not a hash")
+            self._genesis = value
+        return self._genesis
 
     async def version(self) -> dict[str, Any]:
         return dict(await self.call("getVersion"))

@@ -120,6 +120,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
         ("no_wait", NoWait, False), ("no_simulate", NoSimulate, False), ("commitment", Commitment, "confirmed"),
         ("timeout", ConfirmTimeout, 60.0), ("keypair", Keypair, None), ("url", RpcUrl, None),
         ("unsafe_allow_mismatch", UnsafeAllowMismatch, False), ("max_sol_cost", MaxSolCost, None),
+        ("again", Annotated[bool, typer.Option("--again", help="Send although an earlier transaction for this wallet landed since.")], False),
     ]
     shared = [entry for entry in shared if entry[0] not in exclude]
     names = [name for name, _, _ in shared]
@@ -143,6 +144,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
                 keypair=values.get("keypair"), rpc_url=values.get("url"), ix=values.get("ix", False),
                 unsafe_allow_mismatch=values.get("unsafe_allow_mismatch", False),
                 max_sol_cost=_lamports(values.get("max_sol_cost")),
+                again=values.get("again", False),
             )
             return command(*args, tx=tx, **kwargs)
 

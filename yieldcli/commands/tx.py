@@ -97,7 +97,7 @@ def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Opti
 
 
 @tx_app.command("inspect")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair", "unsafe_allow_mismatch"))
+@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair", "unsafe_allow_mismatch", "again"))
 def inspect(
     ctx: typer.Context,
     source: Source = "-",
@@ -116,7 +116,7 @@ def inspect(
 
 
 @tx_app.command("sign")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout"))
+@opt.with_tx_options(exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout", "again"))
 def sign(
     ctx: typer.Context,
     source: Source = "-",
@@ -200,21 +200,27 @@ def status(
 
 
 async def _status(session, rpc_url: str, signature: str) -> dict:
-    from yieldcli.chain.journal import Journal
     from yieldcli.chain.rpc import Rpc, describe_error, explorer_url
-    from yieldcli.config import data_dir
+    from yieldcli.commands.sending import journal_of
+    from yieldcli.errors import ConfigError
 
-    journal = Journal(data_dir(session.env) / "in-flight.json")
+    journal = journal_of(session)
+    try:
+        entry = journal.find(signature)
+    except ConfigError:
+        # The hint for a damaged journal is to check its signatures here: the journal is only a help.
+        journal, entry = None, None
     async with Rpc(rpc_url, timeout=session.timeout()) as rpc:
+        height = await rpc.block_height() if entry is not None else None
         statuses = await rpc.signature_statuses([signature])
         found = statuses[0] if statuses else None
         if found is None:
-            entry = journal.find(signature)
-            if entry is not None and await rpc.block_height() > entry.last_valid_block_height:
+            if entry is not None and height > entry.last_valid_block_height:
                 journal.remove(signature)
                 return {"signature": signature, "status": "expired", "last_valid_block_height": entry.last_valid_block_height}
             return {"signature": signature, "status": "unknown"}
-        journal.remove(signature)
+        if journal is not None:
+            journal.remove(signature)
         if found.err is not None:
             return {"signature": signature, "status": "failed", "slot": found.slot, "error": describe_error(found.err)}
         return {"signature": signature, "status": found.confirmation_status or "finalized", "slot": found.slot,

@@ -18,8 +18,6 @@ from yieldcli.errors import (
     NetworkError,
     Refused,
     TransactionExpired,
-    TransactionFailed,
-    TransactionPending,
     UsageError,
     YieldError,
 )
@@ -42,6 +40,7 @@ class TxOptions:
     timeout: float = 60.0
     keypair: str | None = None
     rpc_url: str | None = None
+    again: bool = False  # send although an earlier transaction for this wallet landed since
     ix: bool = False  # build from /ix instructions instead of taking /tx whole
     unsafe_allow_mismatch: bool = False
     max_sol_cost: int | None = None  # lamports of fee and rent allowed; None: the guard's default
@@ -136,6 +135,9 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
                     hint="use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
                 )
 
+    if options.send and await _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result):
+        return  # this exact transaction landed already: its outcome is reported, nothing is sent
+
     from yieldcli.commands import txcheck
 
     intent = txcheck.intent_of(subject, options, review, keypair)
@@ -145,7 +147,10 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
     else:
         result["simulation"] = None
     result["effect"] = check.to_dict() if check is not None else None
-    _show_review(out, result, subject)
+    prompting = (options.sign or options.send) and session.env.interactive and (
+        not options.yes or (check is not None and not check.ok)
+    )
+    _show_review(out, result, subject, prompting=prompting)
 
     if not (options.sign or options.send):
         result["transaction"] = review.transaction
@@ -228,128 +233,45 @@ async def _deadline_for(rpc, tx) -> int:
 
 
 async def _send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_valid, result) -> None:
-    from yieldcli.chain.journal import Journal
-    from yieldcli.chain.rpc import explorer_url
-    from yieldcli.config import data_dir
+    from yieldcli.commands.sending import send_and_wait
 
-    journal = Journal(data_dir(session.env) / "in-flight.json")
-    await settle_in_flight(journal, rpc, rpc_url)
-    signature = str(tx.signatures[0])
-    # Written before sending: if we die mid-send, the next run still knows this one may land.
-    journal.add(signature, rpc_url, last_valid, subject.action, subject.wallet or "")
+    await send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_valid, result)
+
+
+async def _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result) -> bool:
+    """Refuse an RPC on another cluster; report a transaction that already landed (True: nothing more to do)."""
+    from yieldcli.chain.cluster import check_same_cluster
+    from yieldcli.commands.sending import report_if_landed
+
+    # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
     try:
-        await rpc.send(tx)
-    except NetworkError as exc:
-        result["status"] = "pending"
-        _finish(out, result, None)
-        raise TransactionPending(
-            f"the transaction {signature} may or may not have been received ({exc.message})",
-            hint=f"check it with `yield tx status {signature}` before trying again",
-        ) from None
-    except TransactionFailed:
-        journal.remove(signature)  # refused in preflight: it was never broadcast
-        raise
-    if not options.wait:
-        result["status"] = "sent"
-        _finish(out, result, f"sent {signature} (not waiting: check with `yield tx status {signature}`)")
-        return
-
-    outcome = await _wait(session, rpc, signature, last_valid, options)
-    await _report(session, out, journal, rpc_url, subject, outcome, result, explorer_url)
+        await check_same_cluster(rpc, tx, _expected_cluster(session, subject))
+        return await report_if_landed(session, out, options, subject, rpc, rpc_url, tx, result)
+    except NetworkError:
+        return False  # unreachable: the simulation step says so, and the check runs again before any send
 
 
-async def _wait(session, rpc, signature, last_valid, options):
-    from yieldcli.chain import confirm
+def _expected_cluster(session: Session, subject: Subject) -> str | None:
+    """The cluster the service builds for: mainnet-beta, except the sandbox (a cluster of its own)."""
+    from urllib.parse import urlsplit
 
-    if not session.env.interactive:
-        return await confirm.wait_for(rpc, signature, last_valid, options.commitment, options.timeout)
-    from yieldcli.render.consoles import console
+    if subject.action == "transaction" or session.options.sandbox:
+        return None  # `yield tx`: a transaction from anywhere; its blockhash still has to be known
+    from yieldcli.urls import is_loopback
 
-    with console(session.env, stderr=True, color=True).status(f"waiting for {options.commitment} …") as status:
-        return await confirm.wait_for(
-            rpc, signature, last_valid, options.commitment, options.timeout,
-            on_status=lambda seen: status.update(f"waiting for {options.commitment} (seen: {seen or 'not yet'}) …"),
-        )
-
-
-async def _report(session, out, journal, rpc_url, subject, outcome, result, explorer_url) -> None:
-    from yieldcli.chain import confirm
-
-    sig = outcome.signature
-    if isinstance(outcome, confirm.Confirmed):
-        journal.remove(sig)
-        result.update(status="confirmed", slot=outcome.slot, commitment=outcome.commitment, explorer=explorer_url(sig, rpc_url))
-        if subject.action in ("deposit", "withdraw") and subject.wallet and subject.strategy_id:
-            result["position"] = _refreshed_position(session, subject)
-        _finish(out, result, f"confirmed {sig} in slot {outcome.slot}\n{result['explorer']}")
-        if out.mode == "table" and result.get("position") is not None:
-            _draw_position(session, out, result["position"])
-        return
-    if isinstance(outcome, confirm.Failed):
-        journal.remove(sig)
-        result.update(status="failed", slot=outcome.slot, error=outcome.reason, logs=list(outcome.logs or ()))
-        _finish(out, result, None)
-        if out.mode == "table":
-            for line in outcome.logs or ():
-                session.env.stderr.write(f"    {line}\n")
-        raise TransactionFailed(f"transaction {sig} failed on chain: {outcome.reason}", hint="the logs above say why")
-    if isinstance(outcome, confirm.Expired):
-        journal.remove(sig)
-        result.update(status="expired", block_height=outcome.block_height, last_valid_block_height=outcome.last_valid_block_height)
-        _finish(out, result, None)
-        raise TransactionExpired(
-            f"transaction {sig} expired: its blockhash passed (block height {outcome.block_height} > "
-            f"{outcome.last_valid_block_height}) without it landing; nothing was spent",
-            hint="run the command again for a new transaction",
-        )
-    result.update(status="pending", seen=outcome.last_status)
-    _finish(out, result, None)
-    raise TransactionPending(
-        f"transaction {sig} is still pending after the timeout (seen: {outcome.last_status or 'not yet'})",
-        hint=f"check later with `yield tx status {sig}`",
-    )
-
-
-async def settle_in_flight(journal, rpc, rpc_url: str) -> None:
-    """Refuse to send while an earlier transaction to this cluster could still land."""
-    for entry in journal.entries(rpc_url):
-        statuses = await rpc.signature_statuses([entry.signature])
-        if statuses and statuses[0] is not None:
-            journal.remove(entry.signature)  # landed (or failed): its fate is known
-            continue
-        if await rpc.block_height() > entry.last_valid_block_height:
-            journal.remove(entry.signature)  # expired: it can never land
-            continue
-        raise TransactionPending(
-            f"an earlier {entry.action} ({entry.signature}) may still land; not sending another until its fate is known",
-            hint=f"check it with `yield tx status {entry.signature}`",
-        )
-
-
-def _refreshed_position(session: Session, subject: Subject) -> dict[str, Any] | None:
-    try:
-        body = session.api().positions(subject.wallet, subject.strategy_id, asset=subject.mint)
-    except YieldError as exc:
-        session.output().warn(f"the transaction is confirmed, but the refreshed position could not be read: {exc.message}")
+    if is_loopback(urlsplit(str(session.settings.value("api_url") or "")).hostname):
         return None
-    items = body.get("data") if isinstance(body, dict) else None
-    return items[0] if items else None
+    return "mainnet-beta"
 
 
-def _draw_position(session: Session, out: Output, position: dict[str, Any]) -> None:
-    from yieldcli.api import models
-    from yieldcli.api.pagination import PageResult
-
-    out.page(PageResult("positions", [(position, models.position(position, 0))], dict))
-
-
-def _show_review(out: Output, result: dict[str, Any], subject: Subject) -> None:
-    if out.mode != "table":
+def _show_review(out: Output, result: dict[str, Any], subject: Subject, *, prompting: bool = False) -> None:
+    """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
+    if out.mode != "table" and not prompting:
         return
     from yieldcli.render.consoles import console
     from yieldcli.render.review import draw_effect, draw_review, draw_simulation
 
-    con = console(out.env, stderr=False, color=out.color)
+    con = console(out.env, stderr=out.mode != "table", color=out.color)
     draw_effect(con, result.get("effect"))
     draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {subject.action}")
     draw_simulation(con, result["simulation"])
