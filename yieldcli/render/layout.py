@@ -44,6 +44,21 @@ def short_id(text: str) -> str:
     return text if len(text) <= 12 else f"{text[:4]}…{text[-4:]}"
 
 
+class Address(str):
+    """A piece of a line that `fit_line` may shorten in the middle."""
+
+
+def fit_line(width: int, *pieces: str) -> str:
+    """The pieces joined; when that is wider than `width`, every `Address` among them shortened.
+
+    Other pieces (amounts, words) are never touched: a line that still does not fit is left to the
+    terminal to wrap, whole."""
+    line = "".join(pieces)
+    if cell_len(line) <= width:
+        return line
+    return "".join(short_id(p) if isinstance(p, Address) else p for p in pieces)
+
+
 def amounts(values: Sequence[tuple[int, int] | None]) -> list[str]:
     """Amounts (raw, decimals) as text aligned on the decimal point when right-justified.
 
@@ -127,13 +142,14 @@ def _squeezed(columns: Sequence[Column], widths: list[int], excess: int) -> list
 
 
 def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], *, title: str | None,
-          total_row: bool) -> Text:
+          total_row: bool, indent: int = 0) -> Text:
     """The table as one styled text: title, header, rule, rows, a blank line before a totals row.
 
     Drawn by hand rather than with rich's Table: the widths are already known, rich strips the
     trailing spaces that keep decimal points in one column, and it takes seconds for 5,000 rows."""
     out = Text()
     gap = " " * GAP
+    margin = " " * indent
 
     def padded(text: str, col: Column, width: int) -> str:
         if cell_len(text) > width:  # only text columns get here (see `_squeezed`)
@@ -142,14 +158,14 @@ def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], 
         return " " * room + text if col.right else text + " " * room
 
     if title:
-        out.append(printable(title) + "\n", style="bold")
-    out.append(gap.join(padded(col.header, col, w) for col, w in zip(columns, widths)).rstrip() + "\n", style="bold")
-    out.append("─" * (sum(widths) + GAP * (len(widths) - 1)) + "\n")
+        out.append(margin + printable(title) + "\n", style="bold")
+    out.append(margin + gap.join(padded(col.header, col, w) for col, w in zip(columns, widths)).rstrip() + "\n", style="bold")
+    out.append(margin + "─" * (sum(widths) + GAP * (len(widths) - 1)) + "\n")
     rows = len(texts[0]) if texts else 0
     for i in range(rows):
         if total_row and i == rows - 1:
             out.append("\n")
-        pieces = []
+        pieces: list[tuple[str, str | None]] = [(margin, None)]
         for n, (col, cells, width) in enumerate(zip(columns, texts, widths)):
             if n:
                 pieces.append((gap, None))
@@ -161,11 +177,12 @@ def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], 
     return out
 
 
-def fit(console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False) -> Fitted:
+def fit(console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False,
+        indent: int = 0) -> Fitted:
     """The widest table that fits the console: full ids, then short ids, then text cut short, then
     fewer columns (highest `drop` first). Widths are worked out first; the table is built once."""
     visible = list(range(len(columns)))
-    limit = console.width
+    limit = console.width - indent
     while True:
         shown = [columns[i] for i in visible]
         hidden = [c.header for i, c in enumerate(columns) if i not in visible]
@@ -184,12 +201,13 @@ def fit(console: Console, columns: Sequence[Column], *, title: str | None = None
             # Squeezed to fit, or nothing left to drop: then it is drawn whole, wider than the
             # screen, rather than cut a number.
             widths = squeezed or widths
-        table = build(shown, texts, widths, title=title, total_row=total_row)
-        return Fitted(table, hidden, sum(widths) + gaps)
+        table = build(shown, texts, widths, title=title, total_row=total_row, indent=indent)
+        return Fitted(table, hidden, sum(widths) + gaps + indent)
 
 
-def draw(console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False) -> None:
-    fitted = fit(console, columns, title=title, total_row=total_row)
+def draw(console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False,
+         indent: int = 0) -> None:
+    fitted = fit(console, columns, title=title, total_row=total_row, indent=indent)
     # soft_wrap: rich neither wraps nor crops it; a table wider than the screen is wrapped by the terminal.
     console.print(fitted.table, soft_wrap=True, end="")
     if fitted.hidden:

@@ -1,80 +1,200 @@
-"""A transaction review for people: what would be signed, by whom, doing what."""
+"""A transaction review for people: what would be signed, by whom, doing what.
+
+It fits the terminal the way tables do (`layout.py`): addresses are shortened in the middle only
+when a line would not fit, amounts are never cut, tables never wrap a row. Everything shown comes
+from a transaction the service built, so every piece of text goes through `printable`.
+"""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
+from yieldcli import tokens
+from yieldcli.addresses import is_pubkey
 from yieldcli.amounts import format_units
+from yieldcli.render import layout
+from yieldcli.render.layout import Address, Column
+from yieldcli.render.output import printable
+
+LAMPORTS_PER_SOL = 9  # decimals of SOL
+DETAIL_INDENT = 6
 
 
-def draw_effect(console: Console, effect: dict[str, Any] | None) -> None:
-    """What the transaction does to the user, first: the summary, each balance change, every difference."""
+def _say(console: Console, text: str, style: str | None = None) -> None:
+    console.print(text, style=style, markup=False, highlight=False)
+
+
+def _line(console: Console, *pieces: str, style: str | None = None) -> None:
+    _say(console, layout.fit_line(console.width, *(p if isinstance(p, Address) else printable(p) for p in pieces)), style)
+
+
+def _addr(text: str | None) -> Address:
+    return Address(printable(text or "?"))
+
+
+def sol(lamports: int) -> str:
+    """Lamports as SOL with every significant digit: `0.000005551`."""
+    text = format(Decimal(lamports).scaleb(-LAMPORTS_PER_SOL), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, Any] | None = None) -> None:
+    """What the transaction does to the user, first: the summary, the fee, each balance change, every difference."""
+    if effect is not None:
+        parts = printable(effect["summary"]).split("; ")
+        if fee_line(fee):  # the summary's `fee X SOL` is said again, with its parts, just below
+            parts = [p for p in parts if p != f"fee {sol(fee['total'])} SOL"] or parts
+        if cell_len("; ".join(parts)) <= console.width:
+            _say(console, "; ".join(parts), "bold")
+        else:  # `deposit …; fee …; rent …`: one part a line rather than words wrapped anywhere
+            _say(console, parts[0], "bold")
+            for part in parts[1:]:
+                _say(console, f"  {part}", "bold")
+    draw_fee(console, fee)
     if effect is None:
         return
-    console.print(effect["summary"], style="bold", markup=False, highlight=False)
-    for change in effect["observed"]["changes"]:
-        style = "red" if change["change"] < 0 else ("green" if change["change"] > 0 else "")
-        console.print(f"  your {change['asset']}: ", end="", markup=False, highlight=False)
-        console.print(change["text"], style=style or None, markup=False, highlight=False)
+    _draw_changes(console, effect["observed"]["changes"])
     if effect["differences"]:
         asked = effect["expected"]["action"] != "transaction"
         header = "  does NOT match your request:" if asked else "  more than the network fee and rent (state the intent with --expect):"
-        console.print(header, style="bold red", markup=False, highlight=False)
+        _say(console, header, "bold red")
         for difference in effect["differences"]:
-            console.print(f"    ✗ {difference}", style="red", markup=False, highlight=False)
+            _say(console, f"    ✗ {printable(difference)}", "red")
     else:
-        console.print("  matches your request", style="green", markup=False, highlight=False)
+        _say(console, "  matches your request", "green")
+
+
+def fee_line(fee: dict[str, Any] | None) -> str | None:
+    """`fee 0.000005551 SOL = base 0.000005 + priority 0.000000551`; None without a fee in lamports."""
+    if not fee or type(fee.get("total")) is not int:
+        return None
+    line = f"fee {sol(fee['total'])} SOL"
+    if type(fee.get("base")) is int and type(fee.get("priority")) is int:
+        line += f" = base {sol(fee['base'])} + priority {sol(fee['priority'])}"
+    return line
+
+
+def draw_fee(console: Console, fee: dict[str, Any] | None) -> None:
+    """The fee and its parts, and what the priority pays for."""
+    line = fee_line(fee)
+    if line is None:
+        return
+    _say(console, f"  {line}")
+    limit, price = fee.get("compute_unit_limit"), fee.get("compute_unit_price")
+    if type(limit) is int and type(price) is int:
+        _say(console, f"    up to {limit:,} compute units at {price:,} micro-lamports each", "dim")
+
+
+def _draw_changes(console: Console, changes: list[dict[str, Any]]) -> None:
+    """`your USDC: −10 USDC`, one a line, labels and whole parts aligned so the points line up."""
+    labels = [f"your {printable(c['asset'])}:" for c in changes]
+    texts = [printable(c["text"]) for c in changes]
+    wholes = [t.split(" ", 1)[0].split(".", 1)[0] for t in texts]
+    label_width = max(map(len, labels), default=0)
+    whole_width = max(map(len, wholes), default=0)
+    for change, label, text, whole in zip(changes, labels, texts, wholes):
+        style = "red" if change["change"] < 0 else ("green" if change["change"] > 0 else None)
+        console.print(f"  {label.ljust(label_width)} ", end="", markup=False, highlight=False)
+        _say(console, " " * (whole_width - len(whole)) + text, style)
 
 
 def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title: str) -> None:
-    console.print(f"[bold]{title}[/bold]")
-    console.print(f"  cluster:          {cluster}")
-    console.print(f"  fee payer:        {review['fee_payer']}")
-    console.print(f"  recent blockhash: {review['recent_blockhash']}")
-    console.print(f"  message version:  {review['version']}")
-    console.print("  signers:")
+    _say(console, title, "bold")
+    _line(console, "  cluster:          ", cluster)
+    _line(console, "  fee payer:        ", _addr(review["fee_payer"]))
+    _line(console, "  recent blockhash: ", _addr(review["recent_blockhash"]))
+    _line(console, f"  message version:  {review['version']}")
+    _say(console, "  signers:")
     for s in review["signers"]:
         state = "signed" if s["signed"] else ("INVALID signature" if s["invalid"] else "not signed")
         payer = " (fee payer)" if s["fee_payer"] else ""
-        console.print(f"    {s['address']}{payer}: {state}")
+        _line(console, "    ", _addr(s["address"]), f"{payer}: {state}", style="red" if s["invalid"] else None)
     for ix in review["instructions"]:
-        flag = "  [UNKNOWN PROGRAM]" if ix["unknown"] else ""
-        kind = f" {ix['kind']}" if ix.get("kind") else ""
-        console.print(f"  #{ix['index'] + 1} {ix['program']}{kind}{flag}  ({ix['program_id']})", markup=False)
-        for key, value in (ix.get("details") or {}).items():
-            console.print(f"      {key}: {value}", highlight=False, markup=False)
-        for acct in ix["accounts"]:
-            roles = [r for r in (acct.get("role"), "signer" if acct["signer"] else None, "writable" if acct["writable"] else None) if r]
-            where = acct["address"] or f"lookup table {acct['lookup_table']} #{acct['lookup_index']}"
-            console.print(f"      {where}  [{', '.join(roles) or 'readonly'}]", highlight=False, markup=False)
+        _draw_instruction(console, ix)
     for warning in review.get("warnings", ()):
-        console.print(f"  warning: {warning}", markup=False)
+        _say(console, f"  warning: {printable(warning)}", "yellow")
+
+
+def _draw_instruction(console: Console, ix: dict[str, Any]) -> None:
+    kind = f" {ix['kind']}" if ix.get("kind") else ""
+    unknown = "  UNKNOWN PROGRAM" if ix["unknown"] else ""
+    _line(console, f"  #{ix['index'] + 1} {ix['program']}{kind}  ", _addr(ix["program_id"]), unknown,
+          style="bold red" if ix["unknown"] else "bold")
+    margin = " " * DETAIL_INDENT
+    for key, value in (ix.get("details") or {}).items():
+        shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
+        _line(console, f"{margin}{key}: ", shown)
+    accounts = ix["accounts"]
+    if not accounts:
+        return
+    roles = []
+    for acct in accounts:
+        role = [r for r in (acct.get("role"), "signer" if acct["signer"] else None,
+                            "writable" if acct["writable"] else None) if r]
+        if not acct["address"]:
+            role.append(f"entry {acct['lookup_index']} of this lookup table")
+        roles.append(printable(", ".join(role) or "readonly"))
+    layout.draw(console, [
+        Column("Account", [printable(a["address"] or a["lookup_table"] or "?") for a in accounts], address=True),
+        Column("Role", roles),
+    ], indent=DETAIL_INDENT)
 
 
 def draw_simulation(console: Console, simulation: dict[str, Any] | None) -> None:
     if simulation is None:
         return
     if simulation.get("skipped"):
-        console.print(f"simulation: skipped ({simulation['skipped']})")
+        _say(console, f"simulation: skipped ({printable(simulation['skipped'])})", "yellow")
         return
     units = simulation.get("units_consumed")
     if simulation["ok"]:
-        console.print(f"simulation: success, {units} compute units")
+        _say(console, f"simulation: success, {units} compute units")
     else:
-        console.print(f"simulation: FAILED: {simulation['error']} ({units} compute units)")
+        _say(console, f"simulation: FAILED: {printable(str(simulation['error']))} ({units} compute units)", "bold red")
         for line in simulation.get("logs", ()):
-            console.print(f"    {line}", highlight=False, markup=False)
+            _say(console, f"    {printable(line)}")
     changes = simulation.get("token_balance_changes") or []
     if changes:
-        table = Table("Token account", "Owner", "Mint", "Before", "After", "Change", header_style="bold")
+        _draw_token_changes(console, changes)
+
+
+def _draw_token_changes(console: Console, changes: list[dict[str, Any]]) -> None:
+    """Each token account of the user before and after: exact amounts, decimal points in a column."""
+
+    def amounts(field: str) -> list[str]:
+        cells = []
         for c in changes:
-            d = c.get("decimals")
-            fmt = (lambda v: "—" if v is None else format_units(v, d)) if d is not None else (lambda v: "—" if v is None else str(v))
-            delta = c["change"]
-            table.add_row(c["address"], c.get("owner") or "", c.get("mint") or "", fmt(c["before"]), fmt(c["after"]),
-                          Text(("+" if delta > 0 else "") + fmt(delta), style="red" if delta < 0 else ""))
-        console.print(table)
+            value = c[field]
+            cells.append(None if value is None else (value, c["decimals"] or 0))
+        texts = layout.amounts(cells)
+        if field == "change":  # a gain says so; a loss is red
+            texts = [("+" + t) if c["change"] > 0 else t for c, t in zip(changes, texts)]
+        return texts
+
+    def asset(c: dict[str, Any]) -> str:
+        known = tokens.by_mint(c.get("mint") or "")
+        if c["decimals"] is None:
+            return "base units"
+        return known.symbol if known else "?"
+
+    deltas = [c["change"] for c in changes]
+    layout.draw(console, [
+        Column("Token account", [printable(c["address"]) for c in changes], address=True),
+        Column("Asset", [asset(c) for c in changes]),
+        Column("Before", amounts("before"), right=True),
+        Column("After", amounts("after"), right=True),
+        Column("Change", amounts("change"), right=True, styles=layout.negative_red(deltas)),
+        Column("Mint", [printable(c.get("mint") or "") for c in changes], address=True, drop=2),
+        Column("Owner", [printable(c.get("owner") or "") for c in changes], address=True, drop=1),
+    ], title="Token balances (simulated)")
+
+
+def draw_result(console: Console, result: dict[str, Any], *, title: str) -> None:
+    """The whole review of a flow's result, effect and fee first."""
+    draw_effect(console, result.get("effect"), result.get("fee"))
+    draw_review(console, result["review"], cluster=result["cluster"], title=title)
+    draw_simulation(console, result.get("simulation"))

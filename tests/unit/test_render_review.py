@@ -1,0 +1,139 @@
+"""The transaction review drawn in-process from hand-made results: the effect and the fee first,
+addresses shortened only when a line would not fit, amounts whole, losses red, no line too wide."""
+
+import io
+import re
+
+from rich.console import Console
+
+from yieldcli.render import review
+
+WALLET = "5PJ1rhA862Qd39y7bTWTRvQN4bqSFnyV82EDgH4kVr9k"
+USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+SOURCE = "7tndHCqX6xh9jSoy3eaXe7VgPkfciMjnWr6zSEF6gv7z"
+VAULT = "EMcdQ58qSeKnzvCUrLFEeWhNkWzwwrmbgAv6G5BSVEiT"
+TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+BUDGET = "ComputeBudget111111111111111111111111111111"
+TABLE = "D8hiXfWdwFmNePuAjFCbf6y5S5Vos91p8hdkTXBRwVSZ"
+U128_MAX = 2**128 - 1
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def account(address, role, signer=False, writable=False, table=None, index=None):
+    return {"address": address, "role": role, "signer": signer, "writable": writable,
+            "lookup_table": table, "lookup_index": index}
+
+
+def result(*, fee=None, summary=None, before=1_250_750_000, change=-10_000_000, differences=()):
+    return {
+        "cluster": "http://127.0.0.1:8899",
+        "fee": fee,
+        "effect": {
+            "summary": summary or f"deposit 10 USDC from 5PJ1…Vr9k to strategy sandbox-0000-4000-8000-000000000001; fee 0.000005551 SOL",
+            "expected": {"action": "deposit"},
+            "observed": {"changes": [
+                {"asset": "SOL", "change": -5551, "text": "−0.000005551 SOL"},
+                {"asset": "USDC", "change": change, "text": "−10 USDC"},
+            ]},
+            "differences": list(differences),
+        },
+        "review": {
+            "fee_payer": WALLET, "recent_blockhash": "4Hsom1GPpwcqtyfPxd31D5yfDNMdB69TqgGnsKvNTEvh", "version": 0,
+            "signers": [{"address": WALLET, "signed": False, "invalid": False, "fee_payer": True}],
+            "instructions": [
+                {"index": 0, "program": "Compute Budget Program", "program_id": BUDGET, "kind": "setComputeUnitPrice",
+                 "unknown": False, "details": {"micro_lamports": 2755}, "accounts": []},
+                {"index": 1, "program": "Token Program", "program_id": TOKEN_PROGRAM, "kind": "transferChecked",
+                 "unknown": False, "details": {"source": SOURCE, "mint": USDC, "amount": 10_000_000, "ui_amount": "10.000000"},
+                 "accounts": [account(SOURCE, "source", writable=True), account(None, "mint", table=TABLE, index=15),
+                              account(VAULT, "destination", writable=True),
+                              account(WALLET, "authority", signer=True, writable=True)]},
+            ],
+            "warnings": [],
+        },
+        "simulation": {"ok": True, "units_consumed": 784, "token_balance_changes": [
+            {"address": SOURCE, "owner": WALLET, "mint": USDC, "decimals": 6,
+             "before": before, "after": before + change, "change": change},
+        ]},
+    }
+
+
+FEE = {"base": 5000, "priority": 551, "total": 5551, "compute_unit_limit": 200_000, "compute_unit_price": 2755}
+
+
+def draw(width, res, *, colour=False):
+    console = Console(file=io.StringIO(), width=width, force_terminal=colour, color_system="standard" if colour else None,
+                      highlight=False)
+    review.draw_result(console, res, title="Review: deposit")
+    return console.file.getvalue()
+
+
+def plain_lines(text):
+    return ANSI.sub("", text).rstrip("\n").split("\n")
+
+
+def test_the_effect_and_the_fee_come_first_and_the_fee_adds_up():
+    lines = plain_lines(draw(80, result(fee=FEE)))
+    assert lines[0] == "deposit 10 USDC from 5PJ1…Vr9k to strategy sandbox-0000-4000-8000-000000000001"
+    assert lines[1] == "  fee 0.000005551 SOL = base 0.000005 + priority 0.000000551"  # said once, with its parts
+    assert "    up to 200,000 compute units at 2,755 micro-lamports each" in lines
+    assert lines.index("Review: deposit") > lines.index("  matches your request")
+
+
+def test_no_fee_line_without_a_fee_or_with_one_that_is_not_whole_lamports():
+    assert "= base" not in draw(200, result())
+    assert "= base" not in draw(200, result(fee={"base": 5000.0, "priority": 1, "total": "5551"}))
+    partial = plain_lines(draw(200, result(fee={"total": 5000})))
+    assert "  fee 0.000005 SOL" in partial and not any("compute units at" in line for line in partial)
+
+
+def test_at_80_columns_no_line_is_wider_and_addresses_are_shortened_only_where_needed():
+    text = draw(80, result(fee=FEE))
+    lines = plain_lines(text)
+    assert max(map(len, lines)) <= 80, "\n".join(lines)
+    # A line that fits keeps the whole address; one that would not fit has it shortened in the middle.
+    assert f"  fee payer:        {WALLET}" in lines
+    assert "      source: " + SOURCE in lines
+    token_row = next(line for line in lines if line.startswith("7tnd"))
+    assert token_row.split()[:5] == ["7tnd…gv7z", "USDC", "1,250.75", "1,240.75", "-10.00"]
+    # the account loaded from a lookup table is named by its table and entry
+    assert any(line.split()[0] == "D8hi…wVSZ" and "entry 15 of this lookup table" in line for line in lines)
+
+
+def test_at_200_columns_every_address_is_whole():
+    lines = plain_lines(draw(200, result(fee=FEE)))
+    token_row = next(line for line in lines if line.startswith(SOURCE))
+    assert token_row.split() == [SOURCE, "USDC", "1,250.75", "1,240.75", "-10.00", USDC, WALLET]
+    assert any(line.split()[0] == TABLE and "entry 15 of this lookup table" in line for line in lines)
+    assert not any("…" in line for line in lines[1:])  # only the service's own summary shortens the wallet
+
+
+def test_a_huge_amount_is_never_cut_even_when_the_row_cannot_fit():
+    text = "\n".join(plain_lines(draw(40, result(before=U128_MAX - 5, change=-(2**100)))))
+    assert "340,282,366,920,938,463,463,374,607,431,768.21145" in text
+    assert "-1,267,650,600,228,229,401,496,703.205376" in text
+    assert not re.search(r"[\d,.]…|…[\d,.]", re.sub(r"\b\w{4}…\w{4}\b", "", text))  # only addresses are shortened
+
+
+def test_losses_are_red_gains_green():
+    text = draw(80, result(fee=FEE), colour=True)
+    assert re.search(r"\x1b\[31m\s*-10\.00", text)  # the simulated change
+    assert re.search(r"\x1b\[31m−10 USDC", text)  # the effect on the user
+    assert "\x1b[32m  matches your request" in text
+    gain = draw(80, result(change=7_000_000), colour=True)
+    assert re.search(r"\x1b\[32m\s*−10 USDC", gain) and "+7.00" in ANSI.sub("", gain)
+
+
+def test_a_long_summary_is_split_at_its_parts_not_wherever_a_word_ends():
+    head = "withdraw 2,500 USDC from strategy sandbox-0000-4000-8000-000000000001 to 5PJ1…Vr9k"
+    lines = plain_lines(draw(90, result(summary=f"{head}; fee 0.000005 SOL; rent 0.00203928 SOL")))
+    assert lines[:3] == [head,
+                         "  fee 0.000005 SOL", "  rent 0.00203928 SOL"]
+
+
+def test_text_from_the_service_cannot_move_the_cursor_or_colour_the_screen():
+    res = result(summary="deposit 10 USDC\x1b[2J\x1b[32m all good", differences=["\x1b[0mhidden\rover"])
+    res["review"]["instructions"][1]["program"] = "Token\x1b[1A Program"
+    text = draw(80, res, colour=True)
+    assert "\x1b[2J" not in text and "\x1b[1A" not in text and "\r" not in text
+    assert "hidden" in text and "does NOT match your request" in text
