@@ -205,3 +205,67 @@ def test_the_readme_shows_the_80_column_positions_table_as_it_appears(screen):
     text = screen(80).run("yield --sandbox positions")
     shown = "\n".join(line.rstrip() for line in text.split("\n"))
     assert block in shown, f"README's table is stale; the screen shows:\n{shown}"
+
+
+def test_balances_keep_apy_at_80_columns(run, screen):
+    expected = run("--sandbox", "balances", "-o", "json").json()["data"]
+    text = screen(80).run("yield --sandbox balances")
+    rows = table_rows(text, "Wallet")
+    assert text.split("\n")[text.split("\n").index("Balances") + 1].split()[-1] == "APY"
+    with_apy = [(row, item) for row, item in zip(rows, expected) if item.get("yield_balance")]
+    assert with_apy
+    for row, item in with_apy:
+        assert row.split()[0] == item["token_symbol"] and row.endswith(layout_apy(item["yield_balance"]["fund_apy"])), row
+    assert "not shown: Name, Yield (see -o json, or widen the terminal)" in text
+
+
+def layout_apy(value) -> str:
+    return f"{Decimal(str(value)):.2f}%"
+
+
+def logical_lines(s: Screen) -> list[str]:
+    """The screen's lines as the program wrote them: a line the terminal wrapped is joined again."""
+    return [line.rstrip() for line in s._tmux("capture-pane", "-p", "-J").split("\n")]
+
+
+def review_lines(s: Screen) -> list[str]:
+    """The review: everything the deposit drew before the unsigned transaction."""
+    lines = logical_lines(s)
+    start = next(i for i, line in enumerate(lines) if line.startswith("deposit 10 USDC from "))
+    end = next(i for i, line in enumerate(lines) if line.startswith("transaction (base64): "))
+    return lines[start:end]
+
+
+def test_the_deposit_review_fits_80_columns_effect_first_amounts_whole(screen):
+    from yieldcli.sandbox.demo import DEMO_WALLET
+
+    s = screen(80, height=100)
+    text = s.run("yield --sandbox deposit --asset USDC --amount 10")
+    assert "not signed: add --sign" in text and "__done__0" in text
+    lines = review_lines(s)
+    assert lines[0].startswith(f"deposit 10 USDC from {DEMO_WALLET[:4]}…{DEMO_WALLET[-4:]} to strategy ")
+    assert lines[1:5] == ["  fee 0.000005 SOL", "  your SOL:   −0.000005 SOL", "  your USDC: −10 USDC", "  matches your request"]
+    too_wide = [line for line in lines if len(line) > 80]
+    assert not too_wide, "\n".join(too_wide)
+    assert not CUT_NUMBER.search(re.sub(r"\b\w{4}…\w{4}\b", "", "\n".join(lines)))  # only addresses shortened
+    assert f"  fee payer:        {DEMO_WALLET}" in lines  # a line that fits keeps the whole address
+    token_row = table_rows("\n".join(lines), "Token account")[0]
+    assert token_row.split() == ["7tnd…gv7z", "USDC", "1,250.75", "1,240.75", "-10.00", "EPjF…Dt1v",
+                                 f"{DEMO_WALLET[:4]}…{DEMO_WALLET[-4:]}"]
+    coloured = s.text(escapes=True)
+    assert re.search(r"\x1b\[31m\s*-10\.00", coloured) and re.search(r"\x1b\[31m−10 USDC", coloured)
+
+
+def test_the_deposit_review_at_200_columns_shows_whole_addresses(screen):
+    from yieldcli.sandbox.demo import DEMO_WALLET
+
+    s = screen(200, height=100)
+    s.run("yield --sandbox deposit --asset USDC --amount 10")
+    lines = review_lines(s)
+    usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+    assert all(len(line) <= 200 for line in lines)
+    assert any(f"mint: {usdc}" in line for line in lines)
+    assert any("  #2 Token Program transferChecked  TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA" == line for line in lines)
+    token_row = table_rows("\n".join(lines), "Token account")[0]
+    assert token_row.split()[1:] == ["USDC", "1,250.75", "1,240.75", "-10.00", usdc, DEMO_WALLET]
+    assert not any("…" in line for line in lines[1:])  # the summary alone speaks of the wallet in short

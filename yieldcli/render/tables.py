@@ -92,8 +92,9 @@ def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict
             amount("Wallet", [b.wallet_part for b in rows]),
             amount("In position", [b.funds for b in rows]),
             amount("Total", [b.total_balance for b in rows]),
-            amount("Yield", [b.amount_of_yield for b in rows])._replace(drop=1),
-            Column("APY", [layout.apy(b.fund_apy) for b in rows] + [""] * extra, right=True, drop=2),
+            # Yield goes before APY: a 9-decimal yield column is wide, and `earnings` shows it too.
+            amount("Yield", [b.amount_of_yield for b in rows])._replace(drop=2),
+            Column("APY", [layout.apy(b.fund_apy) for b in rows] + [""] * extra, right=True, drop=1),
         ], title="Balances", total_row=total)
     else:
         console.print("[bold]Balances[/bold]")
