@@ -137,3 +137,10 @@ def test_text_from_the_service_cannot_move_the_cursor_or_colour_the_screen():
     text = draw(80, res, colour=True)
     assert "\x1b[2J" not in text and "\x1b[1A" not in text and "\r" not in text
     assert "hidden" in text and "does NOT match your request" in text
+
+
+def test_a_summary_head_wider_than_the_screen_continues_on_indented_lines():
+    head = "close the USDC fund account of 5PJ1…Vr9k in strategy sandbox-0000-4000-8000-000000000001"
+    lines = plain_lines(draw(80, result(summary=f"{head}; fee 0.000005 SOL")))
+    assert lines[:3] == ["close the USDC fund account of 5PJ1…Vr9k in strategy",
+                         "    sandbox-0000-4000-8000-000000000001", "  fee 0.000005 SOL"]

@@ -7,6 +7,7 @@ from a transaction the service built, so every piece of text goes through `print
 
 from __future__ import annotations
 
+import textwrap
 from decimal import Decimal
 from typing import Any
 
@@ -50,8 +51,10 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
             parts = [p for p in parts if p != f"fee {sol(fee['total'])} SOL"] or parts
         if cell_len("; ".join(parts)) <= console.width:
             _say(console, "; ".join(parts), "bold")
-        else:  # `deposit …; fee …; rent …`: one part a line rather than words wrapped anywhere
-            _say(console, parts[0], "bold")
+        else:  # `deposit …; fee …; rent …`: one part a line; a long head goes on indented lines
+            for line in textwrap.wrap(parts[0], console.width, subsequent_indent="    ",
+                                      break_long_words=False, break_on_hyphens=False):
+                _say(console, line, "bold")
             for part in parts[1:]:
                 _say(console, f"  {part}", "bold")
     draw_fee(console, fee)
