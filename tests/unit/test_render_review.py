@@ -64,7 +64,10 @@ FEE = {"base": 5000, "priority": 551, "total": 5551, "compute_unit_limit": 200_0
 def draw(width, res, *, colour=False):
     console = Console(file=io.StringIO(), width=width, force_terminal=colour, color_system="standard" if colour else None,
                       highlight=False)
-    review.draw_result(console, res, title="Review: deposit")
+    # in the order the deposit flow draws them
+    review.draw_effect(console, res["effect"], res.get("fee"))
+    review.draw_review(console, res["review"], cluster=res["cluster"], title="Review: deposit")
+    review.draw_simulation(console, res["simulation"])
     return console.file.getvalue()
 
 
@@ -144,3 +147,12 @@ def test_a_summary_head_wider_than_the_screen_continues_on_indented_lines():
     lines = plain_lines(draw(80, result(summary=f"{head}; fee 0.000005 SOL")))
     assert lines[:3] == ["close the USDC fund account of 5PJ1…Vr9k in strategy",
                          "    sandbox-0000-4000-8000-000000000001", "  fee 0.000005 SOL"]
+
+
+def test_fit_line_shortens_only_addresses_and_only_when_needed():
+    from yieldcli.render.layout import Address, fit_line
+
+    assert fit_line(80, "payer ", Address(WALLET), " pays 1,234,567.891 USDC") == f"payer {WALLET} pays 1,234,567.891 USDC"
+    assert fit_line(40, "payer ", Address(WALLET), " pays 1,234,567.891 USDC") == "payer 5PJ1…Vr9k pays 1,234,567.891 USDC"
+    # still too wide: the amount stays whole and the terminal wraps the line
+    assert fit_line(10, "payer ", Address(WALLET), " pays 1,234,567.891") == "payer 5PJ1…Vr9k pays 1,234,567.891"

@@ -194,10 +194,3 @@ def _draw_token_changes(console: Console, changes: list[dict[str, Any]]) -> None
         Column("Mint", [printable(c.get("mint") or "") for c in changes], address=True, drop=2),
         Column("Owner", [printable(c.get("owner") or "") for c in changes], address=True, drop=1),
     ], title="Token balances (simulated)")
-
-
-def draw_result(console: Console, result: dict[str, Any], *, title: str) -> None:
-    """The whole review of a flow's result, effect and fee first."""
-    draw_effect(console, result.get("effect"), result.get("fee"))
-    draw_review(console, result["review"], cluster=result["cluster"], title=title)
-    draw_simulation(console, result.get("simulation"))
