@@ -1,0 +1,166 @@
+"""A busy mainnet, as the sandbox's network knobs make it, through the `yield` command over loopback:
+priority fees that decide whether a transaction lands, sends that are dropped and rebroadcast, a fee
+cap that refuses before signing, and a durable-nonce transaction signed on two machines long after
+its blockhash would have expired."""
+
+from __future__ import annotations
+
+import pytest
+from solders.keypair import Keypair
+from solders.pubkey import Pubkey
+
+from tests.cli.test_nonce import rpc_call
+from tests.cli.test_write import USDC, write_keypair
+from tests.conftest import TEST_API_KEY
+from yieldcli.chain.compute_budget import AUTO_PERCENTILE
+from yieldcli.sandbox.chain.knobs import Network
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
+from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW
+
+MIN_PRICE = 5_000  # micro-lamports per compute unit the busy sandbox requires to include a transaction
+
+
+@pytest.fixture
+def busy(tmp_path, run):
+    """Start a served sandbox with the given network knobs; returns `yield` pointed at it (as the demo wallet)."""
+    from yieldcli.sandbox.server import SandboxServer
+
+    servers = []
+    keypair = write_keypair(tmp_path / "demo.json", demo_keypair())
+
+    def start(**knobs):
+        server = SandboxServer(tmp_path / f"busy-{len(servers)}" / "state.json", api_key=TEST_API_KEY, network=Network(**knobs)).start()
+        servers.append(server)
+
+        def _yield(*args, env=None, **kwargs):
+            full_env = {"YIELD_API_URL": server.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": server.rpc_url,
+                        "YIELD_KEYPAIR": keypair, "YIELD_STRATEGY": DEMO_STRATEGY_ID, **(env or {})}
+            return run(*args, env=full_env, **kwargs)
+
+        _yield.server = server
+        return _yield
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def wallet_state(cli) -> tuple[int, int]:
+    """(SOL lamports of the demo wallet, its USDC position in base units), as the chain and the service see them."""
+    lamports = cli.server.runtime.get_balance(Pubkey.from_string(DEMO_WALLET))
+    body = cli("positions", "--asset", "USDC", "-o", "json").json()
+    return lamports, sum(p["total_position_value"] for p in body["data"])
+
+
+def test_without_a_priority_fee_it_expires_and_with_auto_it_lands(busy):
+    # Slots of 50 ms and a 10-block window: a blockhash lives half a second, so expiry comes quickly.
+    cli = busy(min_priority_fee=MIN_PRICE, blockhash_window=10, slot_ms=50)
+    before = wallet_state(cli)
+
+    plain = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-o", "json")
+    assert plain.code == 9, plain.stderr
+    assert "expired" in plain.stderr and "nothing was spent" in plain.stderr
+    assert plain.json()["fee"]["priority"] == 0
+    assert wallet_state(cli) == before  # not a lamport, not a token
+
+    auto = cli("-v", "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto", "-o", "json")
+    assert auto.code == 0, auto.stderr
+    body = auto.json()
+    fee = body["fee"]
+    # The sandbox reports MIN_PRICE for every recent slot; its p75 is what auto pays.
+    assert AUTO_PERCENTILE == 75 and fee["compute_unit_price"] == MIN_PRICE
+    units = body["simulation"]["units_consumed"]
+    assert units < fee["compute_unit_limit"] <= units + units // 10 + 1_001  # the simulation's units plus the margin
+    assert fee["priority"] == -(-fee["compute_unit_limit"] * MIN_PRICE // 1_000_000)
+    assert fee["total"] == fee["base"] + fee["priority"] and fee["base"] == 5_000
+    # The effect the guard checked, and what the review prints, count the priority fee.
+    assert body["effect"]["observed"]["fee"] == fee["total"]
+    assert f"(priority 0.{fee['priority']:09d})" in body["effect"]["summary"]
+    assert "compute units:" in auto.stderr and f"price {MIN_PRICE} micro-lamports" in auto.stderr
+    lamports, position = wallet_state(cli)
+    assert position == before[1] + 1_000_000
+    assert before[0] - lamports == -body["effect"]["observed"]["sol"]  # one fee, as simulated: landed once
+
+
+def test_dropped_sends_are_rebroadcast_and_land_once(busy):
+    cli = busy(drop_sends=2)
+    before = wallet_state(cli)
+    result = cli("-v", "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-o", "json")
+    assert result.code == 0, result.stderr
+    body = result.json()
+    assert body["status"] == "confirmed" and body["sends"] == 3  # two dropped, the third landed
+    assert "[yield] sent 3 time(s)" in result.stderr
+    lamports, position = wallet_state(cli)
+    # Exactly one copy landed: the position grew by the amount once and one fee was paid once.
+    assert position == before[1] + 1_000_000
+    assert before[0] - lamports == -body["effect"]["observed"]["sol"]
+    status = cli("tx", "status", body["signature"], "-o", "json")
+    assert status.code == 0 and status.json()["status"] in ("confirmed", "finalized")
+
+
+def test_max_fee_below_the_needed_fee_refuses_before_signing(busy, tmp_path):
+    cli = busy(min_priority_fee=MIN_PRICE)
+    before = wallet_state(cli)
+    result = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto",
+                 "--max-fee", "5001", "-o", "json")
+    assert result.code == 10, result.stderr
+    assert "more than the maximum of 5001; nothing was signed" in result.stderr
+    assert wallet_state(cli) == before
+    # The profile's cap and priority fee are the defaults; a flag beats them.
+    config = tmp_path / "config.toml"
+    config.write_text('[profiles.default]\npriority_fee = "auto"\nmax_fee = 5001\n')
+    from_profile = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env={"YIELD_CONFIG": str(config)})
+    assert from_profile.code == 10 and "maximum of 5001" in from_profile.stderr
+    from_env = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes",
+                   env={"YIELD_CONFIG": str(config), "YIELD_MAX_FEE": "1000000"}, timeout=60)
+    assert from_env.code == 0, from_env.stderr
+    bad = cli("deposit", "--asset", "USDC", "--amount", "1", "--priority-fee", "fast")
+    assert bad.code == 2 and "invalid priority fee 'fast'" in bad.stderr
+    bad_env = cli("deposit", "--asset", "USDC", "--amount", "1", env={"YIELD_PRIORITY_FEE": "-1"})
+    assert bad_env.code == 3 and "YIELD_PRIORITY_FEE" in bad_env.stderr
+
+
+def test_a_nonce_deposit_signed_on_two_machines_lands_long_after_its_blockhash(busy, tmp_path):
+    cli = busy()
+    runtime = cli.server.runtime
+    payer = Keypair()  # the second machine: pays the fee and sends
+    runtime.airdrop(payer.pubkey(), 2_000_000_000)
+    payer_file = write_keypair(tmp_path / "payer.json", payer)
+    created = cli("nonce", "create", "--authority", DEMO_WALLET, "-k", payer_file, "--yes", "-o", "json")
+    assert created.code == 0, created.stderr
+    nonce = created.json()
+    before = wallet_state(cli)
+
+    # First machine: the user builds the deposit on the nonce and signs their slot (also the nonce's authority).
+    first = cli("deposit", "--asset", "USDC", "--amount", "2", "--ix", "--nonce", nonce["address"],
+                "--payer", str(payer.pubkey()), "--sign", "-o", "json")
+    assert first.code == 0, first.stderr
+    body = first.json()
+    assert body["status"] == "partially-signed" and body["missing_signers"] == [str(payer.pubkey())]
+    instructions = body["review"]["instructions"]
+    assert "advance" in str(instructions[0]).lower()  # advance-nonce first, reviewed like the rest
+    assert body["effect"]["differences"] == []
+    partly = tmp_path / "partly.json"
+    partly.write_text(first.stdout)
+
+    # Much longer than a blockhash lives.
+    rpc_call(cli.server.rpc_url, "sandbox_advanceSlots", [BLOCKHASH_WINDOW + 50])
+    rpc_call(cli.server.rpc_url, "sandbox_expireBlockhash")
+
+    # A priority fee cannot be added any more: recompiling would void the user's signature.
+    refused = cli("tx", "sign", str(partly), "-k", payer_file, "--priority-fee", "1000")
+    assert refused.code == 2 and "already carries a signature" in refused.stderr
+
+    second = cli("tx", "sign", str(partly), "-k", payer_file, "-o", "json")
+    assert second.code == 0, second.stderr
+    assert second.json()["missing_signers"] == []
+    full = tmp_path / "full.json"
+    full.write_text(second.stdout)
+    sent = cli("-v", "tx", "send", str(full), "-k", payer_file, "--yes", "-o", "json")
+    assert sent.code == 0, sent.stderr
+    assert sent.json()["status"] == "confirmed"
+    assert wallet_state(cli)[1] == before[1] + 2_000_000
+    after = cli("nonce", "show", nonce["address"], "-o", "json").json()
+    assert after["nonce"] != nonce["nonce"]  # landing used the nonce: these signatures can never land again
+    again = cli("tx", "send", str(full), "-k", payer_file, "--yes", "-o", "json")
+    assert again.code == 0 and again.json()["already_processed"] is True  # reported, not sent twice
