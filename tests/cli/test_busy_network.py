@@ -164,3 +164,18 @@ def test_a_nonce_deposit_signed_on_two_machines_lands_long_after_its_blockhash(b
     assert after["nonce"] != nonce["nonce"]  # landing used the nonce: these signatures can never land again
     again = cli("tx", "send", str(full), "-k", payer_file, "--yes", "-o", "json")
     assert again.code == 0 and again.json()["already_processed"] is True  # reported, not sent twice
+
+
+def test_auto_never_pays_more_than_the_default_ceiling_without_max_fee(busy):
+    # An RPC reporting absurd recent fees (10,000 lamports per compute unit) must not drain the wallet.
+    cli = busy(min_priority_fee=10_000_000_000)
+    before = wallet_state(cli)
+    result = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto")
+    assert result.code == 10, result.stderr
+    assert "more than the 0.01 SOL auto pays without --max-fee; nothing was signed" in result.stderr
+    # Allowed by --max-fee, the fee is still counted by the intent guard's SOL cap (--max-sol-cost).
+    capped = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto",
+                 "--max-fee", "100000000", "--max-sol-cost", "0.01", "-o", "json")
+    assert capped.code == 10, capped.stderr
+    assert "fee and rent come to" in capped.stderr and "more than the 0.01 SOL allowed" in capped.stderr
+    assert wallet_state(cli) == before
