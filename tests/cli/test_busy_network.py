@@ -38,6 +38,7 @@ def busy(tmp_path, run):
             return run(*args, env=full_env, **kwargs)
 
         _yield.server = server
+        _yield.keypair = keypair
         return _yield
 
     yield start
@@ -164,6 +165,42 @@ def test_a_nonce_deposit_signed_on_two_machines_lands_long_after_its_blockhash(b
     assert after["nonce"] != nonce["nonce"]  # landing used the nonce: these signatures can never land again
     again = cli("tx", "send", str(full), "-k", payer_file, "--yes", "-o", "json")
     assert again.code == 0 and again.json()["already_processed"] is True  # reported, not sent twice
+    # The copy signed by the user alone is built on the nonce's old value: refused before signing.
+    stale = cli("tx", "sign", str(partly), "-k", payer_file)
+    assert stale.code == 9 and "no longer the value of nonce account" in stale.stderr
+
+
+def test_a_nonce_transaction_that_cannot_land_ends_when_its_nonce_moves_on(busy, tmp_path):
+    from solders.hash import Hash
+
+    from yieldcli.chain.nonce import NonceAccount, build_on_nonce
+    from yieldcli.chain.sign import sign_transaction
+
+    cli = busy()
+    runtime = cli.server.runtime
+    user = demo_keypair()
+    created = cli("nonce", "create", "--authority", DEMO_WALLET, "-k", cli.keypair, "--yes", "-o", "json").json()
+    built = cli("deposit", "--asset", "USDC", "--amount", "1", "--ix", "--nonce", created["address"], "--sign", "-o", "json")
+    assert built.code == 0, built.stderr
+    signed = tmp_path / "signed.json"
+    signed.write_text(built.stdout)
+    runtime.set_fault("pending", count=1)  # the cluster holds it: it neither lands nor is forgotten
+    sent = cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "--timeout", "1", "-o", "json")
+    assert sent.code == 8, sent.stderr
+    signature = sent.json()["signature"]
+    # No block height ends it: however many slots pass, it may still land.
+    rpc_call(cli.server.rpc_url, "sandbox_advanceSlots", [BLOCKHASH_WINDOW + 50])
+    assert cli("tx", "status", signature).code == 8
+    blocked = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")
+    assert blocked.code == 8 and signature in blocked.stderr
+    # The authority uses the nonce for something else: the held transaction can never land now.
+    nonce = NonceAccount(Pubkey.from_string(created["address"]), user.pubkey(), Hash.from_string(created["nonce"]), 5000, 0)
+    other = sign_transaction(build_on_nonce([], user.pubkey(), nonce), [user]).transaction
+    assert runtime.send_transaction(other).landed
+    status = cli("tx", "status", signature, "-o", "json")
+    assert status.code == 9, status.stderr
+    assert status.json() == {"signature": signature, "status": "expired", "nonce_account": created["address"]}
+    assert cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes").code == 0  # the journal let it go
 
 
 def test_auto_never_pays_more_than_the_default_ceiling_without_max_fee(busy):

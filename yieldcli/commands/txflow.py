@@ -176,6 +176,10 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
     if options.send and await _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result):
         return  # this exact transaction landed already: its outcome is reported, nothing is sent
 
+    if rpc is not None and keypair is not None and obtained.last_valid_block_height is None:
+        # Before the simulation: a nonce that moved on (or a blockhash that passed) is why it would fail.
+        obtained.last_valid_block_height = await _deadline_for(rpc, tx)
+
     intent = txcheck.intent_of(subject, options, review, keypair)
     check = None
     if options.simulate and rpc:
@@ -195,8 +199,6 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
         return
 
     txcheck.guard(session, out, options, result, check)
-    if rpc is not None and obtained.last_valid_block_height is None:
-        obtained.last_valid_block_height = await _deadline_for(rpc, tx)
 
     if session.env.interactive and (not options.yes or (check is not None and not check.ok)):
         verb = "Sign and send" if options.send else "Sign"
