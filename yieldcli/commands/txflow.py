@@ -178,7 +178,10 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
 
     if rpc is not None and keypair is not None and obtained.last_valid_block_height is None:
         # Before the simulation: a nonce that moved on (or a blockhash that passed) is why it would fail.
-        obtained.last_valid_block_height = await _deadline_for(rpc, tx)
+        try:
+            obtained.last_valid_block_height = await _deadline_for(rpc, tx)
+        except NetworkError:
+            pass  # unreachable: the simulation step says so; the deadline is asked again before signing
 
     intent = txcheck.intent_of(subject, options, review, keypair)
     check = None
@@ -199,6 +202,8 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
         return
 
     txcheck.guard(session, out, options, result, check)
+    if rpc is not None and obtained.last_valid_block_height is None:
+        obtained.last_valid_block_height = await _deadline_for(rpc, tx)
 
     if session.env.interactive and (not options.yes or (check is not None and not check.ok)):
         verb = "Sign and send" if options.send else "Sign"
