@@ -152,8 +152,11 @@ def test_a_nonce_deposit_signed_on_two_machines_lands_long_after_its_blockhash(b
     refused = cli("tx", "sign", str(partly), "-k", payer_file, "--priority-fee", "1000")
     assert refused.code == 2 and "already carries a signature" in refused.stderr
 
-    second = cli("tx", "sign", str(partly), "-k", payer_file, "-o", "json")
+    # A default priority fee (environment or profile) is left out of a transaction already signed.
+    second = cli("-v", "tx", "sign", str(partly), "-k", payer_file, "-o", "json", env={"YIELD_PRIORITY_FEE": "auto"})
     assert second.code == 0, second.stderr
+    assert "priority fee from env not applied: the transaction already carries signatures" in second.stderr
+    assert second.json()["fee"]["priority"] == 0
     assert second.json()["missing_signers"] == []
     full = tmp_path / "full.json"
     full.write_text(second.stdout)
