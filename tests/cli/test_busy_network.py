@@ -219,3 +219,55 @@ def test_auto_never_pays_more_than_the_default_ceiling_without_max_fee(busy):
     assert capped.code == 10, capped.stderr
     assert "fee and rent come to" in capped.stderr and "more than the 0.01 SOL allowed" in capped.stderr
     assert wallet_state(cli) == before
+
+
+def test_waiting_for_a_nonce_transaction_ends_expired_when_its_nonce_moves_on(busy, tmp_path, isolated):
+    import threading
+    import time
+
+    from solders.hash import Hash
+
+    from yieldcli.chain.instructions import build_transaction
+    from yieldcli.chain.journal import Journal
+    from yieldcli.chain.nonce import NonceAccount, build_on_nonce, create_nonce_instructions
+    from yieldcli.chain.sign import sign_transaction
+
+    cli = busy(drop_sends=10)  # every transaction's first ten copies are dropped: rebroadcasts keep it waiting
+    runtime = cli.server.runtime
+    user = demo_keypair()
+    # The nonce account, created directly (sent until a copy gets through).
+    new_account = Keypair()
+    latest = Hash.from_string(rpc_call(cli.server.rpc_url, "getLatestBlockhash")["value"]["blockhash"])
+    create = build_transaction(create_nonce_instructions(user.pubkey(), new_account.pubkey(), user.pubkey(), runtime.minimum_balance_for_rent_exemption(80)),
+                               user.pubkey(), latest)
+    create = sign_transaction(create, [user, new_account]).transaction
+    while not runtime.send_transaction(create).landed:
+        pass
+    nonce = cli("nonce", "show", str(new_account.pubkey()), "-o", "json").json()
+    built = cli("deposit", "--asset", "USDC", "--amount", "1", "--ix", "--nonce", nonce["address"], "--sign", "-o", "json")
+    signed = tmp_path / "signed.json"
+    signed.write_text(built.stdout)
+    before = wallet_state(cli)
+    results = []
+    waiting = threading.Thread(target=lambda: results.append(
+        cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "-o", "json", timeout=120)))
+    waiting.start()
+    journal = Journal(isolated / ".local" / "share" / "yield" / "in-flight.json")
+    deadline = time.monotonic() + 60
+    while not journal.entries() and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the send is journaled; the outcome below does not depend on timing
+    [entry] = journal.entries()
+    assert entry.last_valid_block_height is None and entry.nonce_account == nonce["address"]
+    # Meanwhile the authority uses the nonce for another transaction (sent until a copy gets through).
+    account = NonceAccount(Pubkey.from_string(nonce["address"]), user.pubkey(), Hash.from_string(nonce["nonce"]), 5000, 0)
+    other = sign_transaction(build_on_nonce([], user.pubkey(), account), [user]).transaction
+    while not runtime.send_transaction(other).landed:
+        pass
+    waiting.join()
+    [result] = results
+    assert result.code == 9, result.stderr
+    assert f"its durable nonce (account {nonce['address']}) moved on without it landing; nothing was spent" in result.stderr
+    assert result.json()["status"] == "expired" and result.json()["nonce_account"] == nonce["address"]
+    assert journal.entries() == []
+    lamports, position = wallet_state(cli)
+    assert position == before[1] and lamports == before[0] - 5_000  # only the other transaction's fee
