@@ -271,3 +271,30 @@ def test_waiting_for_a_nonce_transaction_ends_expired_when_its_nonce_moves_on(bu
     assert journal.entries() == []
     lamports, position = wallet_state(cli)
     assert position == before[1] and lamports == before[0] - 5_000  # only the other transaction's fee
+
+
+def test_every_transaction_command_takes_a_priority_fee(busy, tmp_path):
+    cli = busy()
+
+    def programs(body):
+        return [ix["program"] for ix in body["review"]["instructions"]]
+
+    for command in (["withdraw", "--asset", "USDC", "--amount", "1"], ["close-account", "--asset", "USDC"],
+                    ["deposit", "--asset", "USDC", "--amount", "1", "--ix"]):
+        result = cli(*command, "--priority-fee", "1000", "-o", "json")
+        assert result.code == 0, result.stderr
+        body = result.json()
+        assert body["fee"]["compute_unit_price"] == 1000 and programs(body)[:2] == ["Compute Budget Program"] * 2
+        assert body["fee"]["compute_unit_limit"] < 200_000  # measured, not the runtime's default per instruction
+    # On a durable nonce, advance-nonce stays first (the runtime requires it), the budget follows.
+    created = cli("nonce", "create", "--authority", DEMO_WALLET, "-k", cli.keypair, "--yes", "-o", "json").json()
+    on_nonce = cli("deposit", "--asset", "USDC", "--amount", "1", "--ix", "--nonce", created["address"],
+                   "--priority-fee", "1000", "-o", "json")
+    assert on_nonce.code == 0, on_nonce.stderr
+    assert programs(on_nonce.json())[:3] == ["System Program", "Compute Budget Program", "Compute Budget Program"]
+    # tx send sets the fee of an unsigned transaction from anywhere, then signs and sends it.
+    unsigned = tmp_path / "unsigned.json"
+    unsigned.write_text(cli("deposit", "--asset", "USDC", "--amount", "1", "-o", "json").stdout)
+    sent = cli("tx", "send", str(unsigned), "--expect", "deposit:USDC:1", "--priority-fee", "2000", "--yes", "-o", "json")
+    assert sent.code == 0, sent.stderr
+    assert sent.json()["status"] == "confirmed" and sent.json()["fee"]["compute_unit_price"] == 2000
