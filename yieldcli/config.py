@@ -43,6 +43,10 @@ SPECS: dict[str, Spec] = {
         Spec("rpc_url", "YIELD_RPC_URL", "--url", None, "Solana RPC URL or moniker"),
         Spec("keypair", "YIELD_KEYPAIR", "--keypair", None, "path to a solana-keygen keypair file"),
         Spec("color", None, "--color", "auto", "auto, always or never"),
+        Spec("priority_fee", "YIELD_PRIORITY_FEE", "--priority-fee", None,
+             "auto, or micro-lamports per compute unit, for transactions sent (default: none)"),
+        Spec("max_fee", "YIELD_MAX_FEE", "--max-fee", None,
+             "most lamports a transaction may pay in fees, base plus priority (default: no cap; 0.01 SOL of priority fee with auto)"),
     )
 }
 # The API key is a setting too, but never in the config file and never a flag.
@@ -230,7 +234,7 @@ _TOML_TYPES = {bool: "a boolean", int: "an integer", float: "a number", list: "a
 
 def check_type(name: str, value: Any, where: str) -> None:
     """A value of the wrong TOML type (`output = ["x"]`) is a configuration error naming the file."""
-    numbers_allowed = name == "timeout"
+    numbers_allowed = name in ("timeout", "priority_fee", "max_fee")
     if isinstance(value, str) or (numbers_allowed and isinstance(value, (int, float)) and not isinstance(value, bool)):
         return
     kind = next((text for cls, text in _TOML_TYPES.items() if type(value) is cls), "a date or time")

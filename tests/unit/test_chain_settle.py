@@ -33,3 +33,54 @@ def test_settling_sorts_earlier_entries_and_keeps_the_landed_until_acknowledged(
     assert [e.signature for e in settled.pending] == [pending]
     assert [e.signature for e in settled.expired] == [expired] and settled.failed == []
     assert {e.signature for e in journal.entries()} == {landed, pending, elsewhere}  # only the expired one dropped
+
+
+def test_a_nonce_entry_stays_pending_whatever_the_height_until_its_nonce_moves(tmp_path):
+    from yieldcli.chain.instructions import build_transaction
+    from yieldcli.chain.nonce import build_on_nonce, create_nonce_instructions, fetch_nonce
+    from yieldcli.chain.sign import sign_transaction
+
+    runtime = Runtime(tmp_path / "chain.json")
+    payer, account = Keypair(), Keypair()
+    runtime.airdrop(payer.pubkey(), 1_000_000_000)
+    journal = Journal(tmp_path / "in-flight.json")
+    unseen = str(Signature.new_unique())
+
+    async def go():
+        async with Rpc(server.url) as rpc:
+            rent = await rpc.minimum_balance_for_rent_exemption(80)
+            latest = await rpc.latest_blockhash()
+            create = build_transaction(create_nonce_instructions(payer.pubkey(), account.pubkey(), payer.pubkey(), rent),
+                                       payer.pubkey(), latest.blockhash)
+            await rpc.send(sign_transaction(create, [payer, account]).transaction)
+            nonce = await fetch_nonce(rpc, account.pubkey())
+            journal.add(new_entry(unseen, "G", None, "deposit", "w", str(account.pubkey()), str(nonce.nonce)))
+            runtime.advance_slots(500)  # far past any blockhash: a nonce transaction does not care
+            held = await settle(journal, rpc, "G", "w")
+            # Another transaction uses the nonce: the journal's one can never land now.
+            await rpc.send(sign_transaction(build_on_nonce([], payer.pubkey(), nonce), [payer]).transaction)
+            moved = await settle(journal, rpc, "G", "w")
+            return held, moved
+
+    with RpcServer(runtime) as server:
+        held, moved = asyncio.run(go())
+    assert [e.signature for e in held.pending] == [unseen] and held.expired == []
+    assert [e.signature for e in moved.expired] == [unseen] and journal.entries() == []
+
+
+def test_a_journal_written_before_durable_nonces_is_still_read(tmp_path):
+    import json
+
+    path = tmp_path / "in-flight.json"
+    path.write_text(json.dumps([{"signature": "s", "cluster": "G", "last_valid_block_height": 7, "action": "deposit",
+                                 "wallet": "w", "sent_at": 1.0}]))
+    [entry] = Journal(path).entries()
+    assert entry.last_valid_block_height == 7 and entry.nonce_account is None
+    path.write_text(json.dumps([{"signature": "s", "cluster": "G", "last_valid_block_height": None, "action": "deposit",
+                                 "wallet": "w", "sent_at": 1.0}]))
+    import pytest
+
+    from yieldcli.errors import ConfigError
+
+    with pytest.raises(ConfigError):  # neither a deadline nor a nonce: it could never be settled
+        Journal(path).entries()

@@ -54,6 +54,9 @@ AUTO_PERCENTILE = 75
 # program as accounts change between simulation and landing). 10% covers that drift, and 1,000
 # units covers the compute-budget instructions themselves and very small transactions.
 UNIT_MARGIN_PERCENT = 10
+# The RPC that answers getRecentPrioritizationFees is a remote party too: without --max-fee, `auto`
+# never pays more than this (0.01 SOL) in priority fee, whatever it reports.
+AUTO_MAX_PRIORITY_FEE = 10_000_000
 UNIT_MARGIN_FLAT = 1_000
 
 _COMPUTE_BUDGET = Pubkey.from_string(COMPUTE_BUDGET_PROGRAM)
@@ -172,6 +175,17 @@ def check_max_fee(summary: FeeSummary, max_fee: int | None) -> None:
             f"the fees would be {summary.total} lamports ({sol_text(summary.total)} SOL: base {summary.base_fee} + "
             f"priority {summary.priority_fee}), more than the maximum of {max_fee}; nothing was signed",
             hint="raise --max-fee, or give a lower --priority-fee",
+        )
+
+
+def check_auto_ceiling(summary: FeeSummary) -> None:
+    """Refuse an `auto` priority fee above AUTO_MAX_PRIORITY_FEE when no --max-fee was given."""
+    if summary.priority_fee > AUTO_MAX_PRIORITY_FEE:
+        raise Refused(
+            f"the auto priority fee would be {summary.priority_fee} lamports ({sol_text(summary.priority_fee)} SOL: "
+            f"{summary.unit_price} micro-lamports per unit for {summary.unit_limit} units), more than the "
+            f"{sol_text(AUTO_MAX_PRIORITY_FEE)} SOL auto pays without --max-fee; nothing was signed",
+            hint="give --max-fee LAMPORTS to allow it, or a fixed --priority-fee",
         )
 
 

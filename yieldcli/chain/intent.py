@@ -20,7 +20,7 @@ from solders.pubkey import Pubkey
 from yieldcli.amounts import scale
 from yieldcli.errors import Refused
 from yieldcli.chain import programs as p
-from yieldcli.chain.state import multisig_of, State, TokenState, network_fee, rent_exempt_minimum, state_of, writable_addresses
+from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, multisig_of, State, TokenState, network_fee, rent_exempt_minimum, state_of, writable_addresses
 from yieldcli.tokens import WSOL_MINT, by_mint
 
 DEFAULT_MAX_SOL_COST = 10_000_000  # 0.01 SOL: fee plus rent a transaction may take without a flag
@@ -188,7 +188,7 @@ class _Observed:
 
 def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[str, State | None],
             *, fee: int, decimals: Mapping[str, int] | None = None,
-            multisigs: Mapping[str, tuple[int, tuple[str, ...]]] | None = None) -> Check:
+            multisigs: Mapping[str, tuple[int, tuple[str, ...]]] | None = None, priority_fee: int = 0) -> Check:
     """The verdict on a simulated transaction; `before`/`after` cover every account it may write."""
     decimals = dict(decimals or {})
     seen = _Observed(intent, before, after, decimals, fee, dict(multisigs or {}))
@@ -221,7 +221,7 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
         "sol": sol, "tokens": tokens, "fee": fee, "rent": rent, "changes": changes,
         "accounts": [_account_change(seen, a) for a in after if seen.gain(a) or before.get(a) != after.get(a)],
     }
-    return Check(intent.to_dict(), observed, tuple(dict.fromkeys(diffs)), summary(intent, fee, rent, decimals, changes))
+    return Check(intent.to_dict(), observed, tuple(dict.fromkeys(diffs)), summary(intent, fee, rent, decimals, changes, priority_fee))
 
 
 def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals) -> list[str]:
@@ -351,8 +351,8 @@ def _account_change(seen: _Observed, address: str) -> dict[str, Any]:
 
 
 def summary(intent: Intent, fee: int, rent: int, decimals: Mapping[str, int] | None = None,
-            changes: Sequence[Mapping[str, Any]] = ()) -> str:
-    """`deposit 10 USDC from 5PJ1…Vr9k to strategy X; fee 0.000005 SOL; rent 0.00203928 SOL`."""
+            changes: Sequence[Mapping[str, Any]] = (), priority_fee: int = 0) -> str:
+    """`deposit 10 USDC from 5PJ1…Vr9k to strategy X; fee 0.000005551 SOL (priority 0.000000551); rent 0.00203928 SOL`."""
     decimals = decimals or {}
     what = "everything" if intent.amount is None else amount_text(intent.amount, intent.mint, decimals)
     if intent.amount is None and intent.mint:
@@ -369,7 +369,8 @@ def summary(intent: Intent, fee: int, rent: int, decimals: Mapping[str, int] | N
     else:
         seen = ", ".join(c["text"] for c in changes if c["change"]) or "no change"
         head = f"transaction for {short(intent.wallet)}: {seen}"
-    parts = [head, f"fee {amount_text(fee, None, decimals)}"]
+    parts = [head, f"fee {amount_text(fee, None, decimals)}"
+             + (f" (priority {_plain(scale(priority_fee, 9))})" if priority_fee else "")]
     if rent:
         parts.append(f"rent {amount_text(rent, None, decimals)}")
     return "; ".join(parts)
@@ -398,7 +399,9 @@ async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Ma
     after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
     decimals = await _decimals(rpc, before, after)
     multisigs = await _multisigs(rpc, intent, addresses, simulation.accounts, before, after)
-    return compare(intent, before, after, fee=network_fee(message), decimals=decimals, multisigs=multisigs), simulation
+    fee = network_fee(message)
+    priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE
+    return compare(intent, before, after, fee=fee, decimals=decimals, multisigs=multisigs, priority_fee=priority), simulation
 
 
 async def _multisigs(rpc: Any, intent: Intent, addresses: Sequence[str], simulated: Sequence[Any],

@@ -29,13 +29,18 @@ from yieldcli.errors import ConfigError
 class InFlight:
     signature: str
     cluster: str  # the cluster's genesis hash
-    last_valid_block_height: int
+    last_valid_block_height: int | None  # None for a durable-nonce transaction: no block-height deadline
     action: str
     wallet: str
     sent_at: float
+    # A durable-nonce transaction can land until its nonce account holds another value than this one.
+    nonce_account: str | None = None
+    nonce_value: str | None = None
 
 
 _FIELDS = {f.name: f.type for f in fields(InFlight)}
+# Journals written before durable nonces lack these; their entries all have a block-height deadline.
+_OPTIONAL = {"nonce_account", "nonce_value"}
 
 
 class Journal:
@@ -147,17 +152,22 @@ class Journal:
         _fsync_dir(self.path.parent)
 
 
-def new_entry(signature: str, cluster: str, last_valid_block_height: int, action: str, wallet: str) -> InFlight:
-    return InFlight(signature, cluster, last_valid_block_height, action, wallet, time.time())
+def new_entry(signature: str, cluster: str, last_valid_block_height: int | None, action: str, wallet: str,
+              nonce_account: str | None = None, nonce_value: str | None = None) -> InFlight:
+    if last_valid_block_height is None and (nonce_account is None or nonce_value is None):
+        raise ValueError("a journal entry needs a last valid block height or a durable nonce")
+    return InFlight(signature, cluster, last_valid_block_height, action, wallet, time.time(), nonce_account, nonce_value)
 
 
 def _entry(item: object) -> InFlight:
-    if not isinstance(item, dict) or set(item) != set(_FIELDS):
+    if not isinstance(item, dict) or not set(_FIELDS) - _OPTIONAL <= set(item) <= set(_FIELDS):
         raise ValueError("an entry has unexpected fields")
     entry = InFlight(**item)
+    nonce = (entry.nonce_account, entry.nonce_value)
+    lifetime_ok = (type(entry.last_valid_block_height) is int and nonce == (None, None)) or (
+        entry.last_valid_block_height is None and all(isinstance(n, str) for n in nonce))
     if not (isinstance(entry.signature, str) and isinstance(entry.cluster, str) and isinstance(entry.wallet, str)
-            and isinstance(entry.action, str) and type(entry.last_valid_block_height) is int
-            and isinstance(entry.sent_at, (int, float))):
+            and isinstance(entry.action, str) and lifetime_ok and isinstance(entry.sent_at, (int, float))):
         raise ValueError("an entry has a field of the wrong type")
     return entry
 

@@ -127,10 +127,15 @@ def nonce_lifetime(message: MessageV0 | Message) -> NonceLifetime | None:
 
 async def nonce_moved_on(rpc: NonceRpc, lifetime: NonceLifetime) -> bool:
     """True once the nonce account holds another value (or is gone): the transaction can no longer land."""
-    account = await rpc.account_info(lifetime.account)
+    return await nonce_used(rpc, lifetime.account, lifetime.value)
+
+
+async def nonce_used(rpc: NonceRpc, account_address: Pubkey, value: Hash) -> bool:
+    """True once `account_address` no longer holds the nonce `value` (or is gone)."""
+    account = await rpc.account_info(account_address)
     if account is None:
         return True
     try:
-        return parse_nonce_account(account).nonce != lifetime.value
+        return parse_nonce_account(account).nonce != value
     except UsageError:
         return True  # closed or reassigned: nothing built on it can land

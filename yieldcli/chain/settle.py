@@ -29,14 +29,14 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settl
     entries = journal.entries(cluster, wallet)
     if not entries:
         return out
-    height = await rpc.block_height()
+    over = await lifetimes_over(rpc, entries)
     statuses = await rpc.signature_statuses([e.signature for e in entries])
     # An answer shorter than asked must not let an entry slip through unsettled: missing means unknown.
     statuses = list(statuses)[: len(entries)] + [None] * (len(entries) - len(statuses))
     for entry, status in zip(entries, statuses):
         if status is not None:
             (out.landed if status.err is None else out.failed).append((entry, status))
-        elif height > entry.last_valid_block_height:
+        elif over[entry.signature]:
             out.expired.append(entry)
         else:
             out.pending.append(entry)
@@ -44,3 +44,26 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settl
     if known:
         journal.remove(*known)
     return out
+
+
+async def lifetimes_over(rpc: Any, entries: list[InFlight]) -> dict[str, bool]:
+    """By signature: has the entry's blockhash passed (or its durable nonce moved on)?
+
+    Read BEFORE the statuses: a transaction the cluster does not know after its lifetime was over
+    can never land. A nonce moves on when its transaction lands, too, so only a status seen after
+    this look tells the two apart.
+    """
+    from solders.hash import Hash
+    from solders.pubkey import Pubkey
+
+    from yieldcli.chain.nonce import nonce_used
+
+    over: dict[str, bool] = {}
+    if any(e.last_valid_block_height is not None for e in entries):
+        height = await rpc.block_height()
+    for entry in entries:
+        if entry.last_valid_block_height is not None:
+            over[entry.signature] = height > entry.last_valid_block_height
+        else:
+            over[entry.signature] = await nonce_used(rpc, Pubkey.from_string(entry.nonce_account), Hash.from_string(entry.nonce_value))
+    return over

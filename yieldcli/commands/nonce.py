@@ -169,3 +169,39 @@ def show(
         )
     else:
         session.env.stdout.write(dumps(nonce.to_dict()) + "\n")
+
+
+# --- building on a nonce (deposit, withdraw, close-account with --ix --nonce) ---------------------
+
+
+def nonce_authority_signer(session, value: str):
+    """`(public key, keypair or None)` for --nonce-authority: a public key signs later, a keypair file now."""
+    from yieldcli.addresses import is_pubkey
+
+    if is_pubkey(value) and not Path(value).expanduser().exists():
+        return value, None
+    from yieldcli.chain.keypairs import load_keypair
+
+    loaded = load_keypair(value, stdin=session.env.stdin)
+    if loaded.warning:
+        session.output().warn(loaded.warning)
+    return str(loaded.keypair.pubkey()), loaded.keypair
+
+
+async def build_on_nonce_account(rpc, body, payer, options) -> tuple:
+    """`(transaction, lookup tables)`: the /ix instructions compiled on the nonce account's current value, advance-nonce first."""
+    from solders.pubkey import Pubkey
+
+    from yieldcli.chain.instructions import fetch_lookup_table, parse_ix_response
+    from yieldcli.chain.nonce import build_on_nonce, fetch_nonce
+
+    instructions, table_address = parse_ix_response(body)
+    tables = (await fetch_lookup_table(rpc, table_address),) if table_address is not None else ()
+    nonce = await fetch_nonce(rpc, Pubkey.from_string(options.nonce))
+    # By now --nonce-authority is a public key (write.py resolved a keypair file to its own).
+    if options.nonce_authority is not None and options.nonce_authority != str(nonce.authority):
+        raise UsageError(
+            f"nonce account {nonce.address} has authority {nonce.authority}, not {options.nonce_authority}",
+            hint="pass the nonce's authority with --nonce-authority (see `yield nonce show`)",
+        )
+    return build_on_nonce(instructions, payer, nonce, tables), tables

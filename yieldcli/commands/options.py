@@ -96,6 +96,29 @@ MaxSolCost = Annotated[Optional[str], typer.Option(
     "--max-sol-cost", metavar="SOL",
     help="Most SOL the network fee plus rent for new accounts may take (default 0.01).", show_default=False,
 )]
+PriorityFee = Annotated[Optional[str], typer.Option(
+    "--priority-fee", metavar="auto|MICROLAMPORTS",
+    help="Priority fee per compute unit: auto (the 75th percentile of recent fees for the accounts written) or "
+         "micro-lamports; the compute-unit limit comes from the simulation (default: YIELD_PRIORITY_FEE, profile, none).",
+    show_default=False,
+)]
+MaxFee = Annotated[Optional[int], typer.Option(
+    "--max-fee", metavar="LAMPORTS", click_type=WholeNumber(0, 2**64 - 1),
+    help="Refuse, before signing, a transaction whose base plus priority fee would pass LAMPORTS "
+         "(default: YIELD_MAX_FEE, profile; with auto and no cap, 0.01 SOL of priority fee at most).",
+    show_default=False,
+)]
+NonceAccount = Annotated[Optional[str], typer.Option(
+    "--nonce", metavar="ACCOUNT",
+    help="With --ix: build on this durable-nonce account, so the signed transaction stays valid until the nonce moves.",
+    show_default=False,
+)]
+NonceAuthority = Annotated[Optional[str], typer.Option(
+    "--nonce-authority", metavar="KEYPAIR|PUBKEY",
+    help="The nonce's authority: a keypair file to sign with, or a public key that signs later with `yield tx sign` "
+         "(default: the authority the nonce account names, which must be the wallet, the payer or --keypair).",
+    show_default=False,
+)]
 Keypair = Annotated[
     Optional[str],
     typer.Option("--keypair", "-k", help="Keypair file, or - for stdin (default: YIELD_KEYPAIR, profile, Solana CLI config).", show_default=False),
@@ -120,6 +143,8 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
         ("no_wait", NoWait, False), ("no_simulate", NoSimulate, False), ("commitment", Commitment, "confirmed"),
         ("timeout", ConfirmTimeout, 60.0), ("keypair", Keypair, None), ("url", RpcUrl, None),
         ("unsafe_allow_mismatch", UnsafeAllowMismatch, False), ("max_sol_cost", MaxSolCost, None),
+        ("priority_fee", PriorityFee, None), ("max_fee", MaxFee, None),
+        ("nonce", NonceAccount, None), ("nonce_authority", NonceAuthority, None),
         ("again", Annotated[bool, typer.Option("--again", help="Send although an earlier transaction for this wallet landed since.")], False),
     ]
     shared = [entry for entry in shared if entry[0] not in exclude]
@@ -145,6 +170,8 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
                 unsafe_allow_mismatch=values.get("unsafe_allow_mismatch", False),
                 max_sol_cost=_lamports(values.get("max_sol_cost")),
                 again=values.get("again", False),
+                priority_fee=values.get("priority_fee"), max_fee=values.get("max_fee"),
+                nonce=values.get("nonce"), nonce_authority=values.get("nonce_authority"),
             )
             return command(*args, tx=tx, **kwargs)
 

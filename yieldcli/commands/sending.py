@@ -39,12 +39,18 @@ async def send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_v
     journal = journal_of(session)
     wallet = subject.wallet or str(tx.message.account_keys[0])
     signature = str(tx.signatures[0])
+    from yieldcli.chain.nonce import nonce_lifetime
+
+    nonce = nonce_lifetime(tx.message)
     await _settle_before_send(session, out, options, subject, journal, rpc, cluster, wallet)
     with _signals_cancel():
         try:
             # Written before sending and under the journal's lock: if we die mid-send the next run
             # knows this one may land, and of several runs for this wallet at once only one sends.
-            others = journal.claim(new_entry(signature, cluster, last_valid, subject.action, wallet))
+            others = journal.claim(new_entry(
+                signature, cluster, None if nonce else last_valid, subject.action, wallet,
+                *((str(nonce.account), str(nonce.value)) if nonce else ()),
+            ))
             if others:
                 raise _earlier_pending(others[0])
             try:
@@ -62,10 +68,19 @@ async def send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_v
                 result["status"] = "sent"
                 _finish(out, result, f"sent {signature} (not waiting: check with `yield tx status {signature}`)")
                 return
+            from yieldcli.chain.confirm import Rebroadcast
+
+            # The same signed bytes, again every ~2 s while the cluster has not seen them: never a new signature.
+            rebroadcast = None if result.get("already_processed") else Rebroadcast(rpc, bytes(tx))
             try:
-                outcome = await _wait(session, rpc, signature, last_valid, options)
+                outcome = await _wait(session, rpc, signature, last_valid, options, rebroadcast=rebroadcast, nonce=nonce)
             except YieldError as exc:
                 raise _may_land(out, result, TransactionPending, f"transaction {signature} was sent and may still land; waiting for it failed: {exc.message}") from None
+            finally:
+                if rebroadcast is not None:
+                    result["sends"] = rebroadcast.sends
+                    failed = f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}" if rebroadcast.failed_sends else ""
+                    session.log(f"sent {rebroadcast.sends} time(s){failed}")
             await _report(session, out, journal, rpc_url, subject, outcome, result, explorer_url)
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise _may_land(out, result, SentThenInterrupted, f"interrupted after sending {signature}; it may still land") from None
@@ -181,16 +196,19 @@ def _earlier_pending(entry) -> TransactionPending:
     )
 
 
-async def _wait(session, rpc, signature, last_valid, options):
+async def _wait(session, rpc, signature, last_valid, options, *, rebroadcast=None, nonce=None):
     from yieldcli.chain import confirm
 
+    if nonce is not None:
+        last_valid = None  # a durable nonce, not a block height, ends its life
+    lifetime = {"rebroadcast": rebroadcast, "nonce": nonce}
     if not session.env.interactive:
-        return await confirm.wait_for(rpc, signature, last_valid, options.commitment, options.timeout)
+        return await confirm.wait_for(rpc, signature, last_valid, options.commitment, options.timeout, **lifetime)
     from yieldcli.render.consoles import console
 
     with console(session.env, stderr=True, color=True).status(f"waiting for {options.commitment} …") as status:
         return await confirm.wait_for(
-            rpc, signature, last_valid, options.commitment, options.timeout,
+            rpc, signature, last_valid, options.commitment, options.timeout, **lifetime,
             on_status=lambda seen: status.update(f"waiting for {options.commitment} (seen: {seen or 'not yet'}) …"),
         )
 
@@ -229,19 +247,23 @@ async def _report(session, out, journal, rpc_url, subject, outcome, result, expl
         raise TransactionFailed(f"transaction {sig} failed on chain: {outcome.reason}", hint="the logs above say why")
     if isinstance(outcome, confirm.Expired) and not result.get("already_processed"):
         _forget(out, journal, sig)
-        result.update(status="expired", block_height=outcome.block_height, last_valid_block_height=outcome.last_valid_block_height)
+        result.update(status="expired", block_height=outcome.block_height, last_valid_block_height=outcome.last_valid_block_height,
+                      nonce_account=outcome.nonce_account)
         _finish(out, result, None)
-        raise TransactionExpired(
-            f"transaction {sig} expired: its blockhash passed (block height {outcome.block_height} > "
-            f"{outcome.last_valid_block_height}) without it landing; nothing was spent",
-            hint="run the command again for a new transaction",
-        )
+        raise TransactionExpired(f"transaction {sig} expired: {_why_expired(outcome)} without it landing; nothing was spent",
+                                 hint="run the command again for a new transaction")
     # Pending, or "already processed" by the RPC's word while its status cannot be found: never "nothing was spent".
     result.update(status="pending", seen=getattr(outcome, "last_status", None))
     _finish(out, result, None)
     why = ("the RPC says it was already processed, but does not show its status" if result.get("already_processed")
            else f"still pending after the timeout (seen: {outcome.last_status or 'not yet'})")
     raise TransactionPending(f"transaction {sig}: {why}", hint=f"check later with `yield tx status {sig}`")
+
+
+def _why_expired(outcome) -> str:
+    if outcome.nonce_account is not None or outcome.last_valid_block_height is None:
+        return f"its durable nonce (account {outcome.nonce_account or 'unknown'}) moved on"
+    return f"its blockhash passed (block height {outcome.block_height} > {outcome.last_valid_block_height})"
 
 
 def _refreshed_position(session: Session, subject: Subject) -> dict[str, Any] | None:

@@ -97,7 +97,8 @@ def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Opti
 
 
 @tx_app.command("inspect")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair", "unsafe_allow_mismatch", "again"))
+@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair", "unsafe_allow_mismatch", "again",
+                              "priority_fee", "max_fee", "nonce", "nonce_authority"))
 def inspect(
     ctx: typer.Context,
     source: Source = "-",
@@ -116,7 +117,7 @@ def inspect(
 
 
 @tx_app.command("sign")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout", "again"))
+@opt.with_tx_options(exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout", "again", "nonce", "nonce_authority"))
 def sign(
     ctx: typer.Context,
     source: Source = "-",
@@ -141,7 +142,7 @@ def sign(
 
 
 @tx_app.command("send")
-@opt.with_tx_options(exclude=("ix", "sign", "send"))
+@opt.with_tx_options(exclude=("ix", "sign", "send", "nonce", "nonce_authority"))
 def send(
     ctx: typer.Context,
     source: Source = "-",
@@ -210,14 +211,19 @@ async def _status(session, rpc_url: str, signature: str) -> dict:
     except ConfigError:
         # The hint for a damaged journal is to check its signatures here: the journal is only a help.
         journal, entry = None, None
+    from yieldcli.chain.settle import lifetimes_over
+
     async with Rpc(rpc_url, timeout=session.timeout()) as rpc:
-        height = await rpc.block_height() if entry is not None else None
+        # Before the status: not seen once its blockhash passed (or its nonce moved on), it never lands.
+        over = (await lifetimes_over(rpc, [entry]))[signature] if entry is not None else False
         statuses = await rpc.signature_statuses([signature])
         found = statuses[0] if statuses else None
         if found is None:
-            if entry is not None and height > entry.last_valid_block_height:
+            if over:
                 journal.remove(signature)
-                return {"signature": signature, "status": "expired", "last_valid_block_height": entry.last_valid_block_height}
+                lifetime = ({"nonce_account": entry.nonce_account} if entry.last_valid_block_height is None
+                            else {"last_valid_block_height": entry.last_valid_block_height})
+                return {"signature": signature, "status": "expired", **lifetime}
             return {"signature": signature, "status": "unknown"}
         if journal is not None:
             journal.remove(signature)

@@ -11,6 +11,48 @@ from typing import Any
 from yieldcli.errors import NetworkError, Refused, SimulationFailed
 
 
+async def budget(session, rpc, options, obtained):
+    """Set the priority fee and compute-unit limit (replacing `obtained.transaction`), check --max-fee:
+    the fees the final transaction pays, or None when they cannot be read (no --max-fee to enforce)."""
+    from solders.signature import Signature
+
+    from yieldcli.chain.compute_budget import budget_transaction, check_auto_ceiling, fee_summary
+    from yieldcli.errors import YieldError
+
+    tx, tables = obtained.transaction, obtained.lookup_tables
+    price = options.priority_fee
+    if price is not None and options.priority_fee_source != "flag" and any(s != Signature.default() for s in tx.signatures):
+        # A default from the environment or the profile cannot apply: recompiling would void the signatures.
+        session.log(f"priority fee from {options.priority_fee_source} not applied: the transaction already carries signatures")
+        price = None
+    if rpc is None and price is None:
+        try:
+            return fee_summary(tx.message, tables)
+        except YieldError:
+            return None  # review only: accounts in unread lookup tables; the fee shows once an RPC is used
+    try:
+        budgeted = await budget_transaction(rpc, tx, tables, priority_fee=price, max_fee=options.max_fee)
+    except YieldError as exc:
+        if price is None and options.max_fee is None and not isinstance(exc, Refused):
+            return None
+        raise
+    if price == "auto" and options.max_fee is None:
+        check_auto_ceiling(budgeted.fees)
+    if budgeted.units_consumed is not None:
+        session.log(f"compute units: {budgeted.units_consumed} simulated, limit {budgeted.fees.unit_limit}; "
+                    f"price {budgeted.fees.unit_price} micro-lamports per unit ({price if price == 'auto' else 'given'})")
+    obtained.transaction = budgeted.transaction
+    return budgeted.fees
+
+
+def fee_dict(fees) -> dict[str, int] | None:
+    """The fee as the review and `-o json` show it: lamports, the limit and the price per unit."""
+    if fees is None:
+        return None
+    return {"base": fees.base_fee, "priority": fees.priority_fee, "total": fees.total,
+            "compute_unit_limit": fees.unit_limit, "compute_unit_price": fees.unit_price}
+
+
 def intent_of(subject, options, review, keypair):
     """What the user asked, for the guard: whoever signs is the user; without an action, only paying fees."""
     from yieldcli.chain.intent import DEFAULT_MAX_SOL_COST, Intent
@@ -22,8 +64,15 @@ def intent_of(subject, options, review, keypair):
     return Intent(
         action=action, wallet=wallet, payer=payer, mint=subject.mint, amount=subject.amount,
         strategy=subject.strategy_id, exclude_fees=subject.exclude_fees, unwrap=subject.unwrap,
-        max_sol_cost=DEFAULT_MAX_SOL_COST if options.max_sol_cost is None else options.max_sol_cost,
+        max_sol_cost=_max_sol_cost(options, DEFAULT_MAX_SOL_COST),
     )
+
+
+def _max_sol_cost(options, default: int) -> int:
+    """--max-sol-cost; without it, the default rent allowance plus the fee --max-fee allows."""
+    if options.max_sol_cost is not None:
+        return options.max_sol_cost
+    return default + (options.max_fee or 0)
 
 
 async def simulate(rpc, tx, lookup_tables, intent, subject, options):

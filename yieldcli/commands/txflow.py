@@ -44,9 +44,24 @@ class TxOptions:
     ix: bool = False  # build from /ix instructions instead of taking /tx whole
     unsafe_allow_mismatch: bool = False
     max_sol_cost: int | None = None  # lamports of fee and rent allowed; None: the guard's default
+    priority_fee: int | str | None = None  # "auto" or micro-lamports per compute unit (text until `check`)
+    priority_fee_source: str = "flag"  # flag, env or config: only a flag insists on a transaction already signed
+    max_fee: int | None = None  # lamports of base plus priority fee allowed
+    nonce: str | None = None  # durable-nonce account to build on (with --ix)
+    nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
+    extra_signers: list = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
+        self._resolve_fees(session)
+        if self.nonce is not None and not self.ix:
+            raise UsageError("--nonce needs --ix", hint="a durable nonce is built into the transaction yield compiles from /ix instructions")
+        if self.nonce_authority is not None and self.nonce is None:
+            raise UsageError("--nonce-authority needs --nonce")
+        if self.nonce is not None:
+            from yieldcli.addresses import check_pubkey
+
+            self.nonce = check_pubkey(self.nonce, "--nonce")
         if self.unsafe_allow_mismatch and not session.env.interactive:
             raise Refused(
                 "--unsafe-allow-mismatch is refused off a terminal: a person must read the differences first",
@@ -60,6 +75,22 @@ class TxOptions:
             raise UsageError("closing an account needs --yes", hint="review it first without --sign/--send, then add --yes")
         if self.send and not self.yes and not session.env.interactive:
             raise UsageError("--send needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
+
+    def _resolve_fees(self, session: Session) -> None:
+        """--priority-fee and --max-fee, else YIELD_PRIORITY_FEE / YIELD_MAX_FEE, else the profile."""
+        from yieldcli.chain.compute_budget import MAX_U64, parse_priority_fee
+        from yieldcli.numbers import parse_whole
+
+        if isinstance(self.priority_fee, str):
+            self.priority_fee = parse_priority_fee(self.priority_fee)
+        elif self.priority_fee is None:
+            found = session.settings.get("priority_fee")
+            if found.value is not None:
+                self.priority_fee = session.settings.checked("priority_fee", lambda value, name: parse_priority_fee(str(value)))
+                self.priority_fee_source = found.source
+        if self.max_fee is None and session.settings.get("max_fee").value is not None:
+            self.max_fee = session.settings.checked(
+                "max_fee", lambda value, name: parse_whole(str(value), name=name, minimum=0, maximum=MAX_U64))
 
 
 @dataclass
@@ -98,7 +129,7 @@ async def _run(session: Session, out: Output, options: TxOptions, subject: Subje
     from yieldcli.chain.rpc import Rpc
 
     rpc_url = session.rpc_url(options.rpc_url)
-    use_rpc = needs_rpc or options.simulate or options.sign or options.send
+    use_rpc = needs_rpc or options.simulate or options.sign or options.send or options.priority_fee is not None
     rpc = Rpc(rpc_url, timeout=session.timeout(), commitment=options.commitment) if use_rpc else None
     try:
         await _flow(session, out, options, subject, obtain, rpc, rpc_url)
@@ -113,22 +144,29 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
     from yieldcli.chain.rpc import redact_url
     from solders.pubkey import Pubkey
 
+    from yieldcli.commands import txcheck
+
     obtained = await obtain(rpc)
-    tx = obtained.transaction
     if rpc is not None and not obtained.lookup_tables:
-        obtained.lookup_tables = await _lookup_tables(rpc, tx)
+        obtained.lookup_tables = await _lookup_tables(rpc, obtained.transaction)
+    # The fee is set before anything else looks at the transaction: the review, the intent check and
+    # the signature all see the final one.
+    fees = await txcheck.budget(session, rpc, options, obtained)
+    tx = obtained.transaction
     review = review_transaction(tx, lookup_tables=obtained.lookup_tables or None)
-    result: dict[str, Any] = {"action": subject.action, "cluster": redact_url(rpc_url), "review": review.to_dict()}
+    result: dict[str, Any] = {"action": subject.action, "cluster": redact_url(rpc_url), "review": review.to_dict(),
+                              "fee": txcheck.fee_dict(fees)}
 
     keypair = None
     if options.sign or options.send:
         keypair = _load_keypair(session, options)
         payer = subject.expected_payer or str(keypair.pubkey())
-        mine = {Pubkey.from_string(k) for k in subject.named_signers | {str(keypair.pubkey())}}
+        signers = [keypair, *options.extra_signers]
+        mine = {Pubkey.from_string(k) for k in subject.named_signers} | {k.pubkey() for k in signers}
         # Refuse before showing a prompt: a foreign payer or an unnamed signer is never signed.
         check_signable(tx, Pubkey.from_string(payer), mine)
         if options.send:
-            others = [s.address for s in review.signers if not s.signed and s.address != str(keypair.pubkey())]
+            others = [s.address for s in review.signers if not s.signed and s.address not in {str(k.pubkey()) for k in signers}]
             if others:
                 raise UsageError(
                     "cannot send: the transaction also needs signatures from " + ", ".join(others),
@@ -138,7 +176,12 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
     if options.send and await _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result):
         return  # this exact transaction landed already: its outcome is reported, nothing is sent
 
-    from yieldcli.commands import txcheck
+    if rpc is not None and keypair is not None and obtained.last_valid_block_height is None:
+        # Before the simulation: a nonce that moved on (or a blockhash that passed) is why it would fail.
+        try:
+            obtained.last_valid_block_height = await _deadline_for(rpc, tx)
+        except NetworkError:
+            pass  # unreachable: the simulation step says so; the deadline is asked again before signing
 
     intent = txcheck.intent_of(subject, options, review, keypair)
     check = None
@@ -171,7 +214,7 @@ async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
 
     from yieldcli.chain.sign import sign_transaction
 
-    signed = sign_transaction(tx, [keypair])
+    signed = sign_transaction(tx, signers)
     if not signed.signed:
         raise UsageError(f"the keypair {keypair.pubkey()} is not a signer of this transaction", hint="pass the right --keypair")
     result["transaction"] = signed.to_base64()
@@ -216,13 +259,26 @@ def _load_keypair(session: Session, options: TxOptions):
     return loaded.keypair
 
 
-async def _deadline_for(rpc, tx) -> int:
-    """The block height after which `tx` can no longer land.
+async def _deadline_for(rpc, tx) -> int | None:
+    """The block height after which `tx` can no longer land; None for a durable-nonce transaction.
 
     A transaction from the service carries its blockhash but not its deadline; the latest
     blockhash's deadline is never earlier, so waiting until it passes cannot call a live
-    transaction expired. A blockhash that is already invalid is refused before signing.
+    transaction expired. A blockhash that is already invalid is refused before signing; so is a
+    nonce that has moved on (a nonce transaction has no block-height deadline: it lives as long
+    as its nonce).
     """
+    from yieldcli.chain.nonce import nonce_lifetime, nonce_moved_on
+
+    lifetime = nonce_lifetime(tx.message)
+    if lifetime is not None:
+        if await nonce_moved_on(rpc, lifetime):
+            raise TransactionExpired(
+                f"the transaction's durable nonce {lifetime.value} is no longer the value of nonce account "
+                f"{lifetime.account}: it was used or advanced; nothing was signed or sent",
+                hint="build the transaction again on the nonce's current value",
+            )
+        return None
     blockhash = tx.message.recent_blockhash
     if not await rpc.is_blockhash_valid(blockhash):
         raise TransactionExpired(
@@ -241,11 +297,13 @@ async def _send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_
 async def _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result) -> bool:
     """Refuse an RPC on another cluster; report a transaction that already landed (True: nothing more to do)."""
     from yieldcli.chain.cluster import check_same_cluster
+    from yieldcli.chain.nonce import nonce_lifetime
     from yieldcli.commands.sending import report_if_landed
 
     # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
+    # A durable nonce is no recent blockhash: `_deadline_for` checks it against its nonce account.
     try:
-        await check_same_cluster(rpc, tx, _expected_cluster(session, subject))
+        await check_same_cluster(rpc, tx, _expected_cluster(session, subject), blockhash=nonce_lifetime(tx.message) is None)
         return await report_if_landed(session, out, options, subject, rpc, rpc_url, tx, result)
     except NetworkError:
         return False  # unreachable: the simulation step says so, and the check runs again before any send

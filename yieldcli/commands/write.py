@@ -97,18 +97,24 @@ def _unsigned_from_service(body: Any) -> str:
     raise ServiceError("the service answered without a transaction (expected base64 text)")
 
 
-def _obtainer(session, path: str, params: dict[str, Any], use_ix: bool, payer: str):
-    """How to get the transaction: /tx gives it whole; /ix gives instructions we compile."""
+def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
+    """How to get the transaction: /tx gives it whole; /ix gives instructions we compile (on a durable
+    nonce with --nonce)."""
 
     from yieldcli.commands.txflow import Obtained
 
     async def obtain(rpc) -> Obtained:
-        if use_ix:
+        if tx.ix:
             from solders.pubkey import Pubkey
 
             from yieldcli.chain.instructions import build_from_ix
 
             body = session.api().post(f"{path}/ix", params)
+            if tx.nonce is not None:
+                from yieldcli.commands.nonce import build_on_nonce_account
+
+                unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), tx)
+                return Obtained(unsigned, None, tables)  # no block-height deadline: it lives as long as its nonce
             built = await build_from_ix(rpc, body, Pubkey.from_string(payer))
             return Obtained(built.transaction, built.last_valid_block_height, built.lookup_tables)
         from yieldcli.chain.decode import decode_transaction
@@ -153,7 +159,21 @@ def _run_move(session, out, tx, action: str, path: str, move: Move, extra: dict[
     subject = Subject(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint,
                       amount=None if move.amount is None else move.amount.raw,
                       exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
-    run(session, out, tx, subject, _obtainer(session, path, params, tx.ix, move.payer), needs_rpc=tx.ix)
+    _with_nonce_authority(session, tx, subject)
+    run(session, out, tx, subject, _obtainer(session, path, params, tx, move.payer), needs_rpc=tx.ix)
+
+
+def _with_nonce_authority(session, tx, subject) -> None:
+    """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
+    if tx.nonce_authority is None:
+        return
+    from yieldcli.commands.nonce import nonce_authority_signer
+
+    named, keypair = nonce_authority_signer(session, tx.nonce_authority)
+    tx.nonce_authority = named
+    subject.named_signers.add(named)
+    if keypair is not None:
+        tx.extra_signers.append(keypair)
 
 
 @opt.with_tx_options()
@@ -252,4 +272,5 @@ def close_account(
     from yieldcli.commands.txflow import Subject, run
 
     subject = Subject("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    run(session, out, tx, subject, _obtainer(session, "/close-user-account", params, tx.ix, payer_key), needs_rpc=tx.ix)
+    _with_nonce_authority(session, tx, subject)
+    run(session, out, tx, subject, _obtainer(session, "/close-user-account", params, tx, payer_key), needs_rpc=tx.ix)
