@@ -298,3 +298,12 @@ def test_every_transaction_command_takes_a_priority_fee(busy, tmp_path):
     sent = cli("tx", "send", str(unsigned), "--expect", "deposit:USDC:1", "--priority-fee", "2000", "--yes", "-o", "json")
     assert sent.code == 0, sent.stderr
     assert sent.json()["status"] == "confirmed" and sent.json()["fee"]["compute_unit_price"] == 2000
+
+
+def test_the_review_for_people_shows_the_fee_as_base_plus_priority(busy):
+    cli = busy()
+    review = cli("deposit", "--asset", "USDC", "--amount", "1", "--priority-fee", "1000", "-o", "table")
+    assert review.code == 0, review.stderr
+    fee_lines = [line for line in review.stdout.splitlines() if "= base 0.000005 + priority 0.0000000" in line]
+    assert len(fee_lines) == 1, review.stdout  # said once, with its parts
+    assert "micro-lamports each" in review.stdout

@@ -81,6 +81,9 @@ def test_the_effect_and_the_fee_come_first_and_the_fee_adds_up():
     assert lines[1] == "  fee 0.000005551 SOL = base 0.000005 + priority 0.000000551"  # said once, with its parts
     assert "    up to 200,000 compute units at 2,755 micro-lamports each" in lines
     assert lines.index("Review: deposit") > lines.index("  matches your request")
+    # The flow's summary names the priority part too: still said once, the line with its parts.
+    with_priority = result(fee=FEE, summary="deposit 10 USDC from 5PJ1…Vr9k to strategy S; fee 0.000005551 SOL (priority 0.000000551)")
+    assert sum("fee 0.000005551" in line for line in plain_lines(draw(200, with_priority))) == 1
 
 
 def test_no_fee_line_without_a_fee_or_with_one_that_is_not_whole_lamports():

@@ -233,7 +233,7 @@ async def _report(session, out, journal, rpc_url, subject, outcome, result, expl
         if subject.action in ("deposit", "withdraw") and subject.wallet and subject.strategy_id:
             result["position"] = _refreshed_position(session, subject)
         earlier = " (it had landed already: nothing new was sent)" if result.get("already_processed") else ""
-        _finish(out, result, f"confirmed {sig} in slot {outcome.slot}{earlier}\n{result['explorer']}")
+        _finish(out, result, f"{out.paint('confirmed', 'green', stderr=False)} {sig} in slot {outcome.slot}{earlier}\n{result['explorer']}")
         if out.mode == "table" and result.get("position") is not None:
             _draw_position(session, out, result["position"])
         return

@@ -330,7 +330,7 @@ def _show_review(out: Output, result: dict[str, Any], subject: Subject, *, promp
     from yieldcli.render.review import draw_effect, draw_review, draw_simulation
 
     con = console(out.env, stderr=out.mode != "table", color=out.color)
-    draw_effect(con, result.get("effect"))
+    draw_effect(con, result.get("effect"), result.get("fee"))
     draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {subject.action}")
     draw_simulation(con, result["simulation"])
 

@@ -48,7 +48,7 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
     if effect is not None:
         parts = printable(effect["summary"]).split("; ")
         if fee_line(fee):  # the summary's `fee X SOL` is said again, with its parts, just below
-            parts = [p for p in parts if p != f"fee {sol(fee['total'])} SOL"] or parts
+            parts = [p for p in parts if not p.startswith(f"fee {sol(fee['total'])} SOL")] or parts
         if cell_len("; ".join(parts)) <= console.width:
             _say(console, "; ".join(parts), "bold")
         else:  # `deposit …; fee …; rent …`: one part a line; a long head goes on indented lines
