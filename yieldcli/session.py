@@ -39,6 +39,7 @@ class Session:
         self._api: Any = None
         self._sandbox: Any = None
         self._closers: list = []
+        self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
 
     # --- settings --------------------------------------------------------------------------------
 
@@ -68,6 +69,7 @@ class Session:
         else:
             resolved = self.settings.checked("output", lambda value, name: resolve_mode(value, self.env))
         color_choice = self.settings.checked("color", _color_choice)
+        self.output_mode = resolved
         return Output(
             self.env,
             resolved,
@@ -87,7 +89,7 @@ class Session:
 
     def api(self):
         if self._api is None:
-            from yieldcli.api.client import ApiClient
+            from yieldcli.api.sync import ServiceClient
 
             if self.options.sandbox:
                 server = self.sandbox()
@@ -107,7 +109,7 @@ class Session:
                     self.log(f"API key from {found.source}")
                 else:
                     self.log("no API key found" + (f" ({why_none})" if why_none else ""))
-            self._api = ApiClient(url, key, timeout=self.timeout(), log=self.log if self.options.verbose or self.options.debug else None,
+            self._api = ServiceClient(url, key, timeout=self.timeout(), log=self.log if self.options.verbose or self.options.debug else None,
                                   sleep=self.env.sleep)
             self._closers.append(self._api.close)
         return self._api

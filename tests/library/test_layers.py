@@ -7,8 +7,6 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "yieldcli"
 LIBRARY = [PACKAGE / "__init__.py", PACKAGE / "client.py", *sorted((PACKAGE / "api").glob("*.py"))]
-# The command line's own service client: the library's, with cli_errors' hints on its errors.
-CLI_ADAPTER = PACKAGE / "api" / "client.py"
 FORBIDDEN = ("yieldcli.commands", "yieldcli.render", "yieldcli.session", "yieldcli.app", "yieldcli.cli_errors",
              "typer", "rich", "click")
 
@@ -25,8 +23,6 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_the_library_imports_nothing_from_the_command_line():
     for path in LIBRARY:
-        if path == CLI_ADAPTER:
-            continue
         bad = {m for m in imported_modules(path) if m.startswith(FORBIDDEN)}
         assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {sorted(bad)}"
 

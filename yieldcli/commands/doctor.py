@@ -20,6 +20,7 @@ import typer
 from yieldcli import config as cfg
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
+from yieldcli.cli_errors import hint_for
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
 
 GENESIS_HASHES = {
@@ -90,7 +91,7 @@ def key_accepted(session) -> Check:
         return Check("key accepted", "fail", f"the service refused the key: {exc.message}",
                      "check the key in the customer portal, then `yield auth login`", ExitCode.AUTH)
     except NetworkError as exc:
-        return Check("key accepted", "fail", f"no answer: {exc.message}", exc.hint or "", ExitCode.NETWORK)
+        return Check("key accepted", "fail", f"no answer: {exc.message}", hint_for(exc) or "", ExitCode.NETWORK)
     except YieldError as exc:  # 404 and friends come after authentication
         return Check("key accepted", "ok", f"accepted ({_ms(started)}; the request itself said: {exc.message})")
     return Check("key accepted", "ok", f"accepted ({_ms(started)})")
@@ -113,10 +114,10 @@ def service(session) -> Check:
     except AuthError:
         return Check("service", "ok", f"{url} answers ({_ms(started)}, health needs a key)")
     except NetworkError as exc:
-        return Check("service", "fail", f"{url} unreachable: {exc.message}", exc.hint or "check the network and --api-url",
+        return Check("service", "fail", f"{url} unreachable: {exc.message}", hint_for(exc) or "check the network and --api-url",
                      ExitCode.NETWORK)
     except YieldError as exc:
-        return Check("service", "fail", f"{url}: {exc.message}", exc.hint or "", ExitCode.SERVICE)
+        return Check("service", "fail", f"{url}: {exc.message}", hint_for(exc) or "", ExitCode.SERVICE)
     return Check("service", "ok", f"{url} answers in {_ms(started)}")
 
 
