@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, NamedTuple, TypeVar
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, NamedTuple, TypeVar
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
@@ -169,26 +170,49 @@ def check_key(key: str) -> None:
 
 
 class Settings:
-    """Resolves each setting, remembering where its value came from."""
+    """Every setting resolved once, each with where its value came from; never changed afterwards.
+
+    A command's own flags (`--strategy`, `-u/--url`, `-k/--keypair`) make a new object with
+    `with_flags`, so what `config show` lists is what a command uses. Overrides beat the profile and
+    the defaults but not flags or the environment (the embedded sandbox's strategy, RPC and keypair);
+    an override may be a function, called once when the setting is first asked for (the sandbox's
+    RPC URL exists only once its server runs).
+    """
 
     def __init__(self, env: Environment, config: ConfigFile, profile: Setting,
-                 flags: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None):
+                 flags: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None):
         self.env = env
         self.config = config
         self.profile = profile
-        self.flags = dict(flags or {})
-        # Values that beat the profile and the defaults but not flags or env (the embedded sandbox's).
-        self.overrides = dict(overrides or {})
+        self.flags: Mapping[str, Any] = MappingProxyType(dict(flags or {}))
+        self.overrides: Mapping[str, Any] = MappingProxyType(dict(overrides or {}))
+        self._resolved: dict[str, Setting] = {}  # a memo of the above: each setting resolves once
         self._solana_cli: dict[str, str] | None = None
 
+    def with_flags(self, **flags: Any) -> Settings:
+        """The same settings with a command's own flags on top (None: the flag was not given)."""
+        given = {name: value for name, value in flags.items() if value is not None}
+        if not given:
+            return self
+        derived = Settings(self.env, self.config, self.profile, {**self.flags, **given}, self.overrides)
+        derived._solana_cli = self._solana_cli
+        derived._resolved = {name: setting for name, setting in self._resolved.items() if name not in given}
+        return derived
+
     def get(self, name: str) -> Setting:
+        if name not in self._resolved:
+            self._resolved[name] = self._resolve(name)
+        return self._resolved[name]
+
+    def _resolve(self, name: str) -> Setting:
         spec = SPECS[name]
         if self.flags.get(name) is not None:
             return Setting(name, self.flags[name], "flag", spec.flag or "")
         if spec.env and self.env.get(spec.env) is not None:
             return Setting(name, self.env.get(spec.env), "env", spec.env)
-        if self.overrides.get(name) is not None:
-            return Setting(name, self.overrides[name], "sandbox", "--sandbox")
+        override = self.overrides.get(name)
+        if override is not None:
+            return Setting(name, override() if callable(override) else override, "sandbox", "--sandbox")
         found = self.config.lookup(name, self.profile.value)
         if found is not None:
             check_type(name, *found)

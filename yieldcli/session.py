@@ -50,8 +50,25 @@ class Session:
             config = cfg.ConfigFile.load(Path(config_path.value).expanduser())
             flags = {"api_url": self.options.api_url, "timeout": self.options.timeout,
                      "output": self.options.output, "color": self.options.color}
-            self._settings = cfg.Settings(self.env, config, cfg.resolve_profile(self.options.profile, self.env), flags)
+            self._settings = cfg.Settings(self.env, config, cfg.resolve_profile(self.options.profile, self.env), flags,
+                                          self._sandbox_overrides())
         return self._settings
+
+    def _sandbox_overrides(self) -> dict[str, Any]:
+        """Under --sandbox the strategy, the RPC and the keypair default to the sandbox's, unless named.
+
+        Functions, so that the sandbox starts (and its demo keypair is written) only when asked for.
+        """
+        if not self.options.sandbox:
+            return {}
+
+        def strategy() -> str:
+            from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
+
+            return DEMO_STRATEGY_ID
+
+        return {"strategy": strategy, "rpc_url": lambda: self.sandbox().rpc_url,
+                "keypair": lambda: str(sandbox_keypair_path(self.env))}
 
     @property
     def profile(self) -> str:
@@ -127,12 +144,7 @@ class Session:
     # --- defaults for wallet and strategy ------------------------------------------------------------
 
     def strategy(self, flag: str | None) -> str:
-        settings = self.settings
-        if self.options.sandbox:
-            from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
-
-            settings.overrides.setdefault("strategy", DEMO_STRATEGY_ID)
-        value = cfg.not_empty(flag, "--strategy") or settings.value("strategy")
+        value = cfg.not_empty(flag, "--strategy") or self.settings.value("strategy")
         if not value:
             raise UsageError(
                 "no strategy given",
@@ -147,7 +159,7 @@ class Session:
             from yieldcli.sandbox.demo import DEMO_WALLET
 
             return DEMO_WALLET
-        keypair = self._keypair_setting()
+        keypair = self._keypair_setting(self.settings)
         if keypair.value is None:
             raise UsageError(
                 "no wallet given and no keypair configured",
@@ -157,26 +169,16 @@ class Session:
 
     # --- the chain side --------------------------------------------------------------------------
 
-    def _sandbox_chain_defaults(self) -> None:
-        """Under --sandbox the RPC and the keypair default to the sandbox's, unless named."""
-        if self.options.sandbox:
-            server = self.sandbox()
-            self.settings.overrides.setdefault("rpc_url", server.rpc_url)
-            self.settings.overrides.setdefault("keypair", str(sandbox_keypair_path(self.env)))
-
     def rpc_url(self, flag: str | None) -> str:
         from yieldcli.chain.rpc import MAINNET_URL
 
-        self._sandbox_chain_defaults()
-        self.settings.flags["rpc_url"] = flag
-        if self.settings.value("rpc_url") is None:
+        settings = self.settings.with_flags(rpc_url=flag)
+        if settings.value("rpc_url") is None:
             return MAINNET_URL
-        return self.settings.checked("rpc_url", rpc_url_of)
+        return settings.checked("rpc_url", rpc_url_of)
 
     def keypair_source(self, flag: str | None) -> cfg.Setting:
-        self._sandbox_chain_defaults()
-        self.settings.flags["keypair"] = flag
-        setting = self._keypair_setting()
+        setting = self._keypair_setting(self.settings.with_flags(keypair=flag))
         if setting.value is None:
             raise ConfigError(
                 "no keypair configured",
@@ -184,10 +186,11 @@ class Session:
             )
         return setting
 
-    def _keypair_setting(self) -> cfg.Setting:
+    @staticmethod
+    def _keypair_setting(settings: cfg.Settings) -> cfg.Setting:
         """The keypair setting; an empty path (`-k "$UNSET"`) is refused, not read as the current directory."""
-        self.settings.checked("keypair", lambda value, name: cfg.not_empty(value, name))
-        return self.settings.get("keypair")
+        settings.checked("keypair", lambda value, name: cfg.not_empty(value, name))
+        return settings.get("keypair")
 
     def _keypair_named(self) -> bool:
         return self.settings.get("keypair").source in ("flag", "env")

@@ -118,3 +118,16 @@ def test_the_key_is_never_written_to_the_config_file(run, isolated):
     text = (isolated / ".config" / "yield" / "config.toml").read_text()
     assert TEST_API_KEY not in text
     assert TEST_API_KEY not in json.dumps(settings(run))
+
+
+def test_sandbox_config_show_lists_the_settings_the_commands_use(run):
+    rows = {row["name"]: row for row in run("--sandbox", "config", "show", "-o", "json").json()}
+    for name in ("strategy", "rpc_url", "keypair"):
+        assert rows[name]["source"] == "sandbox", rows[name]
+    assert rows["rpc_url"]["value"].startswith("http://127.0.0.1:")
+    assert rows["keypair"]["value"].endswith("demo-wallet.json")
+    # ...and they are what a command uses: the sandbox's strategy, and its demo wallet for balances.
+    strategy = run("--sandbox", "strategy", "info", "-o", "json").json()
+    assert strategy["strategy_id"] == rows["strategy"]["value"]
+    named = run("--sandbox", "config", "show", "-o", "json", env={"YIELD_STRATEGY": "mine"}).json()
+    assert [row["source"] for row in named if row["name"] == "strategy"] == ["env"]

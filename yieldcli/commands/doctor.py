@@ -207,8 +207,8 @@ def solana_cli_config(session) -> Check:
     if path.exists():
         shown = ", ".join(f"{k} {v}" for k, v in sorted(found.items())) or "no json_rpc_url or keypair_path in it"
         return Check("Solana CLI config", "ok", f"{_home(session, path)}: {shown}")
-    own = session.settings.value("rpc_url") and session.settings.value("keypair")
-    if own or session.options.sandbox:
+    # The sandbox's own RPC and keypair need no Solana CLI config (and are not started to say so).
+    if session.options.sandbox or (session.settings.value("rpc_url") and session.settings.value("keypair")):
         return Check("Solana CLI config", "ok", f"{_home(session, path)} absent (not needed: yield has its own RPC URL and keypair)")
     return Check("Solana CLI config", "warn", f"{_home(session, path)} absent",
                  "`solana config set --url URL --keypair PATH`, or `yield config set rpc_url/keypair`")
