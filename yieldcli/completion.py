@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 from typing import Callable, Mapping
 
+from yieldcli.solana.cluster import COMMITMENTS
+
 SHELLS = {"bash": "yield.bash", "zsh": "_yield", "fish": "yield.fish"}
 
 OUTPUT_FORMATS = ("table", "json", "ndjson", "csv")
 RPC_MONIKERS = ("mainnet-beta", "devnet", "testnet", "localhost")
-COMMITMENTS = ("processed", "confirmed", "finalized")
 COLOR_MODES = ("auto", "always", "never")
 ORDERS = ("asc", "desc")
 

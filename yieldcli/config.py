@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, NamedTuple, TypeVar
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import read_small_file
+from yieldcli.files import read_small_file, write_atomically
 
 T = TypeVar("T")
 # A config file is a few hundred bytes; refusing megabytes keeps `--config /dev/zero` harmless.
@@ -153,12 +153,7 @@ class ConfigFile:
     def save(self) -> None:
         import tomli_w
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".toml.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(self.data, handle)
-        os.replace(tmp, self.path)
+        write_atomically(self.path, tomli_w.dumps(self.data))
 
 
 def check_key(key: str) -> None:

@@ -170,7 +170,7 @@ class Session:
     # --- the chain side --------------------------------------------------------------------------
 
     def rpc_url(self, flag: str | None) -> str:
-        from yieldcli.chain.rpc import MAINNET_URL
+        from yieldcli.solana.cluster import MAINNET_URL
 
         settings = self.settings.with_flags(rpc_url=flag)
         if settings.value("rpc_url") is None:
@@ -210,10 +210,9 @@ def sandbox_keypair_path(env: Environment) -> Path:
     if not path.exists():
         from yieldcli.sandbox.demo import demo_keypair
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(list(bytes(demo_keypair())), handle)
+        from yieldcli.files import write_atomically
+
+        write_atomically(path, json.dumps(list(bytes(demo_keypair()))))
     return path
 
 
@@ -235,7 +234,7 @@ def _color_choice(value: Any, name: str) -> str:
 
 def rpc_url_of(value: Any, name: str) -> str:
     """A Solana CLI moniker's URL, or an http(s) URL both HTTP stacks can use."""
-    from yieldcli.chain.rpc import MONIKERS, resolve_rpc_url
+    from yieldcli.solana.cluster import MONIKERS, resolve_rpc_url
 
     text = cfg.not_empty(str(value), name).strip()
     if text not in MONIKERS:

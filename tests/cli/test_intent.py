@@ -31,7 +31,7 @@ from solders.transaction import VersionedTransaction
 from tests.cli.test_terminal import Terminal
 from tests.cli.test_write import USDC, write_keypair
 from tests.conftest import TEST_API_KEY
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 from yieldcli.sandbox.strategy import fund_account_address
 from yieldcli.sandbox.vault import fund_owner_address, multisig_transfer_checked

@@ -11,7 +11,7 @@ from solders.pubkey import Pubkey
 from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.intent import Intent, compare, summary
 from yieldcli.chain.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
 from yieldcli.tokens import WSOL_MINT

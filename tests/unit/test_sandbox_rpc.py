@@ -24,7 +24,7 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58encode
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.confirm import Confirmed, Expired, Failed, Pending, wait_for
 from yieldcli.chain.guard import check_signable
 from yieldcli.chain.instructions import build_from_ix, build_transaction, fetch_lookup_table

@@ -14,7 +14,7 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
 from yieldcli.amounts import scale
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.decode import encode_transaction, message_version
 from yieldcli.chain.sign import signature_slots
 from yieldcli.tokens import KNOWN_TOKENS

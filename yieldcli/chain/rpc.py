@@ -20,48 +20,14 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.programs import parse_token_account
+from yieldcli.solana.cluster import cluster_of, commitment_rank
+from yieldcli.solana.programs import parse_token_account
+from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, UsageError
 from yieldcli.urls import redact_url
 
-MAINNET_URL = "https://api.mainnet-beta.solana.com"
-DEVNET_URL = "https://api.devnet.solana.com"
-TESTNET_URL = "https://api.testnet.solana.com"
-LOCALHOST_URL = "http://127.0.0.1:8899"
-
-MONIKERS = {
-    "mainnet-beta": MAINNET_URL, "m": MAINNET_URL,
-    "devnet": DEVNET_URL, "d": DEVNET_URL,
-    "testnet": TESTNET_URL, "t": TESTNET_URL,
-    "localhost": LOCALHOST_URL, "l": LOCALHOST_URL,
-}
-
-COMMITMENTS = ("processed", "confirmed", "finalized")
 _MAX_STATUSES_PER_CALL = 256
 _MAX_ACCOUNTS_PER_CALL = 100
-
-
-def resolve_rpc_url(value: str) -> str:
-    """A URL, or a Solana CLI moniker (mainnet-beta, devnet, testnet, localhost, or their first letter)."""
-    text = value.strip()
-    if text in MONIKERS:
-        return MONIKERS[text]
-    parts = urlsplit(text)
-    if parts.scheme in ("http", "https") and parts.hostname:
-        return text
-    raise UsageError(
-        f"invalid RPC URL {redact_url(text) if '://' in text else repr(text)}",
-        hint="give an http(s) URL or one of mainnet-beta, devnet, testnet, localhost (or m, d, t, l)",
-    )
-
-
-def cluster_of(rpc_url: str) -> str:
-    """mainnet-beta, devnet, testnet, or custom."""
-    host = (urlsplit(rpc_url).hostname or "").lower()
-    for name in ("devnet", "testnet", "mainnet"):
-        if name in host:
-            return "mainnet-beta" if name == "mainnet" else name
-    return "custom"
 
 
 def explorer_url(signature: Signature | str, rpc_url: str) -> str:
@@ -169,32 +135,6 @@ class TransactionRecord:
     err: Any
     logs: tuple[str, ...] | None
     fee: int | None
-
-
-def commitment_rank(commitment: str) -> int:
-    try:
-        return COMMITMENTS.index(commitment)
-    except ValueError:
-        raise UsageError(f"invalid commitment {commitment!r}; use one of {', '.join(COMMITMENTS)}") from None
-
-
-def describe_error(err: Any) -> str:
-    """A transaction error in the RPC's JSON form, as one short line."""
-    if err is None:
-        return "no error"
-    if isinstance(err, str):
-        return err
-    if isinstance(err, dict) and "InstructionError" in err:
-        index, inner = err["InstructionError"]
-        if isinstance(inner, dict) and "Custom" in inner:
-            inner = f"custom program error 0x{inner['Custom']:x} ({inner['Custom']})"
-        elif isinstance(inner, dict):
-            inner = ", ".join(f"{k} {v}" for k, v in inner.items())
-        return f"instruction {index} failed: {inner}"
-    if isinstance(err, dict) and len(err) == 1:
-        (name, value), = err.items()
-        return f"{name} {value}"
-    return str(err)
 
 
 class Rpc:

@@ -21,6 +21,7 @@ from yieldcli import config as cfg
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.cli_errors import hint_for
+from yieldcli.files import reads_stdin
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
 
 GENESIS_HASHES = {
@@ -185,7 +186,7 @@ def keypair(session, flag: str | None) -> Check:
         return Check("keypair", "warn", "none configured: reads need a WALLET argument, nothing can be signed",
                      exc.hint or "")
     value = str(setting.value)
-    if value in ("-", "stdin:"):
+    if reads_stdin(value):
         return Check("keypair", "ok", "read from standard input when needed")
     from yieldcli.session import pubkey_of_keypair_file
 

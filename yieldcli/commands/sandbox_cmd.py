@@ -199,10 +199,9 @@ def _emit(session, body: dict, lines: list[str]) -> None:
 
 
 def _write_private(path: Path, body: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(body, handle)
+    from yieldcli.files import write_atomically
+
+    write_atomically(path, json.dumps(body))
 
 
 def _running_server(path: Path) -> dict | None:

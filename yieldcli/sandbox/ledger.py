@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from yieldcli.sandbox import demo
-from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries, write_atomically
+from yieldcli.files import write_atomically
+from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries
 from yieldcli.sandbox.rows import (
     SYNTH_BALANCE_KEYS, SYNTH_POSITION_KEYS, SYNTH_YIELD_KEYS, ConcatRows, IndexedRows, ListRows, Rows, synthetic_balance,
     synthetic_position, synthetic_rows, synthetic_token, synthetic_yield,

@@ -35,15 +35,16 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from yieldcli.chain import programs as p
-from yieldcli.chain.rpc import describe_error
+from yieldcli.solana import programs as p
+from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.sandbox.chain import store
 from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, FIRST_SLOT, HEIGHT_OFFSET, Clock, blockhash_bytes, new_genesis_hash
 from yieldcli.sandbox.chain.clock import now_ms as clock_now_ms
 from yieldcli.sandbox.chain.execution import ExecutionHelpers, inner_instructions_json, token_amount_json
 from yieldcli.sandbox.chain.knobs import FaultControls, Faults, Network
 from yieldcli.sandbox.chain.setup import FAUCET_TOP_UP, LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, SANDBOX_FAUCET, SetupHelpers
-from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries, write_atomically
+from yieldcli.files import write_atomically
+from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries
 from yieldcli.sandbox.chain.records import (
     NOT_LANDED, RuntimeRpcError, SendOutcome, TxRecord, compute_budget, decode_wire_transaction, err_json, live,
 )

@@ -11,7 +11,7 @@ from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountWithSeedParams, TransferParams, create_account_with_seed, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox import demo
 from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, TxRecord
 from yieldcli.sandbox.vault import (

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from yieldcli.sandbox.chain.lock import write_atomically
+from yieldcli.files import write_atomically
 from yieldcli.sandbox.ledger import Ledger
 from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, Response, Service
 from yieldcli.urls import is_loopback

@@ -48,7 +48,7 @@ from solders.token.state import TokenAccount
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import is_pubkey
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Network, Runtime

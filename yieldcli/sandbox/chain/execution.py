@@ -15,7 +15,7 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
 
 from yieldcli.addresses import b58encode
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, with_blockhash
 
 _ADVANCE_NONCE = (4).to_bytes(4, "little")  # System Program instruction AdvanceNonceAccount

@@ -80,26 +80,6 @@ def folder_lock(folder: Path | str) -> FolderLock:
         return lock
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace `path` with `text` so a reader (or a crash) sees the old file or the new one, never a part."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def remove_stale_temporaries(path: Path) -> None:
     """Delete what a process killed in `write_atomically` left of `path`. Call under the folder lock:
     every write happens under it, so no temporary file there belongs to a live writer."""

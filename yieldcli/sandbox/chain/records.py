@@ -12,7 +12,7 @@ from solders.message import Message, MessageV0
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 
 # Errors for which a transaction never lands (no fee, no status), as a leader would drop it.
 NOT_LANDED = {

@@ -20,7 +20,7 @@ from solders.message import MessageV0
 from solders.token.state import Mint
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
