@@ -66,13 +66,14 @@ def status(
         verdict = key_accepted(session)
         body["accepted"] = verdict.status == "ok"
         body["check"] = verdict.detail
-    if out.mode == "table":
-        out.env.stdout.write(f"profile {body['profile']}: API key {body['key']} from {body['location']}\n")
+    def lines() -> list[str]:
+        said = [f"profile {body['profile']}: API key {body['key']} from {body['location']}"]
         if verdict is not None:
             colour = "green" if verdict.status == "ok" else "red"
-            out.env.stdout.write(f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}\n")
-    else:
-        out.object("auth", body)
+            said.append(f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}")
+        return said
+
+    out.result(body, lines, kind="auth")
     if verdict is not None and verdict.status == "fail":
         from yieldcli.commands.doctor import failure
 

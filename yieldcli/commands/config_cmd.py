@@ -69,7 +69,7 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
         "source": found.source if found else "unset",
         "location": found.location if found else (why_none or ""),
     })
-    if out.mode == "table":
+    def table() -> None:
         from yieldcli.render.layout import Column
 
         out.columns([
@@ -78,17 +78,8 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
             Column("Source", [row["source"] for row in rows]),
             Column("Location", [row["location"] for row in rows], drop=1, squeeze=16),
         ])
-    elif out.mode == "ndjson":
-        out.ndjson(rows)
-    elif out.mode == "csv":
-        import csv
 
-        writer = csv.writer(session.env.stdout, lineterminator="\n")
-        writer.writerow(["name", "value", "source", "location"])
-        for row in rows:
-            writer.writerow(["" if row[k] is None else row[k] for k in ("name", "value", "source", "location")])
-    else:
-        out.object("config", rows)
+    out.records(rows, fields=("name", "value", "source", "location"), table=table)
 
 
 @config_app.command("get")
@@ -102,7 +93,7 @@ def get(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.")
     value = session.settings.value(key)
     if value is None:
         raise ConfigError(f"{key} is not set", hint=f"`yield config set {key} VALUE`")
-    session.env.stdout.write(f"{value}\n")
+    session.output().value(str(value))
 
 
 @config_app.command("set")
@@ -143,4 +134,4 @@ def path(ctx: typer.Context) -> None:
     Example: $EDITOR "$(yield config path)"
     """
     session = session_of(ctx)
-    session.env.stdout.write(f"{session.settings.config.path}\n")
+    session.output().value(str(session.settings.config.path))

@@ -268,20 +268,6 @@ def _lines(out, checks: list[Check]) -> list[str]:
 
 
 def report(out, checks: list[Check]) -> None:
-    if out.mode == "table":
-        out.env.stdout.write("".join(line + "\n" for line in _lines(out, checks)))
-        out.env.stdout.flush()
-    elif out.mode in ("json", "ndjson"):
-        body = {"ok": not any(c.status == "fail" for c in checks), "checks": [c.to_dict() for c in checks]}
-        if out.mode == "ndjson":
-            out.ndjson(c.to_dict() for c in checks)
-        else:
-            out.object("doctor", body)
-    else:
-        import csv
-
-        writer = csv.writer(out.env.stdout, lineterminator="\n")
-        writer.writerow(["name", "status", "detail", "hint"])
-        for c in checks:
-            writer.writerow([c.name, c.status, c.detail, c.hint])
-        out.env.stdout.flush()
+    rows = [c.to_dict() for c in checks]
+    out.records(rows, fields=("name", "status", "detail", "hint"), table=lambda: out.lines(_lines(out, checks)),
+                whole={"ok": not any(c.status == "fail" for c in checks), "checks": rows})

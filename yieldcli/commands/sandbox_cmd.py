@@ -12,7 +12,6 @@ import typer
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import UsageError
-from yieldcli.render.output import dumps
 from yieldcli.session import sandbox_keypair_path, sandbox_state_path
 
 sandbox_app = opt.command_group(
@@ -192,10 +191,8 @@ def reset(ctx: typer.Context) -> None:
 
 
 def _emit(session, body: dict, lines: list[str]) -> None:
-    """Lines for people in table mode, else the body as JSON (these are not service bodies)."""
-    text = "\n".join(lines) if session.output().mode == "table" else dumps(body)
-    session.env.stdout.write(text + "\n")
-    session.env.stdout.flush()
+    """Lines for people in table mode, else the body (these are not service bodies)."""
+    session.output().result(body, lambda: lines)
 
 
 def _write_private(path: Path, body: dict) -> None:
