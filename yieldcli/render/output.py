@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import csv
 import json
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
-from yieldcli.api.pagination import PageResult
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
+
+if TYPE_CHECKING:  # only named in annotations: render/ depends on no part of api/
+    from yieldcli.api.pagination import PageResult
 
 MODES = ("table", "json", "ndjson", "csv")
 _ANSI = {"red": "31", "yellow": "33", "green": "32", "bold": "1"}
