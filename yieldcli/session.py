@@ -4,7 +4,6 @@ client, the output sink, and (under --sandbox) the embedded sandbox server."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, NamedTuple
 

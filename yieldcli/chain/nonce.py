@@ -22,7 +22,7 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.instructions import build_transaction
 from yieldcli.solana.programs import SYSTEM_PROGRAM
-from yieldcli.chain.rpc import AccountInfo
+from yieldcli.chain.rpc_types import AccountInfo
 from yieldcli.errors import UsageError
 
 # Versions::Current (u32), State::Initialized (u32), authority, durable nonce, lamports per signature.

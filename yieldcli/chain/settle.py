@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from yieldcli.chain.journal import InFlight, Journal
-from yieldcli.chain.rpc import SignatureStatus
+from yieldcli.chain.rpc_types import SignatureStatus
 
 
 @dataclass
