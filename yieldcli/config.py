@@ -95,8 +95,6 @@ def read_solana_cli_config(env: Environment) -> dict[str, str]:
 class ConfigFile:
     """The TOML file: read once, written atomically and privately."""
 
-    KEYS = tuple(SPECS)
-
     def __init__(self, path: Path, data: dict[str, Any]):
         self.path = path
         self.data = data

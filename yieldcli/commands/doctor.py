@@ -24,6 +24,10 @@ from yieldcli.cli_errors import hint_for
 from yieldcli.files import reads_stdin
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
 
+# Asked for when no strategy is configured: any answer after authentication (even 404) means the
+# key was accepted; this one is the service's public strategy.
+KEY_CHECK_STRATEGY_ID = "43620ba3-354c-456b-aa3c-5bf7fa46a6d4"
+
 GENESIS_HASHES = {
     "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d": "mainnet-beta",
     "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG": "devnet",
@@ -102,9 +106,7 @@ def _strategy_for_check(session) -> str:
     try:
         return session.strategy(None)
     except YieldError:
-        from yieldcli.tokens import PUBLIC_STRATEGY_ID
-
-        return PUBLIC_STRATEGY_ID
+        return KEY_CHECK_STRATEGY_ID
 
 
 def service(session) -> Check:
