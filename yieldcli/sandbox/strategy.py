@@ -50,7 +50,6 @@ from solders.transaction import VersionedTransaction
 from yieldcli.addresses import is_pubkey
 from yieldcli.solana import programs as p
 from yieldcli.sandbox.ledger import Ledger, LedgerError
-from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Network, Runtime
 from yieldcli.sandbox.seeding import ChainLedgerSync
 from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
@@ -393,26 +392,8 @@ class StrategyChain(ChainLedgerSync):
         ]
 
 
-class StrategyRpcServer(RpcServer):
-    """The JSON-RPC server, telling the ledger about airdrops and mints (they land without the confirmation hook)."""
-
-    def __init__(self, chain: StrategyChain, host: str = "127.0.0.1", port: int = 0):
-        self.chain = chain
-        super().__init__(chain.runtime, host, port)
-
-    def _request_airdrop(self, params: list[Any]) -> str:
-        signature = super()._request_airdrop(params)
-        self.chain.sync_wallets([str(params[0])])
-        return signature
-
-    def _mint_to(self, params: list[Any]) -> str:
-        account = super()._mint_to(params)
-        self.chain.sync_wallets([str(params[0])])
-        return account
-
-
 __all__ = [
-    "COMPUTE_UNIT_LIMIT", "Record", "Refusal", "STRATEGY_PROGRAM", "StrategyChain", "StrategyRpcServer", "VAULT_AUTHORITY",
+    "COMPUTE_UNIT_LIMIT", "Record", "Refusal", "STRATEGY_PROGRAM", "StrategyChain", "VAULT_AUTHORITY",
     "WITHDRAW_FEE_BPS", "fee_account_address", "fund_account_address", "instruction_json", "parse_record",
     "record_instruction", "withdrawal_fee",
 ]

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 LOCK_NAME = ".lock"
 
@@ -97,3 +99,22 @@ def file_stamp(path: Path) -> tuple[int, int, int] | None:
     except FileNotFoundError:
         return None
     return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+class SyncedLock:
+    """A lock that brings its holder up to date once acquired (the runtime: its file and its clock)."""
+
+    def __init__(self, lock: Any, sync: Callable[[], None]):
+        self.lock = lock
+        self.sync = sync
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+        try:
+            self.sync()
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
