@@ -2,7 +2,7 @@
 
 import os
 import sys
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -58,6 +58,7 @@ class LazyCommands(TyperGroup):
 
         module, attribute = COMMANDS[name]
         target = getattr(importlib.import_module(module), attribute)
+        command: Any  # a group for a command group, a plain command otherwise
         if isinstance(target, typer.Typer):
             command = typer.main.get_group(target)
         else:

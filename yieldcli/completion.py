@@ -114,7 +114,9 @@ def _from_tree(before: list[str], current: str, env: Mapping[str, str]) -> list[
 
     root = typer.main.get_command(app)
     global_options = _options(root)
-    command, path, positional = root, [], []
+    command = root
+    path: list[str] = []
+    positional: list[str] = []
     i = 0
     while i < len(before):
         word = before[i]

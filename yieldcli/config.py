@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, NamedTuple, TypeVar
+from typing import Any, Callable, Mapping, NamedTuple, TypeVar, overload
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
@@ -81,15 +81,15 @@ def read_solana_cli_config(env: Environment) -> dict[str, str]:
         text = found.data.decode("utf-8") if found else ""
     except (ConfigError, UnicodeDecodeError):
         return {}  # the Solana CLI's file is only a fallback: an unreadable one is as good as none
-    found: dict[str, str] = {}
+    settings: dict[str, str] = {}
     for line in text.splitlines():
         key, sep, value = line.partition(":")
         if not sep or line.startswith((" ", "\t", "#")):
             continue
         value = value.strip().strip("'\"")
         if key.strip() in ("json_rpc_url", "keypair_path") and value:
-            found[key.strip()] = value
-    return found
+            settings[key.strip()] = value
+    return settings
 
 
 class ConfigFile:
@@ -135,18 +135,16 @@ class ConfigFile:
 
     def set(self, key: str, value: str, profile: str | None) -> None:
         check_key(key)
-        self._table(profile, create=True)[key] = value
+        if profile is None:
+            table = self.data
+        else:
+            table = self.data.setdefault("profiles", {}).setdefault(profile, {})
+        table[key] = value
 
     def unset(self, key: str, profile: str | None) -> bool:
         check_key(key)
-        table = self._table(profile, create=False)
+        table = self.data if profile is None else self.data.get("profiles", {}).get(profile)
         return table.pop(key, None) is not None if table is not None else False
-
-    def _table(self, profile: str | None, *, create: bool) -> dict[str, Any] | None:
-        if profile is None:
-            return self.data
-        profiles = self.data.setdefault("profiles", {}) if create else self.data.get("profiles", {})
-        return profiles.setdefault(profile, {}) if create else profiles.get(profile)
 
     def save(self) -> None:
         import tomli_w
@@ -258,6 +256,10 @@ def check_type(name: str, value: Any, where: str) -> None:
     )
 
 
+@overload
+def not_empty(flag: str, name: str) -> str: ...
+@overload
+def not_empty(flag: str | None, name: str) -> str | None: ...
 def not_empty(flag: str | None, name: str) -> str | None:
     if flag is not None and not flag.strip():
         raise UsageError(f"{name} is empty", hint=f"give {name} a value, or leave it out")

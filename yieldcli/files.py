@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import Literal, NamedTuple, TextIO, overload
 
 from yieldcli.errors import YieldError
 
@@ -28,6 +28,12 @@ class SmallFile(NamedTuple):
     mode: int  # st_mode, for permission warnings
 
 
+@overload
+def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
+                    missing_hint: str | None = None, missing_ok: Literal[False] = False) -> SmallFile: ...
+@overload
+def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
+                    missing_hint: str | None = None, missing_ok: bool) -> SmallFile | None: ...
 def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
                     missing_hint: str | None = None, missing_ok: bool = False) -> SmallFile | None:
     """The bytes of the regular file at `path`, at most `limit` of them, or `error` saying why not.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
@@ -84,7 +84,8 @@ class Review:
         return any(ix.unknown for ix in self.instructions)
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        plain: dict[str, Any] = _plain(self)
+        return plain
 
 
 def review_transaction(
@@ -155,7 +156,9 @@ def review_transaction(
         ix_accounts = [accounts[i] if i < len(accounts) else AccountReview(i, None, False, False) for i in ix.accounts]
         data = bytes(ix.data)
         name = p.PROGRAM_NAMES.get(program_id)
-        kind, details, roles = None, {}, ()
+        kind: str | None = None
+        details: dict[str, Any] = {}
+        roles: tuple[str, ...] = ()
         decoder = DECODERS.get(program_id)
         if decoder is not None:
             try:
@@ -194,7 +197,7 @@ def review_transaction(
     )
 
 
-def _signers(tx: VersionedTransaction, writable) -> tuple[SignerReview, ...]:
+def _signers(tx: VersionedTransaction, writable: Callable[[int], bool]) -> tuple[SignerReview, ...]:
     return tuple(
         SignerReview(s.index, str(s.signer), s.valid, s.present and not s.valid, writable(s.index), s.index == 0)
         for s in signature_slots(tx)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from solders.hash import Hash
@@ -33,6 +33,9 @@ from yieldcli.solana.programs import parse_token_account
 from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed
 from yieldcli.urls import redact_url
+
+if TYPE_CHECKING:  # imported when an Rpc opens: solana-py costs ~230 ms
+    from solana.rpc.async_api import AsyncClient
 
 _MAX_STATUSES_PER_CALL = 256
 _MAX_ACCOUNTS_PER_CALL = 100
@@ -82,7 +85,7 @@ class Rpc:
         self.shown_url = redact_url(url)
         self.timeout = timeout
         self.commitment = commitment
-        self._client = None
+        self._client: AsyncClient | None = None
         self._ids = itertools.count(1)
         self._genesis: str | None = None
 
@@ -98,7 +101,7 @@ class Rpc:
             client, self._client = self._client, None
             await client.close()
 
-    def _open(self):
+    def _open(self) -> AsyncClient:
         if self._client is None:
             from solana.rpc.async_api import AsyncClient
 
@@ -233,8 +236,9 @@ class Rpc:
             for address, pre, post in zip(addresses, before, after):
                 pre_t = parse_token_account(str(pre.owner), pre.data) if pre else None
                 post_t = parse_token_account(str(post.owner), post.data) if post else None
-                if pre_t or post_t:
-                    mint, owner, _ = pre_t or post_t
+                either = pre_t or post_t
+                if either:
+                    mint, owner, _ = either
                     balances.append(
                         TokenBalanceChange(address, mint, owner, pre_t[2] if pre_t else None, post_t[2] if post_t else None)
                     )

@@ -1,5 +1,7 @@
 """`yield auth`: keep the API key in the OS keyring, one entry per profile."""
 
+from typing import Any
+
 import typer
 
 from yieldcli import secrets
@@ -58,7 +60,7 @@ def status(
             f"no API key for profile {session.profile!r}" + (f": {why_none}" if why_none else ""),
             hint=f"run `yield auth login` or set {API_KEY_ENV}",
         )
-    body = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
+    body: dict[str, Any] = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
     verdict = None
     if check:
         from yieldcli.commands.doctor import key_accepted

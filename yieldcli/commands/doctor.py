@@ -38,7 +38,7 @@ SERVICE_CLUSTER = "mainnet-beta"  # the service builds every transaction for mai
 
 def failure(check: "Check", message: str) -> YieldError:
     """The error a failed check ends the command with: its class carries the exit code."""
-    classes = {ExitCode.CONFIG: ConfigError, ExitCode.AUTH: AuthError, ExitCode.NETWORK: NetworkError}
+    classes: dict[int, type[YieldError]] = {ExitCode.CONFIG: ConfigError, ExitCode.AUTH: AuthError, ExitCode.NETWORK: NetworkError}
     return classes.get(check.code, ServiceError)(message, hint=check.hint or None)
 
 
@@ -260,7 +260,7 @@ def _lines(out, checks: list[Check]) -> list[str]:
     width = max(len(c.name) for c in checks)
     indent = " " * (width + 8)
     room = max((pager.screen_size(out.env)[0] if out.env.stdout_isatty else 4096) - len(indent), 20)
-    lines = []
+    lines: list[str] = []
     for c in checks:
         status = out.paint(c.status.ljust(4), COLOURS[c.status], stderr=False)
         for text, first in ((c.detail, f"{status}  {c.name.ljust(width)}  "), (f"hint: {c.hint}" if c.hint else "", indent)):

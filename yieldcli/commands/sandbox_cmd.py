@@ -137,6 +137,7 @@ def airdrop(
         raise UsageError("--token needs --amount", hint="yield sandbox airdrop ADDRESS --token USDC --amount 100")
     if sol is not None and amount is not None:
         raise UsageError("--amount goes with --token; for SOL use --sol N alone")
+    known = None
     if token is not None:
         mint = resolve_asset(token, "--token")
         known = next((t for t in KNOWN_TOKENS if t.mint == mint), None)
@@ -155,7 +156,7 @@ def airdrop(
     server = SandboxServer(sandbox_state_path(session.env))
     try:
         chain, owner = server.chain, Pubkey.from_string(address)
-        if token is None:
+        if token is None or known is None:
             signature = chain.runtime.airdrop(owner, given.raw)
             result = {"address": address, "sol": str(given), "signature": signature}
         else:

@@ -149,7 +149,7 @@ def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], 
     for i in range(rows):
         if total_row and i == rows - 1:
             out.append("\n")
-        pieces = []
+        pieces: list[tuple[str, str | None]] = []
         for n, (col, cells, width) in enumerate(zip(columns, texts, widths)):
             if n:
                 pieces.append((gap, None))

@@ -9,6 +9,7 @@ screen, and JSON is indented and coloured for reading.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
@@ -257,9 +258,11 @@ class Output:
         from yieldcli.render import pager
         from yieldcli.render.consoles import screen_console
 
-        console = screen_console(self.env, color=self.color, width=pager.screen_size(self.env)[0])
-        paint(console)
-        pager.show(self.env, console.file.getvalue(), enabled=self.pager)
+        screen = screen_console(self.env, color=self.color, width=pager.screen_size(self.env)[0])
+        paint(screen)
+        drawn = screen.file
+        assert isinstance(drawn, io.StringIO)  # screen_console draws into memory
+        pager.show(self.env, drawn.getvalue(), enabled=self.pager)
 
     def _pretty(self, value: Any) -> None:
         """JSON for a person: indented, coloured when colour is on; integers as exact as piped."""

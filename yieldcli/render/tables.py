@@ -149,7 +149,7 @@ def draw_health(console: Console, body: Any) -> None:
     console.print(f"service: {printable(body if isinstance(body, str) else repr(body))}", markup=False)
 
 
-PAGE_DRAWERS = {"positions": draw_positions, "balances": draw_balances, "earnings": draw_earnings}
+PAGE_DRAWERS: dict[str, Callable[[Console, list[Any], dict[str, Any] | None], None]] = {"positions": draw_positions, "balances": draw_balances, "earnings": draw_earnings}
 OBJECT_DRAWERS = {"strategy": draw_strategy, "health": draw_health}
 
 

@@ -144,7 +144,7 @@ class _HTTPServer(ThreadingHTTPServer):
                 while not self._stop_requested.is_set():
                     for key, _ in selector.select():
                         if key.fileobj is self and not self._stop_requested.is_set():
-                            self._handle_request_noblock()
+                            self._handle_request_noblock()  # type: ignore[attr-defined]  # socketserver's, missing from typeshed
         finally:
             self._stopped.set()
 

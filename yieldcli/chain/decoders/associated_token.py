@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from solders.pubkey import Pubkey
 
-from yieldcli.chain.decoders.common import DecodeContext
+from yieldcli.chain.decoders.common import DecodeContext, Decoded
 from yieldcli.solana import programs as p
 
 
 _ATA_ROLES = ("payer", "associatedAccount", "wallet", "mint", "systemProgram", "tokenProgram")
 
 
-def decode_associated_token(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str):
+def decode_associated_token(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str) -> Decoded:
     tag = data[0] if data else 0
     if tag == 2:
         return "recoverNested", {}, ("nestedAccount", "nestedMint", "destination", "ownerAccount", "ownerMint", "wallet", "tokenProgram")
@@ -19,9 +19,10 @@ def decode_associated_token(data: bytes, accts: list[str | None], ctx: DecodeCon
         raise ValueError(tag)
     role = dict(zip(_ATA_ROLES, accts))
     details = {k: role.get(k) for k in ("payer", "associatedAccount", "wallet", "mint", "tokenProgram")}
-    if all(details.get(k) for k in ("associatedAccount", "wallet", "mint", "tokenProgram")):
+    wallet, mint, token_program = details["wallet"], details["mint"], details["tokenProgram"]
+    if details["associatedAccount"] and wallet and mint and token_program:
         expected = p.associated_token_address(
-            Pubkey.from_string(details["wallet"]), Pubkey.from_string(details["mint"]), Pubkey.from_string(details["tokenProgram"])
+            Pubkey.from_string(wallet), Pubkey.from_string(mint), Pubkey.from_string(token_program)
         )
         if str(expected) != details["associatedAccount"]:
             ctx.warnings.append(

@@ -11,8 +11,8 @@ from yieldcli.amounts import scale
 
 # (instruction kind, details, the role of each account in order); raises struct.error, IndexError
 # or ValueError on data that is no instruction of the program.
-Decoded = tuple["str | None", "dict[str, Any]", "tuple[str, ...]"]
-Decoder = Callable[[bytes, "list[str | None]", "DecodeContext", str], Decoded]
+Decoded = tuple[str | None, dict[str, Any], tuple[str, ...]]
+Decoder = Callable[[bytes, list[str | None], "DecodeContext", str], Decoded]
 
 
 @dataclass

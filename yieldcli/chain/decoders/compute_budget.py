@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import struct
 
-from yieldcli.chain.decoders.common import DecodeContext
+from yieldcli.chain.decoders.common import DecodeContext, Decoded
 
 
-def decode_compute_budget(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str):
+def decode_compute_budget(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str) -> Decoded:
     tag = data[0]
     if tag == 1:
         (size,) = struct.unpack_from("<I", data, 1)

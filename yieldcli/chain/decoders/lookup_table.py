@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import struct
 
-from yieldcli.chain.decoders.common import DecodeContext, pubkey_at
+from yieldcli.chain.decoders.common import DecodeContext, Decoded, pubkey_at
 
 
-def decode_lookup_table(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str):
+def decode_lookup_table(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str) -> Decoded:
     (tag,) = struct.unpack_from("<I", data, 0)
     if tag == 0:
         recent_slot, bump = struct.unpack_from("<QB", data, 4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from yieldcli.chain.decoders.common import DecodeContext, pubkey_at, sol_text
+from yieldcli.chain.decoders.common import DecodeContext, Decoded, pubkey_at, sol_text
 
 
 _SYSTEM_KINDS = {
@@ -15,7 +15,7 @@ _SYSTEM_KINDS = {
 }
 
 
-def decode_system(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str):
+def decode_system(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str) -> Decoded:
     (tag,) = struct.unpack_from("<I", data, 0)
     kind = _SYSTEM_KINDS.get(tag)
     if kind is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from yieldcli.chain.decoders.common import DecodeContext, coption_pubkey, pubkey_at
+from yieldcli.chain.decoders.common import DecodeContext, Decoded, coption_pubkey, pubkey_at
 from yieldcli.solana import programs as p
 
 
@@ -41,7 +41,7 @@ _TOKEN_KINDS: dict[int, tuple[str, tuple[str, ...]]] = {
 _AUTHORITY_TYPES = ("mintTokens", "freezeAccount", "accountOwner", "closeAccount")
 
 
-def decode_token(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str):
+def decode_token(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str) -> Decoded:
     tag = data[0]
     if tag not in _TOKEN_KINDS:
         # Token-2022 extensions and anything newer: named by tag only.

@@ -80,6 +80,7 @@ def err_json(result: FailedTransactionMetadata) -> Any:
 
 def with_blockhash(tx: VersionedTransaction, blockhash: Any) -> VersionedTransaction:
     message = tx.message
+    new: MessageV0 | Message
     if isinstance(message, MessageV0):
         new = MessageV0(message.header, message.account_keys, blockhash, message.instructions, message.address_table_lookups)
     else:

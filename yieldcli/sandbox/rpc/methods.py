@@ -65,7 +65,7 @@ class Methods:
         signatures = param(params, 0)
         if not isinstance(signatures, list) or len(signatures) > 256:
             raise Invalid("Invalid params: expected an array of at most 256 signatures")
-        statuses = []
+        statuses: list[dict[str, Any] | None] = []
         for signature in signatures:
             record = self.runtime.status(str(signature))
             if record is None:
