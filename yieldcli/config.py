@@ -171,12 +171,15 @@ class Settings:
     """
 
     def __init__(self, env: Environment, config: ConfigFile, profile: Setting,
-                 flags: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None):
+                 flags: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None,
+                 forced: Mapping[str, Any] | None = None):
         self.env = env
         self.config = config
         self.profile = profile
         self.flags: Mapping[str, Any] = MappingProxyType(dict(flags or {}))
         self.overrides: Mapping[str, Any] = MappingProxyType(dict(overrides or {}))
+        # Values nothing beats (the embedded sandbox's service URL: --sandbox talks to it whatever else is set).
+        self.forced: Mapping[str, Any] = MappingProxyType(dict(forced or {}))
         self._resolved: dict[str, Setting] = {}  # a memo of the above: each setting resolves once
         self._solana_cli: dict[str, str] | None = None
 
@@ -185,7 +188,7 @@ class Settings:
         given = {name: value for name, value in flags.items() if value is not None}
         if not given:
             return self
-        derived = Settings(self.env, self.config, self.profile, {**self.flags, **given}, self.overrides)
+        derived = Settings(self.env, self.config, self.profile, {**self.flags, **given}, self.overrides, self.forced)
         derived._solana_cli = self._solana_cli
         derived._resolved = {name: setting for name, setting in self._resolved.items() if name not in given}
         return derived
@@ -197,6 +200,9 @@ class Settings:
 
     def _resolve(self, name: str) -> Setting:
         spec = SPECS[name]
+        forced = self.forced.get(name)
+        if forced is not None:
+            return Setting(name, forced() if callable(forced) else forced, "sandbox", "--sandbox")
         if self.flags.get(name) is not None:
             return Setting(name, self.flags[name], "flag", spec.flag or "")
         if spec.env and self.env.get(spec.env) is not None:

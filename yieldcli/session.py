@@ -49,8 +49,9 @@ class Session:
             config = cfg.ConfigFile.load(Path(config_path.value).expanduser())
             flags = {"api_url": self.options.api_url, "timeout": self.options.timeout,
                      "output": self.options.output, "color": self.options.color}
+            forced = {"api_url": lambda: self.sandbox().url} if self.options.sandbox else {}
             self._settings = cfg.Settings(self.env, config, cfg.resolve_profile(self.options.profile, self.env), flags,
-                                          self._sandbox_overrides())
+                                          self._sandbox_overrides(), forced)
         return self._settings
 
     def _sandbox_overrides(self) -> dict[str, Any]:

@@ -122,8 +122,9 @@ def test_the_key_is_never_written_to_the_config_file(run, isolated):
 
 def test_sandbox_config_show_lists_the_settings_the_commands_use(run):
     rows = {row["name"]: row for row in run("--sandbox", "config", "show", "-o", "json").json()}
-    for name in ("strategy", "rpc_url", "keypair"):
+    for name in ("api_url", "api_key", "strategy", "rpc_url", "keypair"):
         assert rows[name]["source"] == "sandbox", rows[name]
+    assert rows["api_url"]["value"].startswith("http://127.0.0.1:") and rows["api_url"]["value"] != rows["rpc_url"]["value"]
     assert rows["rpc_url"]["value"].startswith("http://127.0.0.1:")
     assert rows["keypair"]["value"].endswith("demo-wallet.json")
     # ...and they are what a command uses: the sandbox's strategy, and its demo wallet for balances.

@@ -62,13 +62,17 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
         if name in ("api_url", "rpc_url") and isinstance(value, str) and "://" in value:
             value = redact_url(value)  # providers put keys in URLs; `config get` still prints it whole
         rows.append({"name": name, "value": value, "source": s.source, "location": s.location})
-    found, why_none = secrets.find_api_key(session.env, session.profile)
-    rows.append({
-        "name": "api_key",
-        "value": secrets.mask(found.value) if found else None,
-        "source": found.source if found else "unset",
-        "location": found.location if found else (why_none or ""),
-    })
+    if session.options.sandbox:  # the embedded sandbox's own key, whatever the keyring holds
+        rows.append({"name": "api_key", "value": secrets.mask(session.sandbox().api_key), "source": "sandbox",
+                     "location": "--sandbox"})
+    else:
+        found, why_none = secrets.find_api_key(session.env, session.profile)
+        rows.append({
+            "name": "api_key",
+            "value": secrets.mask(found.value) if found else None,
+            "source": found.source if found else "unset",
+            "location": found.location if found else (why_none or ""),
+        })
     def table() -> None:
         from yieldcli.render.layout import Column
 
