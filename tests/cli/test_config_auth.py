@@ -132,3 +132,14 @@ def test_sandbox_config_show_lists_the_settings_the_commands_use(run):
     assert strategy["strategy_id"] == rows["strategy"]["value"]
     named = run("--sandbox", "config", "show", "-o", "json", env={"YIELD_STRATEGY": "mine"}).json()
     assert [row["source"] for row in named if row["name"] == "strategy"] == ["env"]
+
+
+def test_a_broken_output_or_color_setting_can_be_read_and_fixed_with_config_itself(run, isolated):
+    path = isolated / ".config" / "yield" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('output = "bogus"\ncolor = "purple"\n')
+    assert run("health").code == 3  # every other command refuses the file, and says where
+    assert run("config", "path").stdout.strip() == str(path)
+    assert run("config", "get", "output").stdout.strip() == "bogus"
+    assert run("config", "unset", "output").code == 0 and run("config", "set", "color", "never").code == 0
+    assert "output" not in path.read_text() and 'color = "never"' in path.read_text()

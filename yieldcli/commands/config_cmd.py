@@ -11,7 +11,7 @@ from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.numbers import parse_seconds
-from yieldcli.render.output import MODES
+from yieldcli.render.output import MODES, Output
 
 config_app = opt.command_group("Show and change settings.")
 
@@ -97,7 +97,7 @@ def get(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.")
     value = session.settings.value(key)
     if value is None:
         raise ConfigError(f"{key} is not set", hint=f"`yield config set {key} VALUE`")
-    session.output().value(str(value))
+    _bare(session).value(str(value))
 
 
 @config_app.command("set")
@@ -112,7 +112,7 @@ def set_(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name."
     config.set(key, _validate(key, value), profile)
     config.save()
     where = f"[profiles.{profile}]" if profile else "top level"
-    session.output().info(f"{key} set in {config.path} ({where})")
+    _bare(session).info(f"{key} set in {config.path} ({where})")
 
 
 @config_app.command("unset")
@@ -126,9 +126,9 @@ def unset(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.
     config = session.settings.config
     if config.unset(key, profile):
         config.save()
-        session.output().info(f"{key} removed from {config.path}")
+        _bare(session).info(f"{key} removed from {config.path}")
     else:
-        session.output().info(f"{key} was not set in {config.path}")
+        _bare(session).info(f"{key} was not set in {config.path}")
 
 
 @config_app.command("path")
@@ -138,4 +138,10 @@ def path(ctx: typer.Context) -> None:
     Example: $EDITOR "$(yield config path)"
     """
     session = session_of(ctx)
-    session.output().value(str(session.settings.config.path))
+    _bare(session).value(str(session.settings.config.path))
+
+
+def _bare(session) -> Output:
+    """A sink for a bare value or a line of news: it reads no output or color setting, so `config get`,
+    `config set`, `config unset` and `$EDITOR "$(yield config path)"` work when those are what is broken."""
+    return Output(session.env, "table", color=False, quiet=session.options.quiet)
