@@ -24,6 +24,16 @@ class Result:
     def json(self):
         return json.loads(self.stdout)
 
+    def error_lines(self) -> list[str]:
+        """stderr's lines for people. In JSON modes the last line is the error as one JSON object:
+        checked here to carry the exit code and the message of the human line before it."""
+        lines = self.stderr.strip().splitlines()
+        if lines and lines[-1].startswith('{"error"'):
+            error = json.loads(lines.pop())["error"]
+            assert lines and error["code"] == self.code, self.stderr
+            assert error["message"].replace("\n", " ") in lines[-1], self.stderr
+        return lines
+
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):

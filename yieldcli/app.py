@@ -2,14 +2,18 @@
 
 import os
 import sys
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from typer.core import TyperGroup
 
 from yieldcli import __version__
-from yieldcli.errors import ExitCode, YieldError
+from yieldcli.errors import ExitCode
+
+if TYPE_CHECKING:
+    from yieldcli.cli_errors import Described
+    from yieldcli.session import Session
 
 # Every command, and where it lives. A run imports and builds only the command it runs (start-up
 # time is a feature: scripts call us in loops and every Tab press starts a process); `--help`
@@ -54,6 +58,7 @@ class LazyCommands(TyperGroup):
 
         module, attribute = COMMANDS[name]
         target = getattr(importlib.import_module(module), attribute)
+        command: Any  # a group for a command group, a plain command otherwise
         if isinstance(target, typer.Typer):
             command = typer.main.get_group(target)
         else:
@@ -109,7 +114,8 @@ def root(
         output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
         no_pager=no_pager,
     )
-    session = Session(Environment(), options)
+    global _SESSION
+    session = _SESSION = Session(Environment(), options)
     ctx.obj = session
     ctx.call_on_close(session.close)
 
@@ -135,37 +141,26 @@ def main(argv: Optional[list] = None) -> None:
         command = typer.main.get_command(app)
         args = hoist_global_options(command, args)
         code = command.main(args=args, prog_name="yield", standalone_mode=False)
-    except YieldError as exc:
-        _fail(exc, debug, exc.exit_code, exc.message, exc.hint)
     except click.exceptions.NoArgsIsHelpError as exc:
         # `yield` or `yield auth` alone: the help is what was asked for.
         sys.stdout.write(exc.ctx.get_help() + "\n")
         sys.exit(ExitCode.OK)
-    except click.exceptions.UsageError as exc:
-        where = exc.ctx.command_path if exc.ctx else "yield"
-        _fail(exc, debug, ExitCode.USAGE, exc.format_message(), f"see `{where} --help`")
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt) as exc:
-        _fail(exc, debug, ExitCode.INTERRUPTED, "interrupted", None)
     except BrokenPipeError:
         # The reader went away (`yield ... | head`): not an error worth a message.
         _silence_stdout()
         sys.exit(ExitCode.OK)
-    except click.exceptions.ClickException as exc:
-        _fail(exc, debug, ExitCode.USAGE, exc.format_message(), None)
-    except Exception as exc:
-        known = _known_failure(exc)
-        if known is not None:
-            _fail(exc, debug, *known)
-        # A bug: say so plainly, traceback only with --debug.
-        _fail(exc, debug, ExitCode.UNEXPECTED, f"unexpected error: {type(exc).__name__}: {exc}",
-              "run again with --debug and report it")
+    except (Exception, KeyboardInterrupt) as exc:
+        from yieldcli.cli_errors import describe_any
+
+        _fail(exc, debug, describe_any(exc), args)
     else:
         sys.exit(code if isinstance(code, int) else ExitCode.OK)
 
 
 _STDERR_COLOR = False  # "error:" in red: set once per run, before anything can fail
+_SESSION: Optional["Session"] = None  # this run's, once the root command has made it
 
 
 def _stderr_color(args: list) -> bool:
@@ -182,68 +177,59 @@ def _stderr_color(args: list) -> bool:
     return env.color_enabled(choice if choice in ("always", "never") else "auto", env.stderr_isatty)
 
 
-def _known_failure(exc: BaseException) -> Optional[tuple[int, str, Optional[str]]]:
-    """Exceptions that are not ours but have a documented meaning: exit code, message, hint."""
-    import errno
+def _errors_as_json(args: list) -> bool:
+    """Whether this run's output is JSON: then an error is also written as a JSON object on stderr.
 
-    if isinstance(exc, BaseExceptionGroup):
-        # asyncio and anyio task groups wrap what a task raised; one error inside is that error.
-        leaves = _leaves(exc)
-        if len(leaves) == 1:
-            leaf = leaves[0]
-            if isinstance(leaf, YieldError):
-                return leaf.exit_code, leaf.message, leaf.hint
-            return _known_failure(leaf)
-        return None
-    origin = _raised_in(exc)
-    if isinstance(exc, OSError) and (exc.errno == errno.EADDRINUSE or origin == "socketserver"):
-        # Only a server binds: `yield sandbox serve` (and --sandbox) with a --host/--port we cannot use.
-        if exc.errno == errno.EADDRINUSE:
-            return ExitCode.USAGE, "cannot listen on that port: it is already in use", "choose another --port, or --port 0 for a free one"
-        if exc.errno == errno.EADDRNOTAVAIL:
-            return ExitCode.USAGE, "cannot listen on that --host: it is not an address of this machine", None
-        if exc.errno == errno.EACCES:
-            return ExitCode.USAGE, "cannot listen on that port: permission denied", "ports below 1024 need privileges; choose another --port"
-        return ExitCode.USAGE, f"cannot listen on that --host/--port: {exc.strerror or exc}", None
-    if isinstance(exc, ValueError) and origin == "yieldcli.sandbox.server":
-        # The sandbox server refuses a non-loopback host unless told otherwise.
-        return ExitCode.USAGE, str(exc), "`yield sandbox serve --allow-remote` listens on it anyway"
-    return None
+    The session knows once a command asked for its output; before that (a bad flag, a bad config
+    file) the command line, YIELD_OUTPUT and whether stdout is a terminal decide, as they do for data.
+    """
+    if _SESSION is not None and _SESSION.output_mode is not None:
+        return _SESSION.output_mode in ("json", "ndjson")
+    from yieldcli.environment import Environment
 
-
-def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
-    found: list[BaseException] = []
-    for inner in group.exceptions:
-        found.extend(_leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner])
-    return found
+    requested: Optional[str] = None
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--json":
+            requested = "json"
+        elif arg in ("-o", "--output") and i + 1 < len(args):
+            requested = args[i + 1]
+        elif arg.startswith("--output="):
+            requested = arg.split("=", 1)[1]
+        elif arg.startswith("-o") and len(arg) > 2 and not arg.startswith("--"):
+            requested = arg[2:]
+    env = Environment()
+    requested = requested or os.environ.get("YIELD_OUTPUT") or None
+    if requested is None:
+        return not env.stdout_isatty
+    return requested.lower() in ("json", "ndjson")
 
 
-def _raised_in(exc: BaseException) -> str:
-    """The module of the innermost frame of the traceback: where the exception was raised."""
-    tb = exc.__traceback__
-    if tb is None:
-        return ""
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return str(tb.tb_frame.f_globals.get("__name__", ""))
-
-
-def _fail(exc: BaseException, debug: bool, code: int, message: str, hint: Optional[str]) -> None:
+def _fail(exc: BaseException, debug: bool, described: "Described", args: list) -> None:
     if debug:
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)
     label = "\x1b[31merror:\x1b[0m" if _STDERR_COLOR else "error:"
-    line = f"{label} {message}" + (f" (hint: {hint})" if hint else "")
+    line = f"{label} {described.message}" + (f" (hint: {described.hint})" if described.hint else "")
+    lines = [line.replace("\n", " ")]
+    if _errors_as_json(args):
+        # After the human line, so a person reads the same first line in every mode and a script
+        # parses the last line of stderr: one JSON object.
+        import json
+
+        lines.append(json.dumps(described.to_json(), ensure_ascii=False))
     encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    text = "".join(f"{one}\n" for one in lines)
     # Never lose the message to a stderr that cannot encode it (PYTHONIOENCODING=ascii).
-    line = line.encode(encoding, "backslashreplace").decode(encoding)
+    text = text.encode(encoding, "backslashreplace").decode(encoding)
     try:
-        sys.stderr.write(line.replace("\n", " ") + "\n")
+        sys.stderr.write(text)
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):
         pass
-    sys.exit(int(code))
+    sys.exit(int(described.code))
 
 
 def _silence_stdout() -> None:

@@ -1,14 +1,16 @@
-"""Library errors as the command line reports them: the hint that names flags and commands.
+"""Every failure as the command line reports it: exit code, kind, message and hint, in one table.
 
-The library (`yieldcli.api`, `yieldcli.client`) says what went wrong and gives each error a dotted
-`kind`; only here does an error learn which `yield` flag or command fixes it. A kind is looked up
-whole, then by its prefix ("network.timeout", then "network"); a hint the error already carries wins.
+The library (`yieldcli.api`, `yieldcli.client`, `yieldcli.chain`) says what went wrong and gives each
+error a dotted `kind`; only here does an error learn which `yield` flag or command fixes it. A kind is
+looked up whole, then by its prefix ("network.timeout", then "network"); a hint the error already
+carries wins. Exceptions that are not ours but are a user's doing (a port taken, a host that is not
+this machine's, a bad command line) are described here too, so `app.main` has one place to ask.
 """
 
 from __future__ import annotations
 
 import errno
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from yieldcli.errors import ExitCode, YieldError
 
@@ -25,13 +27,17 @@ HINTS: dict[str, str] = {
     "service.redirect": "point --api-url at the final address",
     "usage.url": "check --api-url, YIELD_API_URL or the profile's api_url; `yield config show` says which is used",
     "usage.address": "choose another --host or --port, or stop what is using it",
+    "usage.remote_host": "`yield sandbox serve --allow-remote` listens on it anyway",
+    "bug": "run again with --debug and report it",
 }
 
-# Errors from outside the library that are a user's doing (a port taken, an address not on this
-# machine), not a bug: without this they would end as exit 1, "unexpected error".
-ADDRESS_ERRORS = {
-    errno.EADDRINUSE: "the address is already in use",
-    errno.EADDRNOTAVAIL: "the address is not one of this machine's",
+# A server we start (`yield sandbox serve`, --sandbox) that cannot bind: errno → (message, hint).
+LISTEN_ERRORS: dict[int, tuple[str, str | None]] = {
+    errno.EADDRINUSE: ("cannot listen on that port: it is already in use",
+                       "choose another --port, or --port 0 for a free one"),
+    errno.EADDRNOTAVAIL: ("cannot listen on that --host: it is not an address of this machine", None),
+    errno.EACCES: ("cannot listen on that port: permission denied",
+                   "ports below 1024 need privileges; choose another --port"),
 }
 
 
@@ -49,7 +55,10 @@ class Described(NamedTuple):
 def hint_for(error: YieldError) -> str | None:
     if error.hint:
         return error.hint
-    kind = error.kind
+    return _hint_for_kind(error.kind)
+
+
+def _hint_for_kind(kind: str) -> str | None:
     while kind:
         if kind in HINTS:
             return HINTS[kind]
@@ -61,12 +70,70 @@ def describe(error: YieldError) -> Described:
     return Described(int(error.exit_code), error.kind, error.message, hint_for(error))
 
 
+def _known(code: int, kind: str, message: str, hint: str | None = None) -> Described:
+    return Described(int(code), kind, message, hint if hint is not None else _hint_for_kind(kind))
+
+
 def describe_exception(error: BaseException) -> Described | None:
     """Any exception the command line may report on one line; None for a bug (exit 1, traceback with --debug)."""
     if isinstance(error, YieldError):
         return describe(error)
-    if isinstance(error, OSError) and error.errno in ADDRESS_ERRORS:
-        message = f"cannot listen: {ADDRESS_ERRORS[error.errno]}"
-        return Described(int(ExitCode.USAGE), "usage.address", message, HINTS["usage.address"])
+    if isinstance(error, BaseExceptionGroup):
+        # asyncio and anyio task groups wrap what a task raised; one error inside is that error.
+        leaves = _leaves(error)
+        return describe_exception(leaves[0]) if len(leaves) == 1 else None
+    described = _describe_click(error)
+    if described is not None:
+        return described
+    origin = _raised_in(error)
+    if isinstance(error, OSError) and (error.errno in LISTEN_ERRORS or origin == "socketserver"):
+        # Only a server binds: a --host/--port we cannot use is the user's to change, not a bug.
+        if error.errno in LISTEN_ERRORS:
+            message, hint = LISTEN_ERRORS[error.errno]
+            return _known(ExitCode.USAGE, "usage.address", message, hint)
+        return _known(ExitCode.USAGE, "usage.address", f"cannot listen on that --host/--port: {error.strerror or error}")
+    if isinstance(error, ValueError) and origin == "yieldcli.sandbox.server":
+        # The sandbox server refuses a non-loopback host unless told otherwise.
+        return _known(ExitCode.USAGE, "usage.remote_host", str(error))
     return None
 
+
+def describe_any(error: BaseException) -> Described:
+    """As `describe_exception`, with a bug described as one: exit 1 and a plea to report it."""
+    described = describe_exception(error)
+    if described is not None:
+        return described
+    return _known(ExitCode.UNEXPECTED, "bug", f"unexpected error: {type(error).__name__}: {error}")
+
+
+def _describe_click(error: BaseException) -> Described | None:
+    """The command line's own parser (typer vendors click) and an interrupt."""
+    import typer
+    from typer import _click as click
+
+    if isinstance(error, (typer.Abort, KeyboardInterrupt)):
+        return Described(int(ExitCode.INTERRUPTED), "interrupted", "interrupted", None)
+    if isinstance(error, click.exceptions.UsageError):
+        ctx: Any = error.ctx
+        where = ctx.command_path if ctx else "yield"
+        return Described(int(ExitCode.USAGE), "usage", error.format_message(), f"see `{where} --help`")
+    if isinstance(error, click.exceptions.ClickException):
+        return Described(int(ExitCode.USAGE), "usage", error.format_message(), None)
+    return None
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    found: list[BaseException] = []
+    for inner in group.exceptions:
+        found.extend(_leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner])
+    return found
+
+
+def _raised_in(error: BaseException) -> str:
+    """The module of the innermost frame of the traceback: where the exception was raised."""
+    tb = error.__traceback__
+    if tb is None:
+        return ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return str(tb.tb_frame.f_globals.get("__name__", ""))

@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 from typing import Callable, Mapping
 
+from yieldcli.solana.cluster import COMMITMENTS
+
 SHELLS = {"bash": "yield.bash", "zsh": "_yield", "fish": "yield.fish"}
 
 OUTPUT_FORMATS = ("table", "json", "ndjson", "csv")
 RPC_MONIKERS = ("mainnet-beta", "devnet", "testnet", "localhost")
-COMMITMENTS = ("processed", "confirmed", "finalized")
 COLOR_MODES = ("auto", "always", "never")
 ORDERS = ("asc", "desc")
 
@@ -113,7 +114,9 @@ def _from_tree(before: list[str], current: str, env: Mapping[str, str]) -> list[
 
     root = typer.main.get_command(app)
     global_options = _options(root)
-    command, path, positional = root, [], []
+    command = root
+    path: list[str] = []
+    positional: list[str] = []
     i = 0
     while i < len(before):
         word = before[i]

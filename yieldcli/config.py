@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, NamedTuple, TypeVar
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, NamedTuple, TypeVar, overload
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import read_small_file
+from yieldcli.files import read_small_file, write_atomically
 
 T = TypeVar("T")
 # A config file is a few hundred bytes; refusing megabytes keeps `--config /dev/zero` harmless.
@@ -84,21 +85,19 @@ def read_solana_cli_config(env: Environment) -> dict[str, str]:
         text = found.data.decode("utf-8") if found else ""
     except (ConfigError, UnicodeDecodeError):
         return {}  # the Solana CLI's file is only a fallback: an unreadable one is as good as none
-    found: dict[str, str] = {}
+    settings: dict[str, str] = {}
     for line in text.splitlines():
         key, sep, value = line.partition(":")
         if not sep or line.startswith((" ", "\t", "#")):
             continue
         value = value.strip().strip("'\"")
         if key.strip() in ("json_rpc_url", "keypair_path") and value:
-            found[key.strip()] = value
-    return found
+            settings[key.strip()] = value
+    return settings
 
 
 class ConfigFile:
     """The TOML file: read once, written atomically and privately."""
-
-    KEYS = tuple(SPECS)
 
     def __init__(self, path: Path, data: dict[str, Any]):
         self.path = path
@@ -140,28 +139,21 @@ class ConfigFile:
 
     def set(self, key: str, value: str, profile: str | None) -> None:
         check_key(key)
-        self._table(profile, create=True)[key] = value
+        if profile is None:
+            table = self.data
+        else:
+            table = self.data.setdefault("profiles", {}).setdefault(profile, {})
+        table[key] = value
 
     def unset(self, key: str, profile: str | None) -> bool:
         check_key(key)
-        table = self._table(profile, create=False)
+        table = self.data if profile is None else self.data.get("profiles", {}).get(profile)
         return table.pop(key, None) is not None if table is not None else False
-
-    def _table(self, profile: str | None, *, create: bool) -> dict[str, Any] | None:
-        if profile is None:
-            return self.data
-        profiles = self.data.setdefault("profiles", {}) if create else self.data.get("profiles", {})
-        return profiles.setdefault(profile, {}) if create else profiles.get(profile)
 
     def save(self) -> None:
         import tomli_w
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".toml.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(self.data, handle)
-        os.replace(tmp, self.path)
+        write_atomically(self.path, tomli_w.dumps(self.data))
 
 
 def check_key(key: str) -> None:
@@ -173,26 +165,55 @@ def check_key(key: str) -> None:
 
 
 class Settings:
-    """Resolves each setting, remembering where its value came from."""
+    """Every setting resolved once, each with where its value came from; never changed afterwards.
+
+    A command's own flags (`--strategy`, `-u/--url`, `-k/--keypair`) make a new object with
+    `with_flags`, so what `config show` lists is what a command uses. Overrides beat the profile and
+    the defaults but not flags or the environment (the embedded sandbox's strategy, RPC and keypair);
+    an override may be a function, called once when the setting is first asked for (the sandbox's
+    RPC URL exists only once its server runs).
+    """
 
     def __init__(self, env: Environment, config: ConfigFile, profile: Setting,
-                 flags: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None):
+                 flags: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None,
+                 forced: Mapping[str, Any] | None = None):
         self.env = env
         self.config = config
         self.profile = profile
-        self.flags = dict(flags or {})
-        # Values that beat the profile and the defaults but not flags or env (the embedded sandbox's).
-        self.overrides = dict(overrides or {})
+        self.flags: Mapping[str, Any] = MappingProxyType(dict(flags or {}))
+        self.overrides: Mapping[str, Any] = MappingProxyType(dict(overrides or {}))
+        # Values nothing beats (the embedded sandbox's service URL: --sandbox talks to it whatever else is set).
+        self.forced: Mapping[str, Any] = MappingProxyType(dict(forced or {}))
+        self._resolved: dict[str, Setting] = {}  # a memo of the above: each setting resolves once
         self._solana_cli: dict[str, str] | None = None
 
+    def with_flags(self, **flags: Any) -> Settings:
+        """The same settings with a command's own flags on top (None: the flag was not given)."""
+        given = {name: value for name, value in flags.items() if value is not None}
+        if not given:
+            return self
+        derived = Settings(self.env, self.config, self.profile, {**self.flags, **given}, self.overrides, self.forced)
+        derived._solana_cli = self._solana_cli
+        derived._resolved = {name: setting for name, setting in self._resolved.items() if name not in given}
+        return derived
+
     def get(self, name: str) -> Setting:
+        if name not in self._resolved:
+            self._resolved[name] = self._resolve(name)
+        return self._resolved[name]
+
+    def _resolve(self, name: str) -> Setting:
         spec = SPECS[name]
+        forced = self.forced.get(name)
+        if forced is not None:
+            return Setting(name, forced() if callable(forced) else forced, "sandbox", "--sandbox")
         if self.flags.get(name) is not None:
             return Setting(name, self.flags[name], "flag", spec.flag or "")
         if spec.env and self.env.get(spec.env) is not None:
             return Setting(name, self.env.get(spec.env), "env", spec.env)
-        if self.overrides.get(name) is not None:
-            return Setting(name, self.overrides[name], "sandbox", "--sandbox")
+        override = self.overrides.get(name)
+        if override is not None:
+            return Setting(name, override() if callable(override) else override, "sandbox", "--sandbox")
         found = self.config.lookup(name, self.profile.value)
         if found is not None:
             check_type(name, *found)
@@ -245,6 +266,10 @@ def check_type(name: str, value: Any, where: str) -> None:
     )
 
 
+@overload
+def not_empty(flag: str, name: str) -> str: ...
+@overload
+def not_empty(flag: str | None, name: str) -> str | None: ...
 def not_empty(flag: str | None, name: str) -> str | None:
     if flag is not None and not flag.strip():
         raise UsageError(f"{name} is empty", hint=f"give {name} a value, or leave it out")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import NamedTuple, TextIO
+from pathlib import Path
+from typing import Literal, NamedTuple, TextIO, overload
 
 from yieldcli.errors import YieldError
 
@@ -27,6 +28,12 @@ class SmallFile(NamedTuple):
     mode: int  # st_mode, for permission warnings
 
 
+@overload
+def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
+                    missing_hint: str | None = None, missing_ok: Literal[False] = False) -> SmallFile: ...
+@overload
+def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
+                    missing_hint: str | None = None, missing_ok: bool) -> SmallFile | None: ...
 def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
                     missing_hint: str | None = None, missing_ok: bool = False) -> SmallFile | None:
     """The bytes of the regular file at `path`, at most `limit` of them, or `error` saying why not.
@@ -76,6 +83,36 @@ def read_small_stream(stream: TextIO, *, limit: int, what: str, error: type[Yiel
     if len(text) > limit:
         raise error(f"{what} on standard input is too large (more than {limit} characters)")
     return text
+
+
+# A path's value on standard input, as the Solana CLI spells it (`-k -`, `--wallets-file stdin:`).
+STDIN_SOURCES = ("-", "stdin:")
+
+
+def reads_stdin(source: str) -> bool:
+    return source in STDIN_SOURCES
+
+
+def write_atomically(path: Path, data: str | bytes) -> None:
+    """Replace `path` with `data`, private to the user (0600): a reader or a crash sees the old file
+    or the new one, never a part. The temporary file is `.NAME.*.tmp` beside it, fresh per write, so
+    two writers never share one (`remove_stale_temporaries` knows the pattern)."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def printable(text: str) -> str:

@@ -4,7 +4,6 @@ client, the output sink, and (under --sandbox) the embedded sandbox server."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -39,6 +38,7 @@ class Session:
         self._api: Any = None
         self._sandbox: Any = None
         self._closers: list = []
+        self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
 
     # --- settings --------------------------------------------------------------------------------
 
@@ -49,8 +49,26 @@ class Session:
             config = cfg.ConfigFile.load(Path(config_path.value).expanduser())
             flags = {"api_url": self.options.api_url, "timeout": self.options.timeout,
                      "output": self.options.output, "color": self.options.color}
-            self._settings = cfg.Settings(self.env, config, cfg.resolve_profile(self.options.profile, self.env), flags)
+            forced = {"api_url": lambda: self.sandbox().url} if self.options.sandbox else {}
+            self._settings = cfg.Settings(self.env, config, cfg.resolve_profile(self.options.profile, self.env), flags,
+                                          self._sandbox_overrides(), forced)
         return self._settings
+
+    def _sandbox_overrides(self) -> dict[str, Any]:
+        """Under --sandbox the strategy, the RPC and the keypair default to the sandbox's, unless named.
+
+        Functions, so that the sandbox starts (and its demo keypair is written) only when asked for.
+        """
+        if not self.options.sandbox:
+            return {}
+
+        def strategy() -> str:
+            from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
+
+            return DEMO_STRATEGY_ID
+
+        return {"strategy": strategy, "rpc_url": lambda: self.sandbox().rpc_url,
+                "keypair": lambda: str(sandbox_keypair_path(self.env))}
 
     @property
     def profile(self) -> str:
@@ -68,6 +86,7 @@ class Session:
         else:
             resolved = self.settings.checked("output", lambda value, name: resolve_mode(value, self.env))
         color_choice = self.settings.checked("color", _color_choice)
+        self.output_mode = resolved
         return Output(
             self.env,
             resolved,
@@ -87,7 +106,7 @@ class Session:
 
     def api(self):
         if self._api is None:
-            from yieldcli.api.client import ApiClient
+            from yieldcli.api.sync import ServiceClient
 
             if self.options.sandbox:
                 server = self.sandbox()
@@ -107,7 +126,7 @@ class Session:
                     self.log(f"API key from {found.source}")
                 else:
                     self.log("no API key found" + (f" ({why_none})" if why_none else ""))
-            self._api = ApiClient(url, key, timeout=self.timeout(), log=self.log if self.options.verbose or self.options.debug else None,
+            self._api = ServiceClient(url, key, timeout=self.timeout(), log=self.log if self.options.verbose or self.options.debug else None,
                                   sleep=self.env.sleep)
             self._closers.append(self._api.close)
         return self._api
@@ -125,12 +144,7 @@ class Session:
     # --- defaults for wallet and strategy ------------------------------------------------------------
 
     def strategy(self, flag: str | None) -> str:
-        settings = self.settings
-        if self.options.sandbox:
-            from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
-
-            settings.overrides.setdefault("strategy", DEMO_STRATEGY_ID)
-        value = cfg.not_empty(flag, "--strategy") or settings.value("strategy")
+        value = cfg.not_empty(flag, "--strategy") or self.settings.value("strategy")
         if not value:
             raise UsageError(
                 "no strategy given",
@@ -145,7 +159,7 @@ class Session:
             from yieldcli.sandbox.demo import DEMO_WALLET
 
             return DEMO_WALLET
-        keypair = self._keypair_setting()
+        keypair = self._keypair_setting(self.settings)
         if keypair.value is None:
             raise UsageError(
                 "no wallet given and no keypair configured",
@@ -155,26 +169,16 @@ class Session:
 
     # --- the chain side --------------------------------------------------------------------------
 
-    def _sandbox_chain_defaults(self) -> None:
-        """Under --sandbox the RPC and the keypair default to the sandbox's, unless named."""
-        if self.options.sandbox:
-            server = self.sandbox()
-            self.settings.overrides.setdefault("rpc_url", server.rpc_url)
-            self.settings.overrides.setdefault("keypair", str(sandbox_keypair_path(self.env)))
-
     def rpc_url(self, flag: str | None) -> str:
-        from yieldcli.chain.rpc import MAINNET_URL
+        from yieldcli.solana.cluster import MAINNET_URL
 
-        self._sandbox_chain_defaults()
-        self.settings.flags["rpc_url"] = flag
-        if self.settings.value("rpc_url") is None:
+        settings = self.settings.with_flags(rpc_url=flag)
+        if settings.value("rpc_url") is None:
             return MAINNET_URL
-        return self.settings.checked("rpc_url", rpc_url_of)
+        return settings.checked("rpc_url", rpc_url_of)
 
     def keypair_source(self, flag: str | None) -> cfg.Setting:
-        self._sandbox_chain_defaults()
-        self.settings.flags["keypair"] = flag
-        setting = self._keypair_setting()
+        setting = self._keypair_setting(self.settings.with_flags(keypair=flag))
         if setting.value is None:
             raise ConfigError(
                 "no keypair configured",
@@ -182,10 +186,11 @@ class Session:
             )
         return setting
 
-    def _keypair_setting(self) -> cfg.Setting:
+    @staticmethod
+    def _keypair_setting(settings: cfg.Settings) -> cfg.Setting:
         """The keypair setting; an empty path (`-k "$UNSET"`) is refused, not read as the current directory."""
-        self.settings.checked("keypair", lambda value, name: cfg.not_empty(value, name))
-        return self.settings.get("keypair")
+        settings.checked("keypair", lambda value, name: cfg.not_empty(value, name))
+        return settings.get("keypair")
 
     def _keypair_named(self) -> bool:
         return self.settings.get("keypair").source in ("flag", "env")
@@ -205,10 +210,9 @@ def sandbox_keypair_path(env: Environment) -> Path:
     if not path.exists():
         from yieldcli.sandbox.demo import demo_keypair
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(list(bytes(demo_keypair())), handle)
+        from yieldcli.files import write_atomically
+
+        write_atomically(path, json.dumps(list(bytes(demo_keypair()))))
     return path
 
 
@@ -230,7 +234,7 @@ def _color_choice(value: Any, name: str) -> str:
 
 def rpc_url_of(value: Any, name: str) -> str:
     """A Solana CLI moniker's URL, or an http(s) URL both HTTP stacks can use."""
-    from yieldcli.chain.rpc import MONIKERS, resolve_rpc_url
+    from yieldcli.solana.cluster import MONIKERS, resolve_rpc_url
 
     text = cfg.not_empty(str(value), name).strip()
     if text not in MONIKERS:

@@ -7,7 +7,7 @@ from typing import Callable, Iterable, Iterator, TextIO, TypeVar
 from yieldcli.addresses import is_pubkey
 from yieldcli.concurrency import ordered_map
 from yieldcli.errors import UsageError, YieldError
-from yieldcli.files import read_small_stream
+from yieldcli.files import read_small_stream, reads_stdin
 from yieldcli.numbers import quoted
 
 T = TypeVar("T")
@@ -17,7 +17,7 @@ WALLETS_MAX_CHARS = 16 << 20
 
 def read_wallets_file(source: str, stdin: TextIO) -> list[str]:
     """One address per line; blank lines and `#` comments ignored; every bad line reported at once."""
-    if source in ("-", "stdin:"):
+    if reads_stdin(source):
         text = read_small_stream(stdin, limit=WALLETS_MAX_CHARS, what="the wallets list", error=UsageError)
         name = "standard input"
     else:

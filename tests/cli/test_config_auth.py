@@ -118,3 +118,28 @@ def test_the_key_is_never_written_to_the_config_file(run, isolated):
     text = (isolated / ".config" / "yield" / "config.toml").read_text()
     assert TEST_API_KEY not in text
     assert TEST_API_KEY not in json.dumps(settings(run))
+
+
+def test_sandbox_config_show_lists_the_settings_the_commands_use(run):
+    rows = {row["name"]: row for row in run("--sandbox", "config", "show", "-o", "json").json()}
+    for name in ("api_url", "api_key", "strategy", "rpc_url", "keypair"):
+        assert rows[name]["source"] == "sandbox", rows[name]
+    assert rows["api_url"]["value"].startswith("http://127.0.0.1:") and rows["api_url"]["value"] != rows["rpc_url"]["value"]
+    assert rows["rpc_url"]["value"].startswith("http://127.0.0.1:")
+    assert rows["keypair"]["value"].endswith("demo-wallet.json")
+    # ...and they are what a command uses: the sandbox's strategy, and its demo wallet for balances.
+    strategy = run("--sandbox", "strategy", "info", "-o", "json").json()
+    assert strategy["strategy_id"] == rows["strategy"]["value"]
+    named = run("--sandbox", "config", "show", "-o", "json", env={"YIELD_STRATEGY": "mine"}).json()
+    assert [row["source"] for row in named if row["name"] == "strategy"] == ["env"]
+
+
+def test_a_broken_output_or_color_setting_can_be_read_and_fixed_with_config_itself(run, isolated):
+    path = isolated / ".config" / "yield" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('output = "bogus"\ncolor = "purple"\n')
+    assert run("health").code == 3  # every other command refuses the file, and says where
+    assert run("config", "path").stdout.strip() == str(path)
+    assert run("config", "get", "output").stdout.strip() == "bogus"
+    assert run("config", "unset", "output").code == 0 and run("config", "set", "color", "never").code == 0
+    assert "output" not in path.read_text() and 'color = "never"' in path.read_text()

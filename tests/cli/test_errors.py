@@ -1,5 +1,6 @@
 """Whatever the service answers, or fails to answer, ends in one clear line and the right exit code."""
 
+import json
 import socket
 
 import pytest
@@ -11,7 +12,7 @@ BALANCES = ["balances", DEMO_WALLET]
 
 
 def one_line_error(result):
-    lines = result.stderr.strip().splitlines()
+    lines = result.error_lines()
     assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
     return lines[0]
 
@@ -137,3 +138,45 @@ def test_debug_shows_a_traceback_and_plain_runs_do_not(api):
     debug = api("--debug", "strategy", "info", "nope")
     assert "Traceback" not in plain.stderr and "Traceback" in debug.stderr
     assert plain.code == debug.code == 5
+
+
+def _json_error(result) -> dict:
+    """The last line of stderr in a JSON mode: one object a script reads with json.loads."""
+    return json.loads(result.stderr.strip().splitlines()[-1])["error"]
+
+
+def test_in_json_modes_an_error_is_also_one_json_object_on_stderr(api, sandbox):
+    usage = api("positions", "0OIl", "-o", "json")
+    assert usage.code == 2 and usage.stdout == ""
+    error = _json_error(usage)
+    assert error["code"] == 2 and error["kind"].startswith("usage") and "0OIl" in error["message"]
+    assert usage.stderr.startswith("error: ")  # the human line comes first, as in every mode
+
+    service = api("--json", "strategy", "info", "no-such-strategy")
+    assert service.code == 5
+    assert _json_error(service) == {"code": 5, "kind": service_kind(service), "message": "Strategy not found", "hint": None}
+
+    with socket.socket() as closed:  # a port nobody listens on: connection refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    network = api("balances", DEMO_WALLET, "-o", "ndjson", env={"YIELD_API_URL": f"http://127.0.0.1:{port}"})
+    error = _json_error(network)
+    assert network.code == 6 and error["code"] == 6 and error["kind"].startswith("network")
+    assert error["hint"] == "check --api-url and the network" and TEST_API_KEY not in network.stderr
+
+
+def service_kind(result) -> str:
+    kind = _json_error(result)["kind"]
+    assert kind.startswith("service"), kind
+    return kind
+
+
+def test_json_because_stdout_is_not_a_terminal_writes_it_too_and_a_table_does_not(api):
+    piped = api("strategy", "info", "no-such-strategy")  # stdout is a pipe here: JSON by default
+    assert piped.code == 5 and _json_error(piped)["message"] == "Strategy not found"
+    table = api("strategy", "info", "no-such-strategy", "-o", "table")
+    assert table.code == 5 and table.stderr.strip().splitlines() == [one_line_error(table)]
+    assert "{" not in table.stderr
+
+    bad_flag = api("positions", "--no-such-flag")  # refused by the parser, before any session
+    assert bad_flag.code == 2 and _json_error(bad_flag)["kind"] == "usage"

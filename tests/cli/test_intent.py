@@ -31,7 +31,7 @@ from solders.transaction import VersionedTransaction
 from tests.cli.test_terminal import Terminal
 from tests.cli.test_write import USDC, write_keypair
 from tests.conftest import TEST_API_KEY
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 from yieldcli.sandbox.strategy import fund_account_address
 from yieldcli.sandbox.vault import fund_owner_address, multisig_transfer_checked
@@ -276,8 +276,8 @@ def test_the_review_names_every_difference_first_and_in_red(world):
     world.doctor(amount_changed)
     shown = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "table", "--color", "always")
     assert shown.code == 0  # review only: nothing to refuse yet
-    first = shown.stdout.splitlines()[0]
-    assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee 0.000005 SOL" in first
+    first, second = shown.stdout.splitlines()[:2]
+    assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee 0.000005 SOL" in second  # the fee with its parts
     assert "\x1b[31m" in shown.stdout and "✗ expected −10 USDC, simulated −1000 USDC" in shown.stdout
 
 

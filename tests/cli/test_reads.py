@@ -141,7 +141,7 @@ def test_bad_input_is_refused_before_any_request(api, sandbox, args, named):
     result = api(*args)
     assert result.code == 2, result.stderr
     assert named in result.stderr and result.stderr.startswith("error:")
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert len(result.error_lines()) == 1
 
 
 def test_no_wallet_and_no_keypair_is_a_clear_error(api):

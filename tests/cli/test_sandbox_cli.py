@@ -54,7 +54,7 @@ def test_sandbox_serve_prints_url_and_key_and_serves_real_requests(run, isolated
 def test_sandbox_serve_refuses_a_remote_host_without_consent(run):
     result = run("sandbox", "serve", "--host", "0.0.0.0")
     assert result.code == 2 and "loopback" in result.stderr and "--allow-remote" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert len(result.error_lines()) == 1
 
 
 def test_sandbox_serve_on_a_port_in_use_is_one_clear_line(run):
@@ -65,7 +65,7 @@ def test_sandbox_serve_on_a_port_in_use_is_one_clear_line(run):
         taken.listen()
         result = run("sandbox", "serve", "--port", str(taken.getsockname()[1]))
     assert result.code == 2 and "in use" in result.stderr and "--port" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert len(result.error_lines()) == 1
 
 
 def test_serve_try_line_works_on_a_fresh_config_and_info_names_the_server(run):

@@ -1,32 +1,74 @@
-"""The library does not reach into the command line: checked on the source with `ast`."""
+"""The layers of the package, checked on the source with `ast`.
+
+- the library (`api/`, `chain/`, `solana/`, `client.py`, `__init__.py`) does not reach into the
+  command line (`commands/`, `render/`, `session`, `app`, `cli_errors`, typer, rich, click);
+- `render/` does not import `api/`; `sandbox/` and `solana/` do not import the client's `chain/`;
+- `solana/` is shared by both sides and imports neither.
+An import under `if TYPE_CHECKING:` names a type for annotations and is not run: it is not a
+dependency and is not counted.
+"""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "yieldcli"
-LIBRARY = [PACKAGE / "__init__.py", PACKAGE / "client.py", *sorted((PACKAGE / "api").glob("*.py"))]
-# The command line's own service client: the library's, with cli_errors' hints on its errors.
-CLI_ADAPTER = PACKAGE / "api" / "client.py"
-FORBIDDEN = ("yieldcli.commands", "yieldcli.render", "yieldcli.session", "yieldcli.app", "yieldcli.cli_errors",
-             "typer", "rich", "click")
+CLI = ("yieldcli.commands", "yieldcli.render", "yieldcli.session", "yieldcli.app", "yieldcli.cli_errors",
+       "typer", "rich", "click")
+
+# (the modules a rule is about, what they must not import)
+RULES: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
+    (("yieldcli.api", "yieldcli.chain", "yieldcli.solana", "yieldcli.client", "yieldcli.__init__"), CLI),
+    (("yieldcli.render",), ("yieldcli.api",)),
+    (("yieldcli.sandbox",), ("yieldcli.chain", "yieldcli.commands", "yieldcli.render", "yieldcli.session")),
+    (("yieldcli.solana",), ("yieldcli.chain", "yieldcli.sandbox", "yieldcli.api")),
+]
 
 
-def imported_modules(path: Path) -> set[str]:
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+
+
+def runtime_imports(path: Path) -> set[str]:
+    """Every module `path` imports when it runs (anywhere: lazy imports inside functions count)."""
+    tree = ast.parse(path.read_text())
+    type_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            type_only.update(id(inner) for statement in node.body for inner in ast.walk(statement))
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
+            # `from yieldcli import chain` imports yieldcli.chain
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
 
 
-def test_the_library_imports_nothing_from_the_command_line():
-    for path in LIBRARY:
-        if path == CLI_ADAPTER:
-            continue
-        bad = {m for m in imported_modules(path) if m.startswith(FORBIDDEN)}
-        assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {sorted(bad)}"
+def under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
 
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=module_name)
+def test_every_module_keeps_to_its_layer(path):
+    name = module_name(path)
+    for scope, forbidden in RULES:
+        if under(name, scope):
+            bad = {m for m in runtime_imports(path) if under(m, forbidden)}
+            assert not bad, f"{name} imports {sorted(bad)}"
+
+
+def test_the_checker_counts_lazy_imports_and_not_type_only_ones(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from yieldcli.api import models\n"
+                     "def f():\n    from yieldcli import session\n")
+    found = runtime_imports(probe)
+    assert "yieldcli.session" in found
+    assert not any(under(m, ("yieldcli.api",)) for m in found)

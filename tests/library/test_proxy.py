@@ -184,8 +184,8 @@ def test_the_command_line_reads_the_proxy_the_same_way_and_names_a_refusing_prox
         assert proxy.requests == [("CONNECT", f"localhost:{server.port}", proxy.expected)]
         refused = run("strategy", "info", DEMO_STRATEGY_ID, env={**env, "HTTPS_PROXY": proxy.url("carol:nope")})
     assert refused.code == 6
-    line = refused.stderr.strip()
-    assert line.startswith("error: the proxy http://127.0.0.1:") and "407" in line and "nope" not in line
+    [line] = refused.error_lines()
+    assert line.startswith("error: the proxy http://127.0.0.1:") and "407" in line and "nope" not in refused.stderr
     assert "(hint: check HTTPS_PROXY" in line
 
 

@@ -28,7 +28,7 @@ from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, TransferParams, advance_nonce_account, transfer
 
 from yieldcli.chain import compute_budget as cb
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.confirm import Confirmed, wait_for
 from yieldcli.chain.instructions import build_transaction, decompile_message, fetch_lookup_table, recompile_message
 from yieldcli.chain.nonce import advance_instruction, build_on_nonce, create_nonce_instructions, fetch_nonce, nonce_lifetime

@@ -11,7 +11,8 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.confirm import Confirmed, Expired, Failed, Pending, wait_for
-from yieldcli.chain.rpc import Rpc, SignatureStatus, TransactionRecord
+from yieldcli.chain.rpc import Rpc
+from yieldcli.chain.rpc_types import SignatureStatus, TransactionRecord
 from yieldcli.errors import NetworkError, UsageError
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime

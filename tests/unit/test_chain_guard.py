@@ -12,7 +12,7 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.guard import SigningRefused, check_signable
-from yieldcli.chain.sign import sign_transaction
+from yieldcli.chain.sign import sign_transaction, signature_slots
 from yieldcli.errors import ExitCode
 
 USER, SERVICE, STRANGER = Keypair(), Keypair(), Keypair()
@@ -26,10 +26,15 @@ def tx_for(payer: Keypair, *others: Keypair) -> VersionedTransaction:
     return VersionedTransaction.populate(message, [Signature.default()] * message.header.num_required_signatures)
 
 
-def test_our_own_transaction_is_signable():
-    plan = check_signable(tx_for(USER), USER.pubkey(), {USER.pubkey()})
-    assert plan.to_sign == (0,)
-    assert plan.already_signed == ()
+def valid_slots(tx: VersionedTransaction) -> list[int]:
+    return [slot.index for slot in signature_slots(tx) if slot.valid]
+
+
+def test_our_own_transaction_is_signable_and_signing_fills_our_slot():
+    tx = tx_for(USER)
+    check_signable(tx, USER.pubkey(), {USER.pubkey()})
+    signed = sign_transaction(tx, [USER])
+    assert signed.signed == (USER.pubkey(),) and valid_slots(signed.transaction) == [0] and signed.complete
 
 
 def test_foreign_fee_payer_is_refused():
@@ -49,9 +54,11 @@ def test_a_signer_the_user_did_not_name_is_refused():
 
 def test_a_slot_already_signed_by_someone_else_is_kept():
     tx = sign_transaction(tx_for(USER, SERVICE), [SERVICE]).transaction
-    plan = check_signable(tx, USER.pubkey(), {USER.pubkey()})
-    assert plan.to_sign == (0,)
-    assert plan.already_signed == (1,)
+    check_signable(tx, USER.pubkey(), {USER.pubkey()})
+    signed = sign_transaction(tx, [USER])
+    # Only our slot is signed; the service's signature stays byte for byte what it was.
+    assert signed.signed == (USER.pubkey(),) and valid_slots(signed.transaction) == [0, 1]
+    assert signed.transaction.signatures[1] == tx.signatures[1]
 
 
 def test_an_invalid_foreign_signature_is_refused():
@@ -62,8 +69,10 @@ def test_an_invalid_foreign_signature_is_refused():
 
 
 def test_two_of_our_keys():
-    plan = check_signable(tx_for(USER, SERVICE), USER.pubkey(), [USER.pubkey(), SERVICE.pubkey()])
-    assert plan.to_sign == (0, 1)
+    tx = tx_for(USER, SERVICE)
+    check_signable(tx, USER.pubkey(), [USER.pubkey(), SERVICE.pubkey()])
+    signed = sign_transaction(tx, [USER, SERVICE])
+    assert signed.signed == (USER.pubkey(), SERVICE.pubkey()) and valid_slots(signed.transaction) == [0, 1]
 
 
 def test_unsupported_version_is_refused():

@@ -12,9 +12,9 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.instructions import build_from_ix, build_transaction, fetch_lookup_table, parse_instruction, parse_ix_response
-from yieldcli.chain.rpc import AccountInfo, LatestBlockhash
+from yieldcli.chain.rpc_types import AccountInfo, LatestBlockhash
 from yieldcli.errors import ExitCode, ServiceError
 from yieldcli.tokens import STRATEGY_PROGRAM_ID
 

@@ -11,7 +11,7 @@ from solders.pubkey import Pubkey
 from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.intent import Intent, compare, summary
 from yieldcli.chain.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
 from yieldcli.tokens import WSOL_MINT
@@ -215,7 +215,7 @@ def test_a_position_pays_the_user_and_at_most_a_one_percent_fee():
 
 
 def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
-    from yieldcli.chain.rpc import AccountInfo
+    from yieldcli.chain.rpc_types import AccountInfo
     from yieldcli.chain.state import state_of
 
     data = token_data(USDC, WALLET, 0)
@@ -244,7 +244,7 @@ class _ShiftingRpc:
         self.reads, self.simulations = list(lamports_per_read), 0
 
     async def multiple_accounts(self, keys):
-        from yieldcli.chain.rpc import AccountInfo
+        from yieldcli.chain.rpc_types import AccountInfo
 
         lamports = self.reads.pop(0) if len(self.reads) > 1 else self.reads[0]
         return [AccountInfo(k, lamports, Pubkey.default(), b"", False, 0) for k in keys]

@@ -9,7 +9,7 @@ import os
 import pytest
 from solders.keypair import Keypair
 
-from yieldcli.chain.keypairs import load_keypair, pubkey_of_keypair_file
+from yieldcli.chain.keypairs import load_keypair, public_key_text
 from yieldcli.errors import ConfigError, ExitCode, UsageError
 
 
@@ -39,7 +39,7 @@ def test_loads_a_solana_keygen_file(tmp_path, keypair):
     loaded = load_keypair(str(path))
     assert loaded.keypair == keypair
     assert loaded.warning is None
-    assert pubkey_of_keypair_file(path) == keypair.pubkey()
+    assert public_key_text(str(path)) == str(keypair.pubkey())
 
 
 def test_expands_home(tmp_path, keypair, monkeypatch):

@@ -10,10 +10,10 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.instructions import build_transaction
 from yieldcli.chain.nonce import NonceAccount, advance_instruction, build_on_nonce, nonce_lifetime, parse_nonce_account
-from yieldcli.chain.rpc import AccountInfo
+from yieldcli.chain.rpc_types import AccountInfo
 from yieldcli.errors import UsageError
 
 ADDRESS, AUTHORITY, PAYER = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()

@@ -13,7 +13,8 @@ from solders.system_program import TransferParams, transfer
 from yieldcli.chain.confirm import Confirmed, Expired, Pending, Rebroadcast, wait_for
 from yieldcli.chain.instructions import build_transaction
 from yieldcli.chain.nonce import NonceLifetime
-from yieldcli.chain.rpc import AccountInfo, Rpc, SignatureStatus
+from yieldcli.chain.rpc import Rpc
+from yieldcli.chain.rpc_types import AccountInfo, SignatureStatus
 from yieldcli.chain.sign import sign_transaction
 from yieldcli.errors import NetworkError
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW

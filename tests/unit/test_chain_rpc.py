@@ -14,7 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from solders.pubkey import Pubkey
 
-from yieldcli.chain.rpc import PreflightFailed, Rpc, RpcError, explorer_url, redact_url, resolve_rpc_url
+from yieldcli.chain.rpc import PreflightFailed, Rpc, RpcError, explorer_url, redact_url
+from yieldcli.solana.cluster import resolve_rpc_url
 from yieldcli.errors import ConfigError, ExitCode, NetworkError, TransactionExpired, UsageError
 
 SECRET = "sk-9f8e7d6c5b4a"

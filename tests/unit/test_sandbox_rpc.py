@@ -24,7 +24,7 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58encode
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.confirm import Confirmed, Expired, Failed, Pending, wait_for
 from yieldcli.chain.guard import check_signable
 from yieldcli.chain.instructions import build_from_ix, build_transaction, fetch_lookup_table
@@ -139,7 +139,7 @@ def test_token_transfer_reviewed_signed_simulated_sent_and_confirmed(chain, user
             unsigned = build_transaction(ixs, user.pubkey(), latest.blockhash)
             review = review_transaction(unsigned)
             assert review.instructions[1].details["ui_amount"] == "1.250000"
-            assert check_signable(unsigned, user.pubkey(), {user.pubkey()}).to_sign == (0,)
+            check_signable(unsigned, user.pubkey(), {user.pubkey()})  # raises unless ours alone to sign
 
             simulation = await rpc.simulate(unsigned, accounts=[source, destination])
             assert simulation.ok and simulation.units_consumed > 0 and simulation.logs
@@ -149,7 +149,7 @@ def test_token_transfer_reviewed_signed_simulated_sent_and_confirmed(chain, user
             assert changes[str(destination)].delta == 1_250_000
 
             signed = sign_transaction(unsigned, [user])
-            assert signed.complete
+            assert signed.complete and signed.signed == (user.pubkey(),)
             outcome = await send_and_wait(rpc, signed.transaction, latest.last_valid_block_height)
             assert isinstance(outcome, Confirmed) and outcome.commitment == "finalized"
             mine = await rpc.token_account_balance(source)

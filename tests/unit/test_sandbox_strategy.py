@@ -19,7 +19,7 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from tests.contract.openapi_doc import pointer, template, validator
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.confirm import Confirmed, wait_for
 from yieldcli.chain.decode import decode_transaction
 from yieldcli.chain.instructions import build_from_ix

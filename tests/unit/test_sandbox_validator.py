@@ -15,7 +15,7 @@ from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime

@@ -29,8 +29,9 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.amounts import scale
 from yieldcli.chain.instructions import decompile_message, recompile_message
-from yieldcli.chain.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
-from yieldcli.chain.rpc import Simulation, describe_error
+from yieldcli.solana.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
+from yieldcli.chain.rpc_types import Simulation
+from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 
 LAMPORTS_PER_SIGNATURE = 5_000

@@ -14,7 +14,9 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.nonce import NonceLifetime, nonce_moved_on
-from yieldcli.chain.rpc import AccountInfo, SignatureStatus, TransactionRecord, commitment_rank, describe_error
+from yieldcli.chain.rpc_types import AccountInfo, SignatureStatus, TransactionRecord
+from yieldcli.solana.cluster import commitment_rank
+from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.errors import NetworkError, YieldError
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
@@ -21,17 +20,7 @@ class SigningRefused(Refused):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class SigningPlan:
-    to_sign: tuple[int, ...]  # signature slots our signers will fill
-    already_signed: tuple[int, ...]  # slots holding a signature that verifies; kept as they are
-
-    @property
-    def slots(self) -> tuple[int, ...]:
-        return self.to_sign
-
-
-def check_signable(tx: VersionedTransaction, expected_payer: Pubkey, my_signers: Iterable[Pubkey]) -> SigningPlan:
+def check_signable(tx: VersionedTransaction, expected_payer: Pubkey, my_signers: Iterable[Pubkey]) -> None:
     """Raise `SigningRefused` unless `tx` pays fees from `expected_payer` and needs no signer but ours."""
     version = message_version(tx)
     if version not in SUPPORTED_VERSIONS:
@@ -50,15 +39,10 @@ def check_signable(tx: VersionedTransaction, expected_payer: Pubkey, my_signers:
             hint="the service built this transaction for another payer; request it again with your payer",
         )
     mine = set(my_signers)
-    to_sign: list[int] = []
-    done: list[int] = []
     missing: list[str] = []
     for slot in signature_slots(tx):
-        if slot.signer in mine:
-            (done if slot.valid else to_sign).append(slot.index)
-        elif slot.valid:
-            done.append(slot.index)
-        else:
+        # Our keys fill their slots; any other slot must already hold a signature that verifies.
+        if slot.signer not in mine and not slot.valid:
             missing.append(f"{slot.signer} (signature slot {slot.index}{', present but invalid' if slot.present else ''})")
     if missing:
         raise SigningRefused(
@@ -66,4 +50,3 @@ def check_signable(tx: VersionedTransaction, expected_payer: Pubkey, my_signers:
             reason="unknown_signer",
             hint="sign only transactions whose every required signer is a keypair you passed",
         )
-    return SigningPlan(tuple(to_sign), tuple(done))

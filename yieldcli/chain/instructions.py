@@ -15,8 +15,8 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import is_pubkey
-from yieldcli.chain.programs import ADDRESS_LOOKUP_TABLE_PROGRAM
-from yieldcli.chain.rpc import AccountInfo, LatestBlockhash
+from yieldcli.solana.programs import ADDRESS_LOOKUP_TABLE_PROGRAM
+from yieldcli.chain.rpc_types import AccountInfo, LatestBlockhash
 from yieldcli.errors import ServiceError, UsageError
 
 INSTRUCTION_KEYS = ("deposit_instructions", "withdraw_instructions", "close_user_fund_instructions")

@@ -19,7 +19,7 @@ from solders.pubkey import Pubkey
 
 from yieldcli.amounts import scale
 from yieldcli.errors import Refused
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, multisig_of, State, TokenState, network_fee, rent_exempt_minimum, state_of, writable_addresses
 from yieldcli.tokens import WSOL_MINT, by_mint
 

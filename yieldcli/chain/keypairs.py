@@ -10,13 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import printable, read_small_file, read_small_stream
+from yieldcli.files import STDIN_SOURCES, printable, read_small_file, read_small_stream
 
 if TYPE_CHECKING:  # solders is imported only where a Keypair is built: reading a public key needs none
     from solders.keypair import Keypair
-    from solders.pubkey import Pubkey
 
-STDIN_SOURCES = ("-", "stdin:")
 # A solana-keygen file is about 230 bytes; pretty-printed, under 1 KB. Anything much larger is not one.
 KEYPAIR_MAX_BYTES = 4096
 _MISSING_HINT = "create one with `solana-keygen new -o <path>` or pass --keypair <path>"
@@ -105,10 +103,6 @@ def permission_warning(path: Path, mode: int) -> str | None:
         f"keypair file {path} is accessible by other users (mode {stat.S_IMODE(mode):04o}); "
         f"restrict it with `chmod 600 {path}`"
     )
-
-
-def pubkey_of_keypair_file(path: str | os.PathLike[str]) -> Pubkey:
-    return load_keypair(os.fspath(path)).keypair.pubkey()
 
 
 def public_key_text(source: str, origin: str = "") -> str:

@@ -21,8 +21,8 @@ from solders.system_program import AdvanceNonceAccountParams, advance_nonce_acco
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.instructions import build_transaction
-from yieldcli.chain.programs import SYSTEM_PROGRAM
-from yieldcli.chain.rpc import AccountInfo
+from yieldcli.solana.programs import SYSTEM_PROGRAM
+from yieldcli.chain.rpc_types import AccountInfo
 from yieldcli.errors import UsageError
 
 # Versions::Current (u32), State::Initialized (u32), authority, durable nonce, lamports per signature.

@@ -11,8 +11,7 @@ from __future__ import annotations
 import base64
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from solders.hash import Hash
@@ -20,48 +19,26 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.programs import parse_token_account
-from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, UsageError
+from yieldcli.chain.rpc_types import (
+    AccountInfo,
+    LatestBlockhash,
+    SignatureStatus,
+    Simulation,
+    TokenAmount,
+    TokenBalanceChange,
+    TransactionRecord,
+)
+from yieldcli.solana.cluster import cluster_of, commitment_rank
+from yieldcli.solana.programs import parse_token_account
+from yieldcli.solana.transaction_errors import describe_error
+from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed
 from yieldcli.urls import redact_url
 
-MAINNET_URL = "https://api.mainnet-beta.solana.com"
-DEVNET_URL = "https://api.devnet.solana.com"
-TESTNET_URL = "https://api.testnet.solana.com"
-LOCALHOST_URL = "http://127.0.0.1:8899"
+if TYPE_CHECKING:  # imported when an Rpc opens: solana-py costs ~230 ms
+    from solana.rpc.async_api import AsyncClient
 
-MONIKERS = {
-    "mainnet-beta": MAINNET_URL, "m": MAINNET_URL,
-    "devnet": DEVNET_URL, "d": DEVNET_URL,
-    "testnet": TESTNET_URL, "t": TESTNET_URL,
-    "localhost": LOCALHOST_URL, "l": LOCALHOST_URL,
-}
-
-COMMITMENTS = ("processed", "confirmed", "finalized")
 _MAX_STATUSES_PER_CALL = 256
 _MAX_ACCOUNTS_PER_CALL = 100
-
-
-def resolve_rpc_url(value: str) -> str:
-    """A URL, or a Solana CLI moniker (mainnet-beta, devnet, testnet, localhost, or their first letter)."""
-    text = value.strip()
-    if text in MONIKERS:
-        return MONIKERS[text]
-    parts = urlsplit(text)
-    if parts.scheme in ("http", "https") and parts.hostname:
-        return text
-    raise UsageError(
-        f"invalid RPC URL {redact_url(text) if '://' in text else repr(text)}",
-        hint="give an http(s) URL or one of mainnet-beta, devnet, testnet, localhost (or m, d, t, l)",
-    )
-
-
-def cluster_of(rpc_url: str) -> str:
-    """mainnet-beta, devnet, testnet, or custom."""
-    host = (urlsplit(rpc_url).hostname or "").lower()
-    for name in ("devnet", "testnet", "mainnet"):
-        if name in host:
-            return "mainnet-beta" if name == "mainnet" else name
-    return "custom"
 
 
 def explorer_url(signature: Signature | str, rpc_url: str) -> str:
@@ -99,104 +76,6 @@ class AlreadyProcessed(RpcError):
     """sendTransaction refused the transaction because this exact transaction has already landed."""
 
 
-@dataclass(frozen=True)
-class LatestBlockhash:
-    blockhash: Hash
-    last_valid_block_height: int
-    slot: int
-
-
-@dataclass(frozen=True)
-class AccountInfo:
-    address: Pubkey
-    lamports: int
-    owner: Pubkey
-    data: bytes
-    executable: bool
-    rent_epoch: int
-
-
-@dataclass(frozen=True)
-class SignatureStatus:
-    slot: int
-    confirmations: int | None  # None once rooted (finalized)
-    err: Any  # the RPC's JSON form, e.g. {"InstructionError": [0, {"Custom": 1}]}; None on success
-    confirmation_status: str | None  # processed, confirmed, finalized
-
-    def reached(self, commitment: str) -> bool:
-        if self.confirmation_status is None:
-            # Old nodes leave it out: confirmations None means rooted, anything else only processed.
-            return self.confirmations is None or commitment == "processed"
-        return commitment_rank(self.confirmation_status) >= commitment_rank(commitment)
-
-
-@dataclass(frozen=True)
-class TokenAmount:
-    amount: int
-    decimals: int
-    ui_amount_string: str
-
-
-@dataclass(frozen=True)
-class TokenBalanceChange:
-    address: str
-    mint: str | None
-    owner: str | None
-    pre: int | None  # None when the account did not exist
-    post: int | None
-
-    @property
-    def delta(self) -> int:
-        return (self.post or 0) - (self.pre or 0)
-
-
-@dataclass(frozen=True)
-class Simulation:
-    err: Any
-    logs: tuple[str, ...]
-    units_consumed: int | None
-    accounts: tuple[AccountInfo | None, ...]  # post-simulation state of the requested accounts
-    token_balances: tuple[TokenBalanceChange, ...]  # requested accounts that are token accounts
-
-    @property
-    def ok(self) -> bool:
-        return self.err is None
-
-
-@dataclass(frozen=True)
-class TransactionRecord:
-    slot: int
-    err: Any
-    logs: tuple[str, ...] | None
-    fee: int | None
-
-
-def commitment_rank(commitment: str) -> int:
-    try:
-        return COMMITMENTS.index(commitment)
-    except ValueError:
-        raise UsageError(f"invalid commitment {commitment!r}; use one of {', '.join(COMMITMENTS)}") from None
-
-
-def describe_error(err: Any) -> str:
-    """A transaction error in the RPC's JSON form, as one short line."""
-    if err is None:
-        return "no error"
-    if isinstance(err, str):
-        return err
-    if isinstance(err, dict) and "InstructionError" in err:
-        index, inner = err["InstructionError"]
-        if isinstance(inner, dict) and "Custom" in inner:
-            inner = f"custom program error 0x{inner['Custom']:x} ({inner['Custom']})"
-        elif isinstance(inner, dict):
-            inner = ", ".join(f"{k} {v}" for k, v in inner.items())
-        return f"instruction {index} failed: {inner}"
-    if isinstance(err, dict) and len(err) == 1:
-        (name, value), = err.items()
-        return f"{name} {value}"
-    return str(err)
-
-
 class Rpc:
     """Async Solana JSON-RPC client. Use `async with Rpc(url) as rpc:`; methods raise yieldcli errors."""
 
@@ -206,7 +85,7 @@ class Rpc:
         self.shown_url = redact_url(url)
         self.timeout = timeout
         self.commitment = commitment
-        self._client = None
+        self._client: AsyncClient | None = None
         self._ids = itertools.count(1)
         self._genesis: str | None = None
 
@@ -222,7 +101,7 @@ class Rpc:
             client, self._client = self._client, None
             await client.close()
 
-    def _open(self):
+    def _open(self) -> AsyncClient:
         if self._client is None:
             from solana.rpc.async_api import AsyncClient
 
@@ -357,8 +236,9 @@ class Rpc:
             for address, pre, post in zip(addresses, before, after):
                 pre_t = parse_token_account(str(pre.owner), pre.data) if pre else None
                 post_t = parse_token_account(str(post.owner), post.data) if post else None
-                if pre_t or post_t:
-                    mint, owner, _ = pre_t or post_t
+                either = pre_t or post_t
+                if either:
+                    mint, owner, _ = either
                     balances.append(
                         TokenBalanceChange(address, mint, owner, pre_t[2] if pre_t else None, post_t[2] if post_t else None)
                     )

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from yieldcli.chain.journal import InFlight, Journal
-from yieldcli.chain.rpc import SignatureStatus
+from yieldcli.chain.rpc_types import SignatureStatus
 
 
 @dataclass
@@ -64,6 +64,8 @@ async def lifetimes_over(rpc: Any, entries: list[InFlight]) -> dict[str, bool]:
     for entry in entries:
         if entry.last_valid_block_height is not None:
             over[entry.signature] = height > entry.last_valid_block_height
-        else:
+        elif entry.nonce_account is not None and entry.nonce_value is not None:
             over[entry.signature] = await nonce_used(rpc, Pubkey.from_string(entry.nonce_account), Hash.from_string(entry.nonce_value))
+        else:
+            over[entry.signature] = False  # neither a deadline nor a nonce: never assumed gone
     return over

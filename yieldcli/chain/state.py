@@ -9,7 +9,7 @@ from typing import Any
 
 from solders.pubkey import Pubkey
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 
 LAMPORTS_PER_SIGNATURE = 5_000
 _DEFAULT_UNITS_PER_INSTRUCTION = 200_000

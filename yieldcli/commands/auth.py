@@ -1,5 +1,7 @@
 """`yield auth`: keep the API key in the OS keyring, one entry per profile."""
 
+from typing import Any
+
 import typer
 
 from yieldcli import secrets
@@ -58,7 +60,7 @@ def status(
             f"no API key for profile {session.profile!r}" + (f": {why_none}" if why_none else ""),
             hint=f"run `yield auth login` or set {API_KEY_ENV}",
         )
-    body = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
+    body: dict[str, Any] = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
     verdict = None
     if check:
         from yieldcli.commands.doctor import key_accepted
@@ -66,13 +68,14 @@ def status(
         verdict = key_accepted(session)
         body["accepted"] = verdict.status == "ok"
         body["check"] = verdict.detail
-    if out.mode == "table":
-        out.env.stdout.write(f"profile {body['profile']}: API key {body['key']} from {body['location']}\n")
+    def lines() -> list[str]:
+        said = [f"profile {body['profile']}: API key {body['key']} from {body['location']}"]
         if verdict is not None:
             colour = "green" if verdict.status == "ok" else "red"
-            out.env.stdout.write(f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}\n")
-    else:
-        out.object("auth", body)
+            said.append(f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}")
+        return said
+
+    out.result(body, lines, kind="auth")
     if verdict is not None and verdict.status == "fail":
         from yieldcli.commands.doctor import failure
 

@@ -11,7 +11,7 @@ from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.numbers import parse_seconds
-from yieldcli.render.output import MODES
+from yieldcli.render.output import MODES, Output
 
 config_app = opt.command_group("Show and change settings.")
 
@@ -62,14 +62,18 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
         if name in ("api_url", "rpc_url") and isinstance(value, str) and "://" in value:
             value = redact_url(value)  # providers put keys in URLs; `config get` still prints it whole
         rows.append({"name": name, "value": value, "source": s.source, "location": s.location})
-    found, why_none = secrets.find_api_key(session.env, session.profile)
-    rows.append({
-        "name": "api_key",
-        "value": secrets.mask(found.value) if found else None,
-        "source": found.source if found else "unset",
-        "location": found.location if found else (why_none or ""),
-    })
-    if out.mode == "table":
+    if session.options.sandbox:  # the embedded sandbox's own key, whatever the keyring holds
+        rows.append({"name": "api_key", "value": secrets.mask(session.sandbox().api_key), "source": "sandbox",
+                     "location": "--sandbox"})
+    else:
+        found, why_none = secrets.find_api_key(session.env, session.profile)
+        rows.append({
+            "name": "api_key",
+            "value": secrets.mask(found.value) if found else None,
+            "source": found.source if found else "unset",
+            "location": found.location if found else (why_none or ""),
+        })
+    def table() -> None:
         from yieldcli.render.layout import Column
 
         out.columns([
@@ -78,17 +82,8 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
             Column("Source", [row["source"] for row in rows]),
             Column("Location", [row["location"] for row in rows], drop=1, squeeze=16),
         ])
-    elif out.mode == "ndjson":
-        out.ndjson(rows)
-    elif out.mode == "csv":
-        import csv
 
-        writer = csv.writer(session.env.stdout, lineterminator="\n")
-        writer.writerow(["name", "value", "source", "location"])
-        for row in rows:
-            writer.writerow(["" if row[k] is None else row[k] for k in ("name", "value", "source", "location")])
-    else:
-        out.object("config", rows)
+    out.records(rows, fields=("name", "value", "source", "location"), table=table)
 
 
 @config_app.command("get")
@@ -102,7 +97,7 @@ def get(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.")
     value = session.settings.value(key)
     if value is None:
         raise ConfigError(f"{key} is not set", hint=f"`yield config set {key} VALUE`")
-    session.env.stdout.write(f"{value}\n")
+    _bare(session).value(str(value))
 
 
 @config_app.command("set")
@@ -117,7 +112,7 @@ def set_(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name."
     config.set(key, _validate(key, value), profile)
     config.save()
     where = f"[profiles.{profile}]" if profile else "top level"
-    session.output().info(f"{key} set in {config.path} ({where})")
+    _bare(session).info(f"{key} set in {config.path} ({where})")
 
 
 @config_app.command("unset")
@@ -131,9 +126,9 @@ def unset(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.
     config = session.settings.config
     if config.unset(key, profile):
         config.save()
-        session.output().info(f"{key} removed from {config.path}")
+        _bare(session).info(f"{key} removed from {config.path}")
     else:
-        session.output().info(f"{key} was not set in {config.path}")
+        _bare(session).info(f"{key} was not set in {config.path}")
 
 
 @config_app.command("path")
@@ -143,4 +138,10 @@ def path(ctx: typer.Context) -> None:
     Example: $EDITOR "$(yield config path)"
     """
     session = session_of(ctx)
-    session.env.stdout.write(f"{session.settings.config.path}\n")
+    _bare(session).value(str(session.settings.config.path))
+
+
+def _bare(session) -> Output:
+    """A sink for a bare value or a line of news: it reads no output or color setting, so `config get`,
+    `config set`, `config unset` and `$EDITOR "$(yield config path)"` work when those are what is broken."""
+    return Output(session.env, "table", color=False, quiet=session.options.quiet)

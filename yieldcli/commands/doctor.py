@@ -20,7 +20,13 @@ import typer
 from yieldcli import config as cfg
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
+from yieldcli.cli_errors import hint_for
+from yieldcli.files import reads_stdin
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
+
+# Asked for when no strategy is configured: any answer after authentication (even 404) means the
+# key was accepted; this one is the service's public strategy.
+KEY_CHECK_STRATEGY_ID = "43620ba3-354c-456b-aa3c-5bf7fa46a6d4"
 
 GENESIS_HASHES = {
     "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d": "mainnet-beta",
@@ -32,7 +38,7 @@ SERVICE_CLUSTER = "mainnet-beta"  # the service builds every transaction for mai
 
 def failure(check: "Check", message: str) -> YieldError:
     """The error a failed check ends the command with: its class carries the exit code."""
-    classes = {ExitCode.CONFIG: ConfigError, ExitCode.AUTH: AuthError, ExitCode.NETWORK: NetworkError}
+    classes: dict[int, type[YieldError]] = {ExitCode.CONFIG: ConfigError, ExitCode.AUTH: AuthError, ExitCode.NETWORK: NetworkError}
     return classes.get(check.code, ServiceError)(message, hint=check.hint or None)
 
 
@@ -90,7 +96,7 @@ def key_accepted(session) -> Check:
         return Check("key accepted", "fail", f"the service refused the key: {exc.message}",
                      "check the key in the customer portal, then `yield auth login`", ExitCode.AUTH)
     except NetworkError as exc:
-        return Check("key accepted", "fail", f"no answer: {exc.message}", exc.hint or "", ExitCode.NETWORK)
+        return Check("key accepted", "fail", f"no answer: {exc.message}", hint_for(exc) or "", ExitCode.NETWORK)
     except YieldError as exc:  # 404 and friends come after authentication
         return Check("key accepted", "ok", f"accepted ({_ms(started)}; the request itself said: {exc.message})")
     return Check("key accepted", "ok", f"accepted ({_ms(started)})")
@@ -100,9 +106,7 @@ def _strategy_for_check(session) -> str:
     try:
         return session.strategy(None)
     except YieldError:
-        from yieldcli.tokens import PUBLIC_STRATEGY_ID
-
-        return PUBLIC_STRATEGY_ID
+        return KEY_CHECK_STRATEGY_ID
 
 
 def service(session) -> Check:
@@ -113,10 +117,10 @@ def service(session) -> Check:
     except AuthError:
         return Check("service", "ok", f"{url} answers ({_ms(started)}, health needs a key)")
     except NetworkError as exc:
-        return Check("service", "fail", f"{url} unreachable: {exc.message}", exc.hint or "check the network and --api-url",
+        return Check("service", "fail", f"{url} unreachable: {exc.message}", hint_for(exc) or "check the network and --api-url",
                      ExitCode.NETWORK)
     except YieldError as exc:
-        return Check("service", "fail", f"{url}: {exc.message}", exc.hint or "", ExitCode.SERVICE)
+        return Check("service", "fail", f"{url}: {exc.message}", hint_for(exc) or "", ExitCode.SERVICE)
     return Check("service", "ok", f"{url} answers in {_ms(started)}")
 
 
@@ -184,7 +188,7 @@ def keypair(session, flag: str | None) -> Check:
         return Check("keypair", "warn", "none configured: reads need a WALLET argument, nothing can be signed",
                      exc.hint or "")
     value = str(setting.value)
-    if value in ("-", "stdin:"):
+    if reads_stdin(value):
         return Check("keypair", "ok", "read from standard input when needed")
     from yieldcli.session import pubkey_of_keypair_file
 
@@ -206,8 +210,8 @@ def solana_cli_config(session) -> Check:
     if path.exists():
         shown = ", ".join(f"{k} {v}" for k, v in sorted(found.items())) or "no json_rpc_url or keypair_path in it"
         return Check("Solana CLI config", "ok", f"{_home(session, path)}: {shown}")
-    own = session.settings.value("rpc_url") and session.settings.value("keypair")
-    if own or session.options.sandbox:
+    # The sandbox's own RPC and keypair need no Solana CLI config (and are not started to say so).
+    if session.options.sandbox or (session.settings.value("rpc_url") and session.settings.value("keypair")):
         return Check("Solana CLI config", "ok", f"{_home(session, path)} absent (not needed: yield has its own RPC URL and keypair)")
     return Check("Solana CLI config", "warn", f"{_home(session, path)} absent",
                  "`solana config set --url URL --keypair PATH`, or `yield config set rpc_url/keypair`")
@@ -256,7 +260,7 @@ def _lines(out, checks: list[Check]) -> list[str]:
     width = max(len(c.name) for c in checks)
     indent = " " * (width + 8)
     room = max((pager.screen_size(out.env)[0] if out.env.stdout_isatty else 4096) - len(indent), 20)
-    lines = []
+    lines: list[str] = []
     for c in checks:
         status = out.paint(c.status.ljust(4), COLOURS[c.status], stderr=False)
         for text, first in ((c.detail, f"{status}  {c.name.ljust(width)}  "), (f"hint: {c.hint}" if c.hint else "", indent)):
@@ -266,20 +270,6 @@ def _lines(out, checks: list[Check]) -> list[str]:
 
 
 def report(out, checks: list[Check]) -> None:
-    if out.mode == "table":
-        out.env.stdout.write("".join(line + "\n" for line in _lines(out, checks)))
-        out.env.stdout.flush()
-    elif out.mode in ("json", "ndjson"):
-        body = {"ok": not any(c.status == "fail" for c in checks), "checks": [c.to_dict() for c in checks]}
-        if out.mode == "ndjson":
-            out.ndjson(c.to_dict() for c in checks)
-        else:
-            out.object("doctor", body)
-    else:
-        import csv
-
-        writer = csv.writer(out.env.stdout, lineterminator="\n")
-        writer.writerow(["name", "status", "detail", "hint"])
-        for c in checks:
-            writer.writerow([c.name, c.status, c.detail, c.hint])
-        out.env.stdout.flush()
+    rows = [c.to_dict() for c in checks]
+    out.records(rows, fields=("name", "status", "detail", "hint"), table=lambda: out.lines(_lines(out, checks)),
+                whole={"ok": not any(c.status == "fail" for c in checks), "checks": rows})

@@ -12,7 +12,6 @@ import typer
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import UsageError
-from yieldcli.render.output import dumps
 from yieldcli.session import sandbox_keypair_path, sandbox_state_path
 
 sandbox_app = opt.command_group(
@@ -138,6 +137,7 @@ def airdrop(
         raise UsageError("--token needs --amount", hint="yield sandbox airdrop ADDRESS --token USDC --amount 100")
     if sol is not None and amount is not None:
         raise UsageError("--amount goes with --token; for SOL use --sol N alone")
+    known = None
     if token is not None:
         mint = resolve_asset(token, "--token")
         known = next((t for t in KNOWN_TOKENS if t.mint == mint), None)
@@ -156,7 +156,7 @@ def airdrop(
     server = SandboxServer(sandbox_state_path(session.env))
     try:
         chain, owner = server.chain, Pubkey.from_string(address)
-        if token is None:
+        if token is None or known is None:
             signature = chain.runtime.airdrop(owner, given.raw)
             result = {"address": address, "sol": str(given), "signature": signature}
         else:
@@ -192,17 +192,14 @@ def reset(ctx: typer.Context) -> None:
 
 
 def _emit(session, body: dict, lines: list[str]) -> None:
-    """Lines for people in table mode, else the body as JSON (these are not service bodies)."""
-    text = "\n".join(lines) if session.output().mode == "table" else dumps(body)
-    session.env.stdout.write(text + "\n")
-    session.env.stdout.flush()
+    """Lines for people in table mode, else the body (these are not service bodies)."""
+    session.output().result(body, lambda: lines)
 
 
 def _write_private(path: Path, body: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(body, handle)
+    from yieldcli.files import write_atomically
+
+    write_atomically(path, json.dumps(body))
 
 
 def _running_server(path: Path) -> dict | None:

@@ -201,7 +201,8 @@ def status(
 
 
 async def _status(session, rpc_url: str, signature: str) -> dict:
-    from yieldcli.chain.rpc import Rpc, describe_error, explorer_url
+    from yieldcli.chain.rpc import Rpc, explorer_url
+    from yieldcli.solana.transaction_errors import describe_error
     from yieldcli.commands.sending import journal_of
     from yieldcli.errors import ConfigError
 

@@ -24,7 +24,7 @@ from yieldcli.errors import (
 from yieldcli.render.output import Output, dumps
 from yieldcli.session import Session
 
-COMMITMENTS = ("processed", "confirmed", "finalized")
+from yieldcli.solana.cluster import COMMITMENTS
 
 
 @dataclass

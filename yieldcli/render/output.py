@@ -9,12 +9,15 @@ screen, and JSON is indented and coloured for reading.
 from __future__ import annotations
 
 import csv
+import io
 import json
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
-from yieldcli.api.pagination import PageResult
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
+
+if TYPE_CHECKING:  # only named in annotations: render/ depends on no part of api/
+    from yieldcli.api.pagination import PageResult
 
 MODES = ("table", "json", "ndjson", "csv")
 _ANSI = {"red": "31", "yellow": "33", "green": "32", "bold": "1"}
@@ -165,12 +168,48 @@ class Output:
             from yieldcli.render import tables
 
             self._draw(lambda console: tables.draw_object(console, kind, typed if typed is not None else body))
-        elif self.mode == "json" and self.env.stdout_isatty:
-            self._pretty(body)
-        elif self.mode in ("json", "ndjson"):
-            self._line(dumps(body))
-        else:
+        elif self.mode == "csv":
             self.csv(kind, [body if isinstance(body, dict) else {"status": body}])
+        else:
+            self._machine_object(body)
+
+    def result(self, body: dict[str, Any], lines: Callable[[], list[str]], *, kind: str | None = None) -> None:
+        """One result that is not a service body: `lines()` for people in a table; in the machine
+        formats the body (csv: the columns of `kind`, else the body's own keys)."""
+        if self.mode == "table":
+            self.lines(lines())
+        elif self.mode == "csv":
+            self._csv_rows(CSV_COLUMNS[kind] if kind else tuple(body), [body])
+        else:
+            self._machine_object(body)
+
+    def records(self, rows: list[dict[str, Any]], *, fields: Sequence[str], table: Callable[[], None],
+                whole: Any = None) -> None:
+        """Rows of one kind: `table()` draws them for people; JSON is `whole` (default: the list of
+        rows), NDJSON one row per line, CSV a header of `fields` and one line per row."""
+        if self.mode == "table":
+            table()
+        elif self.mode == "ndjson":
+            self.ndjson(rows)
+        elif self.mode == "csv":
+            self._csv_rows(fields, rows)
+        else:
+            self._machine_object(rows if whole is None else whole)
+
+    def lines(self, lines: Iterable[str]) -> None:
+        """Plain lines on stdout (already fitted and painted by the caller)."""
+        self.env.stdout.write("".join(line + "\n" for line in lines))
+        self.env.stdout.flush()
+
+    def value(self, text: str) -> None:
+        """One bare value on stdout in every mode, for `$(yield ...)`: a path, a setting."""
+        self._line(text)
+
+    def _machine_object(self, body: Any) -> None:
+        if self.mode == "json" and self.env.stdout_isatty:
+            self._pretty(body)
+        else:
+            self._line(dumps(body))
 
     def columns(self, columns: list, *, title: str | None = None) -> None:
         """A table of ready-made `layout.Column`s, fitted to the terminal like every other table."""
@@ -185,7 +224,9 @@ class Output:
         out.flush()
 
     def csv(self, kind: str, items: Iterable[dict[str, Any]]) -> None:
-        columns = CSV_COLUMNS[kind]
+        self._csv_rows(CSV_COLUMNS[kind], items)
+
+    def _csv_rows(self, columns: Sequence[str], items: Iterable[dict[str, Any]]) -> None:
         writer = csv.writer(self.env.stdout, lineterminator="\n")
         writer.writerow(columns)
         for item in items:
@@ -217,9 +258,11 @@ class Output:
         from yieldcli.render import pager
         from yieldcli.render.consoles import screen_console
 
-        console = screen_console(self.env, color=self.color, width=pager.screen_size(self.env)[0])
-        paint(console)
-        pager.show(self.env, console.file.getvalue(), enabled=self.pager)
+        screen = screen_console(self.env, color=self.color, width=pager.screen_size(self.env)[0])
+        paint(screen)
+        drawn = screen.file
+        assert isinstance(drawn, io.StringIO)  # screen_console draws into memory
+        pager.show(self.env, drawn.getvalue(), enabled=self.pager)
 
     def _pretty(self, value: Any) -> None:
         """JSON for a person: indented, coloured when colour is on; integers as exact as piped."""

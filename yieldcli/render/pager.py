@@ -57,9 +57,11 @@ def show(env: Environment, text: str, *, enabled: bool) -> None:
     # Ctrl-C belongs to the pager while it runs (git does the same).
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        pipe = proc.stdin
+        assert pipe is not None  # Popen(stdin=PIPE) above
         try:
-            proc.stdin.write(text.encode("utf-8", errors="replace"))
-            proc.stdin.close()
+            pipe.write(text.encode("utf-8", errors="replace"))
+            pipe.close()
         except BrokenPipeError:  # the user quit before reading everything
             pass
         proc.wait()

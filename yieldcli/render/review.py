@@ -47,7 +47,7 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
     """What the transaction does to the user, first: the summary, the fee, each balance change, every difference."""
     if effect is not None:
         parts = printable(effect["summary"]).split("; ")
-        if fee_line(fee):  # the summary's `fee X SOL` is said again, with its parts, just below
+        if fee is not None and fee_line(fee):  # the summary's `fee X SOL` is said again, with its parts, just below
             parts = [p for p in parts if not p.startswith(f"fee {sol(fee['total'])} SOL")] or parts
         if cell_len("; ".join(parts)) <= console.width:
             _say(console, "; ".join(parts), "bold")
@@ -76,7 +76,7 @@ def fee_line(fee: dict[str, Any] | None) -> str | None:
     if not fee or type(fee.get("total")) is not int:
         return None
     line = f"fee {sol(fee['total'])} SOL"
-    if type(fee.get("base")) is int and type(fee.get("priority")) is int:
+    if type(fee.get("base")) is int and type(fee.get("priority")) is int and fee["priority"]:
         line += f" = base {sol(fee['base'])} + priority {sol(fee['priority'])}"
     return line
 
@@ -84,11 +84,11 @@ def fee_line(fee: dict[str, Any] | None) -> str | None:
 def draw_fee(console: Console, fee: dict[str, Any] | None) -> None:
     """The fee and its parts, and what the priority pays for."""
     line = fee_line(fee)
-    if line is None:
+    if fee is None or line is None:
         return
     _say(console, f"  {line}")
     limit, price = fee.get("compute_unit_limit"), fee.get("compute_unit_price")
-    if type(limit) is int and type(price) is int:
+    if type(limit) is int and type(price) is int and price:
         _say(console, f"    up to {limit:,} compute units at {price:,} micro-lamports each", "dim")
 
 

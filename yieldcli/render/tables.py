@@ -5,16 +5,18 @@ What each table shows and what it gives up first when narrow; fitting is `layout
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.console import Console
 from rich.markup import escape
 
 from yieldcli import tokens
-from yieldcli.api import models
 from yieldcli.render import layout
 from yieldcli.render.layout import Column
 from yieldcli.render.output import printable
+
+if TYPE_CHECKING:  # the models are only named in annotations: render/ depends on no part of api/
+    from yieldcli.api import models
 
 APY_NOTE = "APY (variable): it changes over time and is not guaranteed."
 
@@ -148,7 +150,7 @@ def draw_health(console: Console, body: Any) -> None:
     console.print(f"service: {printable(body if isinstance(body, str) else repr(body))}", markup=False)
 
 
-PAGE_DRAWERS = {"positions": draw_positions, "balances": draw_balances, "earnings": draw_earnings}
+PAGE_DRAWERS: dict[str, Callable[[Console, list[Any], dict[str, Any] | None], None]] = {"positions": draw_positions, "balances": draw_balances, "earnings": draw_earnings}
 OBJECT_DRAWERS = {"strategy": draw_strategy, "health": draw_health}
 
 

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from yieldcli.sandbox import demo
-from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries, write_atomically
+from yieldcli.files import write_atomically
+from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries
 from yieldcli.sandbox.rows import (
     SYNTH_BALANCE_KEYS, SYNTH_POSITION_KEYS, SYNTH_YIELD_KEYS, ConcatRows, IndexedRows, ListRows, Rows, synthetic_balance,
-    synthetic_position, synthetic_rows, synthetic_token, synthetic_yield,
+    synthetic_position, synthetic_rows, synthetic_token, synthetic_yield, balance_item, position_item, yield_item,
 )
 from yieldcli.tokens import by_mint, by_symbol
 
@@ -226,21 +227,7 @@ class Ledger:
 
     def _position_item(self, fund: dict[str, Any], pos: dict[str, Any]) -> dict[str, Any]:
         strategy = self._state["strategies"].get(fund["strategy_id"], {})
-        meta = self.token(fund["mint"])
-        return {
-            "apy": fund["apy"],
-            "decimals": meta["decimals"],
-            "fund_id": fund["fund_id"],
-            "last_updated": pos["last_updated"],
-            "strategy_id": fund["strategy_id"],
-            "strategy_name": strategy.get("strategy_name", ""),
-            "token_address": fund["mint"],
-            "token_name": meta["name"],
-            "token_symbol": meta["symbol"],
-            "total_deposited_value": pos["deposited"],
-            "total_position_value": pos["value"],
-            "yield_earned": max(pos["value"] - pos["deposited"], 0),
-        }
+        return position_item(fund, pos, self.token(fund["mint"]), strategy.get("strategy_name", ""))
 
     def _positions_of(self, data: dict[str, Any] | None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         if not data:
@@ -288,33 +275,7 @@ class Ledger:
     def _balance_item(
         self, mint: str, wallet_amount: int, positions: list[tuple[dict[str, Any], dict[str, Any]]]
     ) -> dict[str, Any]:
-        meta = self.token(mint)
-        item: dict[str, Any] = {
-            "decimals": meta["decimals"],
-            "token_address": mint,
-            "token_name": meta["name"],
-            "token_symbol": meta["symbol"],
-            "total_balance": wallet_amount + sum(p["value"] for _, p in positions),
-            "yield_balance": None,
-        }
-        if positions:
-            # One yield_balance per mint: the sums over every fund of that mint, named after the
-            # largest one, with an APY weighted by value.
-            value = sum(p["value"] for _, p in positions)
-            earned = sum(max(p["value"] - p["deposited"], 0) for _, p in positions)
-            largest = max(positions, key=lambda fp: fp[1]["value"])[0]
-            apy = (
-                round(sum(f["apy"] * p["value"] for f, p in positions) / value, 2)
-                if value
-                else largest["apy"]
-            )
-            item["yield_balance"] = {
-                "amount_of_yield": str(earned),
-                "fund_apy": apy,
-                "fund_id": largest["fund_id"],
-                "funds": str(value),
-            }
-        return item
+        return balance_item(mint, self.token(mint), wallet_amount, positions)
 
     def yield_records(self, wallet: str, fund_id: str | None = None) -> Rows:
         """Items of /user-yield: one record per position, across strategies."""
@@ -337,16 +298,7 @@ class Ledger:
             return ConcatRows(parts)
 
     def _yield_item(self, fund: dict[str, Any], pos: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "apy": fund["apy"],
-            "base_asset": self.token(fund["mint"])["symbol"],
-            "entry_date": pos["entry_date"],
-            "fund_id": fund["fund_id"],
-            "fund_name": fund["fund_name"],
-            "last_updated": pos["last_updated"],
-            "position_value": pos["value"],
-            "yield_earned": max(pos["value"] - pos["deposited"], 0),
-        }
+        return yield_item(fund, pos, self.token(fund["mint"])["symbol"])
 
     # -- changes confirmed on chain
 

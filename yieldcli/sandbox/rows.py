@@ -167,3 +167,66 @@ SYNTH_YIELD_KEYS: dict[str, Callable[[int], Any]] = {
     "position_value": demo.synthetic_value,
     "yield_earned": lambda i: demo.synthetic_value(i) - demo.synthetic_deposited(i),
 }
+
+
+# -- the API's item shapes, from a fund, a position and the token's metadata
+
+Position = tuple[dict[str, Any], dict[str, Any]]  # (fund, position)
+
+
+def position_item(fund: dict[str, Any], pos: dict[str, Any], meta: dict[str, Any], strategy_name: str) -> dict[str, Any]:
+    """An item of /user-funds."""
+    return {
+        "apy": fund["apy"],
+        "decimals": meta["decimals"],
+        "fund_id": fund["fund_id"],
+        "last_updated": pos["last_updated"],
+        "strategy_id": fund["strategy_id"],
+        "strategy_name": strategy_name,
+        "token_address": fund["mint"],
+        "token_name": meta["name"],
+        "token_symbol": meta["symbol"],
+        "total_deposited_value": pos["deposited"],
+        "total_position_value": pos["value"],
+        "yield_earned": max(pos["value"] - pos["deposited"], 0),
+    }
+
+
+def balance_item(mint: str, meta: dict[str, Any], wallet_amount: int, positions: list[Position]) -> dict[str, Any]:
+    """An item of /user-balances: what the wallet holds of `mint`, plus its positions in that mint."""
+    item: dict[str, Any] = {
+        "decimals": meta["decimals"],
+        "token_address": mint,
+        "token_name": meta["name"],
+        "token_symbol": meta["symbol"],
+        "total_balance": wallet_amount + sum(p["value"] for _, p in positions),
+        "yield_balance": None,
+    }
+    if positions:
+        # One yield_balance per mint: the sums over every fund of that mint, named after the
+        # largest one, with an APY weighted by value.
+        value = sum(p["value"] for _, p in positions)
+        earned = sum(max(p["value"] - p["deposited"], 0) for _, p in positions)
+        largest = max(positions, key=lambda fp: fp[1]["value"])[0]
+        apy = round(sum(f["apy"] * p["value"] for f, p in positions) / value, 2) if value else largest["apy"]
+        item["yield_balance"] = {
+            "amount_of_yield": str(earned),
+            "fund_apy": apy,
+            "fund_id": largest["fund_id"],
+            "funds": str(value),
+        }
+    return item
+
+
+def yield_item(fund: dict[str, Any], pos: dict[str, Any], symbol: str) -> dict[str, Any]:
+    """An item of /user-yield."""
+    return {
+        "apy": fund["apy"],
+        "base_asset": symbol,
+        "entry_date": pos["entry_date"],
+        "fund_id": fund["fund_id"],
+        "fund_name": fund["fund_name"],
+        "last_updated": pos["last_updated"],
+        "position_value": pos["value"],
+        "yield_earned": max(pos["value"] - pos["deposited"], 0),
+    }

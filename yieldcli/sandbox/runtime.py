@@ -35,15 +35,16 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from yieldcli.chain import programs as p
-from yieldcli.chain.rpc import describe_error
+from yieldcli.solana import programs as p
+from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.sandbox.chain import store
 from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, FIRST_SLOT, HEIGHT_OFFSET, Clock, blockhash_bytes, new_genesis_hash
 from yieldcli.sandbox.chain.clock import now_ms as clock_now_ms
 from yieldcli.sandbox.chain.execution import ExecutionHelpers, inner_instructions_json, token_amount_json
 from yieldcli.sandbox.chain.knobs import FaultControls, Faults, Network
 from yieldcli.sandbox.chain.setup import FAUCET_TOP_UP, LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, SANDBOX_FAUCET, SetupHelpers
-from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries, write_atomically
+from yieldcli.files import write_atomically
+from yieldcli.sandbox.chain.lock import SyncedLock, file_stamp, folder_lock, remove_stale_temporaries
 from yieldcli.sandbox.chain.records import (
     NOT_LANDED, RuntimeRpcError, SendOutcome, TxRecord, compute_budget, decode_wire_transaction, err_json, live,
 )
@@ -58,25 +59,6 @@ SLOT_HASHES_KEPT = 150
 
 
 OnConfirmed = Callable[[VersionedTransaction, TxRecord], Any]
-
-
-class _Guard:
-    """The runtime's lock: the folder lock, then the chain brought up to date (file and clock)."""
-
-    def __init__(self, runtime: Runtime, lock: Any):
-        self.runtime = runtime
-        self.lock = lock
-
-    def __enter__(self) -> None:
-        self.lock.acquire()
-        try:
-            self.runtime._sync()
-        except BaseException:
-            self.lock.release()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        self.lock.release()
 
 
 class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
@@ -104,7 +86,7 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         self.network = network
         self.state_file = Path(state_file) if state_file is not None else None
         raw_lock = folder_lock(self.state_file.parent) if self.state_file is not None else threading.RLock()
-        self._lock = _Guard(self, raw_lock)
+        self._lock = SyncedLock(raw_lock, self._sync)
         self.faults = Faults()
         self.on_confirmed = on_confirmed
         self._programs: dict[Pubkey, bytes] = {}  # added with add_program; not persisted
@@ -158,7 +140,7 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         self._new_slot()
 
     @property
-    def lock(self) -> _Guard:
+    def lock(self) -> SyncedLock:
         """The runtime's lock, for a caller whose several steps must not interleave with another process's."""
         return self._lock
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from solders.address_lookup_table_account import AddressLookupTable
 from solders.instruction import Instruction
@@ -11,12 +11,13 @@ from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountWithSeedParams, TransferParams, create_account_with_seed, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox import demo
 from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, TxRecord
 from yieldcli.sandbox.vault import (
     CHAIN_MINTS, MINT_AUTHORITY, STRATEGY_PROGRAM, TOKEN_KEY, U64_MAX, VAULT, VAULT_AUTHORITY, VAULT_FLOAT, WSOL_KEY,
-    fee_account_address, fee_seed, fits_one_transaction, initialize_account3, fund_account_address, fund_owner_address, parse_record, transfer_lamports,
+    TokenState, fee_account_address, fee_seed, fits_one_transaction, initialize_account3, fund_account_address, fund_owner_address,
+    parse_record, transfer_lamports,
 )
 from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT
 
@@ -26,6 +27,12 @@ class ChainLedgerSync:
 
     runtime: Any
     ledger: Any
+    _rent: int  # rent-exempt lamports of a token account
+
+    if TYPE_CHECKING:  # provided by `StrategyChain`, the class this part is mixed into
+        def _token(self, address: Pubkey) -> TokenState | None: ...
+        def _open_ixs(self, user: Pubkey, strategy_id: str, mint: Pubkey, payer: Pubkey, *,
+                      owner_exists: bool | None = None) -> list[Instruction]: ...
 
     def _find_lookup_table(self) -> Pubkey | None:
         """The strategy's lookup table: made last when the chain is seeded, so it also says the seeding is done."""

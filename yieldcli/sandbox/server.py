@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from yieldcli.sandbox.chain.lock import write_atomically
+from yieldcli.files import write_atomically
 from yieldcli.sandbox.ledger import Ledger
 from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, Response, Service
 from yieldcli.urls import is_loopback
@@ -21,7 +21,8 @@ from yieldcli.urls import is_loopback
 if TYPE_CHECKING:
     from yieldcli.sandbox.chain.knobs import Network
     from yieldcli.sandbox.runtime import Runtime
-    from yieldcli.sandbox.strategy import StrategyChain, StrategyRpcServer
+    from yieldcli.sandbox.strategy import StrategyChain
+    from yieldcli.sandbox.strategy_rpc import StrategyRpcServer
 
 CHAIN_FILE = "chain.json"
 RPC_PORT_FILE = "rpc-port"
@@ -143,7 +144,7 @@ class _HTTPServer(ThreadingHTTPServer):
                 while not self._stop_requested.is_set():
                     for key, _ in selector.select():
                         if key.fileobj is self and not self._stop_requested.is_set():
-                            self._handle_request_noblock()
+                            self._handle_request_noblock()  # type: ignore[attr-defined]  # socketserver's, missing from typeshed
         finally:
             self._stopped.set()
 
@@ -257,7 +258,7 @@ class SandboxServer:
     def _start_rpc(self, chain: StrategyChain, host: str) -> StrategyRpcServer:
         """The RPC server on the port this folder's chain used last, when it is free, so its URL stays
         the same between runs (the client's in-flight journal is keyed by RPC URL); else any port."""
-        from yieldcli.sandbox.strategy import StrategyRpcServer
+        from yieldcli.sandbox.strategy_rpc import StrategyRpcServer
 
         port_file = self.chain_path.with_name(RPC_PORT_FILE)
         try:

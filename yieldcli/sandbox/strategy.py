@@ -47,10 +47,9 @@ from solders.system_program import CreateAccountWithSeedParams, TransferParams, 
 from solders.token.state import TokenAccount
 from solders.transaction import VersionedTransaction
 
-from yieldcli.addresses import is_pubkey
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.ledger import Ledger, LedgerError
-from yieldcli.sandbox.rpc import RpcServer
+from yieldcli.sandbox.requests import Refusal, TransferRequest, amount_or_all, pubkey_param
 from yieldcli.sandbox.runtime import Network, Runtime
 from yieldcli.sandbox.seeding import ChainLedgerSync
 from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
@@ -62,42 +61,6 @@ from yieldcli.sandbox.vault import (
     withdrawal_fee,
 )
 from yieldcli.tokens import WSOL_MINT
-
-# ---- requests ------------------------------------------------------------------------------------
-
-
-class Refusal(Exception):
-    """A request the service refuses: answered with `{"message": ...}`."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-def _pubkey(params: dict[str, Any], name: str, *, required: str | None = None) -> Pubkey | None:
-    """The public key in params[name]; `required` is the message when it is missing (else None is fine)."""
-    value = params.get(name)
-    if value in (None, ""):
-        if required:
-            raise Refusal(required)
-        return None
-    if not is_pubkey(value):
-        raise Refusal(f"Invalid {name}: {value!r} is not a valid public key")
-    return Pubkey.from_string(value)
-
-
-def _amount_or_all(params: dict[str, Any]) -> int | None:
-    """The requested amount, or None for everything. With both, `all` wins (as the service does)."""
-    amount, everything = params.get("amount"), bool(params.get("all"))
-    if everything:
-        return None
-    if amount is None:
-        raise Refusal("Either amount or all must be provided")
-    if amount == 0:
-        raise Refusal("amount must be greater than 0")
-    return amount
-
 
 # ---- the strategy on the chain -------------------------------------------------------------------
 
@@ -142,18 +105,18 @@ class StrategyChain(ChainLedgerSync):
 
     # -- deposit
 
-    def _move_request(self, params: dict[str, Any], as_ix: bool, action: str) -> tuple:
+    def _transfer_request(self, params: dict[str, Any], as_ix: bool, action: str) -> TransferRequest:
         """What deposit and withdraw both read from the request, refusing what the service refuses."""
         strategy_id = params["strategy_id"]
         mint, decimals = self._asset(strategy_id, params, action)
-        user = _pubkey(params, "user_key", required="user_key must be provided")
-        payer = _pubkey(params, "payer_key", required=None if as_ix else "payer_key must be provided") or user
-        given_account = _pubkey(params, "user_token_account")
-        requested = _amount_or_all(params)
-        return strategy_id, mint, decimals, user, payer, given_account, requested, Pubkey.from_string(mint)
+        user = pubkey_param(params, "user_key", required="user_key must be provided")
+        payer = pubkey_param(params, "payer_key", required=None if as_ix else "payer_key must be provided") or user
+        given_account = pubkey_param(params, "user_token_account")
+        requested = amount_or_all(params)
+        return TransferRequest(strategy_id, mint, decimals, user, payer, given_account, requested, Pubkey.from_string(mint))
 
     def deposit(self, params: dict[str, Any], as_ix: bool) -> Response:
-        strategy_id, mint, decimals, user, payer, given_account, requested, mint_key = self._move_request(
+        strategy_id, mint, decimals, user, payer, given_account, requested, mint_key = self._transfer_request(
             params, as_ix, "deposit")
         ixs = [set_compute_unit_limit(COMPUTE_UNIT_LIMIT)]
         with self._lock:
@@ -204,7 +167,7 @@ class StrategyChain(ChainLedgerSync):
     # -- withdraw
 
     def withdraw(self, params: dict[str, Any], as_ix: bool) -> Response:
-        strategy_id, mint, decimals, user, payer, given_account, requested, mint_key = self._move_request(
+        strategy_id, mint, decimals, user, payer, given_account, requested, mint_key = self._transfer_request(
             params, as_ix, "withdraw")
         fund = fund_account_address(str(user), strategy_id, mint)
         with self._lock:
@@ -258,12 +221,12 @@ class StrategyChain(ChainLedgerSync):
     # -- close the fund account
 
     def close_account(self, params: dict[str, Any], as_ix: bool) -> Response:
-        account = _pubkey(params, "user_account")
-        named_user = _pubkey(params, "user_pubkey")
-        named_mint = _pubkey(params, "mint")
+        account = pubkey_param(params, "user_account")
+        named_user = pubkey_param(params, "user_pubkey")
+        named_mint = pubkey_param(params, "mint")
         named_strategy = params.get("strategy_id")
         for name in ("payer", "funds_recipient", "user_token_account"):
-            _pubkey(params, name)
+            pubkey_param(params, name)
         if account is not None:
             fund = self._token(account)
             found = self._identify_fund(account, fund)
@@ -284,14 +247,14 @@ class StrategyChain(ChainLedgerSync):
             if fund is None:
                 raise Refusal(f"Fund account not found: wallet {user} has no fund account for {mint} in strategy {strategy_id}", 404)
         assert fund is not None
-        payer = _pubkey(params, "payer") or user
+        payer = pubkey_param(params, "payer") or user
         mint_key = Pubkey.from_string(mint)
         owner = fund_owner_address(str(user))
         ixs: list[Instruction] = []
         if fund.amount:
             # What the account still holds goes to funds_recipient: a token account of the mint, or a
             # wallet (its associated token account, opened if needed); default the user's.
-            named = _pubkey(params, "funds_recipient") or _pubkey(params, "user_token_account") or user
+            named = pubkey_param(params, "funds_recipient") or pubkey_param(params, "user_token_account") or user
             held = self._token(named)
             if held is not None and held.mint != mint:
                 raise Refusal(f"funds_recipient {named} is not a {mint} token account")
@@ -335,7 +298,7 @@ class StrategyChain(ChainLedgerSync):
         fund = self.ledger.fund(fund_id) if fund_id else None
         if fund_id and (fund is None or fund["strategy_id"] != strategy_id):
             raise Refusal(f"Fund {fund_id} is not a fund of strategy {strategy_id}")
-        base = _pubkey(params, "base_asset", required=None if fund else "base_asset must be provided")
+        base = pubkey_param(params, "base_asset", required=None if fund else "base_asset must be provided")
         mint = str(base) if base is not None else fund["mint"]  # type: ignore[index]
         if fund is not None and fund["mint"] != mint:
             raise Refusal(f"Fund {fund_id} holds {fund['mint']}, not {mint}")
@@ -393,26 +356,8 @@ class StrategyChain(ChainLedgerSync):
         ]
 
 
-class StrategyRpcServer(RpcServer):
-    """The JSON-RPC server, telling the ledger about airdrops and mints (they land without the confirmation hook)."""
-
-    def __init__(self, chain: StrategyChain, host: str = "127.0.0.1", port: int = 0):
-        self.chain = chain
-        super().__init__(chain.runtime, host, port)
-
-    def _request_airdrop(self, params: list[Any]) -> str:
-        signature = super()._request_airdrop(params)
-        self.chain.sync_wallets([str(params[0])])
-        return signature
-
-    def _mint_to(self, params: list[Any]) -> str:
-        account = super()._mint_to(params)
-        self.chain.sync_wallets([str(params[0])])
-        return account
-
-
 __all__ = [
-    "COMPUTE_UNIT_LIMIT", "Record", "Refusal", "STRATEGY_PROGRAM", "StrategyChain", "StrategyRpcServer", "VAULT_AUTHORITY",
+    "COMPUTE_UNIT_LIMIT", "Record", "Refusal", "STRATEGY_PROGRAM", "StrategyChain", "VAULT_AUTHORITY",
     "WITHDRAW_FEE_BPS", "fee_account_address", "fund_account_address", "instruction_json", "parse_record",
     "record_instruction", "withdrawal_fee",
 ]

@@ -15,7 +15,7 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 
 from yieldcli.addresses import is_pubkey
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, SANDBOX_AUTHORITY
 from yieldcli.tokens import KNOWN_TOKENS, STRATEGY_PROGRAM_ID, WSOL_MINT
 
@@ -81,7 +81,7 @@ def withdrawal_fee(amount: int) -> int:
     return -(-amount * WITHDRAW_FEE_BPS // 10_000)
 
 
-# ---- instructions solders and chain.programs do not build ----------------------------------------
+# ---- instructions solders and solana.programs do not build ----------------------------------------
 
 
 def initialize_account3(account: Pubkey, mint: Pubkey, owner: Pubkey) -> Instruction:

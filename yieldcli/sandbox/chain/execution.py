@@ -4,7 +4,7 @@ inner instructions, and a real on-chain failure on demand."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from solders.account import Account
 from solders.address_lookup_table_account import AddressLookupTable
@@ -15,7 +15,7 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
 
 from yieldcli.addresses import b58encode
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, with_blockhash
 
 _ADVANCE_NONCE = (4).to_bytes(4, "little")  # System Program instruction AdvanceNonceAccount
@@ -26,6 +26,12 @@ class ExecutionHelpers:
 
     _svm: Any
     _clock: Any
+
+    if TYPE_CHECKING:  # provided by `Runtime`, the class these helpers are mixed into
+        def get_account(self, address: Pubkey) -> Account | None: ...
+        def is_blockhash_valid(self, blockhash: str) -> bool: ...
+        @staticmethod
+        def _new_svm() -> Any: ...
     _programs: dict
     _records: dict
     _lock: Any

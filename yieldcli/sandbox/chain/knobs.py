@@ -11,6 +11,8 @@ from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, SLOT_MS
 
 
 if TYPE_CHECKING:  # records import solders; the knobs are read before any chain starts
+    from solders.transaction import VersionedTransaction
+
     from yieldcli.sandbox.chain.records import SendOutcome, TxRecord
 
 @dataclass
@@ -78,6 +80,11 @@ class FaultControls:
     _lock: Any
     _held: list
     faults: Faults
+
+    if TYPE_CHECKING:  # provided by `Runtime`, the class these controls are mixed into
+        _records: dict[str, TxRecord]
+
+        def _land(self, tx: VersionedTransaction, *, fail: bool = False, notify: bool = False) -> TxRecord | None: ...
 
     def release_pending(self) -> list[SendOutcome]:
         """Land the held transactions now (those whose blockhash has expired are dropped)."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 LOCK_NAME = ".lock"
 
@@ -80,26 +82,6 @@ def folder_lock(folder: Path | str) -> FolderLock:
         return lock
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace `path` with `text` so a reader (or a crash) sees the old file or the new one, never a part."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def remove_stale_temporaries(path: Path) -> None:
     """Delete what a process killed in `write_atomically` left of `path`. Call under the folder lock:
     every write happens under it, so no temporary file there belongs to a live writer."""
@@ -117,3 +99,22 @@ def file_stamp(path: Path) -> tuple[int, int, int] | None:
     except FileNotFoundError:
         return None
     return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+class SyncedLock:
+    """A lock that brings its holder up to date once acquired (the runtime: its file and its clock)."""
+
+    def __init__(self, lock: Any, sync: Callable[[], None]):
+        self.lock = lock
+        self.sync = sync
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+        try:
+            self.sync()
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()

@@ -12,7 +12,7 @@ from solders.message import Message, MessageV0
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 
 # Errors for which a transaction never lands (no fee, no status), as a leader would drop it.
 NOT_LANDED = {
@@ -80,6 +80,7 @@ def err_json(result: FailedTransactionMetadata) -> Any:
 
 def with_blockhash(tx: VersionedTransaction, blockhash: Any) -> VersionedTransaction:
     message = tx.message
+    new: MessageV0 | Message
     if isinstance(message, MessageV0):
         new = MessageV0(message.header, message.account_keys, blockhash, message.instructions, message.address_table_lookups)
     else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from solders.account import Account
 from solders.hash import Hash
@@ -20,7 +20,7 @@ from solders.message import MessageV0
 from solders.token.state import Mint
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
@@ -40,6 +40,12 @@ class SetupHelpers:
 
     _svm: Any
     _lock: Any
+
+    if TYPE_CHECKING:  # provided by `Runtime`, the class these helpers are mixed into
+        def minimum_balance_for_rent_exemption(self, size: int) -> int: ...
+        def set_account(self, address: Pubkey, account: Account) -> None: ...
+        def get_account(self, address: Pubkey) -> Account | None: ...
+        def _land(self, tx: VersionedTransaction, *, fail: bool = False, notify: bool = False) -> TxRecord | None: ...
     _clock: Any
     _tracked: set
 

@@ -9,7 +9,7 @@ from solders.message import Message, from_bytes_versioned
 from solders.pubkey import Pubkey
 
 from yieldcli.addresses import b58encode
-from yieldcli.chain import programs as p
+from yieldcli.solana import programs as p
 from yieldcli.sandbox.chain.records import fee_for
 from yieldcli.sandbox.rpc.params import Invalid, account_json, b64, decode_tx, options, param, pubkey
 from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, token_amount_json
@@ -65,7 +65,7 @@ class Methods:
         signatures = param(params, 0)
         if not isinstance(signatures, list) or len(signatures) > 256:
             raise Invalid("Invalid params: expected an array of at most 256 signatures")
-        statuses = []
+        statuses: list[dict[str, Any] | None] = []
         for signature in signatures:
             record = self.runtime.status(str(signature))
             if record is None:

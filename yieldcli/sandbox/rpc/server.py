@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 from solders.transaction import VersionedTransaction
 
@@ -88,9 +88,9 @@ class RpcServer(Methods, SandboxControls):
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
-    def start(self) -> "RpcServer":
+    def start(self) -> Self:
         if self._thread is None:
             self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
             self._thread.start()

@@ -1,0 +1,83 @@
+"""What the Solana RPC answers, as our types: the adapter in `rpc.py` builds them, everyone else reads them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from solders.hash import Hash
+from solders.pubkey import Pubkey
+
+from yieldcli.solana.cluster import commitment_rank
+
+
+@dataclass(frozen=True)
+class LatestBlockhash:
+    blockhash: Hash
+    last_valid_block_height: int
+    slot: int
+
+
+@dataclass(frozen=True)
+class AccountInfo:
+    address: Pubkey
+    lamports: int
+    owner: Pubkey
+    data: bytes
+    executable: bool
+    rent_epoch: int
+
+
+@dataclass(frozen=True)
+class SignatureStatus:
+    slot: int
+    confirmations: int | None  # None once rooted (finalized)
+    err: Any  # the RPC's JSON form, e.g. {"InstructionError": [0, {"Custom": 1}]}; None on success
+    confirmation_status: str | None  # processed, confirmed, finalized
+
+    def reached(self, commitment: str) -> bool:
+        if self.confirmation_status is None:
+            # Old nodes leave it out: confirmations None means rooted, anything else only processed.
+            return self.confirmations is None or commitment == "processed"
+        return commitment_rank(self.confirmation_status) >= commitment_rank(commitment)
+
+
+@dataclass(frozen=True)
+class TokenAmount:
+    amount: int
+    decimals: int
+    ui_amount_string: str
+
+
+@dataclass(frozen=True)
+class TokenBalanceChange:
+    address: str
+    mint: str | None
+    owner: str | None
+    pre: int | None  # None when the account did not exist
+    post: int | None
+
+    @property
+    def delta(self) -> int:
+        return (self.post or 0) - (self.pre or 0)
+
+
+@dataclass(frozen=True)
+class Simulation:
+    err: Any
+    logs: tuple[str, ...]
+    units_consumed: int | None
+    accounts: tuple[AccountInfo | None, ...]  # post-simulation state of the requested accounts
+    token_balances: tuple[TokenBalanceChange, ...]  # requested accounts that are token accounts
+
+    @property
+    def ok(self) -> bool:
+        return self.err is None
+
+
+@dataclass(frozen=True)
+class TransactionRecord:
+    slot: int
+    err: Any
+    logs: tuple[str, ...] | None
+    fee: int | None
