@@ -113,6 +113,21 @@ def write_atomically(path: Path, data: str | bytes) -> None:
         except OSError:
             pass
         raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make the rename itself durable: without it a power loss can bring the old file back."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def printable(text: str) -> str:

@@ -609,3 +609,22 @@ def test_a_damaged_state_file_is_a_clear_configuration_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot restore the sandbox chain") as info:
         Runtime(path)
     assert "yield sandbox reset" in info.value.hint
+
+
+def test_a_held_transaction_sent_again_is_held_once(chain, user):
+    runtime, server = chain
+    runtime.set_fault("pending", count=2)
+    recipient = Keypair().pubkey()
+
+    async def main():
+        async with Rpc(server.url) as rpc:
+            tx, _ = await signed_transfer(rpc, user, recipient, SOL)
+            for _ in range(3):  # a rebroadcast sends the same bytes again
+                await rpc.send(tx, skip_preflight=True)
+            return str(tx.signatures[0])
+
+    signature = arun(main())
+    # Held once, like a leader deduplicating by signature; the fault's second hold is still there.
+    assert runtime.pending_signatures == [signature] and runtime.faults.pending == 1
+    assert [o.landed for o in runtime.release_pending()] == [True]
+    assert runtime.get_balance(recipient) == SOL

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from yieldcli.files import write_atomically
 from yieldcli.errors import ConfigError
 
 
@@ -135,21 +135,7 @@ class Journal:
         )
 
     def _write(self, entries: list[InFlight]) -> None:
-        # A fresh temporary file per write: two writers never share one, and a crash leaves the old journal whole.
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump([asdict(e) for e in entries], handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        _fsync_dir(self.path.parent)
+        write_atomically(self.path, json.dumps([asdict(e) for e in entries]))
 
 
 def new_entry(signature: str, cluster: str, last_valid_block_height: int | None, action: str, wallet: str,
@@ -170,17 +156,3 @@ def _entry(item: object) -> InFlight:
             and isinstance(entry.action, str) and lifetime_ok and isinstance(entry.sent_at, (int, float))):
         raise ValueError("an entry has a field of the wrong type")
     return entry
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make the rename itself durable: without it a power loss can bring the old journal back."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

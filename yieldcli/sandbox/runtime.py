@@ -257,6 +257,9 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
                     return SendOutcome(signature, False, None, "dropped")
                 if compute_budget(tx.message)[0] < self.network.min_priority_fee:
                     return SendOutcome(signature, False, None, "underpriced")
+            if any(str(held.signatures[0]) == signature for held in self._held):
+                # Sent again while held (a rebroadcast): a leader deduplicates by signature.
+                return SendOutcome(signature, False, None, "pending")
             if self.faults.expire > 0:
                 self.faults.expire -= 1
                 last = self.last_valid_block_height(str(tx.message.recent_blockhash))
