@@ -116,6 +116,21 @@ def write_atomically(path: Path, data: str | bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def take_file_lock(path: Path) -> int:
+    """An exclusive `flock` on `path` (created 0600, with its folder), held by the returned descriptor:
+    closing it lets the lock go, and so does the process dying (no stale lock after a kill -9)."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def _fsync_dir(path: Path) -> None:
     """Make the rename itself durable: without it a power loss can bring the old file back."""
     try:

@@ -8,7 +8,7 @@ import json
 import stat
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from solders.hash import Hash
 from solders.keypair import Keypair
@@ -55,7 +55,7 @@ def nonce_cli(run, sandbox):
 
 
 def rpc_call(url: str, method: str, params: list | None = None):
-    return httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}, timeout=10).json()["result"]
+    return httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}, timeout=10).json()["result"]
 
 
 def test_create_then_show(nonce_cli, sandbox, payer, tmp_path):

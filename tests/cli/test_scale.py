@@ -177,7 +177,7 @@ def test_a_json_read_imports_nothing_it_does_not_use(sandbox):
     env = {"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY}
     names = imported_modules(["strategy", "info", DEMO_STRATEGY_ID, "-o", "json"], env)
     assert "typer" in names  # the check itself works
-    assert not names & {"solana", "solders", "keyring", "rich", "httpx", "httpcore", "h2", "asyncio", "dataclasses"}
+    assert not names & {"solana", "solders", "keyring", "rich", "httpx", "httpx2", "httpcore", "httpcore2", "h2", "asyncio", "dataclasses"}
 
 
 def test_version_imports_no_cli_framework():

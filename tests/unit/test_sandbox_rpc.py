@@ -12,7 +12,7 @@ import base64
 import json
 import struct
 
-import httpx
+import httpx2
 import pytest
 from solana.rpc.async_api import AsyncClient
 from solders.hash import Hash
@@ -64,7 +64,7 @@ def arun(coro):
 
 def rpc_call(url: str, method: str, params: list | None = None) -> dict:
     body = {"jsonrpc": "2.0", "id": 7, "method": method, "params": params or []}
-    return httpx.post(url, json=body, timeout=10).json()
+    return httpx2.post(url, json=body, timeout=10).json()
 
 
 async def signed_transfer(rpc: Rpc, payer: Keypair, to: Pubkey, lamports: int):
@@ -267,13 +267,13 @@ def test_base58_send_and_json_rpc_errors(chain, user):
     assert rpc_call(server.url, "noSuchMethod")["error"]["code"] == -32601
     assert rpc_call(server.url, "getBalance", ["not-a-key"])["error"]["code"] == -32602
     assert rpc_call(server.url, "sendTransaction", ["%%%", {"encoding": "base64"}])["error"]["code"] == -32602
-    assert httpx.post(server.url, content=b"{oops", timeout=5).json()["error"]["code"] == -32700
-    batch = httpx.post(server.url, json=[
+    assert httpx2.post(server.url, content=b"{oops", timeout=5).json()["error"]["code"] == -32700
+    batch = httpx2.post(server.url, json=[
         {"jsonrpc": "2.0", "id": 1, "method": "getSlot"},
         {"jsonrpc": "2.0", "id": 2, "method": "getBlockHeight"},
     ], timeout=5).json()
     assert [a["id"] for a in batch] == [1, 2] and batch[0]["result"] > batch[1]["result"]
-    assert httpx.get(server.url + "/health", timeout=5).text == "ok"
+    assert httpx2.get(server.url + "/health", timeout=5).text == "ok"
 
 
 # ---- address lookup tables

@@ -93,7 +93,7 @@ def test_modules_do_not_import_heavy_dependencies():
         "import sys, yieldcli.sandbox.server, yieldcli.sandbox.service, yieldcli.sandbox.ledger,"
         " yieldcli.sandbox.demo, yieldcli.sandbox, tempfile;"
         " yieldcli.sandbox.server.SandboxServer(tempfile.mkdtemp() + '/state.json').service.handle('GET', '/health');"
-        "print(sorted(m for m in ('solders','solana','keyring','rich','httpx') if m in sys.modules))"
+        "print(sorted(m for m in ('solders','solana','keyring','rich','httpx','httpx2') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

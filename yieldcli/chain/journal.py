@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from yieldcli.files import write_atomically
+from yieldcli.files import take_file_lock, write_atomically
 from yieldcli.errors import ConfigError
 
 
@@ -84,18 +84,14 @@ class Journal:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        import fcntl
-
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = take_file_lock(self.lock_path)
         except OSError as exc:
             raise ConfigError(
                 f"cannot open the journal lock {self.lock_path}: {exc.strerror or type(exc).__name__}",
                 hint="check that the directory is writable",
             ) from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
             os.close(fd)  # closing releases the lock

@@ -34,11 +34,10 @@ class FolderLock:
         self._thread_lock.acquire()
         try:
             if self._depth == 0:
-                import fcntl
+                from yieldcli.files import take_file_lock
 
                 try:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                    fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                    self._fd = take_file_lock(self.path)
                 except OSError as exc:
                     from yieldcli.errors import ConfigError
 
@@ -46,12 +45,6 @@ class FolderLock:
                         f"cannot lock the sandbox state folder {self.path.parent}: {exc.strerror or exc}",
                         hint="run `yield sandbox reset` to start the sandbox afresh",
                     ) from None
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX)
-                except BaseException:
-                    os.close(fd)
-                    raise
-                self._fd = fd
             self._depth += 1
         except BaseException:
             self._thread_lock.release()
