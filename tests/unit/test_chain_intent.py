@@ -262,7 +262,7 @@ def test_the_pre_state_is_read_again_until_it_holds_still_around_the_simulation(
     from solders.signature import Signature
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.chain.intent import STABLE_READ_ATTEMPTS, AccountsKeptChanging, check_transaction
+    from yieldcli.chain.intent_check import STABLE_READ_ATTEMPTS, AccountsKeptChanging, check_transaction
     from yieldcli.errors import ExitCode
 
     payer = Pubkey.from_string(WALLET)

@@ -78,7 +78,7 @@ def _max_sol_cost(options, default: int) -> int:
 async def simulate(rpc, tx, lookup_tables, intent, subject, options):
     """The simulation for the review and the intent check of the exact transaction: `(simulation, check)`."""
     from yieldcli import tokens
-    from yieldcli.chain.intent import check_transaction
+    from yieldcli.chain.intent_check import check_transaction
     from yieldcli.solana.transaction_errors import describe_error
 
     tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
