@@ -25,6 +25,20 @@ HINTS: dict[str, str] = {
     "service.redirect": "point --api-url at the final address",
     "usage.url": "check --api-url, YIELD_API_URL or the profile's api_url; `yield config show` says which is used",
     "usage.address": "choose another --host or --port, or stop what is using it",
+    # The transaction pipeline (`yieldcli.chain.transact`): `{signature}` and `{action}` are the error's.
+    "usage.missing_signers": "use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
+    "usage.not_a_signer": "pass the right --keypair",
+    "usage.no_keypair": "pass --keypair or set YIELD_KEYPAIR",
+    "refused.unchecked": "--send needs the check: drop --no-simulate and use a reachable RPC (--url), or --sign only",
+    "refused.landed_before": "check your position first; add --again to send another {action}",
+    "simulation": "run without --send to see the logs",
+    "tx.failed": "the logs above say why",
+    "tx.expired": "run the command again for a new transaction",
+    "tx.pending": "check later with `yield tx status {signature}`",
+    "tx.pending.unknown": "check it with `yield tx status {signature}`",
+    "tx.pending.earlier": "check it with `yield tx status {signature}`",
+    "tx.interrupted": "check it with `yield tx status {signature}`",
+    "declined.no_confirm": "answer the prompt on a terminal, or add --yes",
 }
 
 # Errors from outside the library that are a user's doing (a port taken, an address not on this
@@ -47,12 +61,16 @@ class Described(NamedTuple):
 
 
 def hint_for(error: YieldError) -> str | None:
+    """The error's own hint, else the table's for its kind, filled in with the error's fields."""
     if error.hint:
         return error.hint
     kind = error.kind
     while kind:
         if kind in HINTS:
-            return HINTS[kind]
+            try:
+                return HINTS[kind].format_map(vars(error))
+            except (KeyError, AttributeError, IndexError, ValueError):
+                return None  # a field the hint names is missing: no hint rather than a wrong one
         kind = kind.rpartition(".")[0]
     return None
 

@@ -101,9 +101,9 @@ def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
     """How to get the transaction: /tx gives it whole; /ix gives instructions we compile (on a durable
     nonce with --nonce)."""
 
-    from yieldcli.commands.txflow import Obtained
+    from yieldcli.chain.transact import TransactionToReview
 
-    async def obtain(rpc) -> Obtained:
+    async def obtain(rpc) -> TransactionToReview:
         if tx.ix:
             from solders.pubkey import Pubkey
 
@@ -114,13 +114,15 @@ def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
                 from yieldcli.commands.nonce import build_on_nonce_account
 
                 unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), tx)
-                return Obtained(unsigned, None, tables)  # no block-height deadline: it lives as long as its nonce
+                # No block-height deadline: it lives as long as its nonce.
+                return TransactionToReview(unsigned, None, tables, service_answer=body)
             built = await build_from_ix(rpc, body, Pubkey.from_string(payer))
-            return Obtained(built.transaction, built.last_valid_block_height, built.lookup_tables)
+            return TransactionToReview(built.transaction, built.last_valid_block_height, built.lookup_tables,
+                                       service_answer=body)
         from yieldcli.chain.decode import decode_transaction
 
         body = session.api().post(f"{path}/tx", params)
-        return Obtained(decode_transaction(_unsigned_from_service(body)))
+        return TransactionToReview(decode_transaction(_unsigned_from_service(body)))
 
     return obtain
 
@@ -149,21 +151,22 @@ def _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet
 
 
 def _run_move(session, out, tx, action: str, path: str, move: Move, extra: dict[str, Any]) -> None:
-    from yieldcli.commands.txflow import Subject, run
+    from yieldcli.chain.transact import UserRequest
+    from yieldcli.commands.txflow import run
 
     params = {
         "strategy_id": move.strategy_id, "base_asset": move.mint, "user_key": move.wallet, "payer_key": move.payer,
         "user_token_account": move.token_account, **extra,
         **({"all": True} if move.amount is None else {"amount": move.amount.raw}),
     }
-    subject = Subject(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint,
-                      amount=None if move.amount is None else move.amount.raw,
-                      exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
-    _with_nonce_authority(session, tx, subject)
-    run(session, out, tx, subject, _obtainer(session, path, params, tx, move.payer), needs_rpc=tx.ix)
+    request = UserRequest(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint,
+                          amount=None if move.amount is None else move.amount.raw,
+                          exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
+    _with_nonce_authority(session, tx, request)
+    run(session, out, tx, request, _obtainer(session, path, params, tx, move.payer), needs_rpc=tx.ix)
 
 
-def _with_nonce_authority(session, tx, subject) -> None:
+def _with_nonce_authority(session, tx, request) -> None:
     """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
     if tx.nonce_authority is None:
         return
@@ -171,7 +174,7 @@ def _with_nonce_authority(session, tx, subject) -> None:
 
     named, keypair = nonce_authority_signer(session, tx.nonce_authority)
     tx.nonce_authority = named
-    subject.named_signers.add(named)
+    request.named_signers.add(named)
     if keypair is not None:
         tx.extra_signers.append(keypair)
 
@@ -269,8 +272,9 @@ def close_account(
         mint = strategy_id = None
         identity = {"user_account": account}
     params = {**identity, "payer": payer_key, "funds_recipient": recipient, "user_token_account": token_account}
-    from yieldcli.commands.txflow import Subject, run
+    from yieldcli.chain.transact import UserRequest
+    from yieldcli.commands.txflow import run
 
-    subject = Subject("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    _with_nonce_authority(session, tx, subject)
-    run(session, out, tx, subject, _obtainer(session, "/close-user-account", params, tx, payer_key), needs_rpc=tx.ix)
+    request = UserRequest("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
+    _with_nonce_authority(session, tx, request)
+    run(session, out, tx, request, _obtainer(session, "/close-user-account", params, tx, payer_key), needs_rpc=tx.ix)
