@@ -21,7 +21,13 @@ from yieldcli.api.pagination import DEFAULT_CONCURRENCY, every_item, every_item_
 from yieldcli.errors import UsageError
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+    from pathlib import Path
+
+    from solders.keypair import Keypair
+
     from yieldcli.api.aio import AsyncServiceClient
+    from yieldcli.client_writes import ChainSettings, PreparedTransaction
     from yieldcli.api.core import JSON
     from yieldcli.api.sync import ServiceClient
 
@@ -31,7 +37,10 @@ DEFAULT_TIMEOUT = 30.0
 class Profile:
     """Where a client's settings came from: the command line's resolution, read-only."""
 
-    def __init__(self, name: str, api_url: str, api_key: str | None, timeout: float, strategy: str | None):
+    def __init__(self, name: str, api_url: str, api_key: str | None, timeout: float, strategy: str | None,
+                 rpc_url: str | None = None, keypair: str | None = None):
+        self.rpc_url = rpc_url
+        self.keypair = keypair  # a keypair file's path
         self.name = name
         self.api_url = api_url
         self.api_key = api_key
@@ -61,9 +70,10 @@ def load_profile(name: str | None = None) -> Profile:
     except ValueError:
         raise ConfigError(f"invalid timeout {timeout_text!r}: expected a number of seconds") from None
     found, _ = find_api_key(env, profile.value)
-    strategy = settings.value("strategy")
+    strategy, rpc_url, keypair = (settings.value(key) for key in ("strategy", "rpc_url", "keypair"))
     return Profile(str(profile.value), str(settings.value("api_url")), found.value if found else None, timeout,
-                   str(strategy) if strategy else None)
+                   str(strategy) if strategy else None, str(rpc_url) if rpc_url else None,
+                   str(keypair) if keypair else None)
 
 
 class _Reads:
@@ -101,23 +111,32 @@ def _health(body: JSON) -> str:
 
 
 class Client:
-    """The service, blocking. Thread-safe: `iter_*` fetch pages on a bounded pool of threads."""
+    """The service, blocking. Thread-safe: `iter_*` fetch pages on a bounded pool of threads.
+
+    Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
+    `PreparedTransaction` to look at (`.effect.summary`) before `.send(confirm=...)`.
+    """
 
     def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY):
+                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
+                 keypair: Keypair | str | Path | None = None, journal_path: str | Path | None = None):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
-        the reads that need one; `concurrency`: pages in flight at once in `iter_*`."""
+        the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
+        Solana JSON-RPC; `keypair`: a solders Keypair or a keypair file; `journal_path`: where sent
+        signatures are kept until settled (default: the one `yield` uses)."""
         from yieldcli.api.sync import ServiceClient
 
         self._api: ServiceClient = ServiceClient(api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1))
         self._reads = _Reads(strategy, concurrency)
+        self._chain_given = (rpc_url, keypair, journal_path, timeout)
+        self._chain: ChainSettings | None = None
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
         """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
         p = load_profile(name)
         return cls(**{"api_url": p.api_url, "api_key": p.api_key, "timeout": p.timeout, "strategy": p.strategy,
-                      **overrides})
+                      "rpc_url": p.rpc_url, "keypair": p.keypair, **overrides})
 
     @property
     def api_url(self) -> str:
@@ -183,6 +202,57 @@ class Client:
             return self._api.earnings(wallet, fund_id=fund, page=page, limit=size)
 
         return every_item("earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency)
+
+    def deposit(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None, all: bool = False,
+                strategy: str | None = None, wallet: str | None = None, payer: str | None = None,
+                token_account: str | None = None, ix: bool = False, priority_fee: int | str | None = None,
+                max_fee: int | None = None, max_sol_cost: int | None = None, commitment: str = "confirmed",
+                timeout: float = 60.0) -> PreparedTransaction:
+        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`."""
+        from yieldcli.client_writes import Limits, prepare_move
+
+        limits = Limits(priority_fee, max_fee, max_sol_cost, commitment, timeout)
+        return prepare_move(self._api, self._chain_settings(), "deposit", self._reads.strategy_id(strategy), asset,
+                            amount, raw, all, wallet=wallet, payer=payer, token_account=token_account, extra={},
+                            ix=ix, limits=limits)
+
+    def withdraw(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None, all: bool = False,
+                 strategy: str | None = None, wallet: str | None = None, payer: str | None = None,
+                 token_account: str | None = None, exclude_fees: bool = False, unwrap_wsol: bool | None = None,
+                 ix: bool = False, priority_fee: int | str | None = None, max_fee: int | None = None,
+                 max_sol_cost: int | None = None, commitment: str = "confirmed",
+                 timeout: float = 60.0) -> PreparedTransaction:
+        """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
+        from yieldcli.client_writes import Limits, prepare_move
+
+        limits = Limits(priority_fee, max_fee, max_sol_cost, commitment, timeout)
+        extra = {"exclude_fees": exclude_fees or None, "unwrap_wsol_ata": unwrap_wsol}
+        return prepare_move(self._api, self._chain_settings(), "withdraw", self._reads.strategy_id(strategy), asset,
+                            amount, raw, all, wallet=wallet, payer=payer, token_account=token_account, extra=extra,
+                            ix=ix, limits=limits)
+
+    def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
+                      payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
+                      ix: bool = False, priority_fee: int | str | None = None, max_fee: int | None = None,
+                      max_sol_cost: int | None = None, commitment: str = "confirmed",
+                      timeout: float = 60.0) -> PreparedTransaction:
+        """Prepare closing the wallet's fund account for a strategy and asset (its rent returns)."""
+        from yieldcli.client_writes import Limits, prepare_close
+
+        limits = Limits(priority_fee, max_fee, max_sol_cost, commitment, timeout)
+        return prepare_close(self._api, self._chain_settings(), self._reads.strategy_id(strategy), asset,
+                             wallet=wallet, payer=payer, recipient=recipient, token_account=token_account, ix=ix,
+                             limits=limits)
+
+    def _chain_settings(self) -> ChainSettings:
+        if self._chain is None:
+            from yieldcli.client_writes import chain_settings
+
+            rpc_url, keypair, journal_path, timeout = self._chain_given
+            if not rpc_url:
+                raise UsageError("no Solana RPC: create the client with rpc_url=", kind="usage.no_rpc")
+            self._chain = chain_settings(self.api_url, rpc_url, keypair, journal_path, timeout)
+        return self._chain
 
 
 class AsyncClient:

@@ -138,7 +138,7 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     from yieldcli.chain import transact_checks as checks
     from yieldcli.chain.guard import check_signable
     from yieldcli.chain.review import review_transaction
-    from yieldcli.chain.rpc import redact_url
+    from yieldcli.urls import redact_url
 
     options.check()
     to_review = await obtain(rpc)
@@ -199,12 +199,13 @@ async def _landed_already(rpc: Any, rpc_url: str, journal: Journal, options: Tra
     """Refuse an RPC on another cluster; the outcome of a transaction that already landed."""
     from yieldcli.chain.cluster import check_same_cluster
     from yieldcli.chain.nonce import nonce_lifetime
+    from yieldcli.chain.transact_checks import message_of
     from yieldcli.chain.transact_send import report_if_landed
 
     # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
     # A durable nonce is no recent blockhash: `deadline_for` checks it against its nonce account.
     try:
-        await check_same_cluster(rpc, tx, options.expected_cluster, blockhash=nonce_lifetime(tx.message) is None)
+        await check_same_cluster(rpc, tx, options.expected_cluster, blockhash=nonce_lifetime(message_of(tx)) is None)
         return await report_if_landed(rpc, rpc_url, journal, options, hooks, tx, result)
     except NetworkError:
         return None  # unreachable: the simulation step says so, and the check runs again before any send

@@ -11,11 +11,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.transact_outcomes import Result, with_report
-from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, YieldError
+from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
     from solders.keypair import Keypair
+    from solders.message import Message, MessageV0
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.compute_budget import FeeSummary
@@ -41,7 +42,7 @@ async def budget(rpc: Any, options: TransactOptions, to_review: TransactionToRev
         price = None
     if rpc is None and price is None:
         try:
-            return fee_summary(tx.message, tables)
+            return fee_summary(message_of(tx), tables)
         except YieldError:
             return None  # review only: accounts in unread lookup tables; the fee shows once an RPC is used
     try:
@@ -147,6 +148,16 @@ def guard(options: TransactOptions, result: Result, check: Check | None, hooks: 
     ), result, "refused")
 
 
+def message_of(tx: VersionedTransaction) -> Message | MessageV0:
+    """The legacy or v0 message: the only versions the review, the fee and the nonce checks read."""
+    from solders.message import Message, MessageV0
+
+    message = tx.message
+    if not isinstance(message, (Message, MessageV0)):
+        raise UsageError(f"unsupported transaction message version: {type(message).__name__}", kind="usage.tx_version")
+    return message
+
+
 async def lookup_tables(rpc: Any, tx: VersionedTransaction) -> tuple[AddressLookupTableAccount, ...]:
     """The tables a v0 message loads accounts from, so the review names every account.
 
@@ -174,7 +185,7 @@ async def deadline_for(rpc: Any, tx: VersionedTransaction) -> int | None:
     """
     from yieldcli.chain.nonce import nonce_lifetime, nonce_moved_on
 
-    lifetime = nonce_lifetime(tx.message)
+    lifetime = nonce_lifetime(message_of(tx))
     if lifetime is not None:
         if await nonce_moved_on(rpc, lifetime):
             raise TransactionExpired(

@@ -48,13 +48,14 @@ async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserR
     from yieldcli.chain.journal import new_entry
     from yieldcli.chain.nonce import nonce_lifetime
     from yieldcli.chain.rpc import AlreadyProcessed
+    from yieldcli.chain.transact_checks import message_of
 
     # The cluster again, cheaply (its genesis hash is cached): an RPC unreachable before the simulation
     # was not checked. Not the blockhash: after a long prompt it may have expired, which the send reports.
     cluster = await check_same_cluster(rpc, tx, options.expected_cluster, blockhash=False)
     wallet = request.wallet or str(tx.message.account_keys[0])
     signature = str(tx.signatures[0])
-    nonce = nonce_lifetime(tx.message)
+    nonce = nonce_lifetime(message_of(tx))
     await _settle_before_send(rpc, journal, cluster, wallet, request, options, hooks)
     with hooks.while_sending():
         try:

@@ -86,45 +86,25 @@ def decimals_of(session, mint: str, wallet: str, *, needed: bool) -> Optional[in
     return None
 
 
-def _unsigned_from_service(body: Any) -> str:
-    """`/tx` answers a JSON string, bare base64 text, or {"encoded_transaction": ...}: accept all three."""
-    from yieldcli.errors import ServiceError
-
-    if isinstance(body, dict) and isinstance(body.get("encoded_transaction"), str):
-        return body["encoded_transaction"]
-    if isinstance(body, str):
-        return body
-    raise ServiceError("the service answered without a transaction (expected base64 text)")
-
-
 def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
-    """How to get the transaction: /tx gives it whole; /ix gives instructions we compile (on a durable
-    nonce with --nonce)."""
+    """How to get the transaction: the library's, except on a durable nonce (--nonce), built here."""
+    from yieldcli.chain.service_transactions import from_service
 
-    from yieldcli.chain.transact import TransactionToReview
+    if tx.ix and tx.nonce is not None:
+        from yieldcli.chain.transact import TransactionToReview
 
-    async def obtain(rpc) -> TransactionToReview:
-        if tx.ix:
+        async def on_nonce(rpc) -> TransactionToReview:
             from solders.pubkey import Pubkey
 
-            from yieldcli.chain.instructions import build_from_ix
+            from yieldcli.commands.nonce import build_on_nonce_account
 
             body = session.api().post(f"{path}/ix", params)
-            if tx.nonce is not None:
-                from yieldcli.commands.nonce import build_on_nonce_account
+            unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), tx)
+            # No block-height deadline: it lives as long as its nonce.
+            return TransactionToReview(unsigned, None, tables, service_answer=body)
 
-                unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), tx)
-                # No block-height deadline: it lives as long as its nonce.
-                return TransactionToReview(unsigned, None, tables, service_answer=body)
-            built = await build_from_ix(rpc, body, Pubkey.from_string(payer))
-            return TransactionToReview(built.transaction, built.last_valid_block_height, built.lookup_tables,
-                                       service_answer=body)
-        from yieldcli.chain.decode import decode_transaction
-
-        body = session.api().post(f"{path}/tx", params)
-        return TransactionToReview(decode_transaction(_unsigned_from_service(body)))
-
-    return obtain
+        return on_nonce
+    return from_service(lambda where, body: session.api().post(where, body), path, params, payer, ix=tx.ix)
 
 
 class Move(NamedTuple):

@@ -1,0 +1,246 @@
+"""Deposits, withdrawals and account closes from Python: prepared, reviewed, then signed or sent.
+
+`Client.deposit(...)` returns a `PreparedTransaction`: the service's transaction with its review, the
+intent check's verdict (`effect`) and the fee, nothing signed. `.sign(confirm=...)` and
+`.send(confirm=...)` go through the same pipeline as `yield deposit --send` (`yieldcli.chain.transact`):
+the guard, the `confirm` callback (none: nothing is signed), the journal of sent signatures, one send
+rebroadcast as the same bytes, the wait, one typed outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from yieldcli.errors import UsageError
+
+if TYPE_CHECKING:
+    from solders.keypair import Keypair
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.api.sync import ServiceClient
+    from yieldcli.chain.compute_budget import FeeSummary
+    from yieldcli.chain.intent import Check
+    from yieldcli.chain.journal import Journal
+    from yieldcli.chain.review import Review
+    from yieldcli.chain.transact import Hooks, Prepared, TransactOptions, UserRequest
+    from yieldcli.chain.transact_outcomes import Outcome, Signed
+
+Confirm = Callable[[str, "Prepared"], bool]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ChainSettings:
+    """Where and as whom transactions are signed and sent."""
+
+    rpc_url: str
+    keypair: Keypair | None
+    journal_path: Path
+    timeout: float
+    expected_cluster: str | None  # "mainnet-beta" for the public service; None for the sandbox
+
+    def need_keypair(self) -> Keypair:
+        if self.keypair is None:
+            raise UsageError("no keypair: create the client with keypair= (a Keypair or a keypair file)",
+                             kind="usage.no_keypair")
+        return self.keypair
+
+    def journal(self) -> Journal:
+        from yieldcli.chain.journal import Journal
+
+        return Journal(self.journal_path)
+
+
+def chain_settings(api_url: str, rpc_url: str | None, keypair: Keypair | str | Path | None,
+                   journal_path: str | Path | None, timeout: float) -> ChainSettings:
+    """The same defaults as `yield`: the journal in its data folder, mainnet-beta unless the service is local."""
+    from urllib.parse import urlsplit
+
+    from yieldcli.config import data_dir
+    from yieldcli.environment import Environment
+    from yieldcli.urls import is_loopback
+
+    if isinstance(keypair, (str, Path)):
+        from yieldcli.chain.keypairs import load_keypair
+
+        keypair = load_keypair(str(Path(keypair).expanduser())).keypair
+    path = Path(journal_path) if journal_path is not None else data_dir(Environment()) / "in-flight.json"
+    expected = None if is_loopback(urlsplit(api_url).hostname) else "mainnet-beta"
+    return ChainSettings(rpc_url or "", keypair, path, timeout, expected)
+
+
+class PreparedTransaction:
+    """A transaction the service built for a request, reviewed and checked; nothing is signed yet."""
+
+    def __init__(self, prepared: Prepared, settings: ChainSettings):
+        self._prepared = prepared
+        self._settings = settings
+
+    @property
+    def review(self) -> Review:
+        """The decoded transaction: payer, signers, instructions and their accounts."""
+        return self._prepared.review
+
+    @property
+    def effect(self) -> Check | None:
+        """The intent check: `.ok`, `.summary` (one line), `.differences`; None when it could not run."""
+        return self._prepared.effect
+
+    @property
+    def fee(self) -> FeeSummary | None:
+        return self._prepared.fees
+
+    @property
+    def transaction(self) -> VersionedTransaction:
+        return self._prepared.transaction
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
+        return self._prepared.result
+
+    def sign(self, confirm: Confirm | None = None) -> Signed:
+        """Sign our slots after `confirm(prompt, prepared)` says yes; not sent."""
+        from yieldcli.chain.transact_outcomes import Signed
+
+        outcome = self._complete(replace(self._prepared.options, sign=True, send=False), confirm)
+        assert isinstance(outcome, Signed)
+        return outcome
+
+    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
+        """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
+        with wait=False). `again`: send although an earlier transaction for this wallet landed since."""
+        return self._complete(replace(self._prepared.options, sign=False, send=True, wait=wait, again=again), confirm)
+
+    def _complete(self, options: TransactOptions, confirm: Confirm | None) -> Outcome:
+        from yieldcli.chain.transact import Hooks, complete
+
+        prepared = replace(self._prepared, options=options, result=dict(self._prepared.result))
+        hooks = Hooks(confirm=confirm)
+        outcome: Outcome = _on_rpc(self._settings, options,
+                                   lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()))
+        return outcome
+
+
+def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[Any], Any]) -> Any:
+    """One pipeline step on its own event loop and RPC connection (a blocking client has no loop of its own)."""
+    from yieldcli.chain.rpc import Rpc
+
+    async def run() -> Any:
+        async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
+            return await step(rpc)
+
+    return asyncio.run(run())
+
+
+def amount_in_base_units(api: ServiceClient, mint: str, wallet: str, amount: Decimal | str | int | None,
+                         raw: int | None, everything: bool) -> int | None:
+    """Exact base units from token units (`Decimal("1.5")`) or `raw=` base units; None for everything."""
+    from yieldcli import tokens
+    from yieldcli.amounts import Amount
+
+    given = [x for x in (amount, raw) if x is not None]
+    if everything == bool(given) or len(given) > 1:
+        raise UsageError("give one of amount=, raw= or all=True", kind="usage.amount")
+    if everything:
+        return None
+    if raw is not None:
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise UsageError("raw= takes an int of base units", kind="usage.amount")
+        return Amount.from_raw(raw, 0, name="raw").raw
+    if isinstance(amount, float):
+        raise UsageError("amount= takes a Decimal or a string, never a float: a float is not exact", kind="usage.amount")
+    known = tokens.by_mint(mint)
+    decimals = known.decimals if known else _decimals_from_balances(api, mint, wallet)
+    return Amount.parse(str(amount), decimals, name="amount").raw
+
+
+def _decimals_from_balances(api: ServiceClient, mint: str, wallet: str) -> int:
+    body = api.balances(wallet, asset=mint)
+    items = body.get("data", []) if isinstance(body, dict) else []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and item.get("token_address") == mint and isinstance(item.get("decimals"), int):
+            return int(item["decimals"])
+    raise UsageError(f"unknown mint {mint}: its decimals are not known; give the amount in base units with raw=",
+                     kind="usage.amount")
+
+
+def prepare_write(api: ServiceClient, settings: ChainSettings, request: UserRequest, path: str,
+                  params: Mapping[str, Any], *, ix: bool, options: TransactOptions) -> PreparedTransaction:
+    """Ask the service, review, simulate and check: a transaction that can then be signed or sent."""
+    from yieldcli.chain.service_transactions import from_service
+    from yieldcli.chain.transact import Hooks, Prepared, prepare
+
+    keypair = settings.need_keypair()
+    payer = request.expected_payer or str(keypair.pubkey())
+    obtain = from_service(lambda where, body: api.post(where, body), path, params, payer, ix=ix)
+    options = replace(options, sign=True, send=False, expected_cluster=settings.expected_cluster)
+    hooks: Hooks = Hooks()
+    prepared = _on_rpc(settings, options, lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options, hooks,
+                                                                lambda: [keypair]))
+    assert isinstance(prepared, Prepared)  # an unsigned transaction cannot have landed already
+    return PreparedTransaction(prepared, settings)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The fee and wait settings every write takes."""
+
+    priority_fee: int | str | None = None  # micro-lamports per compute unit, or "auto"
+    max_fee: int | None = None  # lamports of base plus priority fee
+    max_sol_cost: int | None = None  # lamports of fee and rent the transaction may take from the wallet
+    commitment: str = "confirmed"
+    timeout: float = 60.0  # seconds to wait for the commitment
+
+    def options(self) -> TransactOptions:
+        from yieldcli.chain.transact import TransactOptions
+
+        return TransactOptions(priority_fee=self.priority_fee, max_fee=self.max_fee, max_sol_cost=self.max_sol_cost,
+                               commitment=self.commitment, timeout=self.timeout)
+
+
+def prepare_move(api: ServiceClient, settings: ChainSettings, action: str, strategy_id: str, asset: str,
+                 amount: Decimal | str | None, raw: int | None, everything: bool, *, wallet: str | None,
+                 payer: str | None, token_account: str | None, extra: Mapping[str, Any], ix: bool,
+                 limits: Limits) -> PreparedTransaction:
+    """A deposit or a withdrawal (`action`), as `yield deposit`/`withdraw` request it."""
+    from yieldcli import tokens
+    from yieldcli.chain.transact import UserRequest
+
+    mint = tokens.resolve_asset(asset, "asset")
+    wallet, payer = _identity(settings, wallet, payer)
+    base_units = amount_in_base_units(api, mint, wallet, amount, raw, everything)
+    params = {"strategy_id": strategy_id, "base_asset": mint, "user_key": wallet, "payer_key": payer,
+              "user_token_account": token_account, **extra,
+              **({"all": True} if base_units is None else {"amount": base_units})}
+    request = UserRequest(action, payer, {wallet, payer}, wallet, strategy_id, mint, amount=base_units,
+                          exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
+    return prepare_write(api, settings, request, f"/{action}", params, ix=ix, options=limits.options())
+
+
+def prepare_close(api: ServiceClient, settings: ChainSettings, strategy_id: str, asset: str, *, wallet: str | None,
+                  payer: str | None, recipient: str | None, token_account: str | None, ix: bool,
+                  limits: Limits) -> PreparedTransaction:
+    """Close the wallet's fund account for a strategy and asset; its rent goes to `recipient` (the wallet)."""
+    from yieldcli import tokens
+    from yieldcli.chain.transact import UserRequest
+
+    mint = tokens.resolve_asset(asset, "asset")
+    wallet, payer = _identity(settings, wallet, payer)
+    params = {"user_pubkey": wallet, "strategy_id": strategy_id, "mint": mint, "payer": payer,
+              "funds_recipient": recipient, "user_token_account": token_account}
+    request = UserRequest("close-account", payer, {wallet, payer}, wallet, strategy_id, mint)
+    return prepare_write(api, settings, request, "/close-user-account", params, ix=ix, options=limits.options())
+
+
+def _identity(settings: ChainSettings, wallet: str | None, payer: str | None) -> tuple[str, str]:
+    """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
+    from yieldcli.addresses import check_pubkey
+
+    wallet = check_pubkey(wallet, "wallet") if wallet else str(settings.need_keypair().pubkey())
+    return wallet, check_pubkey(payer, "payer") if payer else wallet
