@@ -1,0 +1,168 @@
+"""A deposit from Python, in-process, against the sandbox's service and its real Solana runtime.
+
+Each test is something a library user does: prepare, look at the effect, send with a confirm
+callback (or without one, or answering no), and meet a service that lies and a transaction that
+landed before. The transactions execute on LiteSVM behind the sandbox's JSON-RPC on loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from decimal import Decimal
+
+import pytest
+
+from tests.cli.test_intent import StandIn, amount_changed, decompile, recompile
+from yieldcli import Client, ConfirmationRequired, Confirmed, Declined, Refused
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
+
+from yieldcli.tokens import by_symbol
+
+USDC = by_symbol("USDC").mint
+
+
+class Asked:
+    """A confirm callback that records what it was asked and answers `answer`."""
+
+    def __init__(self, answer: bool):
+        self.answer = answer
+        self.questions: list[str] = []
+        self.effects: list = []
+
+    def __call__(self, text, prepared) -> bool:
+        self.questions.append(text)
+        self.effects.append(prepared.effect)
+        return self.answer
+
+
+@pytest.fixture
+def journal(tmp_path):
+    return tmp_path / "in-flight.json"
+
+
+@pytest.fixture
+def client(sandbox, journal):
+    with Client(api_url=sandbox.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID, rpc_url=sandbox.rpc_url,
+                keypair=demo_keypair(), journal_path=journal) as c:
+        yield c
+
+
+def landed(sandbox, signature: str):
+    """The signature's status as the sandbox's RPC reports it (None: never seen)."""
+    from yieldcli.chain.rpc import Rpc
+
+    async def look():
+        async with Rpc(sandbox.rpc_url) as rpc:
+            return (await rpc.signature_statuses([signature]))[0]
+
+    return asyncio.run(look())
+
+
+def usdc_balance(sandbox) -> int:
+    """The demo wallet's USDC, read from the sandbox's runtime (the ledger the transactions execute on)."""
+    from solders.pubkey import Pubkey
+
+    return sandbox.runtime.token_balance(Pubkey.from_string(DEMO_WALLET), Pubkey.from_string(USDC))
+
+
+def journal_entries(journal) -> list:
+    if not journal.exists():
+        return []
+    data = json.loads(journal.read_text())
+    return data.get("entries", data) if isinstance(data, dict) else data
+
+
+def test_a_deposit_is_prepared_checked_sent_and_confirmed(client, sandbox, journal):
+    before = usdc_balance(sandbox)
+    prepared = client.deposit("USDC", Decimal("1.5"))
+    assert prepared.effect is not None and prepared.effect.ok
+    assert prepared.effect.summary.startswith("deposit 1.5 USDC from 5PJ1")
+    assert prepared.review.fee_payer == DEMO_WALLET
+    asked = Asked(True)
+    outcome = prepared.send(confirm=asked)
+    assert isinstance(outcome, Confirmed) and outcome.status == "confirmed"
+    assert asked.questions == ["Sign and send this deposit?"] and asked.effects[0].ok
+    assert landed(sandbox, outcome.signature).err is None
+    assert before - usdc_balance(sandbox) == 1_500_000  # exactly 1.5 USDC, in base units
+    assert journal_entries(journal) == []  # settled: nothing left in flight
+
+
+def test_raw_base_units_are_exact(client):
+    prepared = client.deposit("USDC", raw=1)
+    assert prepared.effect.ok and "deposit 0.000001 USDC" in prepared.effect.summary
+
+
+def test_a_float_amount_is_refused(client):
+    from yieldcli import UsageError
+
+    with pytest.raises(UsageError, match="never a float"):
+        client.deposit("USDC", 1.5)
+
+
+def test_without_a_confirm_callback_nothing_is_signed(client, sandbox, journal):
+    prepared = client.deposit("USDC", Decimal("1"))
+    before = usdc_balance(sandbox)
+    with pytest.raises(ConfirmationRequired) as refused:
+        prepared.send()
+    assert refused.value.exit_code == 12 and "--" not in refused.value.message
+    with pytest.raises(ConfirmationRequired):
+        prepared.sign()
+    assert usdc_balance(sandbox) == before and journal_entries(journal) == []
+
+
+def test_answering_no_signs_nothing(client, sandbox, journal):
+    prepared = client.deposit("USDC", Decimal("1"))
+    before = usdc_balance(sandbox)
+    with pytest.raises(Declined, match="nothing was signed"):
+        prepared.send(confirm=Asked(False))
+    assert usdc_balance(sandbox) == before and journal_entries(journal) == []
+
+
+def test_a_doctored_transaction_is_refused_before_the_question(sandbox, journal):
+    stand_in = StandIn(sandbox.url)
+    table = sandbox.chain.lookup_table.key
+    tables = {table: sandbox.runtime.lookup_table_addresses(table)}
+    stand_in.doctor = lambda tx: recompile(tx, amount_changed(decompile(tx, tables)), tables)
+    try:
+        with Client(api_url=stand_in.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID,
+                    rpc_url=sandbox.rpc_url, keypair=demo_keypair(), journal_path=journal) as client:
+            before = usdc_balance(sandbox)
+            prepared = client.deposit("USDC", Decimal("10"))
+            assert not prepared.effect.ok and prepared.effect.differences
+            asked = Asked(True)
+            with pytest.raises(Refused) as refused:
+                prepared.send(confirm=asked)
+    finally:
+        stand_in.stop()
+    assert refused.value.kind == "refused.mismatch" and refused.value.report["status"] == "refused"
+    assert asked.questions == []  # refused before anyone is asked
+    assert usdc_balance(sandbox) == before and journal_entries(journal) == []
+
+
+def test_a_transaction_that_landed_before_is_confirmed_once(client, sandbox, journal):
+    """Signed here, sent by someone else: the send meets AlreadyProcessed and reports the landing."""
+    from yieldcli.chain.rpc import Rpc
+    from yieldcli.chain.decode import decode_transaction
+
+    prepared = client.deposit("USDC", Decimal("2"))
+    signed = prepared.sign(confirm=Asked(True))
+    assert signed.complete and signed.status == "signed"
+
+    async def send_elsewhere():
+        async with Rpc(sandbox.rpc_url) as rpc:
+            await rpc.send(decode_transaction(signed.transaction))
+
+    asyncio.run(send_elsewhere())
+    before = usdc_balance(sandbox)
+    outcome = prepared.send(confirm=Asked(True))
+    assert isinstance(outcome, Confirmed) and outcome.already_processed
+    assert outcome.signature == signed.signature  # the same signature: never a second transaction
+    assert usdc_balance(sandbox) == before and journal_entries(journal) == []
+
+
+def test_instructions_come_with_the_services_answer(client):
+    prepared = client.deposit("USDC", Decimal("1"), ix=True)
+    answer = prepared.result["service_answer"]
+    assert "deposit_instructions" in answer and "lookup_table" in answer
+    assert prepared.effect.ok
