@@ -8,7 +8,6 @@ landed before. The transactions execute on LiteSVM behind the sandbox's JSON-RPC
 from __future__ import annotations
 
 import asyncio
-import json
 from decimal import Decimal
 
 import pytest
@@ -67,10 +66,10 @@ def usdc_balance(sandbox) -> int:
 
 
 def journal_entries(journal) -> list:
-    if not journal.exists():
-        return []
-    data = json.loads(journal.read_text())
-    return data.get("entries", data) if isinstance(data, dict) else data
+    """What the journal holds in flight, read as `yield` reads it."""
+    from yieldcli.chain.journal import Journal
+
+    return Journal(journal).entries()
 
 
 def test_a_deposit_is_prepared_checked_sent_and_confirmed(client, sandbox, journal):
