@@ -82,7 +82,7 @@ class TransactOptions:
     max_fee: int | None = None  # lamports of base plus priority fee allowed
     expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
 
-    def check(self) -> None:
+    def validate(self) -> None:
         if self.commitment not in COMMITMENTS:
             raise UsageError(f"invalid commitment {self.commitment!r}", hint="use processed, confirmed or finalized",
                              kind="usage.commitment")
@@ -140,7 +140,7 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     from yieldcli.chain.review import review_transaction
     from yieldcli.urls import redact_url
 
-    options.check()
+    options.validate()
     to_review = await obtain(rpc)
     if rpc is not None and not to_review.lookup_tables:
         to_review.lookup_tables = await checks.lookup_tables(rpc, to_review.transaction)

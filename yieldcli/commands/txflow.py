@@ -8,17 +8,18 @@ rendered; the hints that name flags and commands come from `yieldcli.cli_errors`
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from yieldcli.chain.transact import TransactOptions
 from yieldcli.errors import Refused, UsageError, YieldError
 from yieldcli.render.output import Output, dumps
 from yieldcli.session import Session
 
 if TYPE_CHECKING:
-    from yieldcli.chain.transact import Hooks, Obtain, TransactOptions, UserRequest
+    from yieldcli.chain.transact import Hooks, Obtain, UserRequest
     from yieldcli.chain.transact_outcomes import Outcome
 
 COMMITMENTS = ("processed", "confirmed", "finalized")  # checked here too: the flag's name is in the message
@@ -28,25 +29,15 @@ PIPELINE_KINDS = ("tx.", "refused.", "usage.missing_signers", "usage.not_a_signe
 
 
 @dataclass
-class TxOptions:
-    """What the user asked for, from the flags every transaction command shares."""
+class TxOptions(TransactOptions):
+    """What the user asked for, from the flags every transaction command shares: the library's
+    options, and what only the command line has (a prompt to skip, a keypair file, --ix, a nonce)."""
 
-    sign: bool = False
-    send: bool = False
     yes: bool = False
-    wait: bool = True
-    simulate: bool = True
-    commitment: str = "confirmed"
-    timeout: float = 60.0
     keypair: str | None = None
     rpc_url: str | None = None
-    again: bool = False  # send although an earlier transaction for this wallet landed since
     ix: bool = False  # build from /ix instructions instead of taking /tx whole
-    unsafe_allow_mismatch: bool = False
-    max_sol_cost: int | None = None  # lamports of fee and rent allowed; None: the guard's default
-    priority_fee: int | str | None = None  # "auto" or micro-lamports per compute unit (text until `check`)
     priority_fee_source: str = "flag"  # flag, env or config: only a flag insists on a transaction already signed
-    max_fee: int | None = None  # lamports of base plus priority fee allowed
     nonce: str | None = None  # durable-nonce account to build on (with --ix)
     nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
     extra_signers: list = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
@@ -94,15 +85,9 @@ class TxOptions:
 
 
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
-        from yieldcli.chain.transact import TransactOptions
-
-        return TransactOptions(
-            sign=self.sign, send=self.send, wait=self.wait, simulate=self.simulate, commitment=self.commitment,
-            timeout=self.timeout, again=self.again, unsafe_allow_mismatch=self.unsafe_allow_mismatch,
-            max_sol_cost=self.max_sol_cost, priority_fee=self.priority_fee,  # type: ignore[arg-type]
-            priority_fee_insists=self.priority_fee_source == "flag", priority_fee_source=self.priority_fee_source,
-            max_fee=self.max_fee, expected_cluster=_expected_cluster(session, request),
-        )
+        shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions)}
+        return TransactOptions(**{**shared, "priority_fee_insists": self.priority_fee_source == "flag",
+                                  "expected_cluster": _expected_cluster(session, request)})
 
 
 def run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False) -> None:
