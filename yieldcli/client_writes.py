@@ -135,7 +135,15 @@ def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[A
         async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
             return await step(rpc)
 
-    return asyncio.run(run())
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run())
+    # Called from a running event loop (a notebook, an async application): on a thread of its own.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
 
 
 def amount_in_base_units(api: ServiceClient, mint: str, wallet: str, amount: Decimal | str | int | None,

@@ -13,68 +13,14 @@ from decimal import Decimal
 import pytest
 
 from tests.cli.test_intent import StandIn, amount_changed, decompile, recompile
+from tests.library.wallet import Asked, journal_entries, landed, usdc_balance
 from yieldcli import Client, ConfirmationRequired, Confirmed, Declined, Refused
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 
-from yieldcli.tokens import by_symbol
 
-USDC = by_symbol("USDC").mint
-
-
-class Asked:
-    """A confirm callback that records what it was asked and answers `answer`."""
-
-    def __init__(self, answer: bool):
-        self.answer = answer
-        self.questions: list[str] = []
-        self.effects: list = []
-
-    def __call__(self, text, prepared) -> bool:
-        self.questions.append(text)
-        self.effects.append(prepared.effect)
-        return self.answer
-
-
-@pytest.fixture
-def journal(tmp_path):
-    return tmp_path / "in-flight.json"
-
-
-@pytest.fixture
-def client(sandbox, journal):
-    with Client(api_url=sandbox.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID, rpc_url=sandbox.rpc_url,
-                keypair=demo_keypair(), journal_path=journal) as c:
-        yield c
-
-
-def landed(sandbox, signature: str):
-    """The signature's status as the sandbox's RPC reports it (None: never seen)."""
-    from yieldcli.chain.rpc import Rpc
-
-    async def look():
-        async with Rpc(sandbox.rpc_url) as rpc:
-            return (await rpc.signature_statuses([signature]))[0]
-
-    return asyncio.run(look())
-
-
-def usdc_balance(sandbox) -> int:
-    """The demo wallet's USDC, read from the sandbox's runtime (the ledger the transactions execute on)."""
-    from solders.pubkey import Pubkey
-
-    return sandbox.runtime.token_balance(Pubkey.from_string(DEMO_WALLET), Pubkey.from_string(USDC))
-
-
-def journal_entries(journal) -> list:
-    """What the journal holds in flight, read as `yield` reads it."""
-    from yieldcli.chain.journal import Journal
-
-    return Journal(journal).entries()
-
-
-def test_a_deposit_is_prepared_checked_sent_and_confirmed(client, sandbox, journal):
+def test_a_deposit_is_prepared_checked_sent_and_confirmed(wallet, sandbox, journal):
     before = usdc_balance(sandbox)
-    prepared = client.deposit("USDC", Decimal("1.5"))
+    prepared = wallet.deposit("USDC", Decimal("1.5"))
     assert prepared.effect is not None and prepared.effect.ok
     assert prepared.effect.summary.startswith("deposit 1.5 USDC from 5PJ1")
     assert prepared.review.fee_payer == DEMO_WALLET
@@ -87,20 +33,20 @@ def test_a_deposit_is_prepared_checked_sent_and_confirmed(client, sandbox, journ
     assert journal_entries(journal) == []  # settled: nothing left in flight
 
 
-def test_raw_base_units_are_exact(client):
-    prepared = client.deposit("USDC", raw=1)
+def test_raw_base_units_are_exact(wallet):
+    prepared = wallet.deposit("USDC", raw=1)
     assert prepared.effect.ok and "deposit 0.000001 USDC" in prepared.effect.summary
 
 
-def test_a_float_amount_is_refused(client):
+def test_a_float_amount_is_refused(wallet):
     from yieldcli import UsageError
 
     with pytest.raises(UsageError, match="never a float"):
-        client.deposit("USDC", 1.5)
+        wallet.deposit("USDC", 1.5)
 
 
-def test_without_a_confirm_callback_nothing_is_signed(client, sandbox, journal):
-    prepared = client.deposit("USDC", Decimal("1"))
+def test_without_a_confirm_callback_nothing_is_signed(wallet, sandbox, journal):
+    prepared = wallet.deposit("USDC", Decimal("1"))
     before = usdc_balance(sandbox)
     with pytest.raises(ConfirmationRequired) as refused:
         prepared.send()
@@ -110,8 +56,8 @@ def test_without_a_confirm_callback_nothing_is_signed(client, sandbox, journal):
     assert usdc_balance(sandbox) == before and journal_entries(journal) == []
 
 
-def test_answering_no_signs_nothing(client, sandbox, journal):
-    prepared = client.deposit("USDC", Decimal("1"))
+def test_answering_no_signs_nothing(wallet, sandbox, journal):
+    prepared = wallet.deposit("USDC", Decimal("1"))
     before = usdc_balance(sandbox)
     with pytest.raises(Declined, match="nothing was signed"):
         prepared.send(confirm=Asked(False))
@@ -125,9 +71,9 @@ def test_a_doctored_transaction_is_refused_before_the_question(sandbox, journal)
     stand_in.doctor = lambda tx: recompile(tx, amount_changed(decompile(tx, tables)), tables)
     try:
         with Client(api_url=stand_in.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID,
-                    rpc_url=sandbox.rpc_url, keypair=demo_keypair(), journal_path=journal) as client:
+                    rpc_url=sandbox.rpc_url, keypair=demo_keypair(), journal_path=journal) as doctored:
             before = usdc_balance(sandbox)
-            prepared = client.deposit("USDC", Decimal("10"))
+            prepared = doctored.deposit("USDC", Decimal("10"))
             assert not prepared.effect.ok and prepared.effect.differences
             asked = Asked(True)
             with pytest.raises(Refused) as refused:
@@ -139,12 +85,12 @@ def test_a_doctored_transaction_is_refused_before_the_question(sandbox, journal)
     assert usdc_balance(sandbox) == before and journal_entries(journal) == []
 
 
-def test_a_transaction_that_landed_before_is_confirmed_once(client, sandbox, journal):
+def test_a_transaction_that_landed_before_is_confirmed_once(wallet, sandbox, journal):
     """Signed here, sent by someone else: the send meets AlreadyProcessed and reports the landing."""
     from yieldcli.chain.rpc import Rpc
     from yieldcli.chain.decode import decode_transaction
 
-    prepared = client.deposit("USDC", Decimal("2"))
+    prepared = wallet.deposit("USDC", Decimal("2"))
     signed = prepared.sign(confirm=Asked(True))
     assert signed.complete and signed.status == "signed"
 
@@ -160,8 +106,8 @@ def test_a_transaction_that_landed_before_is_confirmed_once(client, sandbox, jou
     assert usdc_balance(sandbox) == before and journal_entries(journal) == []
 
 
-def test_instructions_come_with_the_services_answer(client):
-    prepared = client.deposit("USDC", Decimal("1"), ix=True)
+def test_instructions_come_with_the_services_answer(wallet):
+    prepared = wallet.deposit("USDC", Decimal("1"), ix=True)
     answer = prepared.result["service_answer"]
     assert "deposit_instructions" in answer and "lookup_table" in answer
     assert prepared.effect.ok
