@@ -165,7 +165,9 @@ def amount_in_base_units(api: ServiceClient, mint: str, wallet: str, amount: Dec
         raise UsageError("amount= takes a Decimal or a string, never a float: a float is not exact", kind="usage.amount")
     known = tokens.by_mint(mint)
     decimals = known.decimals if known else _decimals_from_balances(api, mint, wallet)
-    return Amount.parse(str(amount), decimals, name="amount").raw
+    # Decimal("1E+2") is 100: written out in full, so the exact rules for token units apply to it.
+    text = format(amount, "f") if isinstance(amount, Decimal) and amount.is_finite() else str(amount)
+    return Amount.parse(text, decimals, name="amount").raw
 
 
 def _decimals_from_balances(api: ServiceClient, mint: str, wallet: str) -> int:
@@ -206,9 +208,12 @@ class Limits:
     timeout: float = 60.0  # seconds to wait for the commitment
 
     def options(self) -> TransactOptions:
+        from yieldcli.chain.compute_budget import parse_priority_fee
         from yieldcli.chain.transact import TransactOptions
 
-        return TransactOptions(priority_fee=self.priority_fee, max_fee=self.max_fee, max_sol_cost=self.max_sol_cost,
+        # "auto" or a whole number, as text or an int: the same rule as the command line's flag.
+        price = None if self.priority_fee is None else parse_priority_fee(str(self.priority_fee))
+        return TransactOptions(priority_fee=price, max_fee=self.max_fee, max_sol_cost=self.max_sol_cost,
                                commitment=self.commitment, timeout=self.timeout)
 
 

@@ -38,6 +38,20 @@ def test_raw_base_units_are_exact(wallet):
     assert prepared.effect.ok and "deposit 0.000001 USDC" in prepared.effect.summary
 
 
+@pytest.mark.parametrize("amount, summary", [(Decimal("1E+1"), "deposit 10 USDC"), (Decimal("5E-6"), "deposit 0.000005 USDC"),
+                                              ("2.50", "deposit 2.5 USDC"), (3, "deposit 3 USDC")])
+def test_token_units_in_any_exact_spelling(wallet, amount, summary):
+    assert wallet.deposit("USDC", amount).effect.summary.startswith(summary)
+
+
+@pytest.mark.parametrize("amount", [Decimal("1E-7"), Decimal("NaN"), "-1", "0"])
+def test_amounts_a_token_cannot_hold_are_refused_before_any_request(wallet, amount):
+    from yieldcli import UsageError
+
+    with pytest.raises(UsageError):
+        wallet.deposit("USDC", amount)
+
+
 def test_a_float_amount_is_refused(wallet):
     from yieldcli import UsageError
 
@@ -111,3 +125,12 @@ def test_instructions_come_with_the_services_answer(wallet):
     answer = prepared.result["service_answer"]
     assert "deposit_instructions" in answer and "lookup_table" in answer
     assert prepared.effect.ok
+
+
+def test_a_priority_fee_is_in_the_fee_and_the_transaction(wallet):
+    plain = wallet.deposit("USDC", "1")
+    priced = wallet.deposit("USDC", "1", priority_fee="1000000")  # 1 lamport per compute unit
+    assert plain.fee.priority_fee == 0
+    assert priced.fee.priority_fee == priced.fee.unit_limit and priced.fee.unit_price == 1_000_000
+    assert wallet.deposit("USDC", "1", priority_fee=1_000_000).fee.priority_fee == priced.fee.priority_fee
+    assert priced.result["fee"]["total"] == priced.fee.base_fee + priced.fee.priority_fee
