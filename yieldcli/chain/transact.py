@@ -7,8 +7,10 @@ wait with the blockhash or nonce as deadline; end in exactly one outcome.
 
 Two steps, so a caller can look at the review before anything is signed:
 
-    prepared = await prepare(rpc, rpc_url, request, obtain, options, hooks, load_signers)
+    prepared = await prepare(rpc, rpc_url, request, obtain, options, hooks, load_signers, journal)
     outcome = await complete(rpc, prepared, hooks, journal)   # Unsigned, Signed, Sent, Confirmed, Failed, ...
+
+or both at once with `run` (`hooks.on_review` sees the review before any refusal or question).
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class Hooks:
 
     confirm: Callable[[str, Prepared], bool] | None = None  # (prompt text, the prepared transaction) -> sign?
     confirm_again: Callable[[str], bool] | None = None  # an earlier one landed: send another? None: refused
+    on_review: Callable[[Prepared], None] = _nothing  # reviewed and checked, before any refusal or question
     warn: Callable[[str], None] = _nothing
     log: Callable[[str], None] = _nothing
     progress: Callable[[str, str | None], None] = _nothing  # ("waiting", the commitment seen so far)
@@ -217,6 +220,7 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
     from yieldcli.chain.sign import sign_transaction
 
     options, result, tx = prepared.options, prepared.result, prepared.transaction
+    hooks.on_review(prepared)
     if not prepared.asks_to_sign:
         result["transaction"] = prepared.review.transaction
         result["status"] = "unsigned"
@@ -253,3 +257,12 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
     return await send_and_wait(rpc, prepared.rpc_url, journal, prepared.request, options, hooks, signed.transaction,
                                last_valid, result)
 
+
+
+async def run(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions, hooks: Hooks,
+              load_signers: Callable[[], Sequence[Keypair]] | None = None, journal: Journal | None = None) -> Outcome:
+    """Prepare and complete: one outcome (the landed one, when this exact transaction landed before)."""
+    prepared = await prepare(rpc, rpc_url, request, obtain, options, hooks, load_signers, journal)
+    if not isinstance(prepared, Prepared):
+        return prepared
+    return await complete(rpc, prepared, hooks, journal)

@@ -120,13 +120,8 @@ async def _run(session: Session, out: Output, options: TxOptions, request: UserR
     hooks, spinner = _hooks(session, out, options)
     journal = journal_of(session)
     try:
-        prepared = await transact.prepare(rpc, rpc_url, request, obtain, options.to_library(session, request), hooks,
-                                          lambda: [_load_keypair(session, options), *options.extra_signers], journal)
-        if isinstance(prepared, transact.Prepared):
-            _show_review(out, prepared.result, request, prompting=prepared.asks_to_sign and _prompts(session, options, prepared))
-            outcome = await transact.complete(rpc, prepared, hooks, journal)
-        else:
-            outcome = prepared
+        outcome = await transact.run(rpc, rpc_url, request, obtain, options.to_library(session, request), hooks,
+                                     lambda: [_load_keypair(session, options), *options.extra_signers], journal)
         spinner.stop()
         _render(session, out, request, outcome)
     finally:
@@ -181,8 +176,12 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
     def confirm_again(text: str) -> bool:
         return typer.confirm(text, default=False, err=True)
 
+    def on_review(prepared: transact.Prepared) -> None:
+        prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
+        _show_review(out, prepared.result, prepared.request, prompting=prompting)
+
     spinner = _Spinner(session, options.commitment)
-    hooks = Hooks(confirm=confirm, confirm_again=confirm_again if session.env.interactive else None, warn=out.warn,
+    hooks = Hooks(confirm=confirm, on_review=on_review, confirm_again=confirm_again if session.env.interactive else None, warn=out.warn,
                   log=session.log, progress=spinner.update, allowed_mismatch=allowed_mismatch, while_sending=_SignalsCancel)
     return hooks, spinner
 
