@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
 
     from yieldcli.api.aio import AsyncServiceClient
-    from yieldcli.client_writes import ChainSettings, PreparedTransaction
+    from typing import Unpack
+
+    from yieldcli.client_writes import AsyncPreparedTransaction, ChainSettings, LimitArgs, PreparedTransaction
     from yieldcli.api.core import JSON
     from yieldcli.api.sync import ServiceClient
 
@@ -91,6 +93,25 @@ class _Reads:
         raise UsageError("no strategy: pass strategy=, or create the client with a default strategy")
 
 
+class _Writes:
+    """Where and as whom both clients sign and send: resolved at the first write (reads never load solders)."""
+
+    def __init__(self, rpc_url: str | None, keypair: Keypair | str | Path | None, journal_path: str | Path | None,
+                 timeout: float):
+        self._given = (rpc_url, keypair, journal_path, timeout)
+        self._settings: ChainSettings | None = None
+
+    def settings(self, api_url: str) -> ChainSettings:
+        if self._settings is None:
+            from yieldcli.client_writes import chain_settings
+
+            rpc_url, keypair, journal_path, timeout = self._given
+            if not rpc_url:
+                raise UsageError("no Solana RPC: create the client with rpc_url=", kind="usage.no_rpc")
+            self._settings = chain_settings(api_url, rpc_url, keypair, journal_path, timeout)
+        return self._settings
+
+
 def _public_service_url() -> str:
     from yieldcli.config import DEFAULT_API_URL
 
@@ -128,8 +149,7 @@ class Client:
 
         self._api: ServiceClient = ServiceClient(api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1))
         self._reads = _Reads(strategy, concurrency)
-        self._chain_given = (rpc_url, keypair, journal_path, timeout)
-        self._chain: ChainSettings | None = None
+        self._writes = _Writes(rpc_url, keypair, journal_path, timeout)
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
@@ -205,72 +225,59 @@ class Client:
 
     def deposit(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None, all: bool = False,
                 strategy: str | None = None, wallet: str | None = None, payer: str | None = None,
-                token_account: str | None = None, ix: bool = False, priority_fee: int | str | None = None,
-                max_fee: int | None = None, max_sol_cost: int | None = None, commitment: str = "confirmed",
-                timeout: float = 60.0) -> PreparedTransaction:
-        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`."""
-        from yieldcli.client_writes import Limits, prepare_move
+                token_account: str | None = None, ix: bool = False, **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`.
+        `limits`: priority_fee ("auto" or micro-lamports per compute unit), max_fee and max_sol_cost
+        (lamports), commitment, timeout (seconds of waiting)."""
+        from yieldcli.client_writes import Limits, decimals_in_balances, move_order, prepare_write
 
-        limits = Limits(priority_fee, max_fee, max_sol_cost, commitment, timeout)
-        return prepare_move(self._api, self._chain_settings(), "deposit", self._reads.strategy_id(strategy), asset,
-                            amount, raw, all, wallet=wallet, payer=payer, token_account=token_account, extra={},
-                            ix=ix, limits=limits)
+        order = move_order(self._writes.settings(self.api_url), "deposit", self._reads.strategy_id(strategy), asset,
+                           amount, raw, all, lambda mint, owner: decimals_in_balances(self._api.balances(owner, asset=mint), mint),
+                           wallet=wallet, payer=payer, token_account=token_account, extra={})
+        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
 
     def withdraw(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None, all: bool = False,
                  strategy: str | None = None, wallet: str | None = None, payer: str | None = None,
                  token_account: str | None = None, exclude_fees: bool = False, unwrap_wsol: bool | None = None,
-                 ix: bool = False, priority_fee: int | str | None = None, max_fee: int | None = None,
-                 max_sol_cost: int | None = None, commitment: str = "confirmed",
-                 timeout: float = 60.0) -> PreparedTransaction:
+                 ix: bool = False, **limits: Unpack[LimitArgs]) -> PreparedTransaction:
         """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
-        from yieldcli.client_writes import Limits, prepare_move
+        from yieldcli.client_writes import Limits, decimals_in_balances, move_order, prepare_write
 
-        limits = Limits(priority_fee, max_fee, max_sol_cost, commitment, timeout)
         extra = {"exclude_fees": exclude_fees or None, "unwrap_wsol_ata": unwrap_wsol}
-        return prepare_move(self._api, self._chain_settings(), "withdraw", self._reads.strategy_id(strategy), asset,
-                            amount, raw, all, wallet=wallet, payer=payer, token_account=token_account, extra=extra,
-                            ix=ix, limits=limits)
+        order = move_order(self._writes.settings(self.api_url), "withdraw", self._reads.strategy_id(strategy), asset,
+                           amount, raw, all, lambda mint, owner: decimals_in_balances(self._api.balances(owner, asset=mint), mint),
+                           wallet=wallet, payer=payer, token_account=token_account, extra=extra)
+        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
 
     def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
                       payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
-                      ix: bool = False, priority_fee: int | str | None = None, max_fee: int | None = None,
-                      max_sol_cost: int | None = None, commitment: str = "confirmed",
-                      timeout: float = 60.0) -> PreparedTransaction:
+                      ix: bool = False, **limits: Unpack[LimitArgs]) -> PreparedTransaction:
         """Prepare closing the wallet's fund account for a strategy and asset (its rent returns)."""
-        from yieldcli.client_writes import Limits, prepare_close
+        from yieldcli.client_writes import Limits, close_order, prepare_write
 
-        limits = Limits(priority_fee, max_fee, max_sol_cost, commitment, timeout)
-        return prepare_close(self._api, self._chain_settings(), self._reads.strategy_id(strategy), asset,
-                             wallet=wallet, payer=payer, recipient=recipient, token_account=token_account, ix=ix,
-                             limits=limits)
-
-    def _chain_settings(self) -> ChainSettings:
-        if self._chain is None:
-            from yieldcli.client_writes import chain_settings
-
-            rpc_url, keypair, journal_path, timeout = self._chain_given
-            if not rpc_url:
-                raise UsageError("no Solana RPC: create the client with rpc_url=", kind="usage.no_rpc")
-            self._chain = chain_settings(self.api_url, rpc_url, keypair, journal_path, timeout)
-        return self._chain
+        order = close_order(self._writes.settings(self.api_url), self._reads.strategy_id(strategy), asset,
+                            wallet=wallet, payer=payer, recipient=recipient, token_account=token_account)
+        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
 
 
 class AsyncClient:
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
     def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY):
+                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
+                 keypair: Keypair | str | Path | None = None, journal_path: str | Path | None = None):
         from yieldcli.api.aio import AsyncServiceClient
 
         self._api: AsyncServiceClient = AsyncServiceClient(api_url or _public_service_url(), api_key, timeout=timeout,
                                                            max_connections=max(concurrency, 1))
         self._reads = _Reads(strategy, concurrency)
+        self._writes = _Writes(rpc_url, keypair, journal_path, timeout)
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> AsyncClient:
         p = load_profile(name)
         return cls(**{"api_url": p.api_url, "api_key": p.api_key, "timeout": p.timeout, "strategy": p.strategy,
-                      **overrides})
+                      "rpc_url": p.rpc_url, "keypair": p.keypair, **overrides})
 
     @property
     def api_url(self) -> str:
@@ -335,3 +342,47 @@ class AsyncClient:
 
         return every_item_async("earnings", fetch, models.yield_record, limit=limit,
                                 concurrency=self._reads.concurrency)
+
+    async def deposit(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None,
+                      all: bool = False, strategy: str | None = None, wallet: str | None = None,
+                      payer: str | None = None, token_account: str | None = None, ix: bool = False,
+                      **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
+        return await self._move("deposit", asset, amount, raw, all, strategy, wallet, payer, token_account, {}, ix,
+                                limits)
+
+    async def withdraw(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None,
+                       all: bool = False, strategy: str | None = None, wallet: str | None = None,
+                       payer: str | None = None, token_account: str | None = None, exclude_fees: bool = False,
+                       unwrap_wsol: bool | None = None, ix: bool = False, **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
+        extra = {"exclude_fees": exclude_fees or None, "unwrap_wsol_ata": unwrap_wsol}
+        return await self._move("withdraw", asset, amount, raw, all, strategy, wallet, payer, token_account, extra, ix,
+                                limits)
+
+    async def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
+                            payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
+                            ix: bool = False, **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
+        from yieldcli.client_writes import Limits, close_order, prepare_write_async
+
+        settings = self._writes.settings(self.api_url)
+        order = close_order(settings, self._reads.strategy_id(strategy), asset, wallet=wallet, payer=payer,
+                            recipient=recipient, token_account=token_account)
+        return await prepare_write_async(self._api, settings, order, ix=ix, limits=Limits(**limits))
+
+    async def _move(self, action: str, asset: str, amount: Decimal | str | None, raw: int | None, everything: bool,
+                    strategy: str | None, wallet: str | None, payer: str | None, token_account: str | None,
+                    extra: dict[str, Any], ix: bool, limits: LimitArgs) -> AsyncPreparedTransaction:
+        from yieldcli import tokens
+        from yieldcli.client_writes import Limits, decimals_in_balances, identity, move_order, prepare_write_async
+
+        settings = self._writes.settings(self.api_url)
+        mint = tokens.resolve_asset(asset, "asset")
+        # An unknown mint's decimals come from the service, read here: the order is built without awaiting.
+        decimals = None
+        if amount is not None and tokens.by_mint(mint) is None:
+            owner = identity(settings, wallet, payer)[0]
+            decimals = decimals_in_balances(await self._api.balances(owner, asset=mint), mint)
+        order = move_order(settings, action, self._reads.strategy_id(strategy), asset, amount, raw, everything,
+                           lambda _mint, _owner: decimals or 0,  # asked only when fetched above
+                           wallet=wallet, payer=payer,
+                           token_account=token_account, extra=extra)
+        return await prepare_write_async(self._api, settings, order, ix=ix, limits=Limits(**limits))

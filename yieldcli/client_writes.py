@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from yieldcli.errors import UsageError
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
+    from yieldcli.api.aio import AsyncServiceClient
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.compute_budget import FeeSummary
     from yieldcli.chain.intent import Check
@@ -74,8 +75,8 @@ def chain_settings(api_url: str, rpc_url: str | None, keypair: Keypair | str | P
     return ChainSettings(rpc_url or "", keypair, path, timeout, expected)
 
 
-class PreparedTransaction:
-    """A transaction the service built for a request, reviewed and checked; nothing is signed yet."""
+class _Reviewed:
+    """What a prepared transaction shows before anything is signed."""
 
     def __init__(self, prepared: Prepared, settings: ChainSettings):
         self._prepared = prepared
@@ -104,27 +105,58 @@ class PreparedTransaction:
         """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
         return self._prepared.result
 
+    def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True,
+                    again: bool = False) -> tuple[Prepared, Hooks]:
+        """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
+        from yieldcli.chain.transact import Hooks
+
+        options = replace(self._prepared.options, sign=not send, send=send, wait=wait, again=again)
+        return replace(self._prepared, options=options, result=dict(self._prepared.result)), Hooks(confirm=confirm)
+
+
+class PreparedTransaction(_Reviewed):
+    """A transaction the service built for a request, reviewed and checked; nothing is signed yet."""
+
     def sign(self, confirm: Confirm | None = None) -> Signed:
         """Sign our slots after `confirm(prompt, prepared)` says yes; not sent."""
         from yieldcli.chain.transact_outcomes import Signed
 
-        outcome = self._complete(replace(self._prepared.options, sign=True, send=False), confirm)
+        outcome = self._complete(*self._completion(False, confirm))
         assert isinstance(outcome, Signed)
         return outcome
 
     def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
         """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
         with wait=False). `again`: send although an earlier transaction for this wallet landed since."""
-        return self._complete(replace(self._prepared.options, sign=False, send=True, wait=wait, again=again), confirm)
+        return self._complete(*self._completion(True, confirm, wait, again))
 
-    def _complete(self, options: TransactOptions, confirm: Confirm | None) -> Outcome:
-        from yieldcli.chain.transact import Hooks, complete
+    def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
+        from yieldcli.chain.transact import complete
 
-        prepared = replace(self._prepared, options=options, result=dict(self._prepared.result))
-        hooks = Hooks(confirm=confirm)
-        outcome: Outcome = _on_rpc(self._settings, options,
+        outcome: Outcome = _on_rpc(self._settings, prepared.options,
                                    lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()))
         return outcome
+
+
+class AsyncPreparedTransaction(_Reviewed):
+    """`PreparedTransaction` for asyncio: `await prepared.send(confirm=...)`."""
+
+    async def sign(self, confirm: Confirm | None = None) -> Signed:
+        from yieldcli.chain.transact_outcomes import Signed
+
+        outcome = await self._complete(*self._completion(False, confirm))
+        assert isinstance(outcome, Signed)
+        return outcome
+
+    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
+        return await self._complete(*self._completion(True, confirm, wait, again))
+
+    async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
+        from yieldcli.chain.rpc import Rpc
+        from yieldcli.chain.transact import complete
+
+        async with Rpc(self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment) as rpc:
+            return await complete(rpc, prepared, hooks, self._settings.journal())
 
 
 def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[Any], Any]) -> Any:
@@ -146,8 +178,8 @@ def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[A
         return pool.submit(asyncio.run, run()).result()
 
 
-def amount_in_base_units(api: ServiceClient, mint: str, wallet: str, amount: Decimal | str | int | None,
-                         raw: int | None, everything: bool) -> int | None:
+def amount_in_base_units(mint: str, amount: Decimal | str | int | None, raw: int | None, everything: bool,
+                         decimals_of_unknown: Callable[[], int]) -> int | None:
     """Exact base units from token units (`Decimal("1.5")`) or `raw=` base units; None for everything."""
     from yieldcli import tokens
     from yieldcli.amounts import Amount
@@ -164,14 +196,14 @@ def amount_in_base_units(api: ServiceClient, mint: str, wallet: str, amount: Dec
     if isinstance(amount, float):
         raise UsageError("amount= takes a Decimal or a string, never a float: a float is not exact", kind="usage.amount")
     known = tokens.by_mint(mint)
-    decimals = known.decimals if known else _decimals_from_balances(api, mint, wallet)
+    decimals = known.decimals if known else decimals_of_unknown()
     # Decimal("1E+2") is 100: written out in full, so the exact rules for token units apply to it.
     text = format(amount, "f") if isinstance(amount, Decimal) and amount.is_finite() else str(amount)
     return Amount.parse(text, decimals, name="amount").raw
 
 
-def _decimals_from_balances(api: ServiceClient, mint: str, wallet: str) -> int:
-    body = api.balances(wallet, asset=mint)
+def decimals_in_balances(body: Any, mint: str) -> int:
+    """A mint's decimals from the service's balances answer for it."""
     items = body.get("data", []) if isinstance(body, dict) else []
     for item in items if isinstance(items, list) else []:
         if isinstance(item, dict) and item.get("token_address") == mint and isinstance(item.get("decimals"), int):
@@ -180,21 +212,57 @@ def _decimals_from_balances(api: ServiceClient, mint: str, wallet: str) -> int:
                      kind="usage.amount")
 
 
-def prepare_write(api: ServiceClient, settings: ChainSettings, request: UserRequest, path: str,
-                  params: Mapping[str, Any], *, ix: bool, options: TransactOptions) -> PreparedTransaction:
+@dataclass(frozen=True)
+class Order:
+    """What to ask the service for, and what the answer must do."""
+
+    request: UserRequest
+    path: str
+    params: dict[str, Any]
+
+
+def _ready(settings: ChainSettings, order: Order, options: TransactOptions) -> tuple[Keypair, str, TransactOptions]:
+    keypair = settings.need_keypair()
+    payer = order.request.expected_payer or str(keypair.pubkey())
+    return keypair, payer, replace(options, sign=True, send=False, expected_cluster=settings.expected_cluster)
+
+
+def prepare_write(api: ServiceClient, settings: ChainSettings, order: Order, *, ix: bool,
+                  limits: Limits) -> PreparedTransaction:
     """Ask the service, review, simulate and check: a transaction that can then be signed or sent."""
     from yieldcli.chain.service_transactions import from_service
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
-    keypair = settings.need_keypair()
-    payer = request.expected_payer or str(keypair.pubkey())
-    obtain = from_service(lambda where, body: api.post(where, body), path, params, payer, ix=ix)
-    options = replace(options, sign=True, send=False, expected_cluster=settings.expected_cluster)
-    hooks: Hooks = Hooks()
-    prepared = _on_rpc(settings, options, lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options, hooks,
-                                                                lambda: [keypair]))
+    keypair, payer, options = _ready(settings, order, limits.options())
+    obtain = from_service(api.post, order.path, order.params, payer, ix=ix)
+    prepared = _on_rpc(settings, options, lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
+                                                                Hooks(), lambda: [keypair]))
     assert isinstance(prepared, Prepared)  # an unsigned transaction cannot have landed already
     return PreparedTransaction(prepared, settings)
+
+
+async def prepare_write_async(api: AsyncServiceClient, settings: ChainSettings, order: Order, *, ix: bool,
+                              limits: Limits) -> AsyncPreparedTransaction:
+    from yieldcli.chain.rpc import Rpc
+    from yieldcli.chain.service_transactions import from_service
+    from yieldcli.chain.transact import Hooks, Prepared, prepare
+
+    keypair, payer, options = _ready(settings, order, limits.options())
+    obtain = from_service(api.post, order.path, order.params, payer, ix=ix)
+    async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
+        prepared = await prepare(rpc, settings.rpc_url, order.request, obtain, options, Hooks(), lambda: [keypair])
+    assert isinstance(prepared, Prepared)
+    return AsyncPreparedTransaction(prepared, settings)
+
+
+class LimitArgs(TypedDict, total=False):
+    """The keyword arguments of every write, as `Limits` takes them."""
+
+    priority_fee: int | str | None
+    max_fee: int | None
+    max_sol_cost: int | None
+    commitment: str
+    timeout: float
 
 
 @dataclass(frozen=True)
@@ -217,41 +285,41 @@ class Limits:
                                commitment=self.commitment, timeout=self.timeout)
 
 
-def prepare_move(api: ServiceClient, settings: ChainSettings, action: str, strategy_id: str, asset: str,
-                 amount: Decimal | str | None, raw: int | None, everything: bool, *, wallet: str | None,
-                 payer: str | None, token_account: str | None, extra: Mapping[str, Any], ix: bool,
-                 limits: Limits) -> PreparedTransaction:
-    """A deposit or a withdrawal (`action`), as `yield deposit`/`withdraw` request it."""
+def move_order(settings: ChainSettings, action: str, strategy_id: str, asset: str, amount: Decimal | str | None,
+               raw: int | None, everything: bool, decimals_of_unknown: Callable[[str, str], int], *,
+               wallet: str | None, payer: str | None, token_account: str | None,
+               extra: Mapping[str, Any]) -> Order:
+    """A deposit or a withdrawal (`action`), as `yield deposit`/`withdraw` request it;
+    `decimals_of_unknown(mint, wallet)` for a mint that is not a known token."""
     from yieldcli import tokens
     from yieldcli.chain.transact import UserRequest
 
     mint = tokens.resolve_asset(asset, "asset")
-    wallet, payer = _identity(settings, wallet, payer)
-    base_units = amount_in_base_units(api, mint, wallet, amount, raw, everything)
+    wallet, payer = identity(settings, wallet, payer)
+    base_units = amount_in_base_units(mint, amount, raw, everything, lambda: decimals_of_unknown(mint, wallet))
     params = {"strategy_id": strategy_id, "base_asset": mint, "user_key": wallet, "payer_key": payer,
               "user_token_account": token_account, **extra,
               **({"all": True} if base_units is None else {"amount": base_units})}
     request = UserRequest(action, payer, {wallet, payer}, wallet, strategy_id, mint, amount=base_units,
                           exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
-    return prepare_write(api, settings, request, f"/{action}", params, ix=ix, options=limits.options())
+    return Order(request, f"/{action}", params)
 
 
-def prepare_close(api: ServiceClient, settings: ChainSettings, strategy_id: str, asset: str, *, wallet: str | None,
-                  payer: str | None, recipient: str | None, token_account: str | None, ix: bool,
-                  limits: Limits) -> PreparedTransaction:
+def close_order(settings: ChainSettings, strategy_id: str, asset: str, *, wallet: str | None, payer: str | None,
+                recipient: str | None, token_account: str | None) -> Order:
     """Close the wallet's fund account for a strategy and asset; its rent goes to `recipient` (the wallet)."""
     from yieldcli import tokens
     from yieldcli.chain.transact import UserRequest
 
     mint = tokens.resolve_asset(asset, "asset")
-    wallet, payer = _identity(settings, wallet, payer)
+    wallet, payer = identity(settings, wallet, payer)
     params = {"user_pubkey": wallet, "strategy_id": strategy_id, "mint": mint, "payer": payer,
               "funds_recipient": recipient, "user_token_account": token_account}
     request = UserRequest("close-account", payer, {wallet, payer}, wallet, strategy_id, mint)
-    return prepare_write(api, settings, request, "/close-user-account", params, ix=ix, options=limits.options())
+    return Order(request, "/close-user-account", params)
 
 
-def _identity(settings: ChainSettings, wallet: str | None, payer: str | None) -> tuple[str, str]:
+def identity(settings: ChainSettings, wallet: str | None, payer: str | None) -> tuple[str, str]:
     """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
     from yieldcli.addresses import check_pubkey
 

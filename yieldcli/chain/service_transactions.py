@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from yieldcli.chain.transact import Obtain, TransactionToReview
 from yieldcli.errors import ServiceError
 
-Post = Callable[[str, Mapping[str, Any]], Any]
+Post = Callable[[str, Mapping[str, Any]], Any]  # the body, or an awaitable of it (an asyncio client)
 
 
 def unsigned_from_service(body: Any) -> str:
@@ -30,12 +31,16 @@ def from_service(post: Post, path: str, params: Mapping[str, Any], payer: str, *
 
             from yieldcli.chain.instructions import build_from_ix
 
-            body = post(f"{path}/ix", params)
+            body = await _answer(post(f"{path}/ix", params))
             built = await build_from_ix(rpc, body, Pubkey.from_string(payer))
             return TransactionToReview(built.transaction, built.last_valid_block_height, built.lookup_tables,
                                        service_answer=body)
         from yieldcli.chain.decode import decode_transaction
 
-        return TransactionToReview(decode_transaction(unsigned_from_service(post(f"{path}/tx", params))))
+        return TransactionToReview(decode_transaction(unsigned_from_service(await _answer(post(f"{path}/tx", params)))))
 
     return obtain
+
+
+async def _answer(body: Any) -> Any:
+    return await body if inspect.isawaitable(body) else body
