@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from yieldcli.client import AsyncClient, Client
     from yieldcli.chain.transact_outcomes import (Confirmed, ConfirmationRequired, Expired, Failed, Outcome,
                                                   Pending, Sent, SentThenInterrupted, Signed, Unsigned)
-    from yieldcli.client_writes import PreparedTransaction
+    from yieldcli.client_writes import AsyncPreparedTransaction, PreparedTransaction
     from yieldcli.errors import (AuthError, ConfigError, Declined, NetworkError, Refused, ServiceError,
                                  SimulationFailed, TransactionExpired, TransactionFailed, TransactionPending,
                                  UsageError, YieldError)
@@ -48,6 +48,7 @@ _EXPORTS = {
     "TransactionPending": "yieldcli.errors",
     # Writes: a prepared transaction, and how it ended.
     "PreparedTransaction": "yieldcli.client_writes",
+    "AsyncPreparedTransaction": "yieldcli.client_writes",
     "Outcome": "yieldcli.chain.transact_outcomes",
     "Unsigned": "yieldcli.chain.transact_outcomes",
     "Signed": "yieldcli.chain.transact_outcomes",

@@ -229,10 +229,10 @@ class Client:
         """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`.
         `limits`: priority_fee ("auto" or micro-lamports per compute unit), max_fee and max_sol_cost
         (lamports), commitment, timeout (seconds of waiting)."""
-        from yieldcli.client_writes import Limits, decimals_in_balances, move_order, prepare_write
+        from yieldcli.client_writes import Limits, move_order, prepare_write
 
         order = move_order(self._writes.settings(self.api_url), "deposit", self._reads.strategy_id(strategy), asset,
-                           amount, raw, all, lambda mint, owner: decimals_in_balances(self._api.balances(owner, asset=mint), mint),
+                           amount, raw, all, self._decimals_of_unknown,
                            wallet=wallet, payer=payer, token_account=token_account, extra={})
         return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
 
@@ -241,13 +241,18 @@ class Client:
                  token_account: str | None = None, exclude_fees: bool = False, unwrap_wsol: bool | None = None,
                  ix: bool = False, **limits: Unpack[LimitArgs]) -> PreparedTransaction:
         """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
-        from yieldcli.client_writes import Limits, decimals_in_balances, move_order, prepare_write
+        from yieldcli.client_writes import Limits, move_order, prepare_write
 
         extra = {"exclude_fees": exclude_fees or None, "unwrap_wsol_ata": unwrap_wsol}
         order = move_order(self._writes.settings(self.api_url), "withdraw", self._reads.strategy_id(strategy), asset,
-                           amount, raw, all, lambda mint, owner: decimals_in_balances(self._api.balances(owner, asset=mint), mint),
+                           amount, raw, all, self._decimals_of_unknown,
                            wallet=wallet, payer=payer, token_account=token_account, extra=extra)
         return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
+
+    def _decimals_of_unknown(self, mint: str, owner: str) -> int:
+        from yieldcli.client_writes import decimals_in_balances
+
+        return decimals_in_balances(self._api.balances(owner, asset=mint), mint)
 
     def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
                       payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
