@@ -276,8 +276,10 @@ def test_the_review_names_every_difference_first_and_in_red(world):
     world.doctor(amount_changed)
     shown = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "table", "--color", "always")
     assert shown.code == 0  # review only: nothing to refuse yet
-    first = shown.stdout.splitlines()[0]
-    assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee 0.000005 SOL" in first
+    first, second = shown.stdout.splitlines()[:2]
+    # The fee is said once, with its parts, on the line below the summary.
+    assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee" not in first
+    assert "fee 0.000005 SOL = base 0.000005 + priority 0" in second
     assert "\x1b[31m" in shown.stdout and "✗ expected −10 USDC, simulated −1000 USDC" in shown.stdout
 
 

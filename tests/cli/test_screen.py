@@ -244,7 +244,8 @@ def test_the_deposit_review_fits_80_columns_effect_first_amounts_whole(screen):
     assert "not signed: add --sign" in text and "__done__0" in text
     lines = review_lines(s)
     assert lines[0].startswith(f"deposit 10 USDC from {DEMO_WALLET[:4]}…{DEMO_WALLET[-4:]} to strategy ")
-    assert lines[1:5] == ["  fee 0.000005 SOL", "  your SOL:   −0.000005 SOL", "  your USDC: −10 USDC", "  matches your request"]
+    assert lines[1:6] == ["  fee 0.000005 SOL = base 0.000005 + priority 0",
+                          "    up to 200,000 compute units at 0 micro-lamports each", "  your SOL:   −0.000005 SOL", "  your USDC: −10 USDC", "  matches your request"]
     too_wide = [line for line in lines if len(line) > 80]
     assert not too_wide, "\n".join(too_wide)
     assert not CUT_NUMBER.search(re.sub(r"\b\w{4}…\w{4}\b", "", "\n".join(lines)))  # only addresses shortened
