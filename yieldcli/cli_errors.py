@@ -39,6 +39,11 @@ HINTS: dict[str, str] = {
     "tx.pending.earlier": "check it with `yield tx status {signature}`",
     "tx.interrupted": "check it with `yield tx status {signature}`",
     "declined.no_confirm": "answer the prompt on a terminal, or add --yes",
+    "refused.fee.max": "raise --max-fee, or give a lower --priority-fee",
+    "refused.fee.auto": "give --max-fee LAMPORTS to allow it, or a fixed --priority-fee",
+    "refused.fee.size": "send it without --priority-fee, or ask the service for the instructions (--ix)",
+    "refused.cluster": "choose an RPC on {expected_cluster} with --url",
+    "refused.cluster.blockhash": "check --url, or request a new transaction",
 }
 
 # Errors from outside the library that are a user's doing (a port taken, an address not on this

@@ -90,3 +90,13 @@ def test_a_hint_missing_the_field_it_names_is_left_out_rather_than_wrong():
     refused = YieldError("an earlier deposit landed", kind="refused.landed_before")
     refused.action = "deposit"
     assert hint_for(refused) == "check your position first; add --again to send another deposit"
+
+
+def test_the_fee_and_cluster_refusals_get_their_flags_from_the_table():
+    from yieldcli.errors import Refused
+
+    wrong = Refused("the RPC is devnet; this transaction is for mainnet-beta", kind="refused.cluster")
+    wrong.expected_cluster = "mainnet-beta"
+    assert hint_for(wrong) == "choose an RPC on mainnet-beta with --url"
+    assert "--max-fee" in hint_for(Refused("too dear", kind="refused.fee.max"))
+    assert "--ix" in hint_for(Refused("too big", kind="refused.fee.size"))
