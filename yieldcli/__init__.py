@@ -17,8 +17,12 @@ if TYPE_CHECKING:
 
     from yieldcli.api.models import Balance, BodyError, Meta, Page, Position, Strategy, YieldRecord
     from yieldcli.client import AsyncClient, Client
-    from yieldcli.errors import (AuthError, ConfigError, NetworkError, ServiceError, UsageError,
-                                 YieldError)
+    from yieldcli.chain.transact_outcomes import (Confirmed, ConfirmationRequired, Expired, Failed, Outcome,
+                                                  Pending, Sent, SentThenInterrupted, Signed, Unsigned)
+    from yieldcli.client_writes import AsyncPreparedTransaction, PreparedTransaction
+    from yieldcli.errors import (AuthError, ConfigError, Declined, NetworkError, Refused, ServiceError,
+                                 SimulationFailed, TransactionExpired, TransactionFailed, TransactionPending,
+                                 UsageError, YieldError)
 
 _EXPORTS = {
     "Client": "yieldcli.client",
@@ -36,6 +40,25 @@ _EXPORTS = {
     "AuthError": "yieldcli.errors",
     "ServiceError": "yieldcli.errors",
     "NetworkError": "yieldcli.errors",
+    "Refused": "yieldcli.errors",
+    "SimulationFailed": "yieldcli.errors",
+    "Declined": "yieldcli.errors",
+    "TransactionFailed": "yieldcli.errors",
+    "TransactionExpired": "yieldcli.errors",
+    "TransactionPending": "yieldcli.errors",
+    # Writes: a prepared transaction, and how it ended.
+    "PreparedTransaction": "yieldcli.client_writes",
+    "AsyncPreparedTransaction": "yieldcli.client_writes",
+    "Outcome": "yieldcli.chain.transact_outcomes",
+    "Unsigned": "yieldcli.chain.transact_outcomes",
+    "Signed": "yieldcli.chain.transact_outcomes",
+    "Sent": "yieldcli.chain.transact_outcomes",
+    "Confirmed": "yieldcli.chain.transact_outcomes",
+    "Failed": "yieldcli.chain.transact_outcomes",
+    "Expired": "yieldcli.chain.transact_outcomes",
+    "Pending": "yieldcli.chain.transact_outcomes",
+    "ConfirmationRequired": "yieldcli.chain.transact_outcomes",
+    "SentThenInterrupted": "yieldcli.chain.transact_outcomes",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -29,6 +29,25 @@ HINTS: dict[str, str] = {
     "usage.address": "choose another --host or --port, or stop what is using it",
     "usage.remote_host": "`yield sandbox serve --allow-remote` listens on it anyway",
     "bug": "run again with --debug and report it",
+    # The transaction pipeline (`yieldcli.chain.transact`): `{signature}` and `{action}` are the error's.
+    "usage.missing_signers": "use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
+    "usage.not_a_signer": "pass the right --keypair",
+    "usage.no_keypair": "pass --keypair or set YIELD_KEYPAIR",
+    "refused.unchecked": "--send needs the check: drop --no-simulate and use a reachable RPC (--url), or --sign only",
+    "refused.landed_before": "check your position first; add --again to send another {action}",
+    "simulation": "run without --send to see the logs",
+    "tx.failed": "the logs above say why",
+    "tx.expired": "run the command again for a new transaction",
+    "tx.pending": "check later with `yield tx status {signature}`",
+    "tx.pending.unknown": "check it with `yield tx status {signature}`",
+    "tx.pending.earlier": "check it with `yield tx status {signature}`",
+    "tx.interrupted": "check it with `yield tx status {signature}`",
+    "declined.no_confirm": "answer the prompt on a terminal, or add --yes",
+    "refused.fee.max": "raise --max-fee, or give a lower --priority-fee",
+    "refused.fee.auto": "give --max-fee LAMPORTS to allow it, or a fixed --priority-fee",
+    "refused.fee.size": "send it without --priority-fee, or ask the service for the instructions (--ix)",
+    "refused.cluster": "choose an RPC on {expected_cluster} with --url",
+    "refused.cluster.blockhash": "check --url, or request a new transaction",
 }
 
 # A server we start (`yield sandbox serve`, --sandbox) that cannot bind: errno → (message, hint).
@@ -53,15 +72,19 @@ class Described(NamedTuple):
 
 
 def hint_for(error: YieldError) -> str | None:
+    """The error's own hint, else the table's for its kind, filled in with the error's fields."""
     if error.hint:
         return error.hint
-    return _hint_for_kind(error.kind)
+    return _hint_for_kind(error.kind, vars(error))
 
 
-def _hint_for_kind(kind: str) -> str | None:
+def _hint_for_kind(kind: str, fields: dict[str, object] | None = None) -> str | None:
     while kind:
         if kind in HINTS:
-            return HINTS[kind]
+            try:
+                return HINTS[kind].format_map(fields or {})
+            except (KeyError, AttributeError, IndexError, ValueError):
+                return None  # a field the hint names is missing: no hint rather than a wrong one
         kind = kind.rpartition(".")[0]
     return None
 

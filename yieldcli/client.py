@@ -21,7 +21,15 @@ from yieldcli.api.pagination import DEFAULT_CONCURRENCY, every_item, every_item_
 from yieldcli.errors import UsageError
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+    from pathlib import Path
+
+    from solders.keypair import Keypair
+
     from yieldcli.api.aio import AsyncServiceClient
+    from typing import Unpack
+
+    from yieldcli.client_writes import AsyncPreparedTransaction, ChainSettings, LimitArgs, PreparedTransaction
     from yieldcli.api.core import JSON
     from yieldcli.api.sync import ServiceClient
 
@@ -31,7 +39,10 @@ DEFAULT_TIMEOUT = 30.0
 class Profile:
     """Where a client's settings came from: the command line's resolution, read-only."""
 
-    def __init__(self, name: str, api_url: str, api_key: str | None, timeout: float, strategy: str | None):
+    def __init__(self, name: str, api_url: str, api_key: str | None, timeout: float, strategy: str | None,
+                 rpc_url: str | None = None, keypair: str | None = None):
+        self.rpc_url = rpc_url
+        self.keypair = keypair  # a keypair file's path
         self.name = name
         self.api_url = api_url
         self.api_key = api_key
@@ -61,9 +72,10 @@ def load_profile(name: str | None = None) -> Profile:
     except ValueError:
         raise ConfigError(f"invalid timeout {timeout_text!r}: expected a number of seconds") from None
     found, _ = find_api_key(env, profile.value)
-    strategy = settings.value("strategy")
+    strategy, rpc_url, keypair = (settings.value(key) for key in ("strategy", "rpc_url", "keypair"))
     return Profile(str(profile.value), str(settings.value("api_url")), found.value if found else None, timeout,
-                   str(strategy) if strategy else None)
+                   str(strategy) if strategy else None, str(rpc_url) if rpc_url else None,
+                   str(keypair) if keypair else None)
 
 
 class _Reads:
@@ -79,6 +91,25 @@ class _Reads:
         if self.strategy:
             return self.strategy
         raise UsageError("no strategy: pass strategy=, or create the client with a default strategy")
+
+
+class _Writes:
+    """Where and as whom both clients sign and send: resolved at the first write (reads never load solders)."""
+
+    def __init__(self, rpc_url: str | None, keypair: Keypair | str | Path | None, journal_path: str | Path | None,
+                 timeout: float):
+        self._given = (rpc_url, keypair, journal_path, timeout)
+        self._settings: ChainSettings | None = None
+
+    def settings(self, api_url: str) -> ChainSettings:
+        if self._settings is None:
+            from yieldcli.client_writes import chain_settings
+
+            rpc_url, keypair, journal_path, timeout = self._given
+            if not rpc_url:
+                raise UsageError("no Solana RPC: create the client with rpc_url=", kind="usage.no_rpc")
+            self._settings = chain_settings(api_url, rpc_url, keypair, journal_path, timeout)
+        return self._settings
 
 
 def _public_service_url() -> str:
@@ -101,23 +132,31 @@ def _health(body: JSON) -> str:
 
 
 class Client:
-    """The service, blocking. Thread-safe: `iter_*` fetch pages on a bounded pool of threads."""
+    """The service, blocking. Thread-safe: `iter_*` fetch pages on a bounded pool of threads.
+
+    Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
+    `PreparedTransaction` to look at (`.effect.summary`) before `.send(confirm=...)`.
+    """
 
     def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY):
+                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
+                 keypair: Keypair | str | Path | None = None, journal_path: str | Path | None = None):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
-        the reads that need one; `concurrency`: pages in flight at once in `iter_*`."""
+        the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
+        Solana JSON-RPC; `keypair`: a solders Keypair or a keypair file; `journal_path`: where sent
+        signatures are kept until settled (default: the one `yield` uses)."""
         from yieldcli.api.sync import ServiceClient
 
         self._api: ServiceClient = ServiceClient(api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1))
         self._reads = _Reads(strategy, concurrency)
+        self._writes = _Writes(rpc_url, keypair, journal_path, timeout)
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
         """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
         p = load_profile(name)
         return cls(**{"api_url": p.api_url, "api_key": p.api_key, "timeout": p.timeout, "strategy": p.strategy,
-                      **overrides})
+                      "rpc_url": p.rpc_url, "keypair": p.keypair, **overrides})
 
     @property
     def api_url(self) -> str:
@@ -184,23 +223,66 @@ class Client:
 
         return every_item("earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency)
 
+    def deposit(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None, all: bool = False,
+                strategy: str | None = None, wallet: str | None = None, payer: str | None = None,
+                token_account: str | None = None, ix: bool = False, **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`.
+        `limits`: priority_fee ("auto" or micro-lamports per compute unit), max_fee and max_sol_cost
+        (lamports), commitment, timeout (seconds of waiting)."""
+        from yieldcli.client_writes import Limits, move_order, prepare_write
+
+        order = move_order(self._writes.settings(self.api_url), "deposit", self._reads.strategy_id(strategy), asset,
+                           amount, raw, all, self._decimals_of_unknown,
+                           wallet=wallet, payer=payer, token_account=token_account, extra={})
+        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
+
+    def withdraw(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None, all: bool = False,
+                 strategy: str | None = None, wallet: str | None = None, payer: str | None = None,
+                 token_account: str | None = None, exclude_fees: bool = False, unwrap_wsol: bool | None = None,
+                 ix: bool = False, **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+        """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
+        from yieldcli.client_writes import Limits, move_order, prepare_write
+
+        extra = {"exclude_fees": exclude_fees or None, "unwrap_wsol_ata": unwrap_wsol}
+        order = move_order(self._writes.settings(self.api_url), "withdraw", self._reads.strategy_id(strategy), asset,
+                           amount, raw, all, self._decimals_of_unknown,
+                           wallet=wallet, payer=payer, token_account=token_account, extra=extra)
+        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
+
+    def _decimals_of_unknown(self, mint: str, owner: str) -> int:
+        from yieldcli.client_writes import decimals_in_balances
+
+        return decimals_in_balances(self._api.balances(owner, asset=mint), mint)
+
+    def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
+                      payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
+                      ix: bool = False, **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+        """Prepare closing the wallet's fund account for a strategy and asset (its rent returns)."""
+        from yieldcli.client_writes import Limits, close_order, prepare_write
+
+        order = close_order(self._writes.settings(self.api_url), self._reads.strategy_id(strategy), asset,
+                            wallet=wallet, payer=payer, recipient=recipient, token_account=token_account)
+        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
+
 
 class AsyncClient:
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
     def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY):
+                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
+                 keypair: Keypair | str | Path | None = None, journal_path: str | Path | None = None):
         from yieldcli.api.aio import AsyncServiceClient
 
         self._api: AsyncServiceClient = AsyncServiceClient(api_url or _public_service_url(), api_key, timeout=timeout,
                                                            max_connections=max(concurrency, 1))
         self._reads = _Reads(strategy, concurrency)
+        self._writes = _Writes(rpc_url, keypair, journal_path, timeout)
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> AsyncClient:
         p = load_profile(name)
         return cls(**{"api_url": p.api_url, "api_key": p.api_key, "timeout": p.timeout, "strategy": p.strategy,
-                      **overrides})
+                      "rpc_url": p.rpc_url, "keypair": p.keypair, **overrides})
 
     @property
     def api_url(self) -> str:
@@ -265,3 +347,47 @@ class AsyncClient:
 
         return every_item_async("earnings", fetch, models.yield_record, limit=limit,
                                 concurrency=self._reads.concurrency)
+
+    async def deposit(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None,
+                      all: bool = False, strategy: str | None = None, wallet: str | None = None,
+                      payer: str | None = None, token_account: str | None = None, ix: bool = False,
+                      **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
+        return await self._move("deposit", asset, amount, raw, all, strategy, wallet, payer, token_account, {}, ix,
+                                limits)
+
+    async def withdraw(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None,
+                       all: bool = False, strategy: str | None = None, wallet: str | None = None,
+                       payer: str | None = None, token_account: str | None = None, exclude_fees: bool = False,
+                       unwrap_wsol: bool | None = None, ix: bool = False, **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
+        extra = {"exclude_fees": exclude_fees or None, "unwrap_wsol_ata": unwrap_wsol}
+        return await self._move("withdraw", asset, amount, raw, all, strategy, wallet, payer, token_account, extra, ix,
+                                limits)
+
+    async def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
+                            payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
+                            ix: bool = False, **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
+        from yieldcli.client_writes import Limits, close_order, prepare_write_async
+
+        settings = self._writes.settings(self.api_url)
+        order = close_order(settings, self._reads.strategy_id(strategy), asset, wallet=wallet, payer=payer,
+                            recipient=recipient, token_account=token_account)
+        return await prepare_write_async(self._api, settings, order, ix=ix, limits=Limits(**limits))
+
+    async def _move(self, action: str, asset: str, amount: Decimal | str | None, raw: int | None, everything: bool,
+                    strategy: str | None, wallet: str | None, payer: str | None, token_account: str | None,
+                    extra: dict[str, Any], ix: bool, limits: LimitArgs) -> AsyncPreparedTransaction:
+        from yieldcli import tokens
+        from yieldcli.client_writes import Limits, decimals_in_balances, identity, move_order, prepare_write_async
+
+        settings = self._writes.settings(self.api_url)
+        mint = tokens.resolve_asset(asset, "asset")
+        # An unknown mint's decimals come from the service, read here: the order is built without awaiting.
+        decimals = None
+        if amount is not None and tokens.by_mint(mint) is None:
+            owner = identity(settings, wallet, payer)[0]
+            decimals = decimals_in_balances(await self._api.balances(owner, asset=mint), mint)
+        order = move_order(settings, action, self._reads.strategy_id(strategy), asset, amount, raw, everything,
+                           lambda _mint, _owner: decimals or 0,  # asked only when fetched above
+                           wallet=wallet, payer=payer,
+                           token_account=token_account, extra=extra)
+        return await prepare_write_async(self._api, settings, order, ix=ix, limits=Limits(**limits))

@@ -277,7 +277,9 @@ def test_the_review_names_every_difference_first_and_in_red(world):
     shown = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "table", "--color", "always")
     assert shown.code == 0  # review only: nothing to refuse yet
     first, second = shown.stdout.splitlines()[:2]
-    assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee 0.000005 SOL" in second  # the fee with its parts
+    # The fee is said once, on the line below the summary (with its parts when there is a priority fee).
+    assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee" not in first
+    assert second.strip().startswith("fee 0.000005 SOL")
     assert "\x1b[31m" in shown.stdout and "✗ expected −10 USDC, simulated −1000 USDC" in shown.stdout
 
 

@@ -22,6 +22,23 @@ def sandbox(tmp_path):
     server.stop()
 
 
+@pytest.fixture
+def journal(tmp_path):
+    """Where a test's sent signatures are kept until settled."""
+    return tmp_path / "in-flight.json"
+
+
+@pytest.fixture
+def wallet(sandbox, journal):
+    """A client that can write: the sandbox's service and RPC, signing as the demo wallet."""
+    from yieldcli import Client
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
+
+    with Client(api_url=sandbox.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID, rpc_url=sandbox.rpc_url,
+                keypair=demo_keypair(), journal_path=journal) as client:
+        yield client
+
+
 def make_certificate(directory: Path) -> tuple[Path, Path]:
     """A throwaway self-signed certificate for localhost and 127.0.0.1: (certificate, key) PEM files."""
     from cryptography import x509

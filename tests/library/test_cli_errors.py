@@ -70,3 +70,33 @@ def test_an_invalid_api_url_is_bad_input_and_its_credentials_are_not_repeated():
             Client(url)
         assert info.value.kind == "usage.url" and reason in info.value.message and "hunter2" not in info.value.message
         assert "--api-url" in (hint_for(info.value) or "")
+
+
+def test_the_pipelines_errors_get_the_command_that_checks_their_signature():
+    from yieldcli.chain.transact_outcomes import Pending, SentThenInterrupted, with_signature
+
+    signature = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnb"
+    pending = Pending({"status": "pending"}, signature, "still pending after the timeout").error()
+    assert hint_for(pending) == f"check later with `yield tx status {signature}`"
+    interrupted = with_signature(SentThenInterrupted("interrupted after sending", kind="tx.interrupted"), signature)
+    assert hint_for(interrupted) == f"check it with `yield tx status {signature}`"
+    assert describe(interrupted).code == ExitCode.INTERRUPTED
+
+
+def test_a_hint_missing_the_field_it_names_is_left_out_rather_than_wrong():
+    from yieldcli.errors import TransactionPending
+
+    assert hint_for(TransactionPending("no signature known", kind="tx.pending")) is None
+    refused = YieldError("an earlier deposit landed", kind="refused.landed_before")
+    refused.action = "deposit"
+    assert hint_for(refused) == "check your position first; add --again to send another deposit"
+
+
+def test_the_fee_and_cluster_refusals_get_their_flags_from_the_table():
+    from yieldcli.errors import Refused
+
+    wrong = Refused("the RPC is devnet; this transaction is for mainnet-beta", kind="refused.cluster")
+    wrong.expected_cluster = "mainnet-beta"
+    assert hint_for(wrong) == "choose an RPC on mainnet-beta with --url"
+    assert "--max-fee" in hint_for(Refused("too dear", kind="refused.fee.max"))
+    assert "--ix" in hint_for(Refused("too big", kind="refused.fee.size"))

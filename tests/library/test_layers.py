@@ -72,3 +72,26 @@ def test_the_checker_counts_lazy_imports_and_not_type_only_ones(tmp_path):
     found = runtime_imports(probe)
     assert "yieldcli.session" in found
     assert not any(under(m, ("yieldcli.api",)) for m in found)
+
+
+def test_the_transaction_pipeline_is_in_the_library():
+    # The flow once lived in the command layer; a command may adapt it, never hold it.
+    pipeline = {path.name for path in (PACKAGE / "chain").glob("transact*.py")}
+    assert {"transact.py", "transact_checks.py", "transact_send.py", "transact_outcomes.py"} <= pipeline
+    assert not (PACKAGE / "commands" / "sending.py").exists() and not (PACKAGE / "commands" / "txcheck.py").exists()
+    assert "yieldcli.chain.transact" in runtime_imports(PACKAGE / "commands" / "txflow.py")
+
+
+def test_the_pipelines_messages_name_no_flag_and_no_command():
+    # A library user has no `--send` to add and no `yield tx status` to run: cli_errors adds those hints.
+    import re
+
+    for path in sorted((PACKAGE / "chain").glob("transact*.py")):
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)}
+        texts = [node.value for node in ast.walk(tree)
+                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+        bad = [text for text in texts if re.search(r"(^|\s)--[a-z]|`yield ", text)]
+        assert not bad, f"{path.name}: {bad}"

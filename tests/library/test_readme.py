@@ -24,8 +24,13 @@ def test_the_section_has_a_read_and_an_iter_positions_loop():
 
 
 def test_the_examples_run_in_order_in_one_program(tmp_path):
+    import os
+
     program = "\n".join(python_examples())
-    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    # The deposit's journal goes where `yield` keeps it: here, under the test's own data folder.
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                            env=env)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("Sandbox Yield Strategy")
@@ -33,3 +38,9 @@ def test_the_examples_run_in_order_in_one_program(tmp_path):
     usdc = re.fullmatch(r"USDC in positions: (\d+\.\d+)", lines[2])
     assert usdc and Decimal(usdc.group(1)) > 0
     assert any(line.startswith("USDC ") for line in lines[3:])
+    assert "deposit 1.5 USDC from 5PJ1…Vr9k to strategy" in result.stdout  # the effect, checked
+    assert re.fullmatch(r"confirmed \w{80,90} in slot \d+", lines[-1])
+    from yieldcli.chain.journal import Journal
+
+    journal = tmp_path / "data" / "yield" / "in-flight.json"
+    assert journal.exists() and Journal(journal).entries() == []  # journaled, then settled

@@ -29,10 +29,12 @@ async def check_same_cluster(rpc: Any, tx: Any, expected: str | None, *, blockha
     genesis = await rpc.genesis_hash()
     if expected is not None and GENESIS_HASHES[expected] != genesis:
         actual = cluster_named(genesis) or f"another cluster (genesis hash {genesis})"
-        raise Refused(
+        error = Refused(
             f"the RPC at {rpc.shown_url} is {actual}; this transaction is for {expected}; nothing was sent",
-            hint=f"choose an RPC on {expected} with --url",
+            kind="refused.cluster",
         )
+        setattr(error, "expected_cluster", expected)  # for the hint that names it
+        raise error
     if not blockhash:
         return genesis
     recent = tx.message.recent_blockhash
@@ -42,6 +44,6 @@ async def check_same_cluster(rpc: Any, tx: Any, expected: str | None, *, blockha
         raise Refused(
             f"the RPC at {rpc.shown_url} does not know this transaction's blockhash {recent}: the RPC is on "
             "another cluster than the transaction, or the blockhash has expired; nothing was sent",
-            hint="check --url, or request a new transaction",
+            kind="refused.cluster.blockhash",
         )
     return genesis

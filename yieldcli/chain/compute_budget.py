@@ -175,7 +175,7 @@ def check_max_fee(summary: FeeSummary, max_fee: int | None) -> None:
         raise Refused(
             f"the fees would be {summary.total} lamports ({sol_text(summary.total)} SOL: base {summary.base_fee} + "
             f"priority {summary.priority_fee}), more than the maximum of {max_fee}; nothing was signed",
-            hint="raise --max-fee, or give a lower --priority-fee",
+            kind="refused.fee.max",
         )
 
 
@@ -186,7 +186,7 @@ def check_auto_ceiling(summary: FeeSummary) -> None:
             f"the auto priority fee would be {summary.priority_fee} lamports ({sol_text(summary.priority_fee)} SOL: "
             f"{summary.unit_price} micro-lamports per unit for {summary.unit_limit} units), more than the "
             f"{sol_text(AUTO_MAX_PRIORITY_FEE)} SOL auto pays without --max-fee; nothing was signed",
-            hint="give --max-fee LAMPORTS to allow it, or a fixed --priority-fee",
+            kind="refused.fee.auto",
         )
 
 
@@ -356,7 +356,7 @@ async def apply_priority_fee(
         # The budget instructions add up to ~30 bytes: a transaction already at the limit has no room.
         raise Refused(
             f"with a compute budget the transaction would be {size} bytes, more than the {PACKET_DATA_SIZE} a validator accepts",
-            hint="send it without --priority-fee, or ask the service for the instructions (--ix)",
+            kind="refused.fee.size",
         )
     return Budgeted(final, fees, simulation.units_consumed)
 

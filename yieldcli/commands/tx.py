@@ -83,17 +83,18 @@ def read_transaction(session, source: str) -> str:
 
 def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str], expect: Optional[str]) -> None:
     from yieldcli.chain.decode import decode_transaction
-    from yieldcli.commands.txflow import Obtained, Subject, run
+    from yieldcli.chain.transact import TransactionToReview, UserRequest
+    from yieldcli.commands.txflow import run
 
     action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
     tx = decode_transaction(text)
     named = {k for k in (payer, wallet) if k}
-    subject = Subject(action, payer, named, wallet, mint=mint, amount=amount)
+    request = UserRequest(action, payer, named, wallet, mint=mint, amount=amount)
 
-    async def obtain(rpc) -> Obtained:
-        return Obtained(tx)
+    async def obtain(rpc) -> TransactionToReview:
+        return TransactionToReview(tx)
 
-    run(session, out, options, subject, obtain)
+    run(session, out, options, request, obtain)
 
 
 @tx_app.command("inspect")
@@ -202,8 +203,8 @@ def status(
 
 async def _status(session, rpc_url: str, signature: str) -> dict:
     from yieldcli.chain.rpc import Rpc, explorer_url
+    from yieldcli.commands.txflow import journal_of
     from yieldcli.solana.transaction_errors import describe_error
-    from yieldcli.commands.sending import journal_of
     from yieldcli.errors import ConfigError
 
     journal = journal_of(session)

@@ -1,52 +1,45 @@
-"""Review, sign, send and confirm: the one path every transaction takes, whatever command built it.
+"""The transaction commands' side of the pipeline (`yieldcli.chain.transact` does the work).
 
-Order matters and is the safety story: decode, review and simulate first; refuse what cannot be
-signed; show the review; ask (or require --yes); sign only our slots; journal the signature; send
-once; wait with the blockhash as deadline; report exactly one outcome.
+Here: the shared flags and their refusals, the callbacks (the prompt, warnings, the spinner while
+waiting, SIGTERM as a cancellation), the review drawn between preparing and signing, and the outcome
+rendered; the hints that name flags and commands come from `yieldcli.cli_errors`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from yieldcli.errors import (
-    Declined,
-    NetworkError,
-    Refused,
-    TransactionExpired,
-    UsageError,
-    YieldError,
-)
+from yieldcli.chain.transact import TransactOptions
+from yieldcli.errors import Refused, UsageError, YieldError
 from yieldcli.render.output import Output, dumps
 from yieldcli.session import Session
 
 from yieldcli.solana.cluster import COMMITMENTS
 
+if TYPE_CHECKING:
+    from yieldcli.chain import transact
+    from yieldcli.chain.transact import Hooks, Obtain, UserRequest
+    from yieldcli.chain.transact_outcomes import Outcome
+
+# The pipeline's own error kinds: their hints (flags, `yield tx status`) come from cli_errors' table.
+PIPELINE_KINDS = ("tx.", "refused.", "usage.missing_signers", "usage.not_a_signer", "usage.no_keypair", "simulation",
+                  "declined.")
+
 
 @dataclass
-class TxOptions:
-    """What the user asked for, from the flags every transaction command shares."""
+class TxOptions(TransactOptions):
+    """What the user asked for, from the flags every transaction command shares: the library's
+    options, and what only the command line has (a prompt to skip, a keypair file, --ix, a nonce)."""
 
-    sign: bool = False
-    send: bool = False
     yes: bool = False
-    wait: bool = True
-    simulate: bool = True
-    commitment: str = "confirmed"
-    timeout: float = 60.0
     keypair: str | None = None
     rpc_url: str | None = None
-    again: bool = False  # send although an earlier transaction for this wallet landed since
     ix: bool = False  # build from /ix instructions instead of taking /tx whole
-    unsafe_allow_mismatch: bool = False
-    max_sol_cost: int | None = None  # lamports of fee and rent allowed; None: the guard's default
-    priority_fee: int | str | None = None  # "auto" or micro-lamports per compute unit (text until `check`)
     priority_fee_source: str = "flag"  # flag, env or config: only a flag insists on a transaction already signed
-    max_fee: int | None = None  # lamports of base plus priority fee allowed
     nonce: str | None = None  # durable-nonce account to build on (with --ix)
     nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
     extra_signers: list = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
@@ -93,160 +86,136 @@ class TxOptions:
                 "max_fee", lambda value, name: parse_whole(str(value), name=name, minimum=0, maximum=MAX_U64))
 
 
-@dataclass
-class Obtained:
-    """A transaction to review, as the command obtained it."""
-
-    transaction: Any  # VersionedTransaction
-    last_valid_block_height: int | None = None
-    lookup_tables: tuple = ()
+    def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
+        shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions)}
+        return TransactOptions(**{**shared, "priority_fee_insists": self.priority_fee_source == "flag",
+                                  "expected_cluster": _expected_cluster(session, request)})
 
 
-@dataclass
-class Subject:
-    """Who and what the transaction is for: drives the guard and the refreshed position."""
+def run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False) -> None:
+    """Drive the pipeline to one outcome and render it; raises the outcome's error for non-zero exits."""
+    from yieldcli import cli_errors
 
-    action: str
-    expected_payer: str | None
-    named_signers: set[str] = field(default_factory=set)
-    wallet: str | None = None
-    strategy_id: str | None = None
-    mint: str | None = None
-    amount: int | None = None  # base units; None with a mint means --all
-    exclude_fees: bool = False
-    unwrap: bool = False
-
-
-Obtain = Callable[[Any], Awaitable[Obtained]]
-
-
-def run(session: Session, out: Output, options: TxOptions, subject: Subject, obtain: Obtain, *, needs_rpc: bool = False) -> None:
-    """Drive the flow to one outcome; raises the outcome's error for non-zero exits."""
-    asyncio.run(_run(session, out, options, subject, obtain, needs_rpc))
+    try:
+        asyncio.run(_run(session, out, options, request, obtain, needs_rpc))
+    except YieldError as exc:
+        if exc.kind.startswith(PIPELINE_KINDS):
+            exc.hint = cli_errors.hint_for(exc)
+        report = getattr(exc, "report", None)
+        if report is not None and out.mode != "table":  # scripts still see the review and the effect
+            _finish(out, report, None)
+        raise
+    except Exception as exc:
+        signature = getattr(exc, "sent_signature", None)
+        if signature is not None:  # a bug after the send: the signature reaches the user before the error
+            session.env.stderr.write(f"transaction {signature} was sent and may still land; check it with `yield tx status {signature}`\n")
+        raise
 
 
-async def _run(session: Session, out: Output, options: TxOptions, subject: Subject, obtain: Obtain, needs_rpc: bool) -> None:
+async def _run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, needs_rpc: bool) -> None:
+    from yieldcli.chain import transact
     from yieldcli.chain.rpc import Rpc
 
     rpc_url = session.rpc_url(options.rpc_url)
     use_rpc = needs_rpc or options.simulate or options.sign or options.send or options.priority_fee is not None
     rpc = Rpc(rpc_url, timeout=session.timeout(), commitment=options.commitment) if use_rpc else None
+    hooks, spinner = _hooks(session, out, options)
+    journal = journal_of(session)
     try:
-        await _flow(session, out, options, subject, obtain, rpc, rpc_url)
+        outcome = await transact.run(rpc, rpc_url, request, obtain, options.to_library(session, request), hooks,
+                                     lambda: [_load_keypair(session, options), *options.extra_signers], journal)
+        spinner.stop()
+        _render(session, out, request, outcome)
     finally:
+        spinner.stop()
         if rpc is not None:
             await rpc.close()
 
 
-async def _flow(session, out, options, subject, obtain, rpc, rpc_url) -> None:
-    from yieldcli.chain.guard import check_signable
-    from yieldcli.chain.review import review_transaction
-    from yieldcli.chain.rpc import redact_url
-    from solders.pubkey import Pubkey
+def _prompts(session: Session, options: TxOptions, prepared: transact.Prepared) -> bool:
+    """A person answers before signing: on a terminal, without --yes or when the effect does not match."""
+    return session.env.interactive and (not options.yes or (prepared.effect is not None and not prepared.effect.ok))
 
-    from yieldcli.commands import txcheck
 
-    obtained = await obtain(rpc)
-    if rpc is not None and not obtained.lookup_tables:
-        obtained.lookup_tables = await _lookup_tables(rpc, obtained.transaction)
-    # The fee is set before anything else looks at the transaction: the review, the intent check and
-    # the signature all see the final one.
-    fees = await txcheck.budget(session, rpc, options, obtained)
-    tx = obtained.transaction
-    review = review_transaction(tx, lookup_tables=obtained.lookup_tables or None)
-    result: dict[str, Any] = {"action": subject.action, "cluster": redact_url(rpc_url), "review": review.to_dict(),
-                              "fee": txcheck.fee_dict(fees)}
+class _Spinner:
+    """`waiting for confirmed (seen: processed) …` on a terminal while the transaction is awaited."""
 
-    keypair = None
-    if options.sign or options.send:
-        keypair = _load_keypair(session, options)
-        payer = subject.expected_payer or str(keypair.pubkey())
-        signers = [keypair, *options.extra_signers]
-        mine = {Pubkey.from_string(k) for k in subject.named_signers} | {k.pubkey() for k in signers}
-        # Refuse before showing a prompt: a foreign payer or an unnamed signer is never signed.
-        check_signable(tx, Pubkey.from_string(payer), mine)
-        if options.send:
-            others = [s.address for s in review.signers if not s.signed and s.address not in {str(k.pubkey()) for k in signers}]
-            if others:
-                raise UsageError(
-                    "cannot send: the transaction also needs signatures from " + ", ".join(others),
-                    hint="use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
-                )
+    def __init__(self, session: Session, commitment: str):
+        self.session, self.commitment, self._status = session, commitment, None
 
-    if options.send and await _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result):
-        return  # this exact transaction landed already: its outcome is reported, nothing is sent
+    def update(self, stage: str, seen: str | None) -> None:
+        if stage != "waiting" or not self.session.env.interactive:
+            return
+        if self._status is None:
+            from yieldcli.render.consoles import console
 
-    if rpc is not None and keypair is not None and obtained.last_valid_block_height is None:
-        # Before the simulation: a nonce that moved on (or a blockhash that passed) is why it would fail.
+            self._status = console(self.session.env, stderr=True, color=True).status(f"waiting for {self.commitment} …")
+            self._status.start()
+            return
+        self._status.update(f"waiting for {self.commitment} (seen: {seen or 'not yet'}) …")
+
+    def stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _Spinner]:
+    from yieldcli.chain.transact import Hooks
+
+    def confirm(text: str, prepared: transact.Prepared) -> bool:
+        if not _prompts(session, options, prepared):
+            return True  # --yes (checked in `TxOptions.check`), or no terminal to ask on and --sign only
+        if prepared.effect is not None:
+            session.env.stderr.write(prepared.effect.summary + "\n")
+        return typer.confirm(text, default=False, err=True)
+
+    def allowed_mismatch(differences: list[str]) -> None:
+        out.warn("--unsafe-allow-mismatch: the transaction does NOT do what was asked:")
+        for difference in differences:
+            session.env.stderr.write(f"  ✗ {difference}\n")
+
+    def confirm_again(text: str) -> bool:
+        return typer.confirm(text, default=False, err=True)
+
+    def on_review(prepared: transact.Prepared) -> None:
+        prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
+        _show_review(out, prepared.result, prepared.request, prompting=prompting)
+
+    spinner = _Spinner(session, options.commitment)
+    hooks = Hooks(confirm=confirm, on_review=on_review, confirm_again=confirm_again if session.env.interactive else None, warn=out.warn,
+                  log=session.log, progress=spinner.update, allowed_mismatch=allowed_mismatch, while_sending=_SignalsCancel)
+    return hooks, spinner
+
+
+def journal_of(session: Session):
+    from yieldcli.chain.journal import Journal
+    from yieldcli.config import data_dir
+
+    return Journal(data_dir(session.env) / "in-flight.json")
+
+
+class _SignalsCancel:
+    """SIGTERM ends the wait as Ctrl-C does (asyncio.run turns SIGINT into a cancellation already)."""
+
+    def __enter__(self):
+        import signal
+
+        self._loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
         try:
-            obtained.last_valid_block_height = await _deadline_for(rpc, tx)
-        except NetworkError:
-            pass  # unreachable: the simulation step says so; the deadline is asked again before signing
+            self._loop.add_signal_handler(signal.SIGTERM, task.cancel)
+            self._installed = True
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            self._installed = False
+        return self
 
-    intent = txcheck.intent_of(subject, options, review, keypair)
-    check = None
-    if options.simulate and rpc:
-        result["simulation"], check = await txcheck.simulate(rpc, tx, obtained.lookup_tables, intent, subject, options)
-    else:
-        result["simulation"] = None
-    result["effect"] = check.to_dict() if check is not None else None
-    prompting = (options.sign or options.send) and session.env.interactive and (
-        not options.yes or (check is not None and not check.ok)
-    )
-    _show_review(out, result, subject, prompting=prompting)
+    def __exit__(self, *exc_info):
+        import signal
 
-    if not (options.sign or options.send):
-        result["transaction"] = review.transaction
-        result["status"] = "unsigned"
-        _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
-        return
-
-    txcheck.guard(session, out, options, result, check)
-    if rpc is not None and obtained.last_valid_block_height is None:
-        obtained.last_valid_block_height = await _deadline_for(rpc, tx)
-
-    if session.env.interactive and (not options.yes or (check is not None and not check.ok)):
-        verb = "Sign and send" if options.send else "Sign"
-        if check is not None:
-            session.env.stderr.write(check.summary + "\n")
-        if not typer.confirm(f"{verb} this {subject.action}?", default=False, err=True):
-            raise Declined("declined; nothing was signed")
-
-    from yieldcli.chain.sign import sign_transaction
-
-    signed = sign_transaction(tx, signers)
-    if not signed.signed:
-        raise UsageError(f"the keypair {keypair.pubkey()} is not a signer of this transaction", hint="pass the right --keypair")
-    result["transaction"] = signed.to_base64()
-    result["missing_signers"] = [str(k) for k in signed.missing]
-    result["signature"] = str(signed.transaction.signatures[0])
-    if not options.send:
-        result["status"] = "signed" if signed.complete else "partially-signed"
-        note = "fully signed" if signed.complete else "still needs signatures from " + ", ".join(result["missing_signers"])
-        _finish(out, result, note)
-        return
-    if not signed.complete:
-        raise UsageError(
-            "cannot send: the transaction still needs signatures from " + ", ".join(result["missing_signers"]),
-            hint="use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
-        )
-    await _send_and_wait(session, out, options, subject, rpc, rpc_url, signed.transaction, obtained.last_valid_block_height, result)
-
-
-async def _lookup_tables(rpc, tx) -> tuple:
-    """The tables a v0 message loads accounts from, so the review names every account.
-
-    An unreadable table is not fatal: the review then says which accounts it could not resolve.
-    """
-    from yieldcli.chain.instructions import fetch_lookup_table
-
-    tables = []
-    for lookup in getattr(tx.message, "address_table_lookups", None) or ():
-        try:
-            tables.append(await fetch_lookup_table(rpc, lookup.account_key))
-        except YieldError:
-            continue
-    return tuple(tables)
+        if self._installed:
+            self._loop.remove_signal_handler(signal.SIGTERM)
+        return False
 
 
 def _load_keypair(session: Session, options: TxOptions):
@@ -259,61 +228,11 @@ def _load_keypair(session: Session, options: TxOptions):
     return loaded.keypair
 
 
-async def _deadline_for(rpc, tx) -> int | None:
-    """The block height after which `tx` can no longer land; None for a durable-nonce transaction.
-
-    A transaction from the service carries its blockhash but not its deadline; the latest
-    blockhash's deadline is never earlier, so waiting until it passes cannot call a live
-    transaction expired. A blockhash that is already invalid is refused before signing; so is a
-    nonce that has moved on (a nonce transaction has no block-height deadline: it lives as long
-    as its nonce).
-    """
-    from yieldcli.chain.nonce import nonce_lifetime, nonce_moved_on
-
-    lifetime = nonce_lifetime(tx.message)
-    if lifetime is not None:
-        if await nonce_moved_on(rpc, lifetime):
-            raise TransactionExpired(
-                f"the transaction's durable nonce {lifetime.value} is no longer the value of nonce account "
-                f"{lifetime.account}: it was used or advanced; nothing was signed or sent",
-                hint="build the transaction again on the nonce's current value",
-            )
-        return None
-    blockhash = tx.message.recent_blockhash
-    if not await rpc.is_blockhash_valid(blockhash):
-        raise TransactionExpired(
-            f"the transaction's blockhash {blockhash} has expired; nothing was signed or sent",
-            hint="request a new transaction",
-        )
-    return (await rpc.latest_blockhash()).last_valid_block_height
-
-
-async def _send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_valid, result) -> None:
-    from yieldcli.commands.sending import send_and_wait
-
-    await send_and_wait(session, out, options, subject, rpc, rpc_url, tx, last_valid, result)
-
-
-async def _settled_before_simulation(session, out, options, subject, rpc, rpc_url, tx, result) -> bool:
-    """Refuse an RPC on another cluster; report a transaction that already landed (True: nothing more to do)."""
-    from yieldcli.chain.cluster import check_same_cluster
-    from yieldcli.chain.nonce import nonce_lifetime
-    from yieldcli.commands.sending import report_if_landed
-
-    # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
-    # A durable nonce is no recent blockhash: `_deadline_for` checks it against its nonce account.
-    try:
-        await check_same_cluster(rpc, tx, _expected_cluster(session, subject), blockhash=nonce_lifetime(tx.message) is None)
-        return await report_if_landed(session, out, options, subject, rpc, rpc_url, tx, result)
-    except NetworkError:
-        return False  # unreachable: the simulation step says so, and the check runs again before any send
-
-
-def _expected_cluster(session: Session, subject: Subject) -> str | None:
+def _expected_cluster(session: Session, request: UserRequest) -> str | None:
     """The cluster the service builds for: mainnet-beta, except the sandbox (a cluster of its own)."""
     from urllib.parse import urlsplit
 
-    if subject.action == "transaction" or session.options.sandbox:
+    if request.action == "transaction" or session.options.sandbox:
         return None  # `yield tx`: a transaction from anywhere; its blockhash still has to be known
     from yieldcli.urls import is_loopback
 
@@ -322,7 +241,55 @@ def _expected_cluster(session: Session, subject: Subject) -> str | None:
     return "mainnet-beta"
 
 
-def _show_review(out: Output, result: dict[str, Any], subject: Subject, *, prompting: bool = False) -> None:
+def _render(session: Session, out: Output, request: UserRequest, outcome: Outcome) -> None:
+    """The outcome for people or scripts; a non-zero end raises its error after the result is written."""
+    from yieldcli.chain import transact_outcomes as ends
+
+    result = outcome.result
+    if isinstance(outcome, ends.Unsigned):
+        _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
+    elif isinstance(outcome, ends.Signed):
+        _finish(out, result, "fully signed" if outcome.complete else "still needs signatures from " + ", ".join(outcome.missing_signers))
+    elif isinstance(outcome, ends.Sent):
+        _finish(out, result, f"sent {outcome.signature} (not waiting: check with `yield tx status {outcome.signature}`)")
+    elif isinstance(outcome, ends.Confirmed):
+        if request.action in ("deposit", "withdraw") and request.wallet and request.strategy_id:
+            result["position"] = _refreshed_position(session, request)
+        earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
+        _finish(out, result, f"{out.paint('confirmed', 'green', stderr=False)} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}")
+        if out.mode == "table" and result.get("position") is not None:
+            _draw_position(out, result["position"])
+    else:
+        _finish(out, result, None)
+        if isinstance(outcome, ends.Failed) and out.mode == "table":
+            for line in outcome.logs:
+                session.env.stderr.write(f"    {line}\n")
+        error = outcome.error()
+        if error is not None:
+            from yieldcli import cli_errors
+
+            error.hint = cli_errors.hint_for(error)
+            raise error
+
+
+def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:
+    try:
+        body = session.api().positions(request.wallet, request.strategy_id, asset=request.mint)
+    except YieldError as exc:
+        session.output().warn(f"the transaction is confirmed, but the refreshed position could not be read: {exc.message}")
+        return None
+    items = body.get("data") if isinstance(body, dict) else None
+    return items[0] if items else None
+
+
+def _draw_position(out: Output, position: dict[str, Any]) -> None:
+    from yieldcli.api import models
+    from yieldcli.api.pagination import PageResult
+
+    out.page(PageResult("positions", [(position, models.position(position, 0))], dict))
+
+
+def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, prompting: bool = False) -> None:
     """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
     if out.mode != "table" and not prompting:
         return
@@ -331,7 +298,7 @@ def _show_review(out: Output, result: dict[str, Any], subject: Subject, *, promp
 
     con = console(out.env, stderr=out.mode != "table", color=out.color)
     draw_effect(con, result.get("effect"), result.get("fee"))
-    draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {subject.action}")
+    draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}")
     draw_simulation(con, result["simulation"])
 
 

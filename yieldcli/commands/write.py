@@ -86,43 +86,25 @@ def decimals_of(session, mint: str, wallet: str, *, needed: bool) -> Optional[in
     return None
 
 
-def _unsigned_from_service(body: Any) -> str:
-    """`/tx` answers a JSON string, bare base64 text, or {"encoded_transaction": ...}: accept all three."""
-    from yieldcli.errors import ServiceError
-
-    if isinstance(body, dict) and isinstance(body.get("encoded_transaction"), str):
-        return body["encoded_transaction"]
-    if isinstance(body, str):
-        return body
-    raise ServiceError("the service answered without a transaction (expected base64 text)")
-
-
 def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
-    """How to get the transaction: /tx gives it whole; /ix gives instructions we compile (on a durable
-    nonce with --nonce)."""
+    """How to get the transaction: the library's, except on a durable nonce (--nonce), built here."""
+    from yieldcli.chain.service_transactions import from_service
 
-    from yieldcli.commands.txflow import Obtained
+    if tx.ix and tx.nonce is not None:
+        from yieldcli.chain.transact import TransactionToReview
 
-    async def obtain(rpc) -> Obtained:
-        if tx.ix:
+        async def on_nonce(rpc) -> TransactionToReview:
             from solders.pubkey import Pubkey
 
-            from yieldcli.chain.instructions import build_from_ix
+            from yieldcli.commands.nonce import build_on_nonce_account
 
             body = session.api().post(f"{path}/ix", params)
-            if tx.nonce is not None:
-                from yieldcli.commands.nonce import build_on_nonce_account
+            unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), tx)
+            # No block-height deadline: it lives as long as its nonce.
+            return TransactionToReview(unsigned, None, tables, service_answer=body)
 
-                unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), tx)
-                return Obtained(unsigned, None, tables)  # no block-height deadline: it lives as long as its nonce
-            built = await build_from_ix(rpc, body, Pubkey.from_string(payer))
-            return Obtained(built.transaction, built.last_valid_block_height, built.lookup_tables)
-        from yieldcli.chain.decode import decode_transaction
-
-        body = session.api().post(f"{path}/tx", params)
-        return Obtained(decode_transaction(_unsigned_from_service(body)))
-
-    return obtain
+        return on_nonce
+    return from_service(lambda where, body: session.api().post(where, body), path, params, payer, ix=tx.ix)
 
 
 class Move(NamedTuple):
@@ -149,21 +131,22 @@ def _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet
 
 
 def _run_move(session, out, tx, action: str, path: str, move: Move, extra: dict[str, Any]) -> None:
-    from yieldcli.commands.txflow import Subject, run
+    from yieldcli.chain.transact import UserRequest
+    from yieldcli.commands.txflow import run
 
     params = {
         "strategy_id": move.strategy_id, "base_asset": move.mint, "user_key": move.wallet, "payer_key": move.payer,
         "user_token_account": move.token_account, **extra,
         **({"all": True} if move.amount is None else {"amount": move.amount.raw}),
     }
-    subject = Subject(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint,
-                      amount=None if move.amount is None else move.amount.raw,
-                      exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
-    _with_nonce_authority(session, tx, subject)
-    run(session, out, tx, subject, _obtainer(session, path, params, tx, move.payer), needs_rpc=tx.ix)
+    request = UserRequest(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint,
+                          amount=None if move.amount is None else move.amount.raw,
+                          exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
+    _with_nonce_authority(session, tx, request)
+    run(session, out, tx, request, _obtainer(session, path, params, tx, move.payer), needs_rpc=tx.ix)
 
 
-def _with_nonce_authority(session, tx, subject) -> None:
+def _with_nonce_authority(session, tx, request) -> None:
     """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
     if tx.nonce_authority is None:
         return
@@ -171,7 +154,7 @@ def _with_nonce_authority(session, tx, subject) -> None:
 
     named, keypair = nonce_authority_signer(session, tx.nonce_authority)
     tx.nonce_authority = named
-    subject.named_signers.add(named)
+    request.named_signers.add(named)
     if keypair is not None:
         tx.extra_signers.append(keypair)
 
@@ -269,8 +252,9 @@ def close_account(
         mint = strategy_id = None
         identity = {"user_account": account}
     params = {**identity, "payer": payer_key, "funds_recipient": recipient, "user_token_account": token_account}
-    from yieldcli.commands.txflow import Subject, run
+    from yieldcli.chain.transact import UserRequest
+    from yieldcli.commands.txflow import run
 
-    subject = Subject("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    _with_nonce_authority(session, tx, subject)
-    run(session, out, tx, subject, _obtainer(session, "/close-user-account", params, tx, payer_key), needs_rpc=tx.ix)
+    request = UserRequest("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
+    _with_nonce_authority(session, tx, request)
+    run(session, out, tx, request, _obtainer(session, "/close-user-account", params, tx, payer_key), needs_rpc=tx.ix)

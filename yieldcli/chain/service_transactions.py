@@ -1,0 +1,46 @@
+"""The service's transactions: `/…/tx` gives one whole, `/…/ix` gives instructions compiled here."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from yieldcli.chain.transact import Obtain, TransactionToReview
+from yieldcli.errors import ServiceError
+
+Post = Callable[[str, Mapping[str, Any]], Any]  # the body, or an awaitable of it (an asyncio client)
+
+
+def unsigned_from_service(body: Any) -> str:
+    """`/tx` answers a JSON string, bare base64 text, or {"encoded_transaction": ...}: accept all three."""
+    if isinstance(body, dict) and isinstance(body.get("encoded_transaction"), str):
+        return str(body["encoded_transaction"])
+    if isinstance(body, str):
+        return body
+    raise ServiceError("the service answered without a transaction (expected base64 text)")
+
+
+def from_service(post: Post, path: str, params: Mapping[str, Any], payer: str, *, ix: bool) -> Obtain:
+    """How to obtain the transaction for `path` (e.g. "/deposit"): whole, or compiled for `payer` from
+    the instructions (the answer then travels with it, as it came)."""
+
+    async def obtain(rpc: Any) -> TransactionToReview:
+        if ix:
+            from solders.pubkey import Pubkey
+
+            from yieldcli.chain.instructions import build_from_ix
+
+            body = await _answer(post(f"{path}/ix", params))
+            built = await build_from_ix(rpc, body, Pubkey.from_string(payer))
+            return TransactionToReview(built.transaction, built.last_valid_block_height, built.lookup_tables,
+                                       service_answer=body)
+        from yieldcli.chain.decode import decode_transaction
+
+        return TransactionToReview(decode_transaction(unsigned_from_service(await _answer(post(f"{path}/tx", params)))))
+
+    return obtain
+
+
+async def _answer(body: Any) -> Any:
+    return await body if inspect.isawaitable(body) else body

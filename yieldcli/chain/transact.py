@@ -1,0 +1,268 @@
+"""Review, sign, send and confirm: the one path every transaction takes, whoever built it and whoever asks.
+
+Order matters and is the safety story: obtain, set the fee, decode, review and simulate first; check
+the effect against what was asked; refuse what cannot be signed; ask `confirm` (no callback: nothing
+is signed); sign only our slots; journal the signature; send once (rebroadcasting the same bytes);
+wait with the blockhash or nonce as deadline; end in exactly one outcome.
+
+Two steps, so a caller can look at the review before anything is signed:
+
+    prepared = await prepare(rpc, rpc_url, request, obtain, options, hooks, load_signers, journal)
+    outcome = await complete(rpc, prepared, hooks, journal)   # Unsigned, Signed, Sent, Confirmed, Failed, ...
+
+or both at once with `run` (`hooks.on_review` sees the review before any refusal or question).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ContextManager
+
+from yieldcli.chain.transact_outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned
+from yieldcli.errors import Declined, NetworkError, UsageError
+
+if TYPE_CHECKING:
+    from solders.address_lookup_table_account import AddressLookupTableAccount
+    from solders.keypair import Keypair
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.chain.compute_budget import FeeSummary
+    from yieldcli.chain.intent import Check
+    from yieldcli.chain.journal import Journal
+    from yieldcli.chain.review import Review
+
+COMMITMENTS = ("processed", "confirmed", "finalized")
+ACTIONS = ("deposit", "withdraw", "close-account")
+
+
+@dataclass
+class UserRequest:
+    """What the user asked for, and for whom: drives the signing guard and the intent check."""
+
+    action: str  # deposit, withdraw, close-account, or "transaction" (any transaction: fees only)
+    expected_payer: str | None = None
+    named_signers: set[str] = field(default_factory=set)  # signers expected to sign, here or elsewhere
+    wallet: str | None = None
+    strategy_id: str | None = None
+    mint: str | None = None
+    amount: int | None = None  # base units; None with a mint means everything
+    exclude_fees: bool = False
+    unwrap: bool = False
+
+
+@dataclass
+class TransactionToReview:
+    """A transaction as it was obtained (from the service, compiled from its instructions, or given)."""
+
+    transaction: VersionedTransaction
+    last_valid_block_height: int | None = None
+    lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
+    service_answer: Any = None  # the service's body as it came, when the transaction was built from it
+
+
+Obtain = Callable[[Any], Awaitable[TransactionToReview]]
+
+
+@dataclass
+class TransactOptions:
+    """How far to go and under which limits."""
+
+    sign: bool = False
+    send: bool = False
+    wait: bool = True
+    simulate: bool = True
+    commitment: str = "confirmed"
+    timeout: float = 60.0
+    again: bool = False  # send although an earlier transaction for this wallet landed since
+    unsafe_allow_mismatch: bool = False  # sign what does not match the request (after `allowed_mismatch` and `confirm`)
+    max_sol_cost: int | None = None  # lamports of fee and rent allowed; None: the intent check's default
+    priority_fee: int | str | None = None  # "auto" or micro-lamports per compute unit
+    priority_fee_insists: bool = True  # False for a default: a transaction already signed keeps its fee
+    priority_fee_source: str = "request"  # where a default came from, for the log
+    max_fee: int | None = None  # lamports of base plus priority fee allowed
+    expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
+
+    def validate(self) -> None:
+        if self.commitment not in COMMITMENTS:
+            raise UsageError(f"invalid commitment {self.commitment!r}", hint="use processed, confirmed or finalized",
+                             kind="usage.commitment")
+        if self.timeout <= 0:
+            raise UsageError(f"invalid timeout {self.timeout}: expected a positive number of seconds", kind="usage.timeout")
+
+
+def _nothing(*_: Any) -> None:
+    return None
+
+
+@dataclass
+class Hooks:
+    """What the caller says and sees on the way. Only `confirm` guards anything: without it nothing is signed."""
+
+    confirm: Callable[[str, Prepared], bool] | None = None  # (prompt text, the prepared transaction) -> sign?
+    confirm_again: Callable[[str], bool] | None = None  # an earlier one landed: send another? None: refused
+    on_review: Callable[[Prepared], None] = _nothing  # reviewed and checked, before any refusal or question
+    warn: Callable[[str], None] = _nothing
+    log: Callable[[str], None] = _nothing
+    progress: Callable[[str, str | None], None] = _nothing  # ("waiting", the commitment seen so far)
+    allowed_mismatch: Callable[[list[str]], None] = _nothing  # the differences signed anyway (unsafe_allow_mismatch)
+    while_sending: Callable[[], ContextManager[Any]] = contextlib.nullcontext  # e.g. signals that cancel the wait
+
+
+@dataclass
+class Prepared:
+    """Reviewed, simulated and checked; nothing signed yet."""
+
+    request: UserRequest
+    options: TransactOptions
+    rpc_url: str
+    transaction: VersionedTransaction
+    review: Review
+    fees: FeeSummary | None
+    effect: Check | None  # the intent check's verdict; None when it could not run
+    result: Result  # review, fee, simulation and effect as JSON shows them
+    signers: list[Keypair]
+    last_valid_block_height: int | None
+    lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
+
+    @property
+    def asks_to_sign(self) -> bool:
+        return self.options.sign or self.options.send
+
+
+async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions,
+                  hooks: Hooks, load_signers: Callable[[], Sequence[Keypair]] | None = None,
+                  journal: Journal | None = None) -> Prepared | Outcome:
+    """Obtain, budget, review, check signability and simulate. An Outcome instead when this exact
+    (already signed) transaction turns out to have landed: nothing more to do."""
+    from solders.pubkey import Pubkey
+
+    from yieldcli.chain import transact_checks as checks
+    from yieldcli.chain.guard import check_signable
+    from yieldcli.chain.review import review_transaction
+    from yieldcli.urls import redact_url
+
+    options.validate()
+    to_review = await obtain(rpc)
+    if rpc is not None and not to_review.lookup_tables:
+        to_review.lookup_tables = await checks.lookup_tables(rpc, to_review.transaction)
+    # The fee is set before anything else looks at the transaction: the review, the intent check and
+    # the signature all see the final one.
+    fees = await checks.budget(rpc, options, to_review, hooks.log)
+    tx = to_review.transaction
+    review = review_transaction(tx, lookup_tables=to_review.lookup_tables or None)
+    result: Result = {"action": request.action, "cluster": redact_url(rpc_url), "review": review.to_dict(),
+                      "fee": checks.fee_dict(fees)}
+    if to_review.service_answer is not None:
+        result["service_answer"] = to_review.service_answer
+
+    signers: list[Keypair] = []
+    if options.sign or options.send:
+        if load_signers is None:
+            raise UsageError("signing needs a keypair", kind="usage.no_keypair")
+        signers = list(load_signers())
+        payer = request.expected_payer or str(signers[0].pubkey())
+        mine = {Pubkey.from_string(k) for k in request.named_signers} | {k.pubkey() for k in signers}
+        # Refused before any prompt: a foreign payer or an unnamed signer is never signed.
+        check_signable(tx, Pubkey.from_string(payer), mine)
+        if options.send:
+            ours = {str(k.pubkey()) for k in signers}
+            others = [s.address for s in review.signers if not s.signed and s.address not in ours]
+            if others:
+                raise UsageError("cannot send: the transaction also needs signatures from " + ", ".join(others),
+                                 kind="usage.missing_signers")
+
+    if options.send and journal is not None:
+        landed = await _landed_already(rpc, rpc_url, journal, options, hooks, tx, result)
+        if landed is not None:
+            return landed
+
+    last_valid = to_review.last_valid_block_height
+    if rpc is not None and signers and last_valid is None:
+        # Before the simulation: a nonce that moved on (or a blockhash that passed) is why it would fail.
+        try:
+            last_valid = await checks.deadline_for(rpc, tx)
+        except NetworkError:
+            pass  # unreachable: the simulation step says so; the deadline is asked again before signing
+
+    intent = checks.intent_of(request, options, review, signers[0] if signers else None)
+    check = None
+    if options.simulate and rpc:
+        result["simulation"], check = await checks.simulate(rpc, tx, to_review.lookup_tables, intent, request)
+    else:
+        result["simulation"] = None
+    result["effect"] = check.to_dict() if check is not None else None
+    return Prepared(request, options, rpc_url, tx, review, fees, check, result, signers, last_valid,
+                    to_review.lookup_tables)
+
+
+async def _landed_already(rpc: Any, rpc_url: str, journal: Journal, options: TransactOptions, hooks: Hooks,
+                          tx: VersionedTransaction, result: Result) -> Outcome | None:
+    """Refuse an RPC on another cluster; the outcome of a transaction that already landed."""
+    from yieldcli.chain.cluster import check_same_cluster
+    from yieldcli.chain.nonce import nonce_lifetime
+    from yieldcli.chain.transact_checks import message_of
+    from yieldcli.chain.transact_send import report_if_landed
+
+    # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
+    # A durable nonce is no recent blockhash: `deadline_for` checks it against its nonce account.
+    try:
+        await check_same_cluster(rpc, tx, options.expected_cluster, blockhash=nonce_lifetime(message_of(tx)) is None)
+        return await report_if_landed(rpc, rpc_url, journal, options, hooks, tx, result)
+    except NetworkError:
+        return None  # unreachable: the simulation step says so, and the check runs again before any send
+
+
+async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None) -> Outcome:
+    """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature."""
+    from yieldcli.chain import transact_checks as checks
+    from yieldcli.chain.sign import sign_transaction
+
+    options, result, tx = prepared.options, prepared.result, prepared.transaction
+    hooks.on_review(prepared)
+    if not prepared.asks_to_sign:
+        result["transaction"] = prepared.review.transaction
+        result["status"] = "unsigned"
+        return Unsigned(result, prepared.review.transaction)
+
+    checks.guard(options, result, prepared.effect, hooks)
+    last_valid = prepared.last_valid_block_height
+    if rpc is not None and last_valid is None:
+        last_valid = await checks.deadline_for(rpc, tx)
+
+    verb = "Sign and send" if options.send else "Sign"
+    if hooks.confirm is None:
+        raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
+    if not hooks.confirm(f"{verb} this {prepared.request.action}?", prepared):
+        raise Declined("declined; nothing was signed", kind="declined")
+
+    signed = sign_transaction(tx, prepared.signers)
+    if not signed.signed:
+        raise UsageError(f"the keypair {prepared.signers[0].pubkey()} is not a signer of this transaction",
+                         kind="usage.not_a_signer")
+    result["transaction"] = signed.to_base64()
+    result["missing_signers"] = [str(k) for k in signed.missing]
+    result["signature"] = str(signed.transaction.signatures[0])
+    if not options.send:
+        result["status"] = "signed" if signed.complete else "partially-signed"
+        return Signed(result, result["transaction"], result["signature"], result["missing_signers"])
+    if not signed.complete:
+        raise UsageError("cannot send: the transaction still needs signatures from " + ", ".join(result["missing_signers"]),
+                         kind="usage.missing_signers")
+    if journal is None:
+        raise UsageError("sending needs a journal: a sent signature is never lost", kind="usage.no_journal")
+    from yieldcli.chain.transact_send import send_and_wait
+
+    return await send_and_wait(rpc, prepared.rpc_url, journal, prepared.request, options, hooks, signed.transaction,
+                               last_valid, result)
+
+
+
+async def run(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions, hooks: Hooks,
+              load_signers: Callable[[], Sequence[Keypair]] | None = None, journal: Journal | None = None) -> Outcome:
+    """Prepare and complete: one outcome (the landed one, when this exact transaction landed before)."""
+    prepared = await prepare(rpc, rpc_url, request, obtain, options, hooks, load_signers, journal)
+    if not isinstance(prepared, Prepared):
+        return prepared
+    return await complete(rpc, prepared, hooks, journal)

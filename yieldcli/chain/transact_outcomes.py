@@ -1,0 +1,141 @@
+"""How a transaction ended: one typed outcome per end, each with the result as `-o json` shows it.
+
+Failed, Expired and Pending are outcomes, not exceptions: the transaction was sent and something is
+known about it. `error()` gives the exception a caller that wants one raises (the command line
+does, for its exit codes). Refusals before any signature are exceptions (`Refused`,
+`SimulationFailed`, `Declined`), with the result so far in `report`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from yieldcli.errors import (
+    Declined,
+    ExitCode,
+    TransactionExpired,
+    TransactionFailed,
+    TransactionPending,
+    YieldError,
+)
+
+Result = dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """Where the transaction is; `result` is the whole record (review, fee, simulation, effect, status)."""
+
+    result: Result
+
+    @property
+    def status(self) -> str:
+        return str(self.result.get("status"))
+
+    def error(self) -> YieldError | None:
+        """The exception for an end that is not a success; None otherwise."""
+        return None
+
+
+@dataclass
+class Unsigned(Outcome):
+    """Reviewed only: nothing was signed (the request did not ask for a signature)."""
+
+    transaction: str = ""  # base64
+
+
+@dataclass
+class Signed(Outcome):
+    """Signed and not sent: complete, or still waiting for other signers' signatures."""
+
+    transaction: str = ""  # base64
+    signature: str = ""
+    missing_signers: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing_signers
+
+
+@dataclass
+class Sent(Outcome):
+    """Sent, and not waited for."""
+
+    signature: str = ""
+
+
+@dataclass
+class Confirmed(Outcome):
+    signature: str = ""
+    slot: int = 0
+    commitment: str = ""
+    already_processed: bool = False  # it had landed before: nothing new was sent
+
+
+@dataclass
+class Failed(Outcome):
+    """Landed and failed on chain: the fee was paid, nothing else happened."""
+
+    signature: str = ""
+    slot: int = 0
+    reason: str = ""
+    logs: list[str] = field(default_factory=list)
+
+    def error(self) -> YieldError:
+        return with_signature(TransactionFailed(f"transaction {self.signature} failed on chain: {self.reason}",
+                                                kind="tx.failed"), self.signature)
+
+
+@dataclass
+class Expired(Outcome):
+    """Its blockhash passed (or its durable nonce moved on) without it landing: nothing was spent."""
+
+    signature: str = ""
+    why: str = ""
+
+    def error(self) -> YieldError:
+        return with_signature(TransactionExpired(
+            f"transaction {self.signature} expired: {self.why} without it landing; nothing was spent",
+            kind="tx.expired"), self.signature)
+
+
+@dataclass
+class Pending(Outcome):
+    """Sent and not known to have landed or expired: it may still land. Never "nothing was spent"."""
+
+    signature: str = ""
+    why: str = ""
+
+    def error(self) -> YieldError:
+        return with_signature(TransactionPending(f"transaction {self.signature}: {self.why}", kind="tx.pending"),
+                              self.signature)
+
+
+class SentThenInterrupted(YieldError):
+    """Interrupted (Ctrl-C, SIGTERM, a cancelled task) after the transaction was sent: it may still land."""
+
+    exit_code = ExitCode.INTERRUPTED
+    kind = "tx.interrupted"
+
+
+class ConfirmationRequired(Declined):
+    """Nothing is signed without a `confirm` callback that said yes."""
+
+    kind = "declined.no_confirm"
+
+
+ErrorT = TypeVar("ErrorT", bound=YieldError)
+
+
+def with_signature(error: ErrorT, signature: str) -> ErrorT:
+    """The signature travels with the error, so whoever reports it can say how to check it."""
+    setattr(error, "signature", signature)
+    return error
+
+
+def with_report(error: ErrorT, result: Result, status: str) -> ErrorT:
+    """The result so far travels with a refusal or an unknown end, so a script still sees the review."""
+    result["status"] = status
+    setattr(error, "report", result)
+    return error
