@@ -142,9 +142,9 @@ class _Observed:
 
     def opened_rent(self, address: str) -> int:
         """Rent put into an account this transaction opens (wrapped SOL in it is not rent)."""
-        if self.before.get(address) is not None or self.after.get(address) is None:
+        state = self.after.get(address)
+        if self.before.get(address) is not None or state is None:
             return 0
-        state = self.after[address]
         native = state.token.amount if state.token is not None and state.token.native else 0
         return max(min(state.lamports - native, rent_exempt_minimum(state.size)), 0)
 
@@ -237,9 +237,9 @@ def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
     elif action == "withdraw" and mint is not None:
         low = amount - slack if amount is not None and intent.exclude_fees else -slack
         if moved < low or (amount is not None and moved > amount):
-            want = "any increase" if amount is None else (
+            asked = "any increase" if amount is None else (
                 _signed(amount, shown, decimals) if intent.exclude_fees else f"at most {_signed(amount, shown, decimals)}")
-            diffs.append(f"expected {want}, simulated {_signed(moved, shown, decimals)}")
+            diffs.append(f"expected {asked}, simulated {_signed(moved, shown, decimals)}")
     for other, change in sorted(tokens.items()):
         if change >= 0 or other == mint:
             continue  # the target mint has its rule above
@@ -270,7 +270,8 @@ def _destinations(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
             gained = seen.gain(address)
             if address in seen.user or gained - seen.opened_rent(address) <= 0 or (wsol_out and seen.held_for_user(address)):
                 continue
-            token = seen.after[address].token if seen.after.get(address) else None
+            after = seen.after.get(address)
+            token = after.token if after is not None else None
             if token is not None and token.mint in falling and not token.native:
                 continue  # already named as tokens above
             diffs.append(f"{amount_text(gained, None, decimals)} to {short(address)}, not asked for")
@@ -320,8 +321,9 @@ def _authorities(seen: _Observed, decimals) -> list[str]:
             was is None or now.close_authority != was.close_authority
         ):
             diffs.append(f"SetAuthority: {short(now.close_authority)} may close your {name} account {short(address)}")
-        if was is not None and state is None:
-            lamports = seen.before[address].lamports
+        before = seen.before.get(address)
+        if was is not None and state is None and before is not None:
+            lamports = before.lamports
             if user_gain < lamports:
                 takers = [a for a in seen.after if a not in seen.user and seen.gain(a) > 0]
                 to = ", ".join(short(a) for a in takers) or "someone else"

@@ -141,7 +141,8 @@ class _Spinner:
     """`waiting for confirmed (seen: processed) …` on a terminal while the transaction is awaited."""
 
     def __init__(self, session: Session, commitment: str):
-        self.session, self.commitment, self._status = session, commitment, None
+        self.session, self.commitment = session, commitment
+        self._status: Any = None  # rich's Status, created on the first wait
 
     def update(self, stage: str, seen: str | None) -> None:
         if stage != "waiting" or not self.session.env.interactive:

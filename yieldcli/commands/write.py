@@ -9,7 +9,7 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.amounts import Amount
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
-from yieldcli.errors import UsageError
+from yieldcli.errors import UsageError, YieldError
 
 AmountOpt = Annotated[Optional[str], typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False)]
 AllOpt = Annotated[bool, typer.Option("--all", help="Everything: the whole balance (deposit) or position (withdraw).")]
@@ -62,27 +62,28 @@ def _amount(session, mint: str, wallet: str, amount: Optional[str], raw: bool) -
     if amount is None:
         return None
     if raw:
-        return Amount.parse_raw(amount, decimals_of(session, mint, wallet, needed=False) or 0)
-    return Amount.parse(amount, decimals_of(session, mint, wallet, needed=True))
+        return Amount.parse_raw(amount, decimals_of(session, mint, wallet) or 0)
+    places = decimals_of(session, mint, wallet)
+    if places is None:
+        raise UsageError(
+            f"unknown mint {mint}: its decimals are not known, so --amount cannot be converted",
+            hint="pass the amount in base units with --raw",
+        )
+    return Amount.parse(amount, places)
 
 
-def decimals_of(session, mint: str, wallet: str, *, needed: bool) -> Optional[int]:
-    """The mint's decimals: the known tokens, else the service's balance data for the wallet."""
+def decimals_of(session, mint: str, wallet: str) -> Optional[int]:
+    """The mint's decimals: the known tokens, else the service's balance data for the wallet (None: unknown)."""
     known = tokens.by_mint(mint)
     if known:
         return known.decimals
     try:
         body = session.api().balances(wallet, asset=mint)
         for item in body.get("data", []) if isinstance(body, dict) else []:
-            if item.get("token_address") == mint and isinstance(item.get("decimals"), int):
-                return item["decimals"]
-    except Exception:
-        pass
-    if needed:
-        raise UsageError(
-            f"unknown mint {mint}: its decimals are not known, so --amount cannot be converted",
-            hint="pass the amount in base units with --raw",
-        )
+            if isinstance(item, dict) and item.get("token_address") == mint and isinstance(item.get("decimals"), int):
+                return int(item["decimals"])
+    except YieldError:
+        pass  # the service could not tell: the caller says what to do instead
     return None
 
 
@@ -242,6 +243,8 @@ def close_account(
     if account is not None and (asset is not None or strategy is not None):
         raise UsageError("use either --account, or --strategy with --asset (and optionally --wallet)")
     wallet_key, payer_key = _identity(session, tx, wallet, payer)
+    mint: Optional[str] = None
+    strategy_id: Optional[str] = None
     if account is None:
         if asset is None:
             raise UsageError("name the fund account with --account, or give --strategy and --asset")
@@ -249,7 +252,6 @@ def close_account(
         strategy_id = session.strategy(strategy)
         identity = {"user_pubkey": wallet_key, "strategy_id": strategy_id, "mint": mint}
     else:
-        mint = strategy_id = None
         identity = {"user_account": account}
     params = {**identity, "payer": payer_key, "funds_recipient": recipient, "user_token_account": token_account}
     from yieldcli.chain.transact import UserRequest
