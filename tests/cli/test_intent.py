@@ -31,15 +31,15 @@ from solders.transaction import VersionedTransaction
 from tests.cli.test_terminal import Terminal
 from tests.cli.test_write import USDC, write_keypair
 from tests.conftest import TEST_API_KEY
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 from yieldcli.sandbox.strategy import fund_account_address
 from yieldcli.sandbox.vault import fund_owner_address, multisig_transfer_checked
 
 WALLET = Pubkey.from_string(DEMO_WALLET)
 USDC_MINT = Pubkey.from_string(USDC)
-TOKEN = Pubkey.from_string(p.TOKEN_PROGRAM)
-USER_ATA = p.associated_token_address(WALLET, USDC_MINT)
+TOKEN = Pubkey.from_string(programs.TOKEN_PROGRAM)
+USER_ATA = programs.associated_token_address(WALLET, USDC_MINT)
 U64_MAX = 2**64 - 1
 
 
@@ -209,7 +209,7 @@ def set_owner(stranger):
 
 
 def close_to(stranger):
-    return lambda ixs: ixs + [p.token_close_account(USER_ATA, stranger, WALLET)]
+    return lambda ixs: ixs + [programs.token_close_account(USER_ATA, stranger, WALLET)]
 
 
 def burn_from_user(ixs):

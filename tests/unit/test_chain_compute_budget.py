@@ -28,7 +28,7 @@ from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, TransferParams, advance_nonce_account, transfer
 
 from yieldcli.chain import compute_budget as cb
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.chain.confirm import Confirmed, wait_for
 from yieldcli.chain.instructions import build_transaction, decompile_message, fetch_lookup_table, recompile_message
 from yieldcli.chain.nonce import advance_instruction, build_on_nonce, create_nonce_instructions, fetch_nonce, nonce_lifetime
@@ -39,7 +39,7 @@ from yieldcli.sandbox.runtime import Runtime
 
 USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
 SOL = 1_000_000_000
-MEMO = Pubkey.from_string(p.MEMO_PROGRAM)
+MEMO = Pubkey.from_string(programs.MEMO_PROGRAM)
 JS_DIR = Path(__file__).resolve().parents[1] / "js"
 
 
@@ -74,7 +74,7 @@ def test_parse_every_compute_budget_instruction():
 )
 def test_malformed_budget_is_refused(data, match):
     with pytest.raises(ServiceError, match=match):
-        cb.parse_compute_budget([Instruction(Pubkey.from_string(p.COMPUTE_BUDGET_PROGRAM), data, [])])
+        cb.parse_compute_budget([Instruction(Pubkey.from_string(programs.COMPUTE_BUDGET_PROGRAM), data, [])])
 
 
 def test_the_same_setting_twice_is_refused():
@@ -145,14 +145,14 @@ def service_transaction(runtime: Runtime, user: Keypair):
     lookup table (writable and read-only loaded accounts), a memo signed by the user."""
     friend = Keypair().pubkey()
     source = runtime.mint_to(user.pubkey(), USDC, 5_000_000)
-    dest = p.associated_token_address(friend, USDC)
-    table = runtime.create_lookup_table([friend, dest, USDC, p._SYSTEM, p._TOKEN])
+    dest = programs.associated_token_address(friend, USDC)
+    table = runtime.create_lookup_table([friend, dest, USDC, programs._SYSTEM, programs._TOKEN])
     runtime.advance_slots(1)
     ixs = [
         set_compute_unit_limit(400_000),
-        p.create_associated_token_account(user.pubkey(), friend, USDC),
+        programs.create_associated_token_account(user.pubkey(), friend, USDC),
         set_compute_unit_price(3),
-        p.token_transfer_checked(source, USDC, dest, user.pubkey(), 1_250_000, 6),
+        programs.token_transfer_checked(source, USDC, dest, user.pubkey(), 1_250_000, 6),
         transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=friend, lamports=SOL // 10)),
         Instruction(MEMO, b"deposit 1.25", [AccountMeta(user.pubkey(), True, False)]),
     ]
@@ -367,7 +367,7 @@ def test_decompile_then_compile_gives_back_the_same_message(version):
         set_compute_unit_price(9),
         Instruction(MEMO, b"a", [AccountMeta(cosigner, True, False), AccountMeta(reader, False, False)]),
         transfer(TransferParams(from_pubkey=payer, to_pubkey=loaded_w, lamports=5)),
-        Instruction(Pubkey.from_string(p.TOKEN_PROGRAM), b"\x09", [AccountMeta(loaded_r, False, False), AccountMeta(cosigner, True, True)]),
+        Instruction(Pubkey.from_string(programs.TOKEN_PROGRAM), b"\x09", [AccountMeta(loaded_r, False, False), AccountMeta(cosigner, True, True)]),
     ]
     blockhash = Hash.new_unique()
     tables = [AddressLookupTableAccount(table_key, [Keypair().pubkey(), loaded_r, loaded_w])] if version == "v0+table" else []
@@ -408,5 +408,5 @@ def test_web3js_decompiles_the_recompiled_message_as_we_do(sandbox_chain):
         for tx in (original, budgeted)
     ]
     assert theirs == ours
-    budget_program = p.COMPUTE_BUDGET_PROGRAM
+    budget_program = programs.COMPUTE_BUDGET_PROGRAM
     assert [ix for ix in theirs[1] if ix["programId"] != budget_program] == [ix for ix in theirs[0] if ix["programId"] != budget_program]

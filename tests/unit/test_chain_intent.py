@@ -11,7 +11,7 @@ from solders.pubkey import Pubkey
 from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.chain.intent import Intent, compare, summary
 from yieldcli.chain.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
 from yieldcli.tokens import WSOL_MINT
@@ -36,7 +36,7 @@ def token_data(mint, owner, amount, *, delegate=None, delegated=0, close=None, n
 
 
 def token(mint, owner, amount, lamports=RENT, **kw):
-    return State(lamports, 165, parse_token(p.TOKEN_PROGRAM, token_data(mint, owner, amount, **kw)))
+    return State(lamports, 165, parse_token(programs.TOKEN_PROGRAM, token_data(mint, owner, amount, **kw)))
 
 
 def system(lamports):
@@ -181,7 +181,7 @@ def test_writable_accounts_need_every_lookup_table():
     from solders.address_lookup_table_account import AddressLookupTableAccount
 
     payer, hidden, table = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()
-    ix = Instruction(Pubkey.from_string(p.TOKEN_PROGRAM), bytes([9]), [AccountMeta(hidden, False, True), AccountMeta(payer, True, False)])
+    ix = Instruction(Pubkey.from_string(programs.TOKEN_PROGRAM), bytes([9]), [AccountMeta(hidden, False, True), AccountMeta(payer, True, False)])
     message = MessageV0.try_compile(payer, [ix], [AddressLookupTableAccount(table, [hidden])], Hash.default())
     assert str(hidden) not in [str(k) for k in message.account_keys]
     assert writable_addresses(message, {str(table): [str(hidden)]}) == [str(payer), str(hidden)]
@@ -191,9 +191,9 @@ def test_writable_accounts_need_every_lookup_table():
 
 def test_token_2022_accounts_with_extensions_are_read():
     data = token_data(USDC, WALLET, 7, delegate=STRANGER, delegated=3) + bytes([2]) + bytes(20)
-    state = parse_token(p.TOKEN_2022_PROGRAM, data)
+    state = parse_token(programs.TOKEN_2022_PROGRAM, data)
     assert state.amount == 7 and state.delegate == STRANGER and state.delegated_amount == 3
-    assert parse_token(p.TOKEN_2022_PROGRAM, data[:165] + bytes([1])) is None  # a mint, not an account
+    assert parse_token(programs.TOKEN_2022_PROGRAM, data[:165] + bytes([1])) is None  # a mint, not an account
 
 
 def test_summary_of_a_withdraw_names_its_options():
@@ -219,9 +219,9 @@ def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
     from yieldcli.chain.state import state_of
 
     data = token_data(USDC, WALLET, 0)
-    lingering = AccountInfo(Pubkey.from_string(USER_ATA), 0, Pubkey.from_string(p.TOKEN_PROGRAM), data, False, 0)
+    lingering = AccountInfo(Pubkey.from_string(USER_ATA), 0, Pubkey.from_string(programs.TOKEN_PROGRAM), data, False, 0)
     assert state_of(lingering) is None
-    live = AccountInfo(Pubkey.from_string(USER_ATA), RENT, Pubkey.from_string(p.TOKEN_PROGRAM), data, False, 0)
+    live = AccountInfo(Pubkey.from_string(USER_ATA), RENT, Pubkey.from_string(programs.TOKEN_PROGRAM), data, False, 0)
     assert state_of(live).token.owner == WALLET
 
 

@@ -10,7 +10,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.chain.instructions import build_transaction
 from yieldcli.chain.nonce import NonceAccount, advance_instruction, build_on_nonce, nonce_lifetime, parse_nonce_account
 from yieldcli.chain.rpc_types import AccountInfo
@@ -18,7 +18,7 @@ from yieldcli.errors import UsageError
 
 ADDRESS, AUTHORITY, PAYER = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()
 VALUE = Hash.new_unique()
-SYSTEM = Pubkey.from_string(p.SYSTEM_PROGRAM)
+SYSTEM = Pubkey.from_string(programs.SYSTEM_PROGRAM)
 
 
 def account(data: bytes, owner: Pubkey = SYSTEM) -> AccountInfo:
@@ -39,7 +39,7 @@ def test_parse_an_initialized_nonce_account():
 @pytest.mark.parametrize(
     "info, match",
     [
-        (account(layout(), owner=Pubkey.from_string(p.TOKEN_PROGRAM)), "belongs to Tokenkeg"),
+        (account(layout(), owner=Pubkey.from_string(programs.TOKEN_PROGRAM)), "belongs to Tokenkeg"),
         (account(layout()[:79]), "holds 79 bytes"),
         (account(b""), "holds 0 bytes"),
         (account(layout(version=0)), "legacy nonce account"),

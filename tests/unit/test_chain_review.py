@@ -17,7 +17,7 @@ from solders.signature import Signature
 from solders.system_program import CreateAccountParams, TransferParams, create_account, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.chain.decode import decode_transaction, encode_transaction
 from yieldcli.chain.review import review_transaction
 from yieldcli.tokens import STRATEGY_PROGRAM_ID, WSOL_MINT
@@ -26,8 +26,8 @@ USER = Keypair()
 PAYER = Keypair()
 USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
 WSOL = Pubkey.from_string(WSOL_MINT)
-TOKEN = Pubkey.from_string(p.TOKEN_PROGRAM)
-TOKEN_2022 = Pubkey.from_string(p.TOKEN_2022_PROGRAM)
+TOKEN = Pubkey.from_string(programs.TOKEN_PROGRAM)
+TOKEN_2022 = Pubkey.from_string(programs.TOKEN_2022_PROGRAM)
 STRATEGY = Pubkey.from_string(STRATEGY_PROGRAM_ID)
 BLOCKHASH = Hash.new_unique()
 
@@ -46,25 +46,25 @@ def details_of(review, n):
 
 def test_a_deposit_like_transaction_is_fully_described():
     user = USER.pubkey()
-    ata = p.associated_token_address(user, USDC)
+    ata = programs.associated_token_address(user, USDC)
     vault = Pubkey.new_unique()
-    wsol_ata = p.associated_token_address(user, WSOL)
+    wsol_ata = programs.associated_token_address(user, WSOL)
     mystery = Pubkey.new_unique()
     ixs = [
         set_compute_unit_limit(300_000),
         set_compute_unit_price(25_000),
-        p.create_associated_token_account(user, user, USDC),
-        p.token_transfer_checked(ata, USDC, vault, user, 1_500_000, 6),
+        programs.create_associated_token_account(user, user, USDC),
+        programs.token_transfer_checked(ata, USDC, vault, user, 1_500_000, 6),
         token_ix(struct.pack("<BQ", 3, 2_000_000), [(ata, False, True), (vault, False, True), (user, True, False)]),
-        p.token_mint_to(USDC, ata, user, 42),
+        programs.token_mint_to(USDC, ata, user, 42),
         token_ix(struct.pack("<BQ", 8, 7), [(ata, False, True), (USDC, False, True), (user, True, False)]),
         token_ix(struct.pack("<BQ", 4, 99), [(ata, False, True), (vault, False, False), (user, True, False)]),
-        p.token_sync_native(wsol_ata),
-        p.token_close_account(wsol_ata, user, user),
+        programs.token_sync_native(wsol_ata),
+        programs.token_close_account(wsol_ata, user, user),
         token_ix(bytes([18]) + bytes(user), [(wsol_ata, False, True), (WSOL, False, False)]),
         transfer(TransferParams(from_pubkey=user, to_pubkey=wsol_ata, lamports=2_500_000_000)),
-        p.memo("deposit 1.5 USDC", [user]),
-        Instruction(Pubkey.from_string(p.MEMO_V1_PROGRAM), b"v1 memo", []),
+        programs.memo("deposit 1.5 USDC", [user]),
+        Instruction(Pubkey.from_string(programs.MEMO_V1_PROGRAM), b"v1 memo", []),
         Instruction(STRATEGY, bytes([1, 2, 3]), [AccountMeta(user, True, True), AccountMeta(vault, False, True)]),
         Instruction(mystery, b"\x00", [AccountMeta(user, False, False)]),
     ]
@@ -146,8 +146,8 @@ def test_token_2022_and_supplied_decimals():
     mint = Pubkey.new_unique()
     src, dst, owner = Pubkey.new_unique(), Pubkey.new_unique(), USER.pubkey()
     ixs = [
-        p.token_transfer_checked(src, mint, dst, owner, 123_456_789, 9, token_program=TOKEN_2022),
-        p.token_mint_to(mint, dst, owner, 5, token_program=TOKEN_2022),
+        programs.token_transfer_checked(src, mint, dst, owner, 123_456_789, 9, token_program=TOKEN_2022),
+        programs.token_mint_to(mint, dst, owner, 5, token_program=TOKEN_2022),
         token_ix(bytes([26, 1]), [(dst, False, True)], program=TOKEN_2022),  # an extension instruction
     ]
     review = review_transaction(unsigned(MessageV0.try_compile(owner, ixs, [], BLOCKHASH)), decimals={str(mint): 9})
@@ -161,11 +161,11 @@ def test_system_create_account_and_malformed_data():
     payer, new = USER.pubkey(), Keypair()
     ixs = [
         create_account(CreateAccountParams(from_pubkey=payer, to_pubkey=new.pubkey(), lamports=2_039_280, space=165, owner=TOKEN)),
-        Instruction(Pubkey.from_string(p.SYSTEM_PROGRAM), b"\x02\x00", [AccountMeta(payer, True, True)]),
+        Instruction(Pubkey.from_string(programs.SYSTEM_PROGRAM), b"\x02\x00", [AccountMeta(payer, True, True)]),
     ]
     review = review_transaction(unsigned(MessageV0.try_compile(payer, ixs, [], BLOCKHASH)))
     d = review.to_dict()
-    assert d["instructions"][0]["details"] == {"lamports": 2_039_280, "sol": "0.002039280", "space": 165, "owner": p.TOKEN_PROGRAM}
+    assert d["instructions"][0]["details"] == {"lamports": 2_039_280, "sol": "0.002039280", "space": 165, "owner": programs.TOKEN_PROGRAM}
     assert [a["role"] for a in d["instructions"][0]["accounts"]] == ["funding", "newAccount"]
     assert d["instructions"][1]["kind"] is None
     assert any("instruction 1" in w and "System Program" in w for w in review.warnings)
@@ -217,7 +217,7 @@ def test_signer_states_and_legacy_messages():
 
 def test_associated_account_not_matching_its_wallet_and_mint_is_warned():
     user = USER.pubkey()
-    ix = p.create_associated_token_account(user, user, USDC)
+    ix = programs.create_associated_token_account(user, user, USDC)
     wrong = Instruction(ix.program_id, ix.data, [ix.accounts[0], AccountMeta(Pubkey.new_unique(), False, True), *ix.accounts[2:]])
     review = review_transaction(unsigned(MessageV0.try_compile(user, [wrong], [], BLOCKHASH)))
     assert any("not the one derived" in w for w in review.warnings)
@@ -225,8 +225,8 @@ def test_associated_account_not_matching_its_wallet_and_mint_is_warned():
 
 def test_lookup_table_program_instructions_are_decoded():
     user = USER.pubkey()
-    create, table = p.create_lookup_table(user, user, 1234)
-    extend = p.extend_lookup_table(table, user, user, [USDC, WSOL])
+    create, table = programs.create_lookup_table(user, user, 1234)
+    extend = programs.extend_lookup_table(table, user, user, [USDC, WSOL])
     d = review_transaction(unsigned(MessageV0.try_compile(user, [create, extend], [], BLOCKHASH))).to_dict()
     assert d["instructions"][0]["kind"] == "createLookupTable" and d["instructions"][0]["details"]["recent_slot"] == 1234
     assert d["instructions"][1]["details"] == {"addresses": [str(USDC), WSOL_MINT]}
@@ -236,11 +236,11 @@ def test_lookup_table_program_instructions_are_decoded():
 def test_ui_amounts_are_exact_decimal_text(decimals, raw, text):
     mint = Pubkey.new_unique()
     src, dst, owner = Pubkey.new_unique(), Pubkey.new_unique(), USER.pubkey()
-    ix = p.token_transfer_checked(src, mint, dst, owner, raw, decimals)
+    ix = programs.token_transfer_checked(src, mint, dst, owner, raw, decimals)
     d = details_of(review_transaction(unsigned(MessageV0.try_compile(owner, [ix], [], BLOCKHASH))), 0)
     assert d["details"]["ui_amount"] == text
 
 
 def test_review_keeps_the_exact_base64_it_was_given():
-    tx = unsigned(MessageV0.try_compile(USER.pubkey(), [p.memo("hi")], [], BLOCKHASH))
+    tx = unsigned(MessageV0.try_compile(USER.pubkey(), [programs.memo("hi")], [], BLOCKHASH))
     assert review_transaction(tx).transaction == encode_transaction(tx)

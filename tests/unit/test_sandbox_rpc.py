@@ -24,7 +24,7 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58encode
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.chain.confirm import Confirmed, Expired, Failed, Pending, wait_for
 from yieldcli.chain.guard import check_signable
 from yieldcli.chain.instructions import build_from_ix, build_transaction, fetch_lookup_table
@@ -98,7 +98,7 @@ def test_async_client_reads_what_the_sandbox_serves(chain):
             assert latest.last_valid_block_height == height + BLOCKHASH_WINDOW
             assert (await client.get_slot()).value > height  # block height trails the slot
             account = (await client.get_account_info(kp.pubkey())).value
-            assert account.lamports == 2 * SOL and account.owner == Pubkey.from_string(p.SYSTEM_PROGRAM)
+            assert account.lamports == 2 * SOL and account.owner == Pubkey.from_string(programs.SYSTEM_PROGRAM)
             assert (await client.get_minimum_balance_for_rent_exemption(165)).value == runtime.minimum_balance_for_rent_exemption(165)
             assert (await client.get_version()).value.solana_core
             mints = (await client.get_multiple_accounts([Pubkey.from_string(t.mint) for t in KNOWN_TOKENS])).value
@@ -113,7 +113,7 @@ def test_known_mints_sit_at_their_real_addresses(chain):
     runtime, _ = chain
     for token in KNOWN_TOKENS:
         account = runtime.get_account(Pubkey.from_string(token.mint))
-        assert account.owner == Pubkey.from_string(p.TOKEN_PROGRAM) and len(account.data) == 82
+        assert account.owner == Pubkey.from_string(programs.TOKEN_PROGRAM) and len(account.data) == 82
         assert runtime.mint_decimals(Pubkey.from_string(token.mint)) == token.decimals
     # Wrapped SOL has no mint authority (it is wrapped, never minted); the others use the sandbox's.
     assert bytes(runtime.get_account(WSOL).data)[:4] == bytes(4)
@@ -127,14 +127,14 @@ def test_token_transfer_reviewed_signed_simulated_sent_and_confirmed(chain, user
     runtime, server = chain
     recipient = Keypair().pubkey()
     source = runtime.mint_to(user.pubkey(), USDC, 5_000_000)
-    destination = p.associated_token_address(recipient, USDC)
+    destination = programs.associated_token_address(recipient, USDC)
 
     async def main():
         async with Rpc(server.url) as rpc:
             latest = await rpc.latest_blockhash()
             ixs = [
-                p.create_associated_token_account(user.pubkey(), recipient, USDC),
-                p.token_transfer_checked(source, USDC, destination, user.pubkey(), 1_250_000, 6),
+                programs.create_associated_token_account(user.pubkey(), recipient, USDC),
+                programs.token_transfer_checked(source, USDC, destination, user.pubkey(), 1_250_000, 6),
             ]
             unsigned = build_transaction(ixs, user.pubkey(), latest.blockhash)
             review = review_transaction(unsigned)
@@ -180,7 +180,7 @@ def test_token_accounts_by_owner(chain, user):
     answer = rpc_call(server.url, "getTokenAccountsByOwner", [str(user.pubkey()), {"mint": str(USDC)}, {"encoding": "base64"}])
     (entry,) = answer["result"]["value"]
     assert entry["pubkey"] == str(usdc_ata)
-    assert p.parse_token_account(entry["account"]["owner"], base64.b64decode(entry["account"]["data"][0]))[2] == 10
+    assert programs.parse_token_account(entry["account"]["owner"], base64.b64decode(entry["account"]["data"][0]))[2] == 10
 
 
 def test_preflight_failure_carries_logs_and_sends_nothing(chain, user):
@@ -288,8 +288,8 @@ def test_lookup_table_created_over_rpc_then_used_by_an_ix_transaction(chain, use
     async def main():
         async with Rpc(server.url) as rpc:
             slot = await rpc.slot()
-            create, table = p.create_lookup_table(user.pubkey(), user.pubkey(), slot)
-            extend = p.extend_lookup_table(table, user.pubkey(), user.pubkey(), vaults)
+            create, table = programs.create_lookup_table(user.pubkey(), user.pubkey(), slot)
+            extend = programs.extend_lookup_table(table, user.pubkey(), user.pubkey(), vaults)
             for ix in (create, extend):
                 latest = await rpc.latest_blockhash()
                 tx = sign_transaction(build_transaction([ix], user.pubkey(), latest.blockhash), [user]).transaction
@@ -302,7 +302,7 @@ def test_lookup_table_created_over_rpc_then_used_by_an_ix_transaction(chain, use
             body = {
                 "deposit_instructions": [
                     {
-                        "program_id": list(bytes(Pubkey.from_string(p.SYSTEM_PROGRAM))),
+                        "program_id": list(bytes(Pubkey.from_string(programs.SYSTEM_PROGRAM))),
                         "accounts": [
                             {"pubkey": list(bytes(user.pubkey())), "is_signer": True, "is_writable": True},
                             {"pubkey": list(bytes(vault)), "is_signer": False, "is_writable": True},
@@ -461,7 +461,7 @@ def test_faults_steered_over_json_rpc(chain, user):
     height = rpc_call(server.url, "getBlockHeight")["result"]
     assert rpc_call(server.url, "sandbox_advanceSlots", [10])["result"] == height + 10
     ata = rpc_call(server.url, "sandbox_mintTo", [str(user.pubkey()), str(USDC), 77])["result"]
-    assert ata == str(p.associated_token_address(user.pubkey(), USDC)) and runtime.token_balance(user.pubkey(), USDC) == 77
+    assert ata == str(programs.associated_token_address(user.pubkey(), USDC)) and runtime.token_balance(user.pubkey(), USDC) == 77
 
 
 def test_transaction_sent_with_an_expired_window_never_lands(chain, user):
@@ -540,7 +540,7 @@ def test_memo_with_signer_runs_for_real(chain, user):
     async def main():
         async with Rpc(server.url) as rpc:
             latest = await rpc.latest_blockhash()
-            ix = Instruction(Pubkey.from_string(p.MEMO_PROGRAM), b"hello", [AccountMeta(user.pubkey(), True, False)])
+            ix = Instruction(Pubkey.from_string(programs.MEMO_PROGRAM), b"hello", [AccountMeta(user.pubkey(), True, False)])
             tx = sign_transaction(build_transaction([ix], user.pubkey(), latest.blockhash), [user]).transaction
             outcome = await send_and_wait(rpc, tx, latest.last_valid_block_height)
             record = await rpc.transaction(outcome.signature)
@@ -570,7 +570,7 @@ def test_failed_simulation_reports_no_balance_changes(chain, user):
     async def main():
         async with Rpc(server.url) as rpc:
             latest = await rpc.latest_blockhash()
-            ix = p.token_transfer_checked(source, USDC, destination, user.pubkey(), 101, 6)
+            ix = programs.token_transfer_checked(source, USDC, destination, user.pubkey(), 101, 6)
             return await rpc.simulate(build_transaction([ix], user.pubkey(), latest.blockhash), accounts=[source, destination])
 
     simulation = arun(main())
@@ -582,7 +582,7 @@ def test_failed_simulation_reports_no_balance_changes(chain, user):
 def test_added_program_runs_and_can_be_failed(chain, user):
     runtime, server = chain
     # Any SBF program will do: the Memo program's own ELF, deployed at a new address.
-    elf = bytes(runtime.get_account(Pubkey.from_string(p.MEMO_PROGRAM)).data)
+    elf = bytes(runtime.get_account(Pubkey.from_string(programs.MEMO_PROGRAM)).data)
     program = Pubkey.new_unique()
     runtime.add_program(program, elf)
 

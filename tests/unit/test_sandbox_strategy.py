@@ -19,7 +19,7 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from tests.contract.openapi_doc import pointer, template, validator
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.chain.confirm import Confirmed, wait_for
 from yieldcli.chain.decode import decode_transaction
 from yieldcli.chain.instructions import build_from_ix
@@ -179,7 +179,7 @@ class Chain:
 
 
 def ata(wallet: Pubkey | str, mint: str) -> Pubkey:
-    return p.associated_token_address(Pubkey.from_string(str(wallet)), Pubkey.from_string(mint))
+    return programs.associated_token_address(Pubkey.from_string(str(wallet)), Pubkey.from_string(mint))
 
 
 def fund_of(wallet: Pubkey | str, mint: str, strategy: str = DEMO_STRATEGY_ID) -> Pubkey:
@@ -219,7 +219,7 @@ def program_ids(tx: VersionedTransaction) -> list[str]:
 
 def token_tags(tx: VersionedTransaction) -> list[int]:
     keys = tx.message.account_keys
-    return [bytes(ix.data)[0] for ix in tx.message.instructions if str(keys[ix.program_id_index]) == p.TOKEN_PROGRAM]
+    return [bytes(ix.data)[0] for ix in tx.message.instructions if str(keys[ix.program_id_index]) == programs.TOKEN_PROGRAM]
 
 
 def deposit_tx(srv: SandboxServer, user: Pubkey | str, mint: str, amount: int | None, payer: Pubkey | str | None = None, **extra) -> VersionedTransaction:
@@ -301,7 +301,7 @@ def test_demo_wallet_deposits_usdc_through_tx(server):
     assert tx.message.account_keys[0] == DEMO.pubkey()
     assert [str(t.account_key) for t in tx.message.address_table_lookups] == [str(server.chain.lookup_table.key)]
     assert records(tx) == [(STRATEGY_PROGRAM_ID, parse_record(f"yield:deposit:{DEMO_STRATEGY_ID}:{USDC}:10000000".encode()))]
-    assert program_ids(tx)[0] == p.COMPUTE_BUDGET_PROGRAM
+    assert program_ids(tx)[0] == programs.COMPUTE_BUDGET_PROGRAM
 
     _, logs = chain.send(tx, DEMO)
     assert f"Program {STRATEGY_PROGRAM_ID} success" in logs
@@ -400,7 +400,7 @@ def test_sol_deposit_wraps_native_sol(server):
     chain = Chain(server)
     user = new_user(server, lamports=3 * SOL)
     tx = deposit_tx(server, user.pubkey(), WSOL_MINT, SOL)
-    assert program_ids(tx)[:4] == [p.COMPUTE_BUDGET_PROGRAM, p.ASSOCIATED_TOKEN_PROGRAM, p.SYSTEM_PROGRAM, p.TOKEN_PROGRAM]
+    assert program_ids(tx)[:4] == [programs.COMPUTE_BUDGET_PROGRAM, programs.ASSOCIATED_TOKEN_PROGRAM, programs.SYSTEM_PROGRAM, programs.TOKEN_PROGRAM]
     # syncNative; initializeMultisig2, initializeAccount3 (the fund account, opened here); transferChecked
     assert token_tags(tx) == [17, 19, 18, 12]
     chain.send(tx, user)
@@ -438,7 +438,7 @@ def test_sol_withdrawal_unwraps_to_native_sol(server):
 def test_sol_withdrawal_without_unwrap_keeps_wrapped_sol(server):
     chain = Chain(server)
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL)  # defaults: create the account, do not unwrap
-    assert program_ids(tx)[1] == p.ASSOCIATED_TOKEN_PROGRAM and token_tags(tx) == [12, 12]
+    assert program_ids(tx)[1] == programs.ASSOCIATED_TOKEN_PROGRAM and token_tags(tx) == [12, 12]
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) == SOL - withdrawal_fee(SOL) == wallet_part(server, DEMO_WALLET, WSOL_MINT)
 
@@ -447,14 +447,14 @@ def test_detect_wsol_ata_overrides_both_flags(server):
     chain = Chain(server)
     # No WSOL account yet: detect means create and unwrap, whatever the flags say.
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL, detect_wsol_ata=True, create_wsol_ata=False, unwrap_wsol_ata=False)
-    assert p.ASSOCIATED_TOKEN_PROGRAM in program_ids(tx) and token_tags(tx) == [12, 12, 9]
+    assert programs.ASSOCIATED_TOKEN_PROGRAM in program_ids(tx) and token_tags(tx) == [12, 12, 9]
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) is None
     # Now make one exist: detect means neither create nor unwrap.
     chain.send(withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL), DEMO)
     held = chain.token(ata(DEMO_WALLET, WSOL_MINT))
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL, detect_wsol_ata=True, create_wsol_ata=True, unwrap_wsol_ata=True)
-    assert p.ASSOCIATED_TOKEN_PROGRAM not in program_ids(tx) and token_tags(tx) == [12, 12]
+    assert programs.ASSOCIATED_TOKEN_PROGRAM not in program_ids(tx) and token_tags(tx) == [12, 12]
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) == held + SOL - withdrawal_fee(SOL)
 

@@ -15,7 +15,7 @@ from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime
@@ -146,10 +146,10 @@ def test_rpc_answers_parse_as_a_validators(tmp_path):
     user = funded(runtime)
     source = runtime.mint_to(user.pubkey(), USDC, 5_000_000)
     recipient = Keypair().pubkey()
-    destination = p.associated_token_address(recipient, USDC)
+    destination = programs.associated_token_address(recipient, USDC)
     ixs = [
-        p.create_associated_token_account(user.pubkey(), recipient, USDC),
-        p.token_transfer_checked(source, USDC, destination, user.pubkey(), 1_250_000, 6),
+        programs.create_associated_token_account(user.pubkey(), recipient, USDC),
+        programs.token_transfer_checked(source, USDC, destination, user.pubkey(), 1_250_000, 6),
     ]
 
     async def main():

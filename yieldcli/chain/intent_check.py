@@ -13,7 +13,7 @@ from solders.pubkey import Pubkey
 from yieldcli.chain.intent import Intent, compare
 from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, multisig_of, network_fee, state_of, writable_addresses
 from yieldcli.errors import Refused
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
 
 STABLE_READ_ATTEMPTS = 5  # pre-state, simulation, pre-state again: tries before giving up on a busy account
@@ -76,7 +76,7 @@ async def _decimals(rpc: Any, *sides: Mapping[str, State | None]) -> dict[str, i
     infos = await rpc.multiple_accounts([Pubkey.from_string(m) for m in mints])
     found = {}
     for mint, info in zip(mints, infos):
-        places = p.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
+        places = programs.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
         if places is not None:
             found[mint] = places
     return found

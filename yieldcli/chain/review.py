@@ -13,7 +13,7 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.chain.decode import encode_transaction, message_version
 from yieldcli.chain.decoders import DECODERS
 from yieldcli.chain.decoders.common import DecodeContext
@@ -155,7 +155,7 @@ def review_transaction(
         program_id = static[ix.program_id_index]
         ix_accounts = [accounts[i] if i < len(accounts) else AccountReview(i, None, False, False) for i in ix.accounts]
         data = bytes(ix.data)
-        name = p.PROGRAM_NAMES.get(program_id)
+        name = programs.PROGRAM_NAMES.get(program_id)
         kind: str | None = None
         details: dict[str, Any] = {}
         roles: tuple[str, ...] = ()

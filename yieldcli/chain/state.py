@@ -9,7 +9,7 @@ from typing import Any
 
 from solders.pubkey import Pubkey
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 
 LAMPORTS_PER_SIGNATURE = 5_000
 _DEFAULT_UNITS_PER_INSTRUCTION = 200_000
@@ -44,7 +44,7 @@ class State:
 
 def parse_token(owner_program: str, data: bytes) -> TokenState | None:
     """A token account's state, or None for anything else (mints, other programs' accounts)."""
-    if p.parse_token_account(owner_program, data) is None:
+    if programs.parse_token_account(owner_program, data) is None:
         return None
 
     def key(offset: int) -> str | None:
@@ -65,7 +65,7 @@ MULTISIG_SIZE = 355  # SPL Token multisig: m u8, n u8, initialized u8, 11 signer
 
 def multisig_of(info: Any) -> tuple[int, tuple[str, ...]] | None:
     """(required signatures, signers) of an SPL Token multisig account, or None for anything else."""
-    if info is None or str(info.owner) not in (p.TOKEN_PROGRAM, p.TOKEN_2022_PROGRAM):
+    if info is None or str(info.owner) not in (programs.TOKEN_PROGRAM, programs.TOKEN_2022_PROGRAM):
         return None
     data = bytes(info.data)
     if len(data) != MULTISIG_SIZE or not data[2] or not 1 <= data[0] <= data[1] <= 11:
@@ -90,7 +90,7 @@ def network_fee(message: Any) -> int:
     limit, price, others = None, 0, 0
     for ix in message.instructions:
         data = bytes(ix.data)
-        if keys[ix.program_id_index] != p.COMPUTE_BUDGET_PROGRAM:
+        if keys[ix.program_id_index] != programs.COMPUTE_BUDGET_PROGRAM:
             others += 1
         elif data[:1] == b"\x02" and len(data) >= 5:
             (limit,) = struct.unpack_from("<I", data, 1)

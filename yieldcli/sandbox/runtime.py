@@ -35,7 +35,7 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.sandbox.chain import store
 from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, FIRST_SLOT, HEIGHT_OFFSET, Clock, blockhash_bytes, new_genesis_hash
@@ -225,15 +225,15 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
     def token_account(self, address: Pubkey) -> tuple[str, str, int] | None:
         """(mint, owner, amount) of a token account, else None."""
         account = self.get_account(address)
-        return None if account is None else p.parse_token_account(str(account.owner), bytes(account.data))
+        return None if account is None else programs.parse_token_account(str(account.owner), bytes(account.data))
 
     def mint_decimals(self, mint: Pubkey) -> int | None:
         account = self.get_account(mint)
-        return None if account is None else p.parse_mint_decimals(str(account.owner), bytes(account.data))
+        return None if account is None else programs.parse_mint_decimals(str(account.owner), bytes(account.data))
 
     def token_balance(self, owner: Pubkey, mint: Pubkey) -> int:
         """The balance of `owner`'s associated token account for `mint` (0 when it does not exist)."""
-        info = self.token_account(p.associated_token_address(owner, mint))
+        info = self.token_account(programs.associated_token_address(owner, mint))
         return info[2] if info else 0
     # ---- transactions
 

@@ -11,7 +11,7 @@ from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountWithSeedParams, TransferParams, create_account_with_seed, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.sandbox import demo
 from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, TxRecord
 from yieldcli.sandbox.vault import (
@@ -36,7 +36,7 @@ class ChainLedgerSync:
 
     def _find_lookup_table(self) -> Pubkey | None:
         """The strategy's lookup table: made last when the chain is seeded, so it also says the seeding is done."""
-        for address, account in self.runtime.program_accounts(Pubkey.from_string(p.ADDRESS_LOOKUP_TABLE_PROGRAM)):
+        for address, account in self.runtime.program_accounts(Pubkey.from_string(programs.ADDRESS_LOOKUP_TABLE_PROGRAM)):
             try:
                 table = AddressLookupTable.deserialize(bytes(account.data))
             except BaseException as exc:  # pyo3 panics are BaseExceptions
@@ -53,7 +53,7 @@ class ChainLedgerSync:
             create_account_with_seed(
                 CreateAccountWithSeedParams(
                     from_pubkey=VAULT, to_pubkey=fee_account, base=VAULT, seed=fee_seed(strategy_id, str(mint)),
-                    lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
+                    lamports=self._rent, space=programs.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
                 )
             ),
             initialize_account3(fee_account, mint, VAULT),
@@ -80,8 +80,8 @@ class ChainLedgerSync:
             mint_key = Pubkey.from_string(mint)
             top_up = tokens.get(mint, 0) - rt.token_balance(wallet, mint_key)
             if 0 < top_up and tokens[mint] <= U64_MAX:
-                ata = p.associated_token_address(wallet, mint_key)
-                steps.append([p.create_associated_token_account(VAULT, wallet, mint_key), *self._fill(ata, mint_key, top_up)])
+                ata = programs.associated_token_address(wallet, mint_key)
+                steps.append([programs.create_associated_token_account(VAULT, wallet, mint_key), *self._fill(ata, mint_key, top_up)])
         owner_exists = rt.get_account(fund_owner_address(demo.DEMO_WALLET)) is not None
         for strategy_id, mint, value in self.ledger.wallet_positions(demo.DEMO_WALLET):
             if mint not in CHAIN_MINTS or not 0 < value <= U64_MAX:
@@ -108,7 +108,7 @@ class ChainLedgerSync:
         addresses += [Pubkey.from_string(m) for m in CHAIN_MINTS]
         addresses += [
             Pubkey.from_string(x)
-            for x in (p.TOKEN_PROGRAM, p.ASSOCIATED_TOKEN_PROGRAM, p.SYSTEM_PROGRAM, p.COMPUTE_BUDGET_PROGRAM, str(STRATEGY_PROGRAM))
+            for x in (programs.TOKEN_PROGRAM, programs.ASSOCIATED_TOKEN_PROGRAM, programs.SYSTEM_PROGRAM, programs.COMPUTE_BUDGET_PROGRAM, str(STRATEGY_PROGRAM))
         ]
         table = rt.create_lookup_table(list(dict.fromkeys(addresses)), authority=VAULT_AUTHORITY)
         rt.advance_slots(1)  # addresses added by extend are usable from the next slot
@@ -118,8 +118,8 @@ class ChainLedgerSync:
     def _fill(account: Pubkey, mint: Pubkey, amount: int) -> list[Instruction]:
         """Instructions giving a token account `amount` more: minted, or for WSOL lamports from the vault, synced."""
         if mint == WSOL_KEY:
-            return [transfer(TransferParams(from_pubkey=VAULT, to_pubkey=account, lamports=amount)), p.token_sync_native(account)]
-        return [p.token_mint_to(mint, account, MINT_AUTHORITY, amount)]
+            return [transfer(TransferParams(from_pubkey=VAULT, to_pubkey=account, lamports=amount)), programs.token_sync_native(account)]
+        return [programs.token_mint_to(mint, account, MINT_AUTHORITY, amount)]
 
     def _execute_batched(self, steps: list[list[Instruction]]) -> None:
         """Run the steps (each a list of instructions kept together) in as few transactions as fit."""
@@ -183,7 +183,7 @@ class ChainLedgerSync:
         holdings: dict[str, dict[str, int]] = {}
         wanted = set(wallets)
         for _, account in self.runtime.program_accounts(TOKEN_KEY):
-            parsed = p.parse_token_account(p.TOKEN_PROGRAM, bytes(account.data)) if account.lamports else None
+            parsed = programs.parse_token_account(programs.TOKEN_PROGRAM, bytes(account.data)) if account.lamports else None
             if parsed is not None and parsed[1] in wanted and parsed[0] in CHAIN_MINTS:
                 mint, owner, amount = parsed
                 holdings.setdefault(owner, {}).setdefault(mint, 0)

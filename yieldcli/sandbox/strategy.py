@@ -47,7 +47,7 @@ from solders.system_program import CreateAccountWithSeedParams, TransferParams, 
 from solders.token.state import TokenAccount
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.requests import Refusal, TransferRequest, amount_or_all, pubkey_param
 from yieldcli.sandbox.runtime import Network, Runtime
@@ -71,11 +71,11 @@ class StrategyChain(ChainLedgerSync):
     def __init__(self, ledger: Ledger, state_file: Path | str | None, network: Network | None = None):
         self.ledger = ledger
         self.runtime = Runtime(state_file, on_confirmed=self._on_confirmed, network=network)
-        memo = self.runtime.get_account(Pubkey.from_string(p.MEMO_PROGRAM))
+        memo = self.runtime.get_account(Pubkey.from_string(programs.MEMO_PROGRAM))
         assert memo is not None, "LiteSVM comes with the SPL Memo program"
         self.runtime.add_program(STRATEGY_PROGRAM, bytes(memo.data))
         self._lock = threading.RLock()
-        self._rent = self.runtime.minimum_balance_for_rent_exemption(p.TOKEN_ACCOUNT_SIZE)
+        self._rent = self.runtime.minimum_balance_for_rent_exemption(programs.TOKEN_ACCOUNT_SIZE)
         self._multisig_rent = self.runtime.minimum_balance_for_rent_exemption(MULTISIG_SIZE)
         with self.runtime.lock:  # two processes starting on a fresh folder seed it once
             table = self._find_lookup_table()
@@ -122,7 +122,7 @@ class StrategyChain(ChainLedgerSync):
         with self._lock:
             if mint == WSOL_MINT and given_account is None:
                 # Native SOL is wrapped into the user's WSOL account first (only what it lacks).
-                source = p.associated_token_address(user, mint_key)
+                source = programs.associated_token_address(user, mint_key)
                 held = self._token(source)
                 in_account = held.amount if held else 0
                 reserve = WSOL_RESERVE + (self._rent if held is None and payer == user else 0)
@@ -135,12 +135,12 @@ class StrategyChain(ChainLedgerSync):
                 wrap = max(amount - in_account, 0)
                 if wrap:
                     ixs += [
-                        p.create_associated_token_account(payer, user, mint_key),
+                        programs.create_associated_token_account(payer, user, mint_key),
                         transfer(TransferParams(from_pubkey=user, to_pubkey=source, lamports=wrap)),
-                        p.token_sync_native(source),
+                        programs.token_sync_native(source),
                     ]
             else:
-                source = given_account or p.associated_token_address(user, mint_key)
+                source = given_account or programs.associated_token_address(user, mint_key)
                 held = self._token(source)
                 if held is not None and (held.mint != mint or held.owner != str(user)):
                     raise Refusal(f"Token account {source} is not a {mint} account of {user}")
@@ -152,7 +152,7 @@ class StrategyChain(ChainLedgerSync):
             ixs += self._open_ixs(user, strategy_id, mint_key, payer)
             fund = fund_account_address(str(user), strategy_id, mint)
         ixs += [
-            p.token_transfer_checked(source, mint_key, fund, user, amount, decimals),
+            programs.token_transfer_checked(source, mint_key, fund, user, amount, decimals),
             record_instruction("deposit", strategy_id, mint, user, amount),
         ]
         return self._transaction(ixs, payer, as_ix, "deposit_instructions")
@@ -192,7 +192,7 @@ class StrategyChain(ChainLedgerSync):
                     f"withdrawing {requested} takes {total} (fee {fee} included)"
                 )
             ixs = [set_compute_unit_limit(COMPUTE_UNIT_LIMIT)]
-            destination = given_account or p.associated_token_address(user, mint_key)
+            destination = given_account or programs.associated_token_address(user, mint_key)
             existing = self._token(destination)
             create, unwrap = params.get("create_wsol_ata"), params.get("unwrap_wsol_ata")
             create = True if create is None else create
@@ -207,14 +207,14 @@ class StrategyChain(ChainLedgerSync):
                         f"The user's WSOL account {destination} does not exist; "
                         "set create_wsol_ata (or detect_wsol_ata) to create it"
                     )
-                ixs.append(p.create_associated_token_account(payer, user, mint_key))
+                ixs.append(programs.create_associated_token_account(payer, user, mint_key))
             owner = fund_owner_address(str(user))
             if to_user:
                 ixs.append(multisig_transfer_checked(fund, mint_key, destination, owner, user, to_user, decimals))
             fee_account = fee_account_address(strategy_id, mint)
             ixs.append(multisig_transfer_checked(fund, mint_key, fee_account, owner, user, fee, decimals))
             if mint == WSOL_MINT and unwrap:
-                ixs.append(p.token_close_account(destination, user, user))
+                ixs.append(programs.token_close_account(destination, user, user))
         ixs.append(record_instruction("withdraw", strategy_id, mint, user, to_user, fee))
         return self._transaction(ixs, payer, as_ix, "withdraw_instructions")
 
@@ -260,9 +260,9 @@ class StrategyChain(ChainLedgerSync):
                 raise Refusal(f"funds_recipient {named} is not a {mint} token account")
             recipient = named
             if held is None:
-                recipient = p.associated_token_address(named, mint_key)
+                recipient = programs.associated_token_address(named, mint_key)
                 if self._token(recipient) is None:
-                    ixs.append(p.create_associated_token_account(payer, named, mint_key))
+                    ixs.append(programs.create_associated_token_account(payer, named, mint_key))
             decimals = self.runtime.mint_decimals(mint_key)
             assert decimals is not None
             ixs.append(multisig_transfer_checked(account, mint_key, recipient, owner, user, fund.amount, decimals))
@@ -311,7 +311,7 @@ class StrategyChain(ChainLedgerSync):
 
     def _token(self, address: Pubkey) -> TokenState | None:
         account = self.runtime.get_account(address)
-        if account is None or str(account.owner) != p.TOKEN_PROGRAM or len(account.data) != p.TOKEN_ACCOUNT_SIZE:
+        if account is None or str(account.owner) != programs.TOKEN_PROGRAM or len(account.data) != programs.TOKEN_ACCOUNT_SIZE:
             return None
         state = TokenAccount.from_bytes(bytes(account.data))
         close = state.close_authority
@@ -350,7 +350,7 @@ class StrategyChain(ChainLedgerSync):
         return ixs + [
             create_account_with_seed(CreateAccountWithSeedParams(
                 from_pubkey=payer, to_pubkey=fund, base=user, seed=fund_seed(str(user), strategy_id, str(mint)),
-                lamports=self._rent, space=p.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
+                lamports=self._rent, space=programs.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
             )),
             initialize_account3(fund, mint, owner),
         ]

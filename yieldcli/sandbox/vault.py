@@ -15,7 +15,7 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 
 from yieldcli.addresses import is_pubkey
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, SANDBOX_AUTHORITY
 from yieldcli.tokens import KNOWN_TOKENS, STRATEGY_PROGRAM_ID, WSOL_MINT
 
@@ -28,7 +28,7 @@ WSOL_RESERVE = 10_000_000
 RECORD_PREFIX = "yield"
 U64_MAX = 2**64 - 1
 
-TOKEN_KEY = Pubkey.from_string(p.TOKEN_PROGRAM)
+TOKEN_KEY = Pubkey.from_string(programs.TOKEN_PROGRAM)
 WSOL_KEY = Pubkey.from_string(WSOL_MINT)
 VAULT = VAULT_AUTHORITY.pubkey()
 MINT_AUTHORITY = SANDBOX_AUTHORITY.pubkey()
@@ -162,7 +162,7 @@ def fits_one_transaction(ixs: list[Instruction]) -> bool:
 def created_lamports(ix: Instruction) -> int | None:
     """The lamports a System createAccountWithSeed instruction puts in the new account, else None."""
     data = bytes(ix.data)
-    if str(ix.program_id) != p.SYSTEM_PROGRAM or len(data) < 4 or data[:4] != struct.pack("<I", 3):
+    if str(ix.program_id) != programs.SYSTEM_PROGRAM or len(data) < 4 or data[:4] != struct.pack("<I", 3):
         return None
     seed_len = struct.unpack_from("<Q", data, 36)[0]
     return struct.unpack_from("<Q", data, 44 + seed_len)[0]
@@ -171,7 +171,7 @@ def created_lamports(ix: Instruction) -> int | None:
 def transfer_lamports(ix: Instruction) -> int | None:
     """The lamports of a System transfer instruction, else None."""
     data = bytes(ix.data)
-    if str(ix.program_id) != p.SYSTEM_PROGRAM or len(data) != 12 or data[:4] != struct.pack("<I", 2):
+    if str(ix.program_id) != programs.SYSTEM_PROGRAM or len(data) != 12 or data[:4] != struct.pack("<I", 2):
         return None
     return struct.unpack_from("<Q", data, 4)[0]
 

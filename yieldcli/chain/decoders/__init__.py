@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from yieldcli.chain.decoders import associated_token, compute_budget, lookup_table, memo, system, token
 from yieldcli.chain.decoders.common import Decoder
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 
 DECODERS: dict[str, Decoder] = {
-    p.SYSTEM_PROGRAM: system.decode_system,
-    p.TOKEN_PROGRAM: token.decode_token,
-    p.TOKEN_2022_PROGRAM: token.decode_token,
-    p.ASSOCIATED_TOKEN_PROGRAM: associated_token.decode_associated_token,
-    p.COMPUTE_BUDGET_PROGRAM: compute_budget.decode_compute_budget,
-    p.MEMO_PROGRAM: memo.decode_memo,
-    p.MEMO_V1_PROGRAM: memo.decode_memo,
-    p.ADDRESS_LOOKUP_TABLE_PROGRAM: lookup_table.decode_lookup_table,
+    programs.SYSTEM_PROGRAM: system.decode_system,
+    programs.TOKEN_PROGRAM: token.decode_token,
+    programs.TOKEN_2022_PROGRAM: token.decode_token,
+    programs.ASSOCIATED_TOKEN_PROGRAM: associated_token.decode_associated_token,
+    programs.COMPUTE_BUDGET_PROGRAM: compute_budget.decode_compute_budget,
+    programs.MEMO_PROGRAM: memo.decode_memo,
+    programs.MEMO_V1_PROGRAM: memo.decode_memo,
+    programs.ADDRESS_LOOKUP_TABLE_PROGRAM: lookup_table.decode_lookup_table,
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from solders.pubkey import Pubkey
 
 from yieldcli.chain.decoders.common import DecodeContext, Decoded
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 
 
 _ATA_ROLES = ("payer", "associatedAccount", "wallet", "mint", "systemProgram", "tokenProgram")
@@ -21,7 +21,7 @@ def decode_associated_token(data: bytes, accts: list[str | None], ctx: DecodeCon
     details = {k: role.get(k) for k in ("payer", "associatedAccount", "wallet", "mint", "tokenProgram")}
     wallet, mint, token_program = details["wallet"], details["mint"], details["tokenProgram"]
     if details["associatedAccount"] and wallet and mint and token_program:
-        expected = p.associated_token_address(
+        expected = programs.associated_token_address(
             Pubkey.from_string(wallet), Pubkey.from_string(mint), Pubkey.from_string(token_program)
         )
         if str(expected) != details["associatedAccount"]:

@@ -6,7 +6,7 @@ import struct
 from typing import Any
 
 from yieldcli.chain.decoders.common import DecodeContext, Decoded, coption_pubkey, pubkey_at
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 
 
 _TOKEN_KINDS: dict[int, tuple[str, tuple[str, ...]]] = {
@@ -45,7 +45,7 @@ def decode_token(data: bytes, accts: list[str | None], ctx: DecodeContext, progr
     tag = data[0]
     if tag not in _TOKEN_KINDS:
         # Token-2022 extensions and anything newer: named by tag only.
-        if program_id == p.TOKEN_2022_PROGRAM:
+        if program_id == programs.TOKEN_2022_PROGRAM:
             return f"instruction {tag}", {}, ()
         raise ValueError(tag)
     kind, roles = _TOKEN_KINDS[tag]

@@ -15,7 +15,7 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
 
 from yieldcli.addresses import b58encode
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, with_blockhash
 
 _ADVANCE_NONCE = (4).to_bytes(4, "little")  # System Program instruction AdvanceNonceAccount
@@ -85,7 +85,7 @@ class ExecutionHelpers:
         if self.is_blockhash_valid(str(message.recent_blockhash)):
             return True
         keys, first = message.account_keys, message.instructions[0] if message.instructions else None
-        if first is None or first.program_id_index >= len(keys) or str(keys[first.program_id_index]) != p.SYSTEM_PROGRAM:
+        if first is None or first.program_id_index >= len(keys) or str(keys[first.program_id_index]) != programs.SYSTEM_PROGRAM:
             return False
         indexes = bytes(first.accounts)
         if bytes(first.data) != _ADVANCE_NONCE or not indexes or indexes[0] >= len(keys):
@@ -100,14 +100,14 @@ class ExecutionHelpers:
         out = []
         for index, key in enumerate(keys):
             account = self._svm.get_account(key)
-            if account is None or str(account.owner) not in p.TOKEN_PROGRAMS:
+            if account is None or str(account.owner) not in programs.TOKEN_PROGRAMS:
                 continue
-            parsed = p.parse_token_account(str(account.owner), bytes(account.data))
+            parsed = programs.parse_token_account(str(account.owner), bytes(account.data))
             if parsed is None:
                 continue
             mint, owner, amount = parsed
             mint_account = self._svm.get_account(Pubkey.from_string(mint))
-            decimals = p.parse_mint_decimals(str(mint_account.owner), bytes(mint_account.data)) if mint_account else None
+            decimals = programs.parse_mint_decimals(str(mint_account.owner), bytes(mint_account.data)) if mint_account else None
             out.append({
                 "accountIndex": index, "mint": mint, "owner": owner, "programId": str(account.owner),
                 "uiTokenAmount": token_amount_json(amount, decimals or 0),

@@ -12,7 +12,7 @@ from solders.message import Message, MessageV0
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 
 # Errors for which a transaction never lands (no fee, no status), as a leader would drop it.
 NOT_LANDED = {
@@ -106,7 +106,7 @@ def compute_budget(message: Any) -> tuple[int, int]:
     keys = list(message.account_keys)
     price, limit, others = 0, None, 0
     for ix in message.instructions:
-        if str(keys[ix.program_id_index]) != p.COMPUTE_BUDGET_PROGRAM:
+        if str(keys[ix.program_id_index]) != programs.COMPUTE_BUDGET_PROGRAM:
             others += 1
             continue
         data = bytes(ix.data)

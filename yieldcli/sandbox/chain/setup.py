@@ -20,7 +20,7 @@ from solders.message import MessageV0
 from solders.token.state import Mint
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
@@ -30,7 +30,7 @@ SANDBOX_AUTHORITY = Keypair.from_seed(hashlib.sha256(b"yield sandbox mint author
 SANDBOX_FAUCET = Keypair.from_seed(hashlib.sha256(b"yield sandbox faucet").digest())
 FAUCET_TOP_UP = 1_000_000 * 1_000_000_000
 
-_TOKEN = Pubkey.from_string(p.TOKEN_PROGRAM)
+_TOKEN = Pubkey.from_string(programs.TOKEN_PROGRAM)
 _WSOL = Pubkey.from_string(WSOL_MINT)
 _U64_MAX = 2**64 - 1
 
@@ -105,9 +105,9 @@ class SetupHelpers:
     def create_associated_token_account(self, owner: Pubkey, mint: Pubkey) -> Pubkey:
         with self._lock:
             self._fund_authority(0)
-            ix = p.create_associated_token_account(SANDBOX_AUTHORITY.pubkey(), owner, mint)
+            ix = programs.create_associated_token_account(SANDBOX_AUTHORITY.pubkey(), owner, mint)
             self.execute([ix], [SANDBOX_AUTHORITY])
-            return p.associated_token_address(owner, mint)
+            return programs.associated_token_address(owner, mint)
 
     def mint_to(self, owner: Pubkey, mint: Pubkey, amount: int) -> Pubkey:
         """Give `owner` `amount` base units of `mint` in its associated token account (created if needed).
@@ -115,18 +115,18 @@ class SetupHelpers:
         For wrapped SOL the authority transfers lamports into the account and syncs it.
         """
         with self._lock:
-            ata = p.associated_token_address(owner, mint)
-            create = p.create_associated_token_account(SANDBOX_AUTHORITY.pubkey(), owner, mint)
+            ata = programs.associated_token_address(owner, mint)
+            create = programs.create_associated_token_account(SANDBOX_AUTHORITY.pubkey(), owner, mint)
             if mint == _WSOL:
                 self._fund_authority(amount)
                 ixs = [
                     create,
                     transfer(TransferParams(from_pubkey=SANDBOX_AUTHORITY.pubkey(), to_pubkey=ata, lamports=amount)),
-                    p.token_sync_native(ata),
+                    programs.token_sync_native(ata),
                 ]
             else:
                 self._fund_authority(0)
-                ixs = [create, p.token_mint_to(mint, ata, SANDBOX_AUTHORITY.pubkey(), amount)]
+                ixs = [create, programs.token_mint_to(mint, ata, SANDBOX_AUTHORITY.pubkey(), amount)]
             self.execute(ixs, [SANDBOX_AUTHORITY])
             return ata
 
@@ -139,7 +139,7 @@ class SetupHelpers:
             if authority is None:
                 authority = SANDBOX_AUTHORITY
                 self._fund_authority(0)
-            ix, table = p.create_lookup_table(authority.pubkey(), authority.pubkey(), self._clock.slot)
+            ix, table = programs.create_lookup_table(authority.pubkey(), authority.pubkey(), self._clock.slot)
             self.execute([ix], [authority])
             if addresses:
                 self.extend_lookup_table(table, addresses, authority=authority)
@@ -150,7 +150,7 @@ class SetupHelpers:
             authority = authority or SANDBOX_AUTHORITY
             for start in range(0, len(addresses), 20):
                 chunk = list(addresses[start : start + 20])
-                self.execute([p.extend_lookup_table(table, authority.pubkey(), authority.pubkey(), chunk)], [authority])
+                self.execute([programs.extend_lookup_table(table, authority.pubkey(), authority.pubkey(), chunk)], [authority])
 
     def lookup_table_addresses(self, table: Pubkey) -> list[Pubkey]:
         account = self.get_account(table)

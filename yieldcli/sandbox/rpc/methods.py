@@ -9,7 +9,7 @@ from solders.message import Message, from_bytes_versioned
 from solders.pubkey import Pubkey
 
 from yieldcli.addresses import b58encode
-from yieldcli.solana import programs as p
+from yieldcli.solana import programs
 from yieldcli.sandbox.chain.records import fee_for
 from yieldcli.sandbox.rpc.params import Invalid, account_json, b64, decode_tx, options, param, pubkey
 from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, token_amount_json
@@ -140,7 +140,7 @@ class Methods:
         account = self.runtime.get_account(address)
         if account is None:
             raise Invalid("Invalid param: could not find account")
-        parsed = p.parse_token_account(str(account.owner), bytes(account.data))
+        parsed = programs.parse_token_account(str(account.owner), bytes(account.data))
         if parsed is None:
             raise Invalid("Invalid param: not a Token account")
         mint, _, amount = parsed
@@ -155,13 +155,13 @@ class Methods:
         config = options(params, 2)
         if not isinstance(selector, dict) or not ({"mint", "programId"} & selector.keys()):
             raise Invalid("Invalid params: give {\"mint\": ...} or {\"programId\": ...}")
-        program = selector.get("programId", p.TOKEN_PROGRAM)
-        if program not in p.TOKEN_PROGRAMS:
+        program = selector.get("programId", programs.TOKEN_PROGRAM)
+        if program not in programs.TOKEN_PROGRAMS:
             raise Invalid("Invalid params: unrecognized Token program id")
         mint = selector.get("mint")
         found = []
         for address, account in self.runtime.program_accounts(Pubkey.from_string(program)):
-            parsed = p.parse_token_account(program, bytes(account.data))
+            parsed = programs.parse_token_account(program, bytes(account.data))
             if parsed and parsed[1] == owner and (mint is None or parsed[0] == mint):
                 found.append({"pubkey": str(address), "account": account_json(account, config.get("encoding", "base64"))})
         return self._context(found)
