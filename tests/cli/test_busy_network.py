@@ -212,7 +212,8 @@ def test_auto_never_pays_more_than_the_default_ceiling_without_max_fee(busy):
     before = wallet_state(cli)
     result = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto")
     assert result.code == 10, result.stderr
-    assert "more than the 0.01 SOL auto pays without --max-fee; nothing was signed" in result.stderr
+    assert "more than the 0.01 SOL auto pays without a fee cap; nothing was signed" in result.stderr
+    assert "give --max-fee LAMPORTS to allow it" in result.stderr  # the hint, from the command line's table
     # Allowed by --max-fee, the fee is still counted by the intent guard's SOL cap (--max-sol-cost).
     capped = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto",
                  "--max-fee", "100000000", "--max-sol-cost", "0.01", "-o", "json")

@@ -82,11 +82,16 @@ def test_the_transaction_pipeline_is_in_the_library():
     assert "yieldcli.chain.transact" in runtime_imports(PACKAGE / "commands" / "txflow.py")
 
 
-def test_the_pipelines_messages_name_no_flag_and_no_command():
+LIBRARY_MODULES = sorted([PACKAGE / "__init__.py", PACKAGE / "client.py", PACKAGE / "client_writes.py",
+                          *PACKAGE.joinpath("api").rglob("*.py"), *PACKAGE.joinpath("chain").rglob("*.py"),
+                          *PACKAGE.joinpath("solana").rglob("*.py")])
+
+
+def test_the_librarys_messages_name_no_flag_and_no_command():
     # A library user has no `--send` to add and no `yield tx status` to run: cli_errors adds those hints.
     import re
 
-    for path in sorted((PACKAGE / "chain").glob("transact*.py")):
+    for path in LIBRARY_MODULES:
         tree = ast.parse(path.read_text())
         docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                       if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))

@@ -185,7 +185,7 @@ def check_auto_ceiling(summary: FeeSummary) -> None:
         raise Refused(
             f"the auto priority fee would be {summary.priority_fee} lamports ({sol_text(summary.priority_fee)} SOL: "
             f"{summary.unit_price} micro-lamports per unit for {summary.unit_limit} units), more than the "
-            f"{sol_text(AUTO_MAX_PRIORITY_FEE)} SOL auto pays without --max-fee; nothing was signed",
+            f"{sol_text(AUTO_MAX_PRIORITY_FEE)} SOL auto pays without a fee cap; nothing was signed",
             kind="refused.fee.auto",
         )
 

@@ -110,7 +110,7 @@ async def fetch_lookup_table(rpc: IxRpc, address: Pubkey) -> AddressLookupTableA
     if account is None:
         raise ServiceError(
             f"lookup table {address} does not exist on this cluster",
-            hint="check that --url points to the cluster the service builds transactions for",
+            kind="service.lookup_table.missing",
         )
     if str(account.owner) != ADDRESS_LOOKUP_TABLE_PROGRAM:
         raise ServiceError(f"account {address} is not an address lookup table (its owner is {account.owner})")

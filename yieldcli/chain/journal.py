@@ -127,7 +127,7 @@ class Journal:
     def _damaged(self, why: str) -> ConfigError:
         return ConfigError(
             f"the journal of sent transactions {self.path} cannot be read ({why}); it may list transactions that could still land",
-            hint="check each signature in it with `yield tx status`, then move the file aside",
+            kind="config.journal.damaged",
         )
 
     def _write(self, entries: list[InFlight]) -> None:

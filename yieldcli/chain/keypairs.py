@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # solders is imported only where a Keypair is built: reading 
 
 # A solana-keygen file is about 230 bytes; pretty-printed, under 1 KB. Anything much larger is not one.
 KEYPAIR_MAX_BYTES = 4096
-_MISSING_HINT = "create one with `solana-keygen new -o <path>` or pass --keypair <path>"
 
 
 class LoadedKeypair(NamedTuple):
@@ -52,7 +51,7 @@ def read_keypair_bytes(source: str, *, stdin: TextIO | None = None, origin: str 
         if not text.strip():
             raise ConfigError(
                 "no keypair on standard input",
-                hint="pipe a solana-keygen JSON keypair file, e.g. `yield ... --keypair - < id.json`",
+                kind="config.keypair.stdin_empty",
             )
         return parse_keypair_json(text, "standard input"), None, "standard input"
     if ":" in source.split("/", 1)[0] and not _exists(source):
@@ -62,10 +61,10 @@ def read_keypair_bytes(source: str, *, stdin: TextIO | None = None, origin: str 
             hint="give the path of a solana-keygen JSON file, or `-` to read one from standard input",
         )
     if not source:
-        raise UsageError("the keypair path is empty", hint="pass -k/--keypair PATH, or - for standard input")
+        raise UsageError("the keypair path is empty", kind="usage.keypair.empty")
     path = Path(source).expanduser()
     where = printable(f"keypair file {path}{origin}")
-    found = read_small_file(str(path), label=where, limit=KEYPAIR_MAX_BYTES, error=ConfigError, missing_hint=_MISSING_HINT)
+    found = read_small_file(str(path), label=where, limit=KEYPAIR_MAX_BYTES, error=ConfigError, missing_kind="config.keypair.missing")
     try:
         text = found.data.decode("utf-8")
     except UnicodeDecodeError:

@@ -74,7 +74,7 @@ def parse_nonce_account(account: AccountInfo) -> NonceAccount:
 async def fetch_nonce(rpc: NonceRpc, address: Pubkey, *, commitment: str | None = None) -> NonceAccount:
     account = await rpc.account_info(address, commitment=commitment)
     if account is None:
-        raise UsageError(f"nonce account {address} does not exist on this cluster", hint="create one with `yield nonce create`")
+        raise UsageError(f"nonce account {address} does not exist on this cluster", kind="usage.nonce.missing")
     return parse_nonce_account(account)
 
 

@@ -138,7 +138,7 @@ class Rpc:
         if isinstance(cause, httpx2.TimeoutException):
             return NetworkError(
                 f"{where} did not answer {method} within {self.timeout:g} s",
-                hint="try again, or choose another RPC with --url",
+                kind="network.rpc.timeout",
             )
         if isinstance(cause, httpx2.HTTPStatusError):
             status = cause.response.status_code
@@ -153,7 +153,7 @@ class Rpc:
                 return NetworkError(f"{where} failed with HTTP {status} on {method}", hint="try again later, or use another RPC")
             return RpcError(f"{where} answered {method} with HTTP {status}")
         if isinstance(cause, httpx2.ConnectError):
-            return NetworkError(f"cannot connect to {where}", hint="check the URL (--url) and your network connection")
+            return NetworkError(f"cannot connect to {where}", kind="network.rpc.unreachable")
         name = type(cause).__name__ if cause is not None else "unknown error"
         return NetworkError(f"connection to {where} failed during {method}: {name}", hint="check your network and try again")
 
