@@ -153,7 +153,7 @@ def test_build_without_table_reads_no_account():
 def test_lookup_table_problems():
     with pytest.raises(ServiceError, match="does not exist on this cluster") as info:
         asyncio.run(fetch_lookup_table(FakeRpc(), TABLE))
-    assert "--url" in info.value.hint
+    assert info.value.kind == "service.lookup_table.missing" and info.value.hint is None  # the CLI names --url
     with pytest.raises(ServiceError, match="is not an address lookup table"):
         asyncio.run(fetch_lookup_table(FakeRpc({TABLE: table_account([], owner=p.SYSTEM_PROGRAM)}), TABLE))
     with pytest.raises(ServiceError, match="malformed"):
