@@ -51,9 +51,9 @@ def read_transaction(session, source: str) -> str:
     huge file or a FIFO nobody writes to ends in one line instead of a hang or a memory blow-up.
     """
     from yieldcli.chain.decode import TX_TEXT_MAX_BYTES
-    from yieldcli.files import read_small_file, read_small_stream
+    from yieldcli.files import read_small_file, read_small_stream, reads_stdin
 
-    if source in ("-", "stdin:"):
+    if reads_stdin(source):
         if session.env.stdin_isatty:
             raise UsageError("no transaction given", hint="pass a FILE, or pipe base64 text into `-`")
         text = read_small_stream(session.env.stdin, limit=TX_TEXT_MAX_BYTES, what="the transaction", error=UsageError)
