@@ -152,19 +152,30 @@ class Session:
             )
         return value
 
-    def wallet(self, given: str | None) -> str:
+    def wallet(self, given: str | None, *, signing: bool = False, keypair_flag: str | None = None,
+               name: str = "wallet address") -> str:
+        """`given`, else the keypair's public key, else under --sandbox with no keypair named the
+        demo wallet. A command that signs (`signing`, with its -k as `keypair_flag`) needs that
+        keypair anyway: none is its configuration error, and one on stdin cannot be read twice."""
         if given is not None:  # an empty WALLET ("$UNSET") is refused, not taken as "the default"
-            return check_pubkey(given, "wallet address")
-        if self.options.sandbox and not self._keypair_named():
+            return check_pubkey(given, name)
+        if self.options.sandbox and keypair_flag is None and not self._keypair_named():
             from yieldcli.sandbox.demo import DEMO_WALLET
 
             return DEMO_WALLET
-        keypair = self._keypair_setting(self.settings)
-        if keypair.value is None:
-            raise UsageError(
-                "no wallet given and no keypair configured",
-                hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
-            )
+        if signing:
+            keypair = self.keypair_source(keypair_flag)
+            from yieldcli.files import reads_stdin
+
+            if reads_stdin(str(keypair.value)):
+                raise UsageError("with a keypair on standard input, name the wallet with --wallet")
+        else:
+            keypair = self._keypair_setting(self.settings)
+            if keypair.value is None:
+                raise UsageError(
+                    "no wallet given and no keypair configured",
+                    hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
+                )
         return pubkey_of_keypair_file(Path(str(keypair.value)).expanduser(), keypair.source)
 
     # --- the chain side --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ async def check_same_cluster(rpc: Any, tx: Any, expected: str | None, *, blockha
     blockhash the RPC does not know means the transaction cannot land there (`blockhash=False`
     skips that look, for a second check just before sending).
     """
-    genesis = await rpc.genesis_hash()
+    genesis: str = await rpc.genesis_hash()
     if expected is not None and GENESIS_HASHES[expected] != genesis:
         actual = cluster_named(genesis) or f"another cluster (genesis hash {genesis})"
         error = Refused(

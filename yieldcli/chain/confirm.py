@@ -43,7 +43,7 @@ class Rebroadcast:
     the Solana CLI does. `sends` counts every send accepted by the RPC, the first one included.
     """
 
-    def __init__(self, rpc: SendRpc, wire: bytes, *, interval: float = RESEND_INTERVAL_S, sends: int = 1):
+    def __init__(self, rpc: SendRpc, wire: bytes, *, interval: float = RESEND_INTERVAL_S, sends: int = 1) -> None:
         self.rpc = rpc
         self.wire = bytes(wire)
         self.interval = interval

@@ -217,7 +217,7 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
     return Check(intent.to_dict(), observed, tuple(dict.fromkeys(diffs)), summary(intent, fee, rent, decimals, changes, priority_fee))
 
 
-def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals) -> list[str]:
+def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals: Mapping[str, int]) -> list[str]:
     diffs = []
     mint, amount, action = intent.mint, intent.amount, intent.action
     wsol = mint == WSOL_MINT
@@ -249,7 +249,7 @@ def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
     return diffs
 
 
-def _destinations(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals) -> list[str]:
+def _destinations(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals: Mapping[str, int]) -> list[str]:
     """Where what left the user went: only into accounts the strategy holds for the user."""
     diffs = []
     falling = {m for m, d in tokens.items() if d < 0}
@@ -281,7 +281,7 @@ def _destinations(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
     return diffs
 
 
-def _positions(seen: _Observed, decimals) -> list[str]:
+def _positions(seen: _Observed, decimals: Mapping[str, int]) -> list[str]:
     """What leaves the user's position goes to the user; only a withdrawal may pay a fee, at most 1 %."""
     diffs = []
     for mint in sorted({t.mint for a in seen.after if (t := seen.position(a)) is not None}):
@@ -298,7 +298,7 @@ def _positions(seen: _Observed, decimals) -> list[str]:
     return diffs
 
 
-def _authorities(seen: _Observed, decimals) -> list[str]:
+def _authorities(seen: _Observed, decimals: Mapping[str, int]) -> list[str]:
     """No token account of the user gains a delegate or new owner or close authority, or is closed away."""
     diffs = []
     user_gain = sum(seen.gain(a) for a in (seen.intent.wallet, seen.intent.payer)) + seen.fee

@@ -10,7 +10,8 @@ from typing import Any
 
 from solders.pubkey import Pubkey
 
-from yieldcli.chain.intent import Intent, compare
+from yieldcli.chain.intent import Check, Intent, compare
+from yieldcli.chain.rpc_types import Simulation
 from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, multisig_of, network_fee, state_of, writable_addresses
 from yieldcli.errors import Refused
 from yieldcli.solana import programs
@@ -23,7 +24,8 @@ class AccountsKeptChanging(Refused):
     """Other transactions kept changing the accounts while they were read and simulated."""
 
 
-async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None):
+async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None
+                            ) -> tuple[Check | None, Simulation]:
     """Read, simulate and compare: `(Check | None, Simulation)`; the check is None when the simulation failed."""
     message = tx.message
     addresses = writable_addresses(message, lookup_tables)

@@ -44,7 +44,7 @@ _OPTIONAL = {"nonce_account", "nonce_value"}
 
 
 class Journal:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = path
         self.lock_path = path.with_name(path.name + ".lock")
 

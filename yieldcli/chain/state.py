@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from solders.message import Message, MessageV0
 from solders.pubkey import Pubkey
 
 from yieldcli.solana import programs
@@ -84,18 +85,19 @@ def state_of(info: Any) -> State | None:
     return State(info.lamports, len(info.data), parse_token(str(info.owner), bytes(info.data)))
 
 
-def network_fee(message: Any) -> int:
+def network_fee(message: Message | MessageV0) -> int:
     """Signatures × 5000 plus the priority fee the compute-budget instructions set."""
     keys = [str(k) for k in message.account_keys]
-    limit, price, others = None, 0, 0
+    limit: int | None = None
+    price = others = 0
     for ix in message.instructions:
         data = bytes(ix.data)
         if keys[ix.program_id_index] != programs.COMPUTE_BUDGET_PROGRAM:
             others += 1
         elif data[:1] == b"\x02" and len(data) >= 5:
-            (limit,) = struct.unpack_from("<I", data, 1)
+            limit = int.from_bytes(data[1:5], "little")  # SetComputeUnitLimit: u32
         elif data[:1] == b"\x03" and len(data) >= 9:
-            (price,) = struct.unpack_from("<Q", data, 1)
+            price = int.from_bytes(data[1:9], "little")  # SetComputeUnitPrice: u64 micro-lamports per unit
     units = min(limit if limit is not None else _DEFAULT_UNITS_PER_INSTRUCTION * others, _MAX_UNITS)
     return message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE + -(-price * units // _MICRO_LAMPORTS)
 

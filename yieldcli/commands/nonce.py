@@ -11,7 +11,6 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
-from yieldcli.render.output import dumps
 
 nonce_app = opt.command_group("Create and show durable-nonce accounts (for transactions signed long before they are sent).")
 
@@ -55,13 +54,8 @@ def create(
     if loaded.warning:
         out.warn(loaded.warning)
     result = asyncio.run(_create(session, out, session.rpc_url(url), loaded.keypair, authority, outfile, yes, commitment, timeout))
-    if out.mode == "table":
-        session.env.stdout.write(
-            f"nonce account {result['address']} (authority {result['authority']}) created in slot {result['slot']}\n"
-            f"nonce: {result['nonce']}\n"
-        )
-    else:
-        session.env.stdout.write(dumps(result) + "\n")
+    out.report(result, lambda: (f"nonce account {result['address']} (authority {result['authority']}) created in slot {result['slot']}",
+                                f"nonce: {result['nonce']}"))
 
 
 async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Optional[str], yes: bool, commitment: str, timeout: float) -> dict[str, Any]:
@@ -162,13 +156,9 @@ def show(
             return await fetch_nonce(rpc, Pubkey.from_string(account))
 
     nonce = asyncio.run(read())
-    if out.mode == "table":
-        session.env.stdout.write(
-            f"address:    {nonce.address}\nauthority:  {nonce.authority}\nnonce:      {nonce.nonce}\n"
-            f"lamports:   {nonce.lamports} ({_sol(nonce.lamports)} SOL)\nfee/sig:    {nonce.lamports_per_signature} lamports\n"
-        )
-    else:
-        session.env.stdout.write(dumps(nonce.to_dict()) + "\n")
+    out.report(nonce.to_dict(), lambda: (
+        f"address:    {nonce.address}", f"authority:  {nonce.authority}", f"nonce:      {nonce.nonce}",
+        f"lamports:   {nonce.lamports} ({_sol(nonce.lamports)} SOL)", f"fee/sig:    {nonce.lamports_per_signature} lamports"))
 
 
 # --- building on a nonce (deposit, withdraw, close-account with --ix --nonce) ---------------------

@@ -10,7 +10,6 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.commands import options as opt
 from yieldcli.commands.context import session_of
 from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPending, UsageError
-from yieldcli.render.output import dumps
 
 tx_app = opt.command_group("Inspect, sign and send transactions from anywhere; check a signature.")
 
@@ -52,9 +51,9 @@ def read_transaction(session, source: str) -> str:
     huge file or a FIFO nobody writes to ends in one line instead of a hang or a memory blow-up.
     """
     from yieldcli.chain.decode import TX_TEXT_MAX_BYTES
-    from yieldcli.files import read_small_file, read_small_stream
+    from yieldcli.files import read_small_file, read_small_stream, reads_stdin
 
-    if source in ("-", "stdin:"):
+    if reads_stdin(source):
         if session.env.stdin_isatty:
             raise UsageError("no transaction given", hint="pass a FILE, or pipe base64 text into `-`")
         text = read_small_stream(session.env.stdin, limit=TX_TEXT_MAX_BYTES, what="the transaction", error=UsageError)
@@ -189,10 +188,7 @@ def status(
 
     rpc_url = session.rpc_url(url)
     result = asyncio.run(_status(session, rpc_url, signature))
-    if out.mode == "table":
-        session.env.stdout.write(f"{signature}: {result['status']}" + (f" in slot {result['slot']}" if result.get("slot") else "") + "\n")
-    else:
-        session.env.stdout.write(dumps(result) + "\n")
+    out.report(result, lambda: [f"{signature}: {result['status']}" + (f" in slot {result['slot']}" if result.get("slot") else "")])
     if result["status"] == "failed":
         raise TransactionFailed(f"transaction {signature} failed on chain: {result['error']}")
     if result["status"] == "expired":

@@ -21,6 +21,8 @@ from yieldcli.session import Session
 from yieldcli.solana.cluster import COMMITMENTS
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from yieldcli.chain import transact
     from yieldcli.chain.transact import Hooks, Obtain, UserRequest
     from yieldcli.chain.transact_outcomes import Outcome
@@ -102,8 +104,8 @@ def run(session: Session, out: Output, options: TxOptions, request: UserRequest,
         if exc.kind.startswith(PIPELINE_KINDS):
             exc.hint = cli_errors.hint_for(exc)
         report = getattr(exc, "report", None)
-        if report is not None and out.mode != "table":  # scripts still see the review and the effect
-            _finish(out, report, None)
+        if report is not None:  # scripts still see the review and the effect; people have seen the review drawn
+            out.report(_public(report), lambda: ())
         raise
     except Exception as exc:
         signature = getattr(exc, "sent_signature", None)
@@ -258,13 +260,17 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
             result["position"] = _refreshed_position(session, request)
         earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
         _finish(out, result, f"{out.paint('confirmed', 'green', stderr=False)} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}")
-        if out.mode == "table" and result.get("position") is not None:
-            _draw_position(out, result["position"])
+        if result.get("position") is not None:
+            out.for_people(lambda: _draw_position(out, result["position"]))
     else:
         _finish(out, result, None)
-        if isinstance(outcome, ends.Failed) and out.mode == "table":
-            for line in outcome.logs:
-                session.env.stderr.write(f"    {line}\n")
+        if isinstance(outcome, ends.Failed):
+            logs = outcome.logs
+
+            def show_logs() -> None:
+                session.env.stderr.write("".join(f"    {line}\n" for line in logs))
+
+            out.for_people(show_logs)
         error = outcome.error()
         if error is not None:
             from yieldcli import cli_errors
@@ -292,28 +298,29 @@ def _draw_position(out: Output, position: dict[str, Any]) -> None:
 
 def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, prompting: bool = False) -> None:
     """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
-    if out.mode != "table" and not prompting:
-        return
-    from yieldcli.render.consoles import console
-    from yieldcli.render.review import draw_effect, draw_review, draw_simulation
 
-    con = console(out.env, stderr=out.mode != "table", color=out.color)
-    draw_effect(con, result.get("effect"), result.get("fee"))
-    draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}")
-    draw_simulation(con, result["simulation"])
+    def paint(con: Console) -> None:
+        from yieldcli.render.review import draw_effect, draw_review, draw_simulation
+
+        draw_effect(con, result.get("effect"), result.get("fee"))
+        draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}")
+        draw_simulation(con, result["simulation"])
+
+    out.before_prompt(paint, prompting=prompting)
 
 
 def _finish(out: Output, result: dict[str, Any], note: str | None) -> None:
     """The command's data: the whole result as JSON, or the transaction and a note for people."""
-    if out.mode != "table":
-        out.env.stdout.write(dumps(_public(result)) + "\n")
-        out.env.stdout.flush()
-        return
-    if result.get("status") in ("unsigned", "signed", "partially-signed") and result.get("transaction"):
-        out.env.stdout.write(f"transaction (base64): {result['transaction']}\n")
-    if note:
-        out.env.stdout.write(note + "\n")
-    out.env.stdout.flush()
+
+    def lines() -> list[str]:
+        shown = []
+        if result.get("status") in ("unsigned", "signed", "partially-signed") and result.get("transaction"):
+            shown.append(f"transaction (base64): {result['transaction']}")
+        if note:
+            shown.append(note)
+        return shown
+
+    out.report(_public(result), lines)
 
 
 def _public(result: dict[str, Any]) -> dict[str, Any]:

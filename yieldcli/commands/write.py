@@ -29,21 +29,8 @@ def _pubkey_option(value: Optional[str], flag: str) -> Optional[str]:
 
 def _identity(session, options, wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
     """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
-    wallet = _pubkey_option(wallet, "--wallet")
     payer = _pubkey_option(payer, "--payer")
-    if wallet is None:
-        if session.options.sandbox and options.keypair is None:
-            from yieldcli.sandbox.demo import DEMO_WALLET
-
-            wallet = DEMO_WALLET
-        else:
-            from yieldcli.session import pubkey_of_keypair_file
-            from pathlib import Path
-
-            setting = session.keypair_source(options.keypair)
-            if str(setting.value) in ("-", "stdin:", "stdin"):
-                raise UsageError("with a keypair on standard input, name the wallet with --wallet")
-            wallet = pubkey_of_keypair_file(Path(str(setting.value)).expanduser(), setting.source)
+    wallet = session.wallet(wallet, signing=True, keypair_flag=options.keypair, name="--wallet")
     return wallet, payer or wallet
 
 
@@ -108,7 +95,7 @@ def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
     return from_service(lambda where, body: session.api().post(where, body), path, params, payer, ix=tx.ix)
 
 
-class Move(NamedTuple):
+class TransferOrder(NamedTuple):
     """A deposit or withdrawal, checked and resolved before anything is requested."""
 
     mint: str
@@ -119,7 +106,7 @@ class Move(NamedTuple):
     amount: Optional[Amount]  # None: --all
 
 
-def _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer) -> Move:
+def _transfer_order(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer) -> TransferOrder:
     tx.check(session)
     check_amount_flags(amount, all_, raw)
     if asset is None:
@@ -128,23 +115,23 @@ def _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet
     token_account = _pubkey_option(token_account, "--token-account")
     strategy_id = session.strategy(strategy)
     wallet_key, payer_key = _identity(session, tx, wallet, payer)
-    return Move(mint, token_account, strategy_id, wallet_key, payer_key, _amount(session, mint, wallet_key, amount, raw))
+    return TransferOrder(mint, token_account, strategy_id, wallet_key, payer_key, _amount(session, mint, wallet_key, amount, raw))
 
 
-def _run_move(session, out, tx, action: str, path: str, move: Move, extra: dict[str, Any]) -> None:
+def _run_transfer_order(session, out, tx, action: str, path: str, order: TransferOrder, extra: dict[str, Any]) -> None:
     from yieldcli.chain.transact import UserRequest
     from yieldcli.commands.txflow import run
 
     params = {
-        "strategy_id": move.strategy_id, "base_asset": move.mint, "user_key": move.wallet, "payer_key": move.payer,
-        "user_token_account": move.token_account, **extra,
-        **({"all": True} if move.amount is None else {"amount": move.amount.raw}),
+        "strategy_id": order.strategy_id, "base_asset": order.mint, "user_key": order.wallet, "payer_key": order.payer,
+        "user_token_account": order.token_account, **extra,
+        **({"all": True} if order.amount is None else {"amount": order.amount.raw}),
     }
-    request = UserRequest(action, move.payer, {move.wallet, move.payer}, move.wallet, move.strategy_id, move.mint,
-                          amount=None if move.amount is None else move.amount.raw,
+    request = UserRequest(action, order.payer, {order.wallet, order.payer}, order.wallet, order.strategy_id, order.mint,
+                          amount=None if order.amount is None else order.amount.raw,
                           exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
     _with_nonce_authority(session, tx, request)
-    run(session, out, tx, request, _obtainer(session, path, params, tx, move.payer), needs_rpc=tx.ix)
+    run(session, out, tx, request, _obtainer(session, path, params, tx, order.payer), needs_rpc=tx.ix)
 
 
 def _with_nonce_authority(session, tx, request) -> None:
@@ -181,8 +168,8 @@ def deposit(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    move = _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer)
-    _run_move(session, out, tx, "deposit", "/deposit", move, {})
+    order = _transfer_order(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer)
+    _run_transfer_order(session, out, tx, "deposit", "/deposit", order, {})
 
 
 @opt.with_tx_options()
@@ -210,10 +197,10 @@ def withdraw(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    move = _move(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer)
+    order = _transfer_order(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer)
     flags = {"exclude_fees": exclude_fees or None, "create_wsol_ata": create_wsol_ata,
              "unwrap_wsol_ata": unwrap_wsol, "detect_wsol_ata": detect_wsol or None}
-    _run_move(session, out, tx, "withdraw", "/withdraw", move, flags)
+    _run_transfer_order(session, out, tx, "withdraw", "/withdraw", order, flags)
 
 
 @opt.with_tx_options()

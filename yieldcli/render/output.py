@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 
-if TYPE_CHECKING:  # only named in annotations: render/ depends on no part of api/
+if TYPE_CHECKING:  # only named in annotations: render/ depends on no part of api/, rich is imported when drawing
+    from rich.console import Console
+
     from yieldcli.api.pagination import PageResult
 
 MODES = ("table", "json", "ndjson", "csv")
@@ -182,6 +184,30 @@ class Output:
             self._csv_rows(CSV_COLUMNS[kind] if kind else tuple(body), [body])
         else:
             self._machine_object(body)
+
+    def report(self, body: dict[str, Any], lines: Callable[[], Iterable[str]]) -> None:
+        """What an action did (a transaction, a nonce account): `lines()` for people in a table; in
+        every machine format the body as one line of JSON, the shape scripts read whatever they asked."""
+        if self.mode == "table":
+            self.lines(lines())
+        else:
+            self._line(dumps(body))
+
+    def for_people(self, show: Callable[[], None]) -> None:
+        """`show()` only in a table: what a person reads besides the report (a refreshed position,
+        the program's logs); the machine formats carry it in the body already."""
+        if self.mode == "table":
+            show()
+
+    def before_prompt(self, paint: Callable[[Console], None], *, prompting: bool) -> None:
+        """What a person reads before deciding (a transaction's review), drawn with rich: on stdout in
+        a table; in the machine formats, whose stdout is the script's, on stderr when a prompt
+        follows and not at all otherwise."""
+        if self.mode != "table" and not prompting:
+            return
+        from yieldcli.render.consoles import console
+
+        paint(console(self.env, stderr=self.mode != "table", color=self.color))
 
     def records(self, rows: list[dict[str, Any]], *, fields: Sequence[str], table: Callable[[], None],
                 whole: Any = None) -> None:
