@@ -154,9 +154,7 @@ class Client:
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
         """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
-        p = load_profile(name)
-        return cls(**{"api_url": p.api_url, "api_key": p.api_key, "timeout": p.timeout, "strategy": p.strategy,
-                      "rpc_url": p.rpc_url, "keypair": p.keypair, **overrides})
+        return cls(**_profile_arguments(name, overrides))
 
     @property
     def api_url(self) -> str:
@@ -280,9 +278,7 @@ class AsyncClient:
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> AsyncClient:
-        p = load_profile(name)
-        return cls(**{"api_url": p.api_url, "api_key": p.api_key, "timeout": p.timeout, "strategy": p.strategy,
-                      "rpc_url": p.rpc_url, "keypair": p.keypair, **overrides})
+        return cls(**_profile_arguments(name, overrides))
 
     @property
     def api_url(self) -> str:
@@ -391,3 +387,10 @@ class AsyncClient:
                            wallet=wallet, payer=payer,
                            token_account=token_account, extra=extra)
         return await prepare_write_async(self._api, settings, order, ix=ix, limits=Limits(**limits))
+
+
+def _profile_arguments(name: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The constructor arguments a profile gives (as `yield --profile NAME` resolves them), overrides winning."""
+    profile = load_profile(name)
+    return {"api_url": profile.api_url, "api_key": profile.api_key, "timeout": profile.timeout,
+            "strategy": profile.strategy, "rpc_url": profile.rpc_url, "keypair": profile.keypair, **overrides}
