@@ -1,3 +1,3 @@
-from yieldcli.entry import main
+from yieldcli.cli.entry import main
 
 main()

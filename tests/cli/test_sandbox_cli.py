@@ -118,11 +118,11 @@ def test_airdrop_funds_another_wallet_for_a_separate_payer(run, tmp_path):
 
 
 def test_completion_scripts_are_current():
-    from yieldcli.completion import SHELLS, script
+    from yieldcli.cli.completion import SHELLS, script
 
     folder = Path(__file__).resolve().parents[2] / "completions"
     for shell, name in SHELLS.items():
-        assert (folder / name).read_text() == script(shell), f"completions/{name} is stale: python -m yieldcli.completion completions"
+        assert (folder / name).read_text() == script(shell), f"completions/{name} is stale: python -m yieldcli.cli.completion completions"
     assert (folder / "_yield").read_text().splitlines()[0] == "#compdef yield"
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from yieldcli.cli_errors import HINTS, LOGIN_HINT, describe, hint_for
+from yieldcli.cli.cli_errors import HINTS, LOGIN_HINT, describe, hint_for
 from yieldcli.errors import AuthError, ExitCode, NetworkError, ServiceError, UsageError, YieldError
 
 LIBRARY_KINDS = ["auth.missing_key", "auth.rejected", "network.timeout", "network.unreachable", "network.tls",
@@ -41,7 +41,7 @@ def test_describe_gives_the_exit_code_and_the_json_error_object():
 def test_a_port_already_taken_is_bad_input_with_a_hint_not_a_bug():
     import socket
 
-    from yieldcli.cli_errors import describe_exception
+    from yieldcli.cli.cli_errors import describe_exception
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -54,7 +54,7 @@ def test_a_port_already_taken_is_bad_input_with_a_hint_not_a_bug():
 
 
 def test_other_exceptions_stay_bugs_and_library_errors_are_described():
-    from yieldcli.cli_errors import describe_exception
+    from yieldcli.cli.cli_errors import describe_exception
 
     assert describe_exception(ValueError("a bug")) is None
     assert describe_exception(FileNotFoundError(2, "No such file")) is None

@@ -2,7 +2,7 @@
 
 import errno
 
-from yieldcli.cli_errors import describe_any, describe_exception
+from yieldcli.cli.cli_errors import describe_any, describe_exception
 from yieldcli.errors import ExitCode, NetworkError
 
 

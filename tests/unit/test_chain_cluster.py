@@ -9,7 +9,7 @@ from solders.message import MessageV0
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.cluster import GENESIS_HASHES, check_same_cluster, cluster_named
+from yieldcli.chain.cluster_identity import GENESIS_HASHES, check_same_cluster, cluster_named
 from yieldcli.chain.rpc import Rpc
 from yieldcli.errors import ExitCode, Refused
 from yieldcli.sandbox.rpc import RpcServer

@@ -154,7 +154,7 @@ def test_lookup_table_problems():
     with pytest.raises(ServiceError, match="does not exist on this cluster") as info:
         asyncio.run(fetch_lookup_table(FakeRpc(), TABLE))
     # The library names no flag: the hint that names --url comes from the command line's table, by kind.
-    from yieldcli import cli_errors
+    from yieldcli.cli import cli_errors
 
     assert info.value.hint is None and "--url" in cli_errors.hint_for(info.value)
     with pytest.raises(ServiceError, match="is not an address lookup table"):

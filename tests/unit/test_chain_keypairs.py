@@ -77,7 +77,7 @@ def test_missing_file(tmp_path):
         load_keypair(str(tmp_path / "nope.json"))
     assert "does not exist" in info.value.message
     # The library names no flag; the command line's table adds the hint by kind.
-    from yieldcli.cli_errors import hint_for
+    from yieldcli.cli.cli_errors import hint_for
 
     assert info.value.kind == "config.keypair.missing" and "solana-keygen new" in hint_for(info.value)
     assert info.value.exit_code == ExitCode.CONFIG

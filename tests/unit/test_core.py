@@ -8,8 +8,8 @@ import typer
 from yieldcli import config as cfg
 from yieldcli.addresses import b58decode, b58encode, is_pubkey
 from yieldcli.amounts import U64_MAX, Amount, format_units
-from yieldcli.app import app
-from yieldcli.argv import hoist_global_options
+from yieldcli.cli.app import app
+from yieldcli.cli.argv import hoist_global_options
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 

@@ -9,8 +9,8 @@ import pytest
 from rich.console import Console
 
 from yieldcli.api import models
-from yieldcli.render import layout, tables
-from yieldcli.render.layout import Column
+from yieldcli.cli.render import layout, tables
+from yieldcli.cli.render.layout import Column
 
 
 def draw(width: int, draw_fn, *args) -> str:

@@ -6,7 +6,7 @@ import io
 import pytest
 
 from yieldcli.environment import Environment
-from yieldcli.render.output import Output
+from yieldcli.cli.render.output import Output
 
 
 class Tty(io.StringIO):

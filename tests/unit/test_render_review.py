@@ -6,7 +6,7 @@ import re
 
 from rich.console import Console
 
-from yieldcli.render import review
+from yieldcli.cli.render import review_view as review
 
 WALLET = "5PJ1rhA862Qd39y7bTWTRvQN4bqSFnyV82EDgH4kVr9k"
 USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
@@ -153,7 +153,7 @@ def test_a_summary_head_wider_than_the_screen_continues_on_indented_lines():
 
 
 def test_fit_line_shortens_only_addresses_and_only_when_needed():
-    from yieldcli.render.layout import Address, fit_line
+    from yieldcli.cli.render.layout import Address, fit_line
 
     assert fit_line(80, "payer ", Address(WALLET), " pays 1,234,567.891 USDC") == f"payer {WALLET} pays 1,234,567.891 USDC"
     assert fit_line(40, "payer ", Address(WALLET), " pays 1,234,567.891 USDC") == "payer 5PJ1…Vr9k pays 1,234,567.891 USDC"

@@ -26,7 +26,7 @@ from solders.transaction import VersionedTransaction
 from yieldcli.addresses import b58encode
 from yieldcli.solana import programs
 from yieldcli.chain.confirm import Confirmed, Expired, Failed, Pending, wait_for
-from yieldcli.chain.guard import check_signable
+from yieldcli.chain.signers_check import check_signable
 from yieldcli.chain.instructions import build_from_ix, build_transaction, fetch_lookup_table
 from yieldcli.chain.review import review_transaction
 from yieldcli.chain.rpc import PreflightFailed, Rpc, RpcError

@@ -139,7 +139,7 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     from solders.pubkey import Pubkey
 
     from yieldcli.chain import transact_checks as checks
-    from yieldcli.chain.guard import check_signable
+    from yieldcli.chain.signers_check import check_signable
     from yieldcli.chain.review import review_transaction
     from yieldcli.urls import redact_url
 
@@ -200,7 +200,7 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
 async def _landed_already(rpc: Any, rpc_url: str, journal: Journal, options: TransactOptions, hooks: Hooks,
                           tx: VersionedTransaction, result: Result) -> Outcome | None:
     """Refuse an RPC on another cluster; the outcome of a transaction that already landed."""
-    from yieldcli.chain.cluster import check_same_cluster
+    from yieldcli.chain.cluster_identity import check_same_cluster
     from yieldcli.chain.nonce import nonce_lifetime
     from yieldcli.chain.transact_checks import message_of
     from yieldcli.chain.transact_send import report_if_landed

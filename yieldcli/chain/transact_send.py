@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserRequest, options: TransactOptions,
                         hooks: Hooks, tx: VersionedTransaction, last_valid: int | None, result: Result) -> Outcome:
-    from yieldcli.chain.cluster import check_same_cluster
+    from yieldcli.chain.cluster_identity import check_same_cluster
     from yieldcli.chain.journal import new_entry
     from yieldcli.chain.nonce import nonce_lifetime
     from yieldcli.chain.rpc import AlreadyProcessed

@@ -12,7 +12,7 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.numbers import parse_seconds
-from yieldcli.render.output import Output, resolve_mode
+from yieldcli.cli.render.output import Output, resolve_mode
 from yieldcli.urls import check_base_url, check_http_url
 
 

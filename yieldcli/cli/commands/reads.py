@@ -7,8 +7,8 @@ import typer
 from yieldcli import tokens
 from yieldcli.api import models
 from yieldcli.api.pagination import DEFAULT_CONCURRENCY, PageResult, collect
-from yieldcli.commands import options as opt
-from yieldcli.commands.context import session_of
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
 
 strategy_app = opt.command_group("Strategies.")
@@ -27,7 +27,7 @@ def _wallets(session, wallet: Optional[str], wallets_file: Optional[str]) -> lis
 
 def _emit(session, out, kind, fetch, parse_item, wallets, page, limit, fetch_all, concurrency) -> None:
     """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently."""
-    from yieldcli.render.progress import page_progress
+    from yieldcli.cli.render.progress import page_progress
 
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:

@@ -17,9 +17,9 @@ from rich.console import Console
 from yieldcli import tokens
 from yieldcli.addresses import is_pubkey
 from yieldcli.amounts import format_units
-from yieldcli.render import layout
-from yieldcli.render.layout import Address, Column
-from yieldcli.render.output import printable
+from yieldcli.cli.render import layout
+from yieldcli.cli.render.layout import Address, Column
+from yieldcli.cli.render.output import printable
 
 LAMPORTS_PER_SOL = 9  # decimals of SOL
 DETAIL_INDENT = 6

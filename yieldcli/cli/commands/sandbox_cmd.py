@@ -9,10 +9,10 @@ from typing import Optional
 
 import typer
 
-from yieldcli.commands import options as opt
-from yieldcli.commands.context import session_of
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
-from yieldcli.session import sandbox_keypair_path, sandbox_state_path
+from yieldcli.cli.session import sandbox_keypair_path, sandbox_state_path
 
 sandbox_app = opt.command_group(
     "A local service with demo data and a real Solana runtime: no account, key or network needed.\n\n"

@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from yieldcli import tokens
-from yieldcli.render import layout
-from yieldcli.render.layout import Column
-from yieldcli.render.output import printable
+from yieldcli.cli.render import layout
+from yieldcli.cli.render.layout import Column
+from yieldcli.cli.render.output import printable
 
 if TYPE_CHECKING:  # the models are only named in annotations: render/ depends on no part of api/
     from yieldcli.api import models

@@ -2,7 +2,7 @@
 
 import typer
 
-from yieldcli.session import Session
+from yieldcli.cli.session import Session
 
 
 def session_of(ctx: typer.Context) -> Session:

@@ -12,27 +12,27 @@ from yieldcli import __version__
 from yieldcli.errors import ExitCode
 
 if TYPE_CHECKING:
-    from yieldcli.cli_errors import Described
-    from yieldcli.session import Session
+    from yieldcli.cli.cli_errors import Described
+    from yieldcli.cli.session import Session
 
 # Every command, and where it lives. A run imports and builds only the command it runs (start-up
 # time is a feature: scripts call us in loops and every Tab press starts a process); `--help`
 # and completion list them all.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "positions": ("yieldcli.commands.reads", "positions"),
-    "balances": ("yieldcli.commands.reads", "balances"),
-    "earnings": ("yieldcli.commands.reads", "earnings"),
-    "strategy": ("yieldcli.commands.reads", "strategy_app"),
-    "health": ("yieldcli.commands.reads", "health"),
-    "doctor": ("yieldcli.commands.doctor", "doctor"),
-    "deposit": ("yieldcli.commands.write", "deposit"),
-    "withdraw": ("yieldcli.commands.write", "withdraw"),
-    "close-account": ("yieldcli.commands.write", "close_account"),
-    "tx": ("yieldcli.commands.tx", "tx_app"),
-    "nonce": ("yieldcli.commands.nonce", "nonce_app"),
-    "auth": ("yieldcli.commands.auth", "auth_app"),
-    "config": ("yieldcli.commands.config_cmd", "config_app"),
-    "sandbox": ("yieldcli.commands.sandbox_cmd", "sandbox_app"),
+    "positions": ("yieldcli.cli.commands.reads", "positions"),
+    "balances": ("yieldcli.cli.commands.reads", "balances"),
+    "earnings": ("yieldcli.cli.commands.reads", "earnings"),
+    "strategy": ("yieldcli.cli.commands.reads", "strategy_app"),
+    "health": ("yieldcli.cli.commands.reads", "health"),
+    "doctor": ("yieldcli.cli.commands.doctor", "doctor"),
+    "deposit": ("yieldcli.cli.commands.write", "deposit"),
+    "withdraw": ("yieldcli.cli.commands.write", "withdraw"),
+    "close-account": ("yieldcli.cli.commands.write", "close_account"),
+    "tx": ("yieldcli.cli.commands.tx", "tx_app"),
+    "nonce": ("yieldcli.cli.commands.nonce_cmd", "nonce_app"),
+    "auth": ("yieldcli.cli.commands.auth", "auth_app"),
+    "config": ("yieldcli.cli.commands.config_cmd", "config_app"),
+    "sandbox": ("yieldcli.cli.commands.sandbox_cmd", "sandbox_app"),
 }
 
 
@@ -107,7 +107,7 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     from yieldcli.environment import Environment
-    from yieldcli.session import GlobalOptions, Session
+    from yieldcli.cli.session import GlobalOptions, Session
 
     options = GlobalOptions(
         profile=profile, config=config, api_url=api_url, timeout=timeout,
@@ -131,12 +131,12 @@ def main(argv: Optional[list] = None) -> None:
     _STDERR_COLOR = _stderr_color(args)
     if "_YIELD_COMPLETE" in os.environ:
         # A Tab press in a shell with our completion script (see completion.py).
-        from yieldcli.completion import respond
+        from yieldcli.cli.completion import respond
 
         sys.exit(respond(os.environ))
     debug = "--debug" in args
     try:
-        from yieldcli.argv import hoist_global_options
+        from yieldcli.cli.argv import hoist_global_options
 
         command = typer.main.get_command(app)
         args = hoist_global_options(command, args)
@@ -152,7 +152,7 @@ def main(argv: Optional[list] = None) -> None:
         _silence_stdout()
         sys.exit(ExitCode.OK)
     except (Exception, KeyboardInterrupt) as exc:
-        from yieldcli.cli_errors import describe_any
+        from yieldcli.cli.cli_errors import describe_any
 
         _fail(exc, debug, describe_any(exc), args)
     else:

@@ -34,7 +34,7 @@ def page_progress(env: Environment, what: str, *, enabled: bool) -> Iterator[Bar
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from yieldcli.render.consoles import console
+    from yieldcli.cli.render.consoles import console
 
     bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), console=console(env, stderr=True, color=True),
                    transient=True, redirect_stdout=False, redirect_stderr=False)

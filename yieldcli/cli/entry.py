@@ -10,6 +10,6 @@ def main() -> None:
 
         sys.stdout.write(f"yield {__version__}\n")
         return
-    from yieldcli.app import main as run
+    from yieldcli.cli.app import main as run
 
     run(args)

@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 import typer
 
 from yieldcli import config as cfg
-from yieldcli.commands import options as opt
-from yieldcli.commands.context import session_of
-from yieldcli.cli_errors import hint_for
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
+from yieldcli.cli.cli_errors import hint_for
 from yieldcli.files import reads_stdin
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
 
@@ -190,7 +190,7 @@ def keypair(session, flag: str | None) -> Check:
     value = str(setting.value)
     if reads_stdin(value):
         return Check("keypair", "ok", "read from standard input when needed")
-    from yieldcli.session import pubkey_of_keypair_file
+    from yieldcli.cli.session import pubkey_of_keypair_file
 
     path = Path(value).expanduser()
     try:
@@ -253,9 +253,9 @@ def _lines(out, checks: list[Check]) -> list[str]:
     """`status  name  detail`, the detail and hint wrapped under themselves on a terminal."""
     import textwrap
 
-    from yieldcli.render import pager
+    from yieldcli.cli.render import pager
 
-    from yieldcli.render.output import printable
+    from yieldcli.cli.render.output import printable
 
     width = max(len(c.name) for c in checks)
     indent = " " * (width + 8)

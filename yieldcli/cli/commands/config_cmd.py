@@ -7,11 +7,11 @@ import typer
 from yieldcli import config as cfg
 from yieldcli import secrets
 from yieldcli.urls import check_base_url, redact_url
-from yieldcli.commands import options as opt
-from yieldcli.commands.context import session_of
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.numbers import parse_seconds
-from yieldcli.render.output import MODES, Output
+from yieldcli.cli.render.output import MODES, Output
 
 config_app = opt.command_group("Show and change settings.")
 
@@ -23,7 +23,7 @@ def _validate(key: str, value: str) -> str:
     if not value.strip():
         raise UsageError(f"{key} cannot be set to an empty value", hint=f"`yield config unset {key}` removes it")
     if key == "rpc_url":
-        from yieldcli.session import rpc_url_of
+        from yieldcli.cli.session import rpc_url_of
 
         rpc_url_of(value, "rpc_url")
     if key == "output" and value not in MODES:
@@ -74,7 +74,7 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
             "location": found.location if found else (why_none or ""),
         })
     def table() -> None:
-        from yieldcli.render.layout import Column
+        from yieldcli.cli.render.layout import Column
 
         out.columns([
             Column("Setting", [row["name"] for row in rows]),

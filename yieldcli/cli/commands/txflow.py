@@ -2,7 +2,7 @@
 
 Here: the shared flags and their refusals, the callbacks (the prompt, warnings, the spinner while
 waiting, SIGTERM as a cancellation), the review drawn between preparing and signing, and the outcome
-rendered; the hints that name flags and commands come from `yieldcli.cli_errors`.
+rendered; the hints that name flags and commands come from `yieldcli.cli.cli_errors`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import typer
 
 from yieldcli.chain.transact import TransactOptions
 from yieldcli.errors import Refused, UsageError, YieldError
-from yieldcli.render.output import Output, dumps
-from yieldcli.session import Session
+from yieldcli.cli.render.output import Output, dumps
+from yieldcli.cli.session import Session
 
 from yieldcli.solana.cluster import COMMITMENTS
 
@@ -96,7 +96,7 @@ class TxOptions(TransactOptions):
 
 def run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False) -> None:
     """Drive the pipeline to one outcome and render it; raises the outcome's error for non-zero exits."""
-    from yieldcli import cli_errors
+    from yieldcli.cli import cli_errors
 
     try:
         asyncio.run(_run(session, out, options, request, obtain, needs_rpc))
@@ -150,7 +150,7 @@ class _Spinner:
         if stage != "waiting" or not self.session.env.interactive:
             return
         if self._status is None:
-            from yieldcli.render.consoles import console
+            from yieldcli.cli.render.consoles import console
 
             self._status = console(self.session.env, stderr=True, color=True).status(f"waiting for {self.commitment} …")
             self._status.start()
@@ -273,7 +273,7 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
             out.for_people(show_logs)
         error = outcome.error()
         if error is not None:
-            from yieldcli import cli_errors
+            from yieldcli.cli import cli_errors
 
             error.hint = cli_errors.hint_for(error)
             raise error
@@ -300,7 +300,7 @@ def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, p
     """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
 
     def paint(con: Console) -> None:
-        from yieldcli.render.review import draw_effect, draw_review, draw_simulation
+        from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
 
         draw_effect(con, result.get("effect"), result.get("fee"))
         draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}")

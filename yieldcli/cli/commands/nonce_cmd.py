@@ -8,8 +8,8 @@ from typing import Any, Optional
 import typer
 
 from yieldcli.addresses import check_pubkey
-from yieldcli.commands import options as opt
-from yieldcli.commands.context import session_of
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
 
 nonce_app = opt.command_group("Create and show durable-nonce accounts (for transactions signed long before they are sent).")

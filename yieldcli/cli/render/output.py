@@ -82,7 +82,7 @@ class Output:
         """Tables hold every row; the machine formats stream items as they arrive (piped)."""
         result.entries = self._hold(result.entries, progress)
         if self.mode == "table":
-            from yieldcli.render import tables
+            from yieldcli.cli.render import tables
 
             rows = [typed for _, typed in result.entries]
             self._draw(lambda console: tables.draw_page(console, result.kind, rows, result.more_pages))
@@ -121,7 +121,7 @@ class Output:
                 yield wallet, result
 
         if self.mode == "table":
-            from yieldcli.render import tables
+            from yieldcli.cli.render import tables
 
             def paint(console) -> None:
                 for n, (wallet, result) in enumerate(rows()):
@@ -167,7 +167,7 @@ class Output:
 
     def object(self, kind: str, body: Any, typed: Any = None) -> None:
         if self.mode == "table":
-            from yieldcli.render import tables
+            from yieldcli.cli.render import tables
 
             self._draw(lambda console: tables.draw_object(console, kind, typed if typed is not None else body))
         elif self.mode == "csv":
@@ -205,7 +205,7 @@ class Output:
         follows and not at all otherwise."""
         if self.mode != "table" and not prompting:
             return
-        from yieldcli.render.consoles import console
+        from yieldcli.cli.render.consoles import console
 
         paint(console(self.env, stderr=self.mode != "table", color=self.color))
 
@@ -239,7 +239,7 @@ class Output:
 
     def columns(self, columns: list, *, title: str | None = None) -> None:
         """A table of ready-made `layout.Column`s, fitted to the terminal like every other table."""
-        from yieldcli.render import layout
+        from yieldcli.cli.render import layout
 
         self._draw(lambda console: layout.draw(console, columns, title=title))
 
@@ -277,12 +277,12 @@ class Output:
     def _draw(self, paint) -> None:
         """Draw with rich: straight to stdout when piped; on a terminal into memory, then paged."""
         if not self.env.stdout_isatty:
-            from yieldcli.render.consoles import console
+            from yieldcli.cli.render.consoles import console
 
             paint(console(self.env, stderr=False, color=self.color))
             return
-        from yieldcli.render import pager
-        from yieldcli.render.consoles import screen_console
+        from yieldcli.cli.render import pager
+        from yieldcli.cli.render.consoles import screen_console
 
         screen = screen_console(self.env, color=self.color, width=pager.screen_size(self.env)[0])
         paint(screen)

@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from yieldcli.addresses import check_pubkey
-from yieldcli.commands import options as opt
-from yieldcli.commands.context import session_of
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPending, UsageError
 
 tx_app = opt.command_group("Inspect, sign and send transactions from anywhere; check a signature.")
@@ -83,7 +83,7 @@ def read_transaction(session, source: str) -> str:
 def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str], expect: Optional[str]) -> None:
     from yieldcli.chain.decode import decode_transaction
     from yieldcli.chain.transact import TransactionToReview, UserRequest
-    from yieldcli.commands.txflow import run
+    from yieldcli.cli.commands.txflow import run
 
     action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
     tx = decode_transaction(text)
@@ -199,7 +199,7 @@ def status(
 
 async def _status(session, rpc_url: str, signature: str) -> dict:
     from yieldcli.chain.rpc import Rpc, explorer_url
-    from yieldcli.commands.txflow import journal_of
+    from yieldcli.cli.commands.txflow import journal_of
     from yieldcli.solana.transaction_errors import describe_error
     from yieldcli.errors import ConfigError
 

@@ -7,8 +7,8 @@ import typer
 from yieldcli import tokens
 from yieldcli.addresses import check_pubkey
 from yieldcli.amounts import Amount
-from yieldcli.commands import options as opt
-from yieldcli.commands.context import session_of
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError, YieldError
 
 AmountOpt = Annotated[Optional[str], typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False)]
@@ -84,7 +84,7 @@ def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
         async def on_nonce(rpc) -> TransactionToReview:
             from solders.pubkey import Pubkey
 
-            from yieldcli.commands.nonce import build_on_nonce_account
+            from yieldcli.cli.commands.nonce_cmd import build_on_nonce_account
 
             body = session.api().post(f"{path}/ix", params)
             unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), tx)
@@ -120,7 +120,7 @@ def _transfer_order(session, tx, asset, amount, all_, raw, token_account, strate
 
 def _run_transfer_order(session, out, tx, action: str, path: str, order: TransferOrder, extra: dict[str, Any]) -> None:
     from yieldcli.chain.transact import UserRequest
-    from yieldcli.commands.txflow import run
+    from yieldcli.cli.commands.txflow import run
 
     params = {
         "strategy_id": order.strategy_id, "base_asset": order.mint, "user_key": order.wallet, "payer_key": order.payer,
@@ -138,7 +138,7 @@ def _with_nonce_authority(session, tx, request) -> None:
     """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
     if tx.nonce_authority is None:
         return
-    from yieldcli.commands.nonce import nonce_authority_signer
+    from yieldcli.cli.commands.nonce_cmd import nonce_authority_signer
 
     named, keypair = nonce_authority_signer(session, tx.nonce_authority)
     tx.nonce_authority = named
@@ -242,7 +242,7 @@ def close_account(
         identity = {"user_account": account}
     params = {**identity, "payer": payer_key, "funds_recipient": recipient, "user_token_account": token_account}
     from yieldcli.chain.transact import UserRequest
-    from yieldcli.commands.txflow import run
+    from yieldcli.cli.commands.txflow import run
 
     request = UserRequest("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
     _with_nonce_authority(session, tx, request)

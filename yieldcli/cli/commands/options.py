@@ -159,7 +159,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
 
         @functools.wraps(command)
         def wrapper(*args, **kwargs):
-            from yieldcli.commands.txflow import TxOptions
+            from yieldcli.cli.commands.txflow import TxOptions
 
             values = {name: kwargs.pop(name) for name in names if name in kwargs and name not in taken}
             tx = TxOptions(

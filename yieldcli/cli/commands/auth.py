@@ -5,8 +5,8 @@ from typing import Any
 import typer
 
 from yieldcli import secrets
-from yieldcli.commands import options as opt
-from yieldcli.commands.context import session_of
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
 from yieldcli.config import API_KEY_ENV
 from yieldcli.errors import ConfigError, UsageError
 
@@ -63,7 +63,7 @@ def status(
     body: dict[str, Any] = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
     verdict = None
     if check:
-        from yieldcli.commands.doctor import key_accepted
+        from yieldcli.cli.commands.doctor import key_accepted
 
         verdict = key_accepted(session)
         body["accepted"] = verdict.status == "ok"
@@ -77,7 +77,7 @@ def status(
 
     out.result(body, lines, kind="auth")
     if verdict is not None and verdict.status == "fail":
-        from yieldcli.commands.doctor import failure
+        from yieldcli.cli.commands.doctor import failure
 
         raise failure(verdict, verdict.detail)
 
