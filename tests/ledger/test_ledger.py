@@ -1,0 +1,155 @@
+"""Signing with a Ledger, shown through `yield` against the sandbox, the real Solana app in Speculos
+playing the device and the test playing the person at its buttons."""
+
+from __future__ import annotations
+
+import base64
+import time
+
+import pytest
+from solders.keypair import Keypair
+from solders.transaction import VersionedTransaction
+
+from tests.ledger.conftest import KEY_0, KEY_0_0, KEY_44_501, LEDGER_URL, USDC, rpc_call
+
+HASH_LINE = "compare it with your Ledger"
+
+
+def message_hash_printed(stderr: str) -> str:
+    line = next(line for line in stderr.splitlines() if HASH_LINE in line)
+    return line.split("message hash ", 1)[1].split(":", 1)[0]
+
+
+def shown(texts: list[str]) -> str:
+    """The device's screens as one string: a long value is drawn over several lines."""
+    return "".join(texts).replace(" ", "")
+
+
+def test_public_keys_at_each_url_form(ledger, isolated):
+    for flags, expected in (([], KEY_44_501), (["--key", "0"], KEY_0), (["--key", "0/0"], KEY_0_0)):
+        result = ledger.yield_("ledger", "address", *flags, "-o", "json", env={"YIELD_KEYPAIR": ""})
+        assert result.code == 0, result.stderr
+        assert result.json()["address"] == expected
+    for url, expected in (("usb://ledger", KEY_44_501), ("usb://ledger?key=0", KEY_0), ("usb://ledger?key=0/0", KEY_0_0),
+                          (f"usb://ledger/{KEY_44_501}?key=0/0", KEY_0_0)):
+        # as -k, and as YIELD_KEYPAIR: the wallet a read defaults to is the Ledger's key
+        assert ledger.yield_("ledger", "address", "-k", url, "-o", "json").json()["address"] == expected
+        body = ledger.yield_("balances", "--asset", "USDC", "-o", "json", env={"YIELD_KEYPAIR": url})
+        assert body.code == 0, body.stderr
+    # the Solana CLI config's keypair_path, then the profile's keypair: doctor names the address
+    solana = isolated / ".config" / "solana" / "cli"
+    solana.mkdir(parents=True)
+    (solana / "config.yml").write_text('---\njson_rpc_url: "http://127.0.0.1:1"\nkeypair_path: usb://ledger?key=0\n')
+    doctor = ledger.yield_("doctor", "-o", "json", env={"YIELD_KEYPAIR": ""})
+    check = next(c for c in doctor.json()["checks"] if c["name"] == "keypair")
+    assert KEY_0 in check["detail"] and "Solana app 1.9.0" in check["detail"] and "blind signing off" in check["detail"]
+    assert check["status"] == "warn" and "Blind signing" in check["hint"]
+    assert ledger.yield_("config", "set", "keypair", "usb://ledger?key=0/0").code == 0
+    doctor = ledger.yield_("doctor", "-o", "json", env={"YIELD_KEYPAIR": ""})
+    check = next(c for c in doctor.json()["checks"] if c["name"] == "keypair")
+    assert KEY_0_0 in check["detail"], check
+    # a wallet id that is not this device's: one line, exit 3
+    other = str(Keypair().pubkey())
+    wrong = ledger.yield_("ledger", "address", "-k", f"usb://ledger/{other}?key=0")
+    assert wrong.code == 3 and "no Ledger found" in wrong.stderr and len(wrong.error_lines()) == 1
+
+
+def test_address_confirmed_on_the_device(ledger):
+    result, texts, _, _ = ledger.with_person("Approve", "ledger", "address", "--key", "0/0", "--confirm", "-o", "json")
+    assert result.code == 0, result.stderr
+    assert result.json()["address"] == KEY_0_0 and KEY_0_0 in shown(texts), texts
+    result, texts, _, _ = ledger.with_person("Reject", "ledger", "address", "--key", "0/0", "--confirm")
+    assert result.code == 12 and "rejected on the Ledger" in result.stderr
+
+
+def test_deposit_send_with_the_ledger_confirms_and_the_device_shows_the_hash_yield_printed(ledger):
+    ledger.device.enable_blind_signing()
+    before = ledger.usdc_position()
+    result, texts, times, ended = ledger.with_person("Approve", "deposit", "--asset", "USDC", "--amount", "10",
+                                                      "--send", "--yes", "-o", "json")
+    assert result.code == 0, result.stderr
+    body = result.json()
+    assert body["status"] == "confirmed" and body["slot"] > 0
+    printed = message_hash_printed(result.stderr)
+    assert body["message_hash"] == printed
+    # what the device showed: a blind signature, and the very hash yield printed before it was asked
+    assert "Unrecognized format" in " ".join(texts) and "Message Hash" in " ".join(texts), texts
+    assert printed in shown(texts), texts
+    assert ledger.usdc_position() == before + 10_000_000
+    tx = VersionedTransaction.from_bytes(base64.b64decode(body["transaction"]))
+    assert str(tx.message.account_keys[0]) == KEY_0_0 and all(tx.verify_with_results())
+    print(f"approve-to-confirmed: {ended - times['answered']:.2f} s")
+
+
+def test_blind_signing_off_is_refused_before_anything_is_sent_to_sign(ledger):
+    before = ledger.usdc_position()
+    ledger.device.clear()
+    result = ledger.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
+    assert result.code == 3, result.stderr
+    lines = result.error_lines()
+    assert lines[-1].startswith("error: blind signing is off") and "Settings" in lines[-1] and "Blind signing" in lines[-1]
+    time.sleep(0.5)
+    assert ledger.device.texts() == []  # nothing was shown: the sign request was never sent
+    assert ledger.usdc_position() == before
+
+
+def test_rejected_on_the_device_is_exit_12_and_nothing_is_sent(ledger):
+    ledger.device.enable_blind_signing()
+    before = ledger.usdc_position()
+    result, texts, _, _ = ledger.with_person("Reject", "deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
+    assert result.code == 12, result.stderr
+    assert "error: declined on the Ledger; nothing was signed" in result.stderr
+    assert "Message Hash" in " ".join(texts)
+    assert ledger.usdc_position() == before
+    assert "sent" not in result.stderr.replace("nothing was", "")
+
+
+def test_the_ledger_signs_as_the_payer_in_tx_sign(ledger, tmp_path):
+    from yieldcli.sandbox.demo import DEMO_WALLET, demo_keypair
+    from tests.cli.test_write import write_keypair
+
+    ledger.device.enable_blind_signing()
+    user = write_keypair(tmp_path / "user.json", demo_keypair())
+    user_env = {"YIELD_KEYPAIR": user}
+    before = ledger.yield_("positions", DEMO_WALLET, "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    first = ledger.yield_("deposit", "--asset", "USDC", "--amount", "3", "--payer", KEY_0_0, "--sign", "-o", "json",
+                          env=user_env)
+    assert first.code == 0, first.stderr
+    assert first.json()["missing_signers"] == [KEY_0_0]
+    partly = tmp_path / "partly.json"
+    partly.write_text(first.stdout)
+    # the payer's machine: its Ledger signs the fee payer's slot, after yield's review
+    second, texts, _, _ = ledger.with_person("Approve", "tx", "sign", str(partly), "-k", LEDGER_URL, "-o", "json")
+    assert second.code == 0, second.stderr
+    assert second.json()["missing_signers"] == [] and message_hash_printed(second.stderr) in shown(texts)
+    full = tmp_path / "full.json"
+    full.write_text(second.stdout)
+    sent = ledger.yield_("tx", "send", str(full), "--payer", KEY_0_0, "--expect", "deposit:USDC:3", "--yes", "-o", "json",
+                         env=user_env)
+    assert sent.code == 0, sent.stderr
+    after = ledger.yield_("positions", DEMO_WALLET, "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    assert after == before + 3_000_000
+
+
+def test_a_durable_nonce_transaction_with_the_ledger_as_nonce_authority(ledger, tmp_path):
+    from tests.cli.test_write import write_keypair
+
+    ledger.device.enable_blind_signing()
+    payer = Keypair()
+    rpc_call(ledger.sandbox.rpc_url, "requestAirdrop", [str(payer.pubkey()), 2_000_000_000])
+    payer_file = write_keypair(tmp_path / "payer.json", payer)
+    created = ledger.yield_("nonce", "create", "--authority", KEY_0_0, "-k", payer_file, "--yes", "-o", "json")
+    assert created.code == 0, created.stderr
+    nonce = created.json()["address"]
+    before = ledger.usdc_position()
+    # the user (the Ledger's key) deposits on the nonce; the Ledger signs as user and nonce authority
+    result, texts, _, _ = ledger.with_person("Approve", "deposit", "--asset", "USDC", "--amount", "2", "--ix", "--nonce", nonce,
+                                             "--nonce-authority", LEDGER_URL, "--send", "--yes", "-o", "json")
+    assert result.code == 0, result.stderr
+    body = result.json()
+    assert body["status"] == "confirmed"
+    assert any(i["program"].lower().startswith("system") and "nonce" in str(i).lower() for i in body["review"]["instructions"])
+    assert message_hash_printed(result.stderr) in shown(texts)
+    assert ledger.usdc_position() == before + 2_000_000
+    moved = ledger.yield_("nonce", "show", nonce, "-o", "json").json()
+    assert moved["nonce"] != created.json()["nonce"]
