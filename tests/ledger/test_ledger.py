@@ -43,7 +43,7 @@ def test_public_keys_at_each_url_form(ledger, isolated):
     doctor = ledger.yield_("doctor", "-o", "json", env={"YIELD_KEYPAIR": ""})
     check = next(c for c in doctor.json()["checks"] if c["name"] == "keypair")
     assert KEY_0 in check["detail"] and "Solana app 1.9.0" in check["detail"] and "blind signing off" in check["detail"]
-    assert check["status"] == "warn" and "Blind signing" in check["hint"]
+    assert check["status"] == "warn" and "Settings > Allow blind sign > Yes" in check["hint"]
     assert ledger.yield_("config", "set", "keypair", "usb://ledger?key=0/0").code == 0
     doctor = ledger.yield_("doctor", "-o", "json", env={"YIELD_KEYPAIR": ""})
     check = next(c for c in doctor.json()["checks"] if c["name"] == "keypair")
@@ -65,7 +65,7 @@ def test_address_confirmed_on_the_device(ledger):
 def test_deposit_send_with_the_ledger_confirms_and_the_device_shows_the_hash_yield_printed(ledger):
     ledger.device.enable_blind_signing()
     before = ledger.usdc_position()
-    result, texts, times, ended = ledger.with_person("Approve", "deposit", "--asset", "USDC", "--amount", "10",
+    result, texts, _, _ = ledger.with_person("Approve", "deposit", "--asset", "USDC", "--amount", "10",
                                                       "--send", "--yes", "-o", "json")
     assert result.code == 0, result.stderr
     body = result.json()
@@ -78,7 +78,6 @@ def test_deposit_send_with_the_ledger_confirms_and_the_device_shows_the_hash_yie
     assert ledger.usdc_position() == before + 10_000_000
     tx = VersionedTransaction.from_bytes(base64.b64decode(body["transaction"]))
     assert str(tx.message.account_keys[0]) == KEY_0_0 and all(tx.verify_with_results())
-    print(f"approve-to-confirmed: {ended - times['answered']:.2f} s")
 
 
 def test_blind_signing_off_is_refused_before_anything_is_sent_to_sign(ledger):
@@ -87,7 +86,7 @@ def test_blind_signing_off_is_refused_before_anything_is_sent_to_sign(ledger):
     result = ledger.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
     assert result.code == 3, result.stderr
     lines = result.error_lines()
-    assert lines[-1].startswith("error: blind signing is off") and "Settings" in lines[-1] and "Blind signing" in lines[-1]
+    assert lines[-1].startswith("error: blind signing is off") and "Solana app > Settings > Allow blind sign > Yes" in lines[-1]
     time.sleep(0.5)
     assert ledger.device.texts() == []  # nothing was shown: the sign request was never sent
     assert ledger.usdc_position() == before
@@ -153,3 +152,98 @@ def test_a_durable_nonce_transaction_with_the_ledger_as_nonce_authority(ledger, 
     assert ledger.usdc_position() == before + 2_000_000
     moved = ledger.yield_("nonce", "show", nonce, "-o", "json").json()
     assert moved["nonce"] != created.json()["nonce"]
+
+
+def test_the_intent_guard_refuses_a_doctored_transaction_before_the_device_is_asked(sandbox, run, device):
+    from solders.pubkey import Pubkey
+    from solders.system_program import TransferParams, transfer
+
+    from tests.cli.test_intent import StandIn, decompile, recompile
+    from tests.ledger.conftest import LedgerWorld
+
+    stand_in = StandIn(sandbox.url)
+    try:
+        world = LedgerWorld(sandbox, run, device, api_url=stand_in.url)
+        table = sandbox.chain.lookup_table.key
+        tables = {table: sandbox.runtime.lookup_table_addresses(table)}
+        stranger = Keypair().pubkey()
+        # the service adds a transfer of 1 SOL from the user to a stranger
+        theft = transfer(TransferParams(from_pubkey=Pubkey.from_string(KEY_0_0), to_pubkey=stranger, lamports=10**9))
+        stand_in.doctor = lambda tx: recompile(tx, decompile(tx, tables) + [theft], tables)
+        device.enable_blind_signing()
+        before = world.usdc_position()
+        device.clear()
+        result = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
+        assert result.code == 10, result.stderr
+        assert "does not do what was asked" in result.stderr and HASH_LINE not in result.stderr
+        time.sleep(0.5)
+        assert device.texts() == []  # the device's screen never showed anything to sign
+        assert world.usdc_position() == before
+        assert rpc_call(sandbox.rpc_url, "getBalance", [str(stranger)])["value"] == 0
+    finally:
+        stand_in.stop()
+
+
+def test_the_library_takes_a_ledger_url_or_signer_where_a_keypair_goes(ledger, monkeypatch):
+    import threading
+    from decimal import Decimal
+
+    from tests.conftest import TEST_API_KEY
+    from yieldcli import Client, Confirmed
+    from yieldcli.chain.ledger.errors import LedgerError
+    from yieldcli.chain.ledger.signer import LedgerSigner
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
+
+    sandbox, device = ledger.sandbox, ledger.device
+    settings = dict(api_url=sandbox.url, api_key=TEST_API_KEY, strategy=DEMO_STRATEGY_ID, rpc_url=sandbox.rpc_url)
+    # an object: blind signing off is a typed error, raised before the device is asked to sign
+    with Client(**settings, keypair=LedgerSigner(LEDGER_URL, apdu=device.apdu)) as client:
+        deposit = client.deposit("USDC", Decimal("1"))
+        assert deposit.effect.ok and str(deposit.transaction.message.account_keys[0]) == KEY_0_0
+        device.clear()
+        with pytest.raises(LedgerError) as caught:
+            deposit.send(confirm=lambda text, review: True)
+        assert caught.value.kind == "ledger.blind_signing_disabled" and device.texts() == []
+    # the URL string, the emulator named by YIELD_LEDGER_APDU as the command line has it
+    device.enable_blind_signing()
+    monkeypatch.setenv("YIELD_LEDGER_APDU", device.apdu)
+    with Client(**settings, keypair=LEDGER_URL) as client:
+        deposit = client.deposit("USDC", Decimal("1"))
+        device.clear()
+        seen = {}
+        person = threading.Thread(target=lambda: seen.update(texts=device.answer("Approve")), daemon=True)
+        person.start()
+        outcome = deposit.send(confirm=lambda text, review: review.effect.ok)
+        person.join(30)
+    assert isinstance(outcome, Confirmed), outcome
+    assert outcome.result["message_hash"] in shown(seen["texts"])
+
+
+def test_no_device_is_one_line_and_exit_3(run):
+    from tests.ledger.emulator import free_port
+
+    closed = f"127.0.0.1:{free_port()}"
+    result = run("ledger", "address", "--key", "0", "-o", "json", env={"YIELD_LEDGER_APDU": closed})
+    assert result.code == 3
+    lines = result.error_lines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: no Ledger found: nothing answers at {closed}")
+    assert "open the Solana app" in lines[0]
+    # over USB: without hidapi installed, or with no device connected, one line as well
+    result = run("ledger", "address", "-k", "usb://ledger?key=0")
+    assert result.code == 3 and len(result.error_lines()) == 1
+    assert "needs the hidapi package" in result.stderr or "no Ledger found" in result.stderr
+    # a keypair URL that is not one
+    result = run("ledger", "address", "-k", "usb://ledger?key=1/2/3")
+    assert result.code == 2 and "at most two levels" in result.stderr
+
+
+def test_no_answer_on_the_device_times_out_with_nothing_signed(ledger):
+    ledger.device.enable_blind_signing()
+    before = ledger.usdc_position()
+    ledger.device.clear()
+    result = ledger.yield_("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env={"YIELD_LEDGER_TIMEOUT": "3"})
+    assert result.code == 3, result.stderr
+    lines = result.error_lines()
+    assert lines[-1].startswith("error: the Ledger did not answer within 3 seconds; nothing was signed")
+    assert "Unrecognized format" in " ".join(ledger.device.texts())  # the request was on the screen, unanswered
+    assert ledger.usdc_position() == before
