@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 import urllib.request
@@ -27,7 +26,7 @@ def device(tmp_path):
     """Speculos running the Solana app on free loopback ports; skipped (failed under CI) when it cannot run."""
     reason = emulator.missing()
     if reason:
-        if os.environ.get("CI"):
+        if emulator.REQUIRED:
             pytest.fail(f"the Ledger tests must run in CI: {reason}")
         pytest.skip(reason)
     workdir = tmp_path / "speculos"

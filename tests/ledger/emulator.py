@@ -26,6 +26,10 @@ LAUNCHER = Path(__file__).with_name("speculos_loopback.py")
 APP = Path(os.environ.get("YIELD_TEST_LEDGER_APP") or DEFAULT_APP)
 
 
+# In CI (`CI`, or `.ci/run`'s YIELD_TEST_REQUIRE_LEDGER) a missing emulator or app fails the tests instead.
+REQUIRED = bool(os.environ.get("CI") or os.environ.get("YIELD_TEST_REQUIRE_LEDGER"))
+
+
 def app_path() -> Path:
     return APP
 
