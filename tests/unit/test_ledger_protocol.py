@@ -4,6 +4,10 @@ the HID framing, and which messages need blind signing. (The app itself runs in 
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from solders.hash import Hash
@@ -144,3 +148,25 @@ def test_blind_signing_is_needed_for_a_program_the_app_cannot_show():
 def test_the_message_hash_is_base58_of_sha256():
     message = b"\x80" + bytes(100)
     assert message_hash(message) == b58encode(hashlib.sha256(message).digest())
+
+
+JS_DIR = Path(__file__).resolve().parents[1] / "js"
+
+
+def test_the_apdus_are_byte_for_byte_those_of_ledgers_own_library():
+    """@ledgerhq/hw-app-solana (Ledger's TypeScript client) encodes the same requests, chunks included."""
+
+    node = shutil.which("node")
+    if node is None or not (JS_DIR / "node_modules" / "@ledgerhq" / "hw-app-solana").exists():
+        pytest.skip("node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with hw-app-solana")
+    message = bytes((i * 7) % 256 for i in range(700))  # three chunks
+    answer = subprocess.run([node, str(JS_DIR / "ledger_apdus.mjs")], input=json.dumps(
+        {"path": "44'/501'/3'/7'", "message": message.hex()}), capture_output=True, text=True, timeout=60, cwd=JS_DIR)
+    assert answer.returncode == 0, answer.stderr
+    theirs = json.loads(answer.stdout)
+    levels = (44, 501, 3, 7)
+    assert theirs["configuration"] == [a.hex() for a in protocol.get_configuration_apdus()]
+    assert theirs["address"] == [a.hex() for a in protocol.get_pubkey_apdus(levels)]
+    assert theirs["address_confirm"] == [a.hex() for a in protocol.get_pubkey_apdus(levels, confirm=True)]
+    assert theirs["sign"] == [a.hex() for a in protocol.sign_message_apdus(levels, message)]
+    assert len(theirs["sign"]) == 3
