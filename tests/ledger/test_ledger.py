@@ -247,3 +247,23 @@ def test_no_answer_on_the_device_times_out_with_nothing_signed(ledger):
     assert lines[-1].startswith("error: the Ledger did not answer within 3 seconds; nothing was signed")
     assert "Unrecognized format" in " ".join(ledger.device.texts())  # the request was on the screen, unanswered
     assert ledger.usdc_position() == before
+
+
+def test_on_a_terminal_the_hash_stands_just_above_our_prompt_then_the_device_asks(ledger):
+    from tests.cli.test_terminal import Terminal
+
+    ledger.device.enable_blind_signing()
+    before = ledger.usdc_position()
+    ledger.device.clear()
+    term = Terminal("deposit", "--asset", "USDC", "--amount", "1", "--send", env=ledger.env())
+    term.expect("[y/N]")
+    lines = [line for line in term.screen.decode(errors="replace").replace("\r", "").split("\n") if line.strip()]
+    assert "[y/N]" in lines[-1] and HASH_LINE in lines[-2], lines[-3:]
+    printed = message_hash_printed(lines[-2])
+    assert sum(printed in line for line in lines) == 2  # in the review, and above the prompt
+    assert ledger.device.texts() == []  # nothing asked of the device before our yes
+    term.type("y\n")
+    texts = ledger.device.answer("Approve")
+    assert term.wait() == 0, term.screen[-2000:]
+    assert printed in shown(texts)
+    assert ledger.usdc_position() == before + 1_000_000
