@@ -108,6 +108,12 @@ class _Reviewed:
         """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
         return self._prepared.result
 
+    @property
+    def message_hash(self) -> str | None:
+        """With a Ledger: the hash it shows when it blind-signs (base58 of the message's SHA-256), to compare."""
+        value = self._prepared.result.get("message_hash")
+        return str(value) if value is not None else None
+
     def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True,
                     again: bool = False) -> tuple[Prepared, Hooks]:
         """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""

@@ -209,6 +209,7 @@ def test_the_library_takes_a_ledger_url_or_signer_where_a_keypair_goes(ledger, m
     monkeypatch.setenv("YIELD_LEDGER_APDU", device.apdu)
     with Client(**settings, keypair=LEDGER_URL) as client:
         deposit = client.deposit("USDC", Decimal("1"))
+        assert deposit.message_hash is not None and len(deposit.message_hash) in (43, 44)
         device.clear()
         seen = {}
         person = threading.Thread(target=lambda: seen.update(texts=device.answer("Approve")), daemon=True)
@@ -216,7 +217,7 @@ def test_the_library_takes_a_ledger_url_or_signer_where_a_keypair_goes(ledger, m
         outcome = deposit.send(confirm=lambda text, review: review.effect.ok)
         person.join(30)
     assert isinstance(outcome, Confirmed), outcome
-    assert outcome.result["message_hash"] in shown(seen["texts"])
+    assert outcome.result["message_hash"] == deposit.message_hash and deposit.message_hash in shown(seen["texts"])
 
 
 def test_no_device_is_one_line_and_exit_3(run):

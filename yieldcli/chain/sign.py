@@ -17,8 +17,9 @@ from yieldcli.chain.decode import encode_transaction
 class Signer(Protocol):
     """What signs a slot: a solders Keypair, or a key on a device (`yieldcli.chain.ledger.signer.LedgerSigner`).
 
-    A signer may also have `before_sign(message: bytes) -> None`, called before the user is asked,
-    that raises when it could not sign this message (a Ledger with blind signing off)."""
+    A device may also have `before_sign(message: bytes) -> None`, called before the user is asked,
+    that raises when it could not sign this message (a Ledger with blind signing off), and
+    `message_hash(message: bytes) -> str`, what its screen will show for the person to compare."""
 
     def pubkey(self) -> Pubkey: ...
 
