@@ -36,6 +36,8 @@ def test_public_keys_at_each_url_form(ledger, isolated):
         assert ledger.yield_("ledger", "address", "-k", url, "-o", "json").json()["address"] == expected
         body = ledger.yield_("balances", "--asset", "USDC", "-o", "json", env={"YIELD_KEYPAIR": url})
         assert body.code == 0, body.stderr
+        held = sum(int(row["total_balance"]) for row in body.json()["data"])
+        assert held == (100_000_000 if expected == KEY_0_0 else 0), body.stdout  # only key 0/0 was given USDC
     # the Solana CLI config's keypair_path, then the profile's keypair: doctor names the address
     solana = isolated / ".config" / "solana" / "cli"
     solana.mkdir(parents=True)
