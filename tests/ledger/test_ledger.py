@@ -270,3 +270,13 @@ def test_on_a_terminal_the_hash_stands_just_above_our_prompt_then_the_device_ask
     assert term.wait() == 0, term.screen[-2000:]
     assert printed in shown(texts)
     assert ledger.usdc_position() == before + 1_000_000
+
+
+def test_a_clear_signed_transaction_needs_no_blind_signing(ledger):
+    """`nonce create` paid by the Ledger: System instructions, which the app shows itself, blind signing off."""
+    result, texts, _, _ = ledger.with_person("Approve", "nonce", "create", "--authority", KEY_0_0, "-k", LEDGER_URL,
+                                             "--yes", "-o", "json")
+    assert result.code == 0, result.stderr
+    assert "Unrecognized format" not in " ".join(texts) and "Create nonce acct" in texts and KEY_0_0 in shown(texts), texts
+    shown_nonce = ledger.yield_("nonce", "show", result.json()["address"], "-o", "json").json()
+    assert shown_nonce["authority"] == KEY_0_0
