@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
     from solders.keypair import Keypair
 
+    from yieldcli.chain.sign import Signer
+
     from yieldcli.api.aio import AsyncServiceClient
     from typing import Unpack
 
@@ -96,7 +98,7 @@ class _Reads:
 class _Writes:
     """Where and as whom both clients sign and send: resolved at the first write (reads never load solders)."""
 
-    def __init__(self, rpc_url: str | None, keypair: Keypair | str | Path | None, journal_path: str | Path | None,
+    def __init__(self, rpc_url: str | None, keypair: Signer | Keypair | str | Path | None, journal_path: str | Path | None,
                  timeout: float):
         self._given = (rpc_url, keypair, journal_path, timeout)
         self._settings: ChainSettings | None = None
@@ -140,10 +142,11 @@ class Client:
 
     def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                  strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
-                 keypair: Keypair | str | Path | None = None, journal_path: str | Path | None = None):
+                 keypair: Signer | Keypair | str | Path | None = None, journal_path: str | Path | None = None):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
         the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
-        Solana JSON-RPC; `keypair`: a solders Keypair or a keypair file; `journal_path`: where sent
+        Solana JSON-RPC; `keypair`: a solders Keypair, a keypair file, a Ledger keypair URL
+        (`usb://ledger?key=0`) or a `LedgerSigner`; `journal_path`: where sent
         signatures are kept until settled (default: the one `yield` uses)."""
         from yieldcli.api.sync import ServiceClient
 
@@ -268,7 +271,7 @@ class AsyncClient:
 
     def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                  strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
-                 keypair: Keypair | str | Path | None = None, journal_path: str | Path | None = None):
+                 keypair: Signer | Keypair | str | Path | None = None, journal_path: str | Path | None = None):
         from yieldcli.api.aio import AsyncServiceClient
 
         self._api: AsyncServiceClient = AsyncServiceClient(api_url or _public_service_url(), api_key, timeout=timeout,

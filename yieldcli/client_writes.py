@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
+    from yieldcli.chain.sign import Signer
+
     from yieldcli.api.aio import AsyncServiceClient
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.compute_budget import FeeSummary
@@ -40,14 +42,14 @@ class ChainSettings:
     """Where and as whom transactions are signed and sent."""
 
     rpc_url: str
-    keypair: Keypair | None
+    keypair: Signer | None  # a solders Keypair, or a key on a Ledger
     journal_path: Path
     timeout: float
     expected_cluster: str | None  # "mainnet-beta" for the public service; None for the sandbox
 
-    def need_keypair(self) -> Keypair:
+    def need_keypair(self) -> Signer:
         if self.keypair is None:
-            raise UsageError("no keypair: create the client with keypair= (a Keypair or a keypair file)",
+            raise UsageError("no keypair: create the client with keypair= (a Keypair, a keypair file or a Ledger)",
                              kind="usage.no_keypair")
         return self.keypair
 
@@ -57,7 +59,7 @@ class ChainSettings:
         return Journal(self.journal_path)
 
 
-def chain_settings(api_url: str, rpc_url: str | None, keypair: Keypair | str | Path | None,
+def chain_settings(api_url: str, rpc_url: str | None, keypair: Signer | Keypair | str | Path | None,
                    journal_path: str | Path | None, timeout: float) -> ChainSettings:
     """The same defaults as `yield`: the journal in its data folder, mainnet-beta unless the service is local."""
     from urllib.parse import urlsplit
@@ -67,9 +69,10 @@ def chain_settings(api_url: str, rpc_url: str | None, keypair: Keypair | str | P
     from yieldcli.urls import is_loopback
 
     if isinstance(keypair, (str, Path)):
-        from yieldcli.chain.keypairs import load_keypair
+        from yieldcli.chain.keypairs import load_signer
 
-        keypair = load_keypair(str(Path(keypair).expanduser())).keypair
+        # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
+        keypair = load_signer(keypair if isinstance(keypair, str) else str(keypair.expanduser())).signer
     path = Path(journal_path) if journal_path is not None else data_dir(Environment()) / "in-flight.json"
     expected = None if is_loopback(urlsplit(api_url).hostname) else "mainnet-beta"
     return ChainSettings(rpc_url or "", keypair, path, timeout, expected)
@@ -104,6 +107,12 @@ class _Reviewed:
     def result(self) -> dict[str, Any]:
         """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
         return self._prepared.result
+
+    @property
+    def message_hash(self) -> str | None:
+        """With a Ledger: the hash it shows when it blind-signs (base58 of the message's SHA-256), to compare."""
+        value = self._prepared.result.get("message_hash")
+        return str(value) if value is not None else None
 
     def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True,
                     again: bool = False) -> tuple[Prepared, Hooks]:
@@ -221,7 +230,7 @@ class Order:
     params: dict[str, Any]
 
 
-def _ready(settings: ChainSettings, order: Order, options: TransactOptions) -> tuple[Keypair, str, TransactOptions]:
+def _ready(settings: ChainSettings, order: Order, options: TransactOptions) -> tuple[Signer, str, TransactOptions]:
     keypair = settings.need_keypair()
     payer = order.request.expected_payer or str(keypair.pubkey())
     return keypair, payer, replace(options, sign=True, send=False, expected_cluster=settings.expected_cluster)

@@ -15,6 +15,8 @@ from yieldcli.files import STDIN_SOURCES, printable, read_small_file, read_small
 if TYPE_CHECKING:  # solders is imported only where a Keypair is built: reading a public key needs none
     from solders.keypair import Keypair
 
+    from yieldcli.chain.sign import Signer
+
 # A solana-keygen file is about 230 bytes; pretty-printed, under 1 KB. Anything much larger is not one.
 KEYPAIR_MAX_BYTES = 4096
 
@@ -110,3 +112,34 @@ def public_key_text(source: str, origin: str = "") -> str:
 
     secret, _, _ = read_keypair_bytes(source, origin=origin)
     return b58encode(secret[32:])
+
+
+# --- keypair URLs (a key on a Ledger): one dispatch, before anything reads a file ------------------
+
+
+class LoadedSigner(NamedTuple):
+    signer: Signer
+    warning: str | None
+
+
+def load_signer(source: str, *, stdin: TextIO | None = None) -> LoadedSigner:
+    """A Ledger for `usb://ledger…` (the Solana CLI's keypair URLs), else the keypair `load_keypair` reads."""
+    from yieldcli.chain.ledger.urls import is_ledger_url
+
+    if is_ledger_url(source):
+        from yieldcli.chain.ledger.signer import LedgerSigner
+
+        return LoadedSigner(LedgerSigner(source), None)
+    loaded = load_keypair(source, stdin=stdin)
+    return LoadedSigner(loaded.keypair, loaded.warning)
+
+
+def signer_public_key(source: str, origin: str = "") -> str:
+    """The base58 public key a keypair source names: asked of the Ledger for a keypair URL."""
+    from yieldcli.chain.ledger.urls import is_ledger_url
+
+    if is_ledger_url(source):
+        from yieldcli.chain.ledger.signer import LedgerSigner
+
+        return str(LedgerSigner(source).pubkey())
+    return public_key_text(source, origin)

@@ -25,13 +25,13 @@ from yieldcli.errors import Declined, NetworkError, UsageError
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
-    from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.compute_budget import FeeSummary
     from yieldcli.chain.intent import Check
     from yieldcli.chain.journal import Journal
     from yieldcli.chain.review import Review
+    from yieldcli.chain.sign import Signer
 
 COMMITMENTS = ("processed", "confirmed", "finalized")
 ACTIONS = ("deposit", "withdraw", "close-account")
@@ -122,7 +122,7 @@ class Prepared:
     fees: FeeSummary | None
     effect: Check | None  # the intent check's verdict; None when it could not run
     result: Result  # review, fee, simulation and effect as JSON shows them
-    signers: list[Keypair]
+    signers: list[Signer]
     last_valid_block_height: int | None
     lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
 
@@ -132,7 +132,7 @@ class Prepared:
 
 
 async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions,
-                  hooks: Hooks, load_signers: Callable[[], Sequence[Keypair]] | None = None,
+                  hooks: Hooks, load_signers: Callable[[], Sequence[Signer]] | None = None,
                   journal: Journal | None = None) -> Prepared | Outcome:
     """Obtain, budget, review, check signability and simulate. An Outcome instead when this exact
     (already signed) transaction turns out to have landed: nothing more to do."""
@@ -157,7 +157,7 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     if to_review.service_answer is not None:
         result["service_answer"] = to_review.service_answer
 
-    signers: list[Keypair] = []
+    signers: list[Signer] = []
     if options.sign or options.send:
         if load_signers is None:
             raise UsageError("signing needs a keypair", kind="usage.no_keypair")
@@ -193,6 +193,12 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     else:
         result["simulation"] = None
     result["effect"] = check.to_dict() if check is not None else None
+    if any(hasattr(signer, "message_hash") for signer in signers):
+        from yieldcli.chain.ledger.signer import message_hash
+        from yieldcli.chain.sign import message_bytes
+
+        # What a Ledger shows when it blind-signs: the person compares it with the review's.
+        result["message_hash"] = message_hash(message_bytes(tx))
     return Prepared(request, options, rpc_url, tx, review, fees, check, result, signers, last_valid,
                     to_review.lookup_tables)
 
@@ -217,7 +223,7 @@ async def _landed_already(rpc: Any, rpc_url: str, journal: Journal, options: Tra
 async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None) -> Outcome:
     """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature."""
     from yieldcli.chain import transact_checks as checks
-    from yieldcli.chain.sign import sign_transaction
+    from yieldcli.chain.sign import before_sign, message_bytes, sign_transaction
 
     options, result, tx = prepared.options, prepared.result, prepared.transaction
     hooks.on_review(prepared)
@@ -232,6 +238,9 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
         last_valid = await checks.deadline_for(rpc, tx)
 
     verb = "Sign and send" if options.send else "Sign"
+    # A device that could not sign this message (a Ledger with blind signing off) says so before
+    # the person is asked, and before anything is sent to it to sign.
+    before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
     if not hooks.confirm(f"{verb} this {prepared.request.action}?", prepared):
@@ -260,7 +269,7 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
 
 
 async def run(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions, hooks: Hooks,
-              load_signers: Callable[[], Sequence[Keypair]] | None = None, journal: Journal | None = None) -> Outcome:
+              load_signers: Callable[[], Sequence[Signer]] | None = None, journal: Journal | None = None) -> Outcome:
     """Prepare and complete: one outcome (the landed one, when this exact transaction landed before)."""
     prepared = await prepare(rpc, rpc_url, request, obtain, options, hooks, load_signers, journal)
     if not isinstance(prepared, Prepared):

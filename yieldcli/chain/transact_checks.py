@@ -15,7 +15,7 @@ from yieldcli.errors import NetworkError, Refused, SimulationFailed, Transaction
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
-    from solders.keypair import Keypair
+    from yieldcli.chain.sign import Signer
     from solders.message import Message, MessageV0
     from solders.transaction import VersionedTransaction
 
@@ -68,7 +68,7 @@ def fee_dict(fees: FeeSummary | None) -> dict[str, int] | None:
             "compute_unit_limit": fees.unit_limit, "compute_unit_price": fees.unit_price}
 
 
-def intent_of(request: UserRequest, options: TransactOptions, review: Review, keypair: Keypair | None) -> Intent:
+def intent_of(request: UserRequest, options: TransactOptions, review: Review, keypair: Signer | None) -> Intent:
     """What the user asked, for the guard: whoever signs is the user; without an action, only paying fees."""
     from yieldcli.chain.intent import DEFAULT_MAX_SOL_COST, Intent
 

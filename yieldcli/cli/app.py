@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "close-account": ("yieldcli.cli.commands.write", "close_account"),
     "tx": ("yieldcli.cli.commands.tx", "tx_app"),
     "nonce": ("yieldcli.cli.commands.nonce_cmd", "nonce_app"),
+    "ledger": ("yieldcli.cli.commands.ledger_cmd", "ledger_app"),
     "auth": ("yieldcli.cli.commands.auth", "auth_app"),
     "config": ("yieldcli.cli.commands.config_cmd", "config_app"),
     "sandbox": ("yieldcli.cli.commands.sandbox_cmd", "sandbox_app"),

@@ -56,6 +56,15 @@ HINTS: dict[str, str] = {
     "refused.fee.size": "send it without --priority-fee, or ask the service for the instructions (--ix)",
     "refused.cluster": "choose an RPC on {expected_cluster} with --url",
     "refused.cluster.blockhash": "check --url, or request a new transaction",
+    # A Ledger (`yieldcli.chain.ledger`): what to do at the device.
+    "ledger.not_found": "connect the Ledger, unlock it and open the Solana app (for the Speculos emulator: YIELD_LEDGER_APDU=host:port)",
+    "ledger.locked": "unlock the Ledger with its PIN, open the Solana app, then run the command again",
+    "ledger.app_not_open": "open the Solana app on the Ledger, then run the command again",
+    "ledger.blind_signing_disabled": "turn blind signing on at the Ledger: Solana app > Settings > Allow blind sign > Yes; then run the command again",
+    "ledger.timeout": "approve or reject on the Ledger sooner, or raise YIELD_LEDGER_TIMEOUT (seconds)",
+    "ledger.ambiguous": "name one with usb://ledger/<WALLET_ID> (its `yield ledger address` with no --key)",
+    "ledger.bad_request": "update the Solana app with Ledger Live",
+    "usage.ledger_url": "use usb://ledger, usb://ledger?key=N or usb://ledger?key=N/M",
 }
 
 # A server we start (`yield sandbox serve`, --sandbox) that cannot bind: errno → (message, hint).

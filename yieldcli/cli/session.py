@@ -176,7 +176,7 @@ class Session:
                     "no wallet given and no keypair configured",
                     hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
                 )
-        return pubkey_of_keypair_file(Path(str(keypair.value)).expanduser(), keypair.source)
+        return pubkey_of_keypair_file(str(keypair.value), keypair.source)
 
     # --- the chain side --------------------------------------------------------------------------
 
@@ -227,13 +227,13 @@ def sandbox_keypair_path(env: Environment) -> Path:
     return path
 
 
-def pubkey_of_keypair_file(path: Path, source: str = "") -> str:
-    """The public half of a solana-keygen file, without importing solders."""
-    from yieldcli.chain.keypairs import public_key_text
+def pubkey_of_keypair_file(path: Path | str, source: str = "") -> str:
+    """The public half of a solana-keygen file (without importing solders), or a Ledger's for a keypair URL."""
+    from yieldcli.chain.keypairs import signer_public_key
 
     spec = cfg.SPECS["keypair"]
     named = {"flag": spec.flag, "env": spec.env}.get(source, source)
-    return public_key_text(str(path), f" (from {named})" if named else "")
+    return signer_public_key(str(path), f" (from {named})" if named else "")
 
 
 def _color_choice(value: Any, name: str) -> str:

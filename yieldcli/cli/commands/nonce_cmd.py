@@ -48,12 +48,12 @@ def create(
         raise UsageError("creating a nonce account needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
     if outfile is not None and Path(outfile).expanduser().exists():
         raise UsageError(f"{outfile} already exists; not overwriting a keypair file", hint="choose another --outfile")
-    from yieldcli.chain.keypairs import load_keypair
+    from yieldcli.chain.keypairs import load_signer
 
-    loaded = load_keypair(str(session.keypair_source(keypair).value), stdin=session.env.stdin)
+    loaded = load_signer(str(session.keypair_source(keypair).value), stdin=session.env.stdin)
     if loaded.warning:
         out.warn(loaded.warning)
-    result = asyncio.run(_create(session, out, session.rpc_url(url), loaded.keypair, authority, outfile, yes, commitment, timeout))
+    result = asyncio.run(_create(session, out, session.rpc_url(url), loaded.signer, authority, outfile, yes, commitment, timeout))
     out.report(result, lambda: (f"nonce account {result['address']} (authority {result['authority']}) created in slot {result['slot']}",
                                 f"nonce: {result['nonce']}"))
 
@@ -170,12 +170,12 @@ def nonce_authority_signer(session, value: str):
 
     if is_pubkey(value) and not Path(value).expanduser().exists():
         return value, None
-    from yieldcli.chain.keypairs import load_keypair
+    from yieldcli.chain.keypairs import load_signer
 
-    loaded = load_keypair(value, stdin=session.env.stdin)
+    loaded = load_signer(value, stdin=session.env.stdin)
     if loaded.warning:
         session.output().warn(loaded.warning)
-    return str(loaded.keypair.pubkey()), loaded.keypair
+    return str(loaded.signer.pubkey()), loaded.signer
 
 
 async def build_on_nonce_account(rpc, body, payer, options) -> tuple:

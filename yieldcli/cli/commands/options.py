@@ -121,7 +121,7 @@ NonceAuthority = Annotated[Optional[str], typer.Option(
 )]
 Keypair = Annotated[
     Optional[str],
-    typer.Option("--keypair", "-k", help="Keypair file, or - for stdin (default: YIELD_KEYPAIR, profile, Solana CLI config).", show_default=False),
+    typer.Option("--keypair", "-k", help="Keypair file, - for stdin, or a Ledger key: usb://ledger?key=N/M (default: YIELD_KEYPAIR, profile, Solana CLI config).", show_default=False),
 ]
 RpcUrl = Annotated[
     Optional[str],

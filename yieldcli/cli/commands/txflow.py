@@ -167,10 +167,15 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
     from yieldcli.chain.transact import Hooks
 
     def confirm(text: str, prepared: transact.Prepared) -> bool:
-        if not _prompts(session, options, prepared):
-            return True  # --yes (checked in `TxOptions.check`), or no terminal to ask on and --sign only
-        if prepared.effect is not None:
+        prompting = _prompts(session, options, prepared)
+        if prompting and prepared.effect is not None:
             session.env.stderr.write(prepared.effect.summary + "\n")
+        if prepared.result.get("message_hash"):
+            # Just above our prompt, or (--yes) just before the Ledger shows its own hash.
+            session.env.stderr.write(hash_line(prepared.result["message_hash"]) + "\n")
+            session.env.stderr.flush()
+        if not prompting:
+            return True  # --yes (checked in `TxOptions.check`), or no terminal to ask on and --sign only
         return typer.confirm(text, default=False, err=True)
 
     def allowed_mismatch(differences: list[str]) -> None:
@@ -222,13 +227,13 @@ class _SignalsCancel:
 
 
 def _load_keypair(session: Session, options: TxOptions):
-    from yieldcli.chain.keypairs import load_keypair
+    from yieldcli.chain.keypairs import load_signer
 
     setting = session.keypair_source(options.keypair)
-    loaded = load_keypair(str(setting.value), stdin=session.env.stdin)
+    loaded = load_signer(str(setting.value), stdin=session.env.stdin)
     if loaded.warning:
         session.output().warn(loaded.warning)
-    return loaded.keypair
+    return loaded.signer
 
 
 def _expected_cluster(session: Session, request: UserRequest) -> str | None:
@@ -296,6 +301,11 @@ def _draw_position(out: Output, position: dict[str, Any]) -> None:
     out.page(PageResult("positions", [(position, models.position(position, 0))], dict))
 
 
+def hash_line(message_hash: str) -> str:
+    """The Ledger shows `Message Hash` when it blind-signs: the same text, for the person to compare."""
+    return f"message hash {message_hash}: compare it with your Ledger"
+
+
 def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, prompting: bool = False) -> None:
     """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
 
@@ -305,6 +315,8 @@ def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, p
         draw_effect(con, result.get("effect"), result.get("fee"))
         draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}")
         draw_simulation(con, result["simulation"])
+        if result.get("message_hash"):
+            con.print(hash_line(result["message_hash"]), markup=False, highlight=False, soft_wrap=True)
 
     out.before_prompt(paint, prompting=prompting)
 
