@@ -683,3 +683,21 @@ def test_success_bodies_match_the_document(server):
     for path in ("/close-user-account/tx", "/close-user-account/ix"):
         ok(server, path, user_pubkey=u, strategy_id=DEMO_STRATEGY_ID, mint=USDC, payer=u)
         ok(server, path, user_account=str(position_of(u, USDC)))
+
+
+def test_a_position_changed_on_chain_before_the_ledger_was_saved_is_caught_up_on_the_next_start(seeded, tmp_path):
+    state = _copy(seeded, tmp_path / "crash")
+    first = SandboxServer(state, api_key=KEY)
+    usdc = Pubkey.from_string(USDC)
+    # Lands on chain (and the chain file is saved) without the confirmation hook: as if the process
+    # had stopped between the two saves.
+    first.runtime.execute([sp.deposit(DEMO.pubkey(), DEMO.pubkey(), ata(DEMO_WALLET, USDC), usdc, DEMO_STRATEGY_ID, 3_000_000)], [DEMO])
+    stale = first.ledger.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]["total_position_value"]
+    first.stop()
+    second = SandboxServer(state, api_key=KEY).start()
+    try:
+        assert Chain(second).held(DEMO_WALLET, USDC) == stale + 3_000_000
+        assert position(second, DEMO_WALLET, USDC)["total_position_value"] == stale + 3_000_000
+        assert position(second, DEMO_WALLET, USDC)["total_deposited_value"] == Chain(second).position(DEMO_WALLET, USDC).deposited
+    finally:
+        second.stop()

@@ -169,6 +169,21 @@ class ChainLedgerSync:
                 wallets.add(held_tokens.owner)
         self.sync_wallets(wallets, changes)
 
+    def catch_up(self) -> None:
+        """Take every position account's figures where the ledger differs: a process may have stopped
+        between a transaction landing (the chain saved) and the ledger's save."""
+        changes: dict[str, list[tuple[str, str, int | None, int]]] = {}
+        for _, account in self.runtime.program_accounts(STRATEGY_PROGRAM):
+            held = sp.parse_position(str(account.owner), bytes(account.data))
+            change = self._position_change(held) if held is not None else None
+            if held is None or change is None:
+                continue
+            recorded = {(sid, mint): (value, deposited) for sid, mint, value, deposited in self.ledger.wallet_positions(held.user)}
+            if recorded.get((change[0], change[1])) != (change[2], change[3]):
+                changes.setdefault(held.user, []).append(change)
+        for wallet, positions in changes.items():
+            self.ledger.sync_wallet(wallet, None, positions)
+
     def _position_change(self, held: sp.Position) -> tuple[str, str, int | None, int] | None:
         """(strategy_id, mint, balance, deposited) of a position on chain, for a strategy and fund the ledger knows."""
         for strategy_id in self.ledger.strategy_ids():

@@ -73,6 +73,7 @@ class StrategyChain(ChainLedgerSync):
             table = self._find_lookup_table()
             if table is None:
                 table = self._seed()
+            self.catch_up()
         self.lookup_table = AddressLookupTableAccount(table, self.runtime.lookup_table_addresses(table))
 
     # -- handlers
