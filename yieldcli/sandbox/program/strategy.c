@@ -165,10 +165,21 @@ static uint64_t __attribute__((noinline)) invoke(const Call *call) {
   return sol_invoke_signed_c(&ix, infos, (int)call->count, &signer, call->seeds != NULL ? 1 : 0);
 }
 
-static void set_account(Call *call, uint64_t i, Acc a, bool writable, bool signer) {
-  call->acc[i] = a;
-  call->writable[i] = writable;
-  call->signer[i] = signer;
+/* A call to `program` with `data`, no accounts yet and no PDA signer. */
+static void new_call(Call *call, const uint8_t *program, uint8_t *data, uint64_t data_len) {
+  call->program = program;
+  call->count = 0;
+  call->data = data;
+  call->data_len = data_len;
+  call->seeds = NULL;
+  call->seeds_len = 0;
+}
+
+static void add_account(Call *call, Acc a, bool writable, bool signer) {
+  call->acc[call->count] = a;
+  call->writable[call->count] = writable;
+  call->signer[call->count] = signer;
+  call->count++;
 }
 
 /* A TransferChecked: signed by `auth` itself, or (program_signs) by the program for the authority PDA. */
@@ -178,12 +189,9 @@ typedef struct {
   bool program_signs;
 } Transfer;
 
-static void set_amount(Transfer *t, uint64_t amount, uint8_t decimals) {
+static uint64_t __attribute__((noinline)) transfer_checked(Transfer *t, uint64_t amount, uint8_t decimals) {
   write_u64(t->amount_decimals, amount);
   t->amount_decimals[8] = decimals;
-}
-
-static uint64_t __attribute__((noinline)) transfer_checked(const Transfer *t) {
   uint8_t data[10];
   data[0] = 12;
   for (int i = 0; i < 9; i++) data[1 + i] = t->amount_decimals[i];
@@ -194,14 +202,11 @@ static uint64_t __attribute__((noinline)) transfer_checked(const Transfer *t) {
   seeds[1].addr = &bump;
   seeds[1].len = 1;
   Call call;
-  call.program = TOKEN_PROGRAM;
-  set_account(&call, 0, t->from, true, false);
-  set_account(&call, 1, t->mint, false, false);
-  set_account(&call, 2, t->to, true, false);
-  set_account(&call, 3, t->auth, false, true);
-  call.count = 4;
-  call.data = data;
-  call.data_len = 10;
+  new_call(&call, TOKEN_PROGRAM, data, 10);
+  add_account(&call, t->from, true, false);
+  add_account(&call, t->mint, false, false);
+  add_account(&call, t->to, true, false);
+  add_account(&call, t->auth, false, true);
   call.seeds = t->program_signs ? seeds : NULL;
   call.seeds_len = t->program_signs ? 2 : 0;
   return invoke(&call);
@@ -216,12 +221,9 @@ static uint64_t __attribute__((noinline)) create_account(Acc payer, Acc account,
   write_u64(data + 12, lamports_space);
   for (int i = 0; i < 32; i++) data[20 + i] = owner[i];
   Call call;
-  call.program = SYSTEM_PROGRAM;
-  set_account(&call, 0, payer, true, true);
-  set_account(&call, 1, account, true, true);
-  call.count = 2;
-  call.data = data;
-  call.data_len = 52;
+  new_call(&call, SYSTEM_PROGRAM, data, 52);
+  add_account(&call, payer, true, true);
+  add_account(&call, account, true, true);
   call.seeds = seeds_and_len;
   call.seeds_len = lamports_space == POSITION_SIZE ? 5 : 3;
   return invoke(&call);
@@ -346,14 +348,9 @@ static uint64_t init_vault(const Ctx *c) {
   data[0] = 18;
   for (int i = 0; i < 32; i++) data[1 + i] = key_of(authority)->x[i];
   Call call;
-  call.program = TOKEN_PROGRAM;
-  set_account(&call, 0, vault, true, false);
-  set_account(&call, 1, mint, false, false);
-  call.count = 2;
-  call.data = data;
-  call.data_len = 33;
-  call.seeds = NULL;
-  call.seeds_len = 0;
+  new_call(&call, TOKEN_PROGRAM, data, 33);
+  add_account(&call, vault, true, false);
+  add_account(&call, mint, false, false);
   return invoke(&call);
 }
 
@@ -411,8 +408,7 @@ static uint64_t deposit(const Ctx *c) {
   uint64_t deposited = read_u64(p + P_DEPOSITED), balance = read_u64(p + P_BALANCE);
   if (deposited + amount < deposited || balance + amount < balance) return ERR_OVERFLOW;
   Transfer t = {source, mint, vault, user, {0}, false};
-  set_amount(&t, amount, decimals);
-  err = transfer_checked(&t);
+  err = transfer_checked(&t, amount, decimals);
   if (err) return err;
   write_u64(p + P_DEPOSITED, deposited + amount);
   write_u64(p + P_BALANCE, balance + amount);
@@ -420,9 +416,9 @@ static uint64_t deposit(const Ctx *c) {
 }
 
 /* The accounts Withdraw, Close and CreditYield share: signer, token account, mint, vault, authority,
- * position, token program. Checks them all but the token account; gives the decimals. */
-static uint64_t check_payout_accounts(const Ctx *c, uint8_t *decimals) {
-  if (c->count < 7) return ERR_INVALID_INSTRUCTION;
+ * position, token program. Checks the data's length and them all but the token account; gives the decimals. */
+static uint64_t check_payout_accounts(const Ctx *c, uint64_t data_len, uint8_t *decimals) {
+  if (c->count < 7 || c->data_len != data_len) return ERR_INVALID_INSTRUCTION;
   Acc signer = c->acc[0], mint = c->acc[2], vault = c->acc[3], authority = c->acc[4], position = c->acc[5];
   if (!is_signer(signer)) return ERR_MISSING_SIGNATURE;
   if (check_token_program(c->acc[6])) return ERR_WRONG_PROGRAM;
@@ -433,23 +429,27 @@ static uint64_t check_payout_accounts(const Ctx *c, uint8_t *decimals) {
   return err;
 }
 
+/* As check_payout_accounts, and the position is the signer's own. */
+static uint64_t check_own_position(const Ctx *c, uint64_t data_len, uint8_t *decimals) {
+  uint64_t err = check_payout_accounts(c, data_len, decimals);
+  if (err == 0 && !same(data_of(c->acc[5]) + P_USER, key_of(c->acc[0])->x)) err = ERR_NOT_POSITION_OWNER;
+  return err;
+}
+
 /* Pays `amount` from the vault (account 3) to `to`, signed by the program for the authority PDA. */
 static uint64_t pay_out(const Ctx *c, Acc to, uint64_t amount, uint8_t decimals) {
   Transfer t = {c->acc[3], c->acc[2], to, c->acc[4], {0}, true};
-  set_amount(&t, amount, decimals);
-  return transfer_checked(&t);
+  return transfer_checked(&t, amount, decimals);
 }
 
 static uint64_t fee_of(uint64_t gross) { return gross / 1000 + (gross % 1000 != 0 ? 1 : 0); }
 
 static uint64_t withdraw(const Ctx *c) {
-  if (c->data_len != 10) return ERR_INVALID_INSTRUCTION;
   uint8_t decimals;
-  uint64_t err = check_payout_accounts(c, &decimals);
+  uint64_t err = check_own_position(c, 10, &decimals);
   if (err) return err;
-  Acc user = c->acc[0], destination = c->acc[1], position = c->acc[5];
-  uint8_t *p = data_of(position);
-  if (!same(p + P_USER, key_of(user)->x)) return ERR_NOT_POSITION_OWNER;
+  Acc user = c->acc[0], destination = c->acc[1];
+  uint8_t *p = data_of(c->acc[5]);
   err = check_token_account(destination, c->acc[2]);
   if (err) return err;
   if (!same(data_of(destination) + 32, key_of(user)->x)) return ERR_WRONG_DESTINATION;
@@ -479,13 +479,11 @@ static uint64_t withdraw(const Ctx *c) {
 }
 
 static uint64_t close(const Ctx *c) {
-  if (c->data_len != 1) return ERR_INVALID_INSTRUCTION;
   uint8_t decimals;
-  uint64_t err = check_payout_accounts(c, &decimals);
+  uint64_t err = check_own_position(c, 1, &decimals);
   if (err) return err;
   Acc user = c->acc[0], recipient = c->acc[1], position = c->acc[5];
   uint8_t *p = data_of(position);
-  if (!same(p + P_USER, key_of(user)->x)) return ERR_NOT_POSITION_OWNER;
   if (!is_writable(user)) return ERR_INVALID_INSTRUCTION;
   uint64_t balance = read_u64(p + P_BALANCE);
   if (balance > 0) {
@@ -501,9 +499,8 @@ static uint64_t close(const Ctx *c) {
 }
 
 static uint64_t credit_yield(const Ctx *c) {
-  if (c->data_len != 9) return ERR_INVALID_INSTRUCTION;
   uint8_t decimals;
-  uint64_t err = check_payout_accounts(c, &decimals);
+  uint64_t err = check_payout_accounts(c, 9, &decimals);
   if (err) return err;
   Acc payer = c->acc[0], source = c->acc[1], position = c->acc[5];
   if (!same(key_of(payer)->x, YIELD_AUTHORITY)) return ERR_NOT_YIELD_AUTHORITY;
@@ -515,8 +512,7 @@ static uint64_t credit_yield(const Ctx *c) {
   if (amount == 0) return ERR_INVALID_INSTRUCTION;
   if (balance + amount < balance) return ERR_OVERFLOW;
   Transfer t = {source, c->acc[2], c->acc[3], payer, {0}, false};
-  set_amount(&t, amount, decimals);
-  err = transfer_checked(&t);
+  err = transfer_checked(&t, amount, decimals);
   if (err) return err;
   write_u64(p + P_BALANCE, balance + amount);
   return 0;
