@@ -138,6 +138,9 @@ def test_someone_elses_position_cannot_be_withdrawn_closed_or_paid_to_a_stranger
     # The victim's own withdrawal may only pay the victim's token account.
     to_thief = sp.withdraw(victim.pubkey(), thief_ata, chain.mint, STRATEGY, 1_000_000)
     assert custom(10) in chain.refused([to_thief], [victim])  # WrongDestination
+    # A close paying what is left into the vault itself: the position would vanish, its tokens kept.
+    into_vault = sp.close(victim.pubkey(), sp.vault_address(chain.mint), chain.mint, victim_position)
+    assert custom(10) in chain.refused([into_vault], [victim])
     # A deposit naming another strategy's key against an existing position.
     wrong_strategy = sp.deposit(victim.pubkey(), victim.pubkey(), victim_ata, chain.mint, OTHER_STRATEGY, 1)
     wrong_strategy.accounts = [*wrong_strategy.accounts[:6], AccountMeta(victim_position, False, True), *wrong_strategy.accounts[7:]]

@@ -488,6 +488,8 @@ static uint64_t close(const Ctx *c) {
   uint64_t balance = read_u64(p + P_BALANCE);
   if (balance > 0) {
     err = check_token_account(recipient, c->acc[2]);
+    /* Never into an account of the program's own (the vault): the position would vanish, its tokens kept. */
+    if (err == 0 && same(data_of(recipient) + 32, key_of(c->acc[4])->x)) err = ERR_WRONG_DESTINATION;
     if (err == 0) err = pay_out(c, recipient, balance, decimals);
     if (err) return err;
   }
