@@ -33,8 +33,7 @@ from tests.cli.test_write import USDC, write_keypair
 from tests.conftest import TEST_API_KEY
 from yieldcli.solana import programs
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
-from yieldcli.sandbox.strategy import fund_account_address
-from yieldcli.sandbox.vault import fund_owner_address, multisig_transfer_checked
+from yieldcli.solana import strategy_program
 
 WALLET = Pubkey.from_string(DEMO_WALLET)
 USDC_MINT = Pubkey.from_string(USDC)
@@ -161,8 +160,9 @@ class World:
 
     def snapshot(self) -> list:
         """Every account an attack could touch, read back through the sandbox's RPC."""
-        fund = fund_account_address(DEMO_WALLET, DEMO_STRATEGY_ID, USDC)
-        addresses = [DEMO_WALLET, str(USER_ATA), str(self.stranger), str(self.stranger_ata), str(fund)]
+        position = strategy_program.position_address(WALLET, DEMO_STRATEGY_ID, USDC_MINT)
+        vault = strategy_program.vault_address(USDC_MINT)
+        addresses = [DEMO_WALLET, str(USER_ATA), str(self.stranger), str(self.stranger_ata), str(position), str(vault)]
         return rpc_call(self.sandbox.rpc_url, "getMultipleAccounts", [addresses, {"encoding": "base64"}])["value"]
 
 
@@ -174,22 +174,23 @@ def world(sandbox, run, tmp_path):
 
 
 def _token_ix(ixs):
-    return next(i for i, ix in enumerate(ixs) if ix.program_id == TOKEN and bytes(ix.data)[0] == 12)
+    """The strategy program's deposit or withdrawal: its data is the tag, then the amount (u64)."""
+    return next(i for i, ix in enumerate(ixs) if ix.program_id == strategy_program.PROGRAM)
 
 
 def amount_changed(ixs):
     i = _token_ix(ixs)
     data = bytes(ixs[i].data)
-    ixs[i] = Instruction(TOKEN, data[:1] + struct.pack("<Q", 1000 * 10**6) + data[9:], ixs[i].accounts)
+    ixs[i] = Instruction(ixs[i].program_id, data[:1] + struct.pack("<Q", 1000 * 10**6) + data[9:], ixs[i].accounts)
     return ixs
 
 
 def destination_swapped(stranger_ata):
+    """The deposit replaced by a plain transfer of the same amount from the user's account to a stranger's."""
     def change(ixs):
         i = _token_ix(ixs)
-        metas = list(ixs[i].accounts)
-        metas[2] = AccountMeta(stranger_ata, False, True)
-        ixs[i] = Instruction(TOKEN, bytes(ixs[i].data), metas)
+        amount = struct.unpack_from("<Q", bytes(ixs[i].data), 1)[0]
+        ixs[i] = programs.token_transfer_checked(USER_ATA, USDC_MINT, stranger_ata, WALLET, amount, 6)
         return ixs
     return change
 
@@ -320,7 +321,7 @@ def test_a_withdraw_paying_less_than_asked_with_exclude_fees_is_refused(world):
     def shrink(ixs):
         i = _token_ix(ixs)
         data = bytes(ixs[i].data)
-        ixs[i] = Instruction(TOKEN, data[:1] + struct.pack("<Q", 4 * 10**6) + data[9:], ixs[i].accounts)
+        ixs[i] = Instruction(ixs[i].program_id, data[:1] + struct.pack("<Q", 4 * 10**6) + data[9:], ixs[i].accounts)
         return ixs
 
     world.doctor(shrink)
@@ -383,16 +384,15 @@ def test_the_summary_is_repeated_just_above_the_prompt(world):
 
 
 def test_a_withdraw_that_also_drains_the_position_to_a_stranger_is_refused(world):
-    fund = fund_account_address(DEMO_WALLET, DEMO_STRATEGY_ID, USDC)
-    # The wallet signs alone for the multisig owning its fund account, so its signature authorises this too.
-    drain = multisig_transfer_checked(
-        fund, USDC_MINT, world.stranger_ata, fund_owner_address(DEMO_WALLET), WALLET, 100 * 10**6, 6,
-    )
+    position = strategy_program.position_address(WALLET, DEMO_STRATEGY_ID, USDC_MINT)
+    # The user signs the withdrawal, so the user's signature also authorises closing the whole position
+    # with what is left paid to a stranger's token account.
+    drain = strategy_program.close(WALLET, world.stranger_ata, USDC_MINT, position)
     before = world.snapshot()
     world.doctor(lambda ixs: ixs + [drain])
     refused = world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes")
     assert refused.code == 10, refused.stderr
-    assert "100 USDC of your position to " in refused.stderr and "not asked for" in refused.stderr
+    assert "USDC of your position to " in refused.stderr and "not asked for" in refused.stderr
     assert world.snapshot() == before
     world.stand_in.doctor = None
     assert world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes").code == 0

@@ -164,12 +164,14 @@ class _Observed:
         return found is not None and found[0] == 1 and self.intent.wallet in found[1]
 
     def position(self, address: str) -> TokenState | None:
-        """A fund account of the user's position: not the wallet's, but the wallet may spend or close it."""
+        """A fund account of the user's position: not the wallet's, but the wallet may spend or close it,
+        or a program holds it (a strategy's vault, whose program pays out on the user's signature)."""
         for side in (self.before, self.after):
             state = side.get(address)
             token = state.token if state else None
             if token is not None and token.owner != self.intent.wallet and (
                 self.intent.wallet in (token.delegate, token.close_authority) or self.wallet_alone_signs_for(token.owner)
+                or not Pubkey.from_string(token.owner).is_on_curve()
             ):
                 return token
         return None
