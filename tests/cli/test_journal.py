@@ -30,8 +30,11 @@ def chain_env(sandbox, tmp_path):
 
 
 def start(env, *args):
+    # SIGINT as on a fresh terminal even when this test run was started in the background, where the
+    # shell has it ignored (and a child inherits that).
     return subprocess.Popen([YIELD, *args], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def held_once(sandbox, timeout=60.0) -> str:

@@ -26,6 +26,7 @@ HINTS: dict[str, str] = {
     "network.rpc.unreachable": "check the URL (--url) and your network connection",
     "config.keypair.missing": "create one with `solana-keygen new -o <path>` or pass --keypair <path>",
     "config.keypair.stdin_empty": "pipe a solana-keygen JSON keypair file, e.g. `yield ... --keypair - < id.json`",
+    "config.profile.unknown": "choose one of those, or create it with `yield --profile NAME config set KEY VALUE`",
     "usage.keypair.empty": "pass -k/--keypair PATH, or - for standard input",
     "usage.nonce.missing": "create one with `yield nonce create`",
     "service.lookup_table.missing": "check that --url points to the cluster the service builds transactions for",

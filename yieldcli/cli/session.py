@@ -39,6 +39,7 @@ class Session:
         self._sandbox: Any = None
         self._closers: list = []
         self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
+        self.creates_profile = False  # `config set` writes the profile it names: it need not exist yet
 
     # --- settings --------------------------------------------------------------------------------
 
@@ -47,10 +48,13 @@ class Session:
         if self._settings is None:
             config_path = cfg.resolve_config_path(self.options.config, self.env)
             config = cfg.ConfigFile.load(Path(config_path.value).expanduser())
+            profile = cfg.resolve_profile(self.options.profile, self.env)
+            if not self.creates_profile:
+                cfg.check_profile(config, profile)
             flags = {"api_url": self.options.api_url, "timeout": self.options.timeout,
                      "output": self.options.output, "color": self.options.color}
             forced = {"api_url": lambda: self.sandbox().url} if self.options.sandbox else {}
-            self._settings = cfg.Settings(self.env, config, cfg.resolve_profile(self.options.profile, self.env), flags,
+            self._settings = cfg.Settings(self.env, config, profile, flags,
                                           self._sandbox_overrides(), forced)
         return self._settings
 

@@ -107,6 +107,7 @@ def set_(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name."
     Example: yield --profile prod config set strategy 43620ba3-354c-456b-aa3c-5bf7fa46a6d4
     """
     session = session_of(ctx)
+    session.creates_profile = True
     profile = _target_profile(session)
     config = session.settings.config
     config.set(key, _validate(key, value), profile)

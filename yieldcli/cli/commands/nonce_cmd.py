@@ -76,7 +76,9 @@ async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Op
             question = (f"Create nonce account {address} on {redact_url(rpc_url)}, authority {authority}, "
                         f"funded with {lamports} lamports ({_sol(lamports)} SOL) "
                         f"by {payer.pubkey()}?")
-            if not typer.confirm(question, default=False, err=True):
+            from yieldcli.cli.prompts import ask
+
+            if not ask(question):
                 raise typer.Abort()
         if outfile is not None:
             _write_keypair(Path(outfile).expanduser(), nonce_keypair)

@@ -11,7 +11,6 @@ import asyncio
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-import typer
 
 from yieldcli.chain.transact import TransactOptions
 from yieldcli.errors import Refused, UsageError, YieldError
@@ -165,13 +164,14 @@ class _Spinner:
 
 def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _Spinner]:
     from yieldcli.chain.transact import Hooks
+    from yieldcli.cli.prompts import ask
 
     def confirm(text: str, prepared: transact.Prepared) -> bool:
         if not _prompts(session, options, prepared):
             return True  # --yes (checked in `TxOptions.check`), or no terminal to ask on and --sign only
         if prepared.effect is not None:
             session.env.stderr.write(prepared.effect.summary + "\n")
-        return typer.confirm(text, default=False, err=True)
+        return ask(text)
 
     def allowed_mismatch(differences: list[str]) -> None:
         out.warn("--unsafe-allow-mismatch: the transaction does NOT do what was asked:")
@@ -179,7 +179,7 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
             session.env.stderr.write(f"  ✗ {difference}\n")
 
     def confirm_again(text: str) -> bool:
-        return typer.confirm(text, default=False, err=True)
+        return ask(text)
 
     def on_review(prepared: transact.Prepared) -> None:
         prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
