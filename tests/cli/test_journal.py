@@ -279,3 +279,32 @@ def test_an_rpc_on_another_cluster_is_refused_before_signing(chain, sandbox, tmp
     finally:
         other.stop()
     assert usdc_position(chain) == before
+
+
+def test_a_bot_sending_without_waiting_is_not_blocked_by_its_own_landed_sends(chain, sandbox, isolated):
+    before = usdc_position(chain)
+    signatures = []
+    for _ in range(3):
+        sent = chain(*DEPOSIT, "--no-wait", "-o", "json")
+        assert sent.code == 0, sent.stderr
+        signatures.append(sent.json()["signature"])
+        if len(signatures) > 1:  # the one before landed: settled, said on stderr, not refused
+            assert f"your earlier deposit {signatures[-2]} (sent without waiting) landed" in sent.stderr
+    assert usdc_position(chain) == before + 3 * UNIT
+    # one still pending blocks the next, and the refusal says how to learn its fate
+    sandbox.runtime.set_fault("pending", count=1)
+    held = chain(*DEPOSIT, "--no-wait", "-o", "json").json()["signature"]
+    blocked = chain(*DEPOSIT, "--no-wait")
+    assert blocked.code == 8 and f"yield tx status {held}" in blocked.stderr
+    sandbox.runtime.set_fault("clear")
+    sandbox.runtime.release_pending()
+    assert chain(*DEPOSIT, "--no-wait").code == 0
+    assert usdc_position(chain) == before + 5 * UNIT
+
+
+def test_the_refusal_after_a_killed_run_names_tx_status_and_again(chain, chain_env, sandbox):
+    signature = killed_while_pending(chain_env, sandbox)
+    sandbox.runtime.release_pending()
+    refused = chain(*DEPOSIT, "--no-wait")  # a landing its sender never reported still needs acknowledging
+    assert refused.code == 10
+    assert f"yield tx status {signature}" in refused.stderr and "--again" in refused.stderr

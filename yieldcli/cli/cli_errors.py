@@ -43,7 +43,7 @@ HINTS: dict[str, str] = {
     "usage.not_a_signer": "pass the right --keypair",
     "usage.no_keypair": "pass --keypair or set YIELD_KEYPAIR",
     "refused.unchecked": "--send needs the check: drop --no-simulate and use a reachable RPC (--url), or --sign only",
-    "refused.landed_before": "check your position first; add --again to send another {action}",
+    "refused.landed_before": "see it with `yield tx status {signature}` and check your position; add --again to send another {action}",
     "simulation": "run without --send to see the logs",
     "tx.failed": "the logs above say why",
     "tx.expired": "run the command again for a new transaction",
