@@ -96,7 +96,9 @@ async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[Addr
     try:
         check, sim = await check_transaction(rpc, tx, intent, tables)
     except NetworkError as exc:  # a send is then refused by `guard`: it needs the check
-        return {"skipped": f"the RPC could not be reached: {exc.message}"}, None
+        from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE
+
+        return {"skipped": f"{RPC_UNREACHABLE}: {exc.message}"}, None
     except ValueError as exc:  # a lookup table could not be read: the accounts it loads are unknown
         return {"skipped": f"the transaction's accounts could not all be resolved: {exc}"}, None
 

@@ -271,12 +271,12 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
                 session.env.stderr.write("".join(f"    {line}\n" for line in logs))
 
             out.for_people(show_logs)
-        error = outcome.error()
-        if error is not None:
-            from yieldcli.cli import cli_errors
+    error = outcome.error()  # a review that found a problem, or a send that did not end well
+    if error is not None:
+        from yieldcli.cli import cli_errors
 
-            error.hint = cli_errors.hint_for(error)
-            raise error
+        error.hint = cli_errors.hint_for(error)
+        raise error
 
 
 def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:
