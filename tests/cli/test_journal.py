@@ -49,7 +49,7 @@ def held_once(sandbox, timeout=60.0) -> str:
 def killed_while_pending(env, sandbox) -> str:
     """A deposit sent, held pending, its sender killed with SIGKILL: the signature it left in the journal."""
     sandbox.runtime.set_fault("pending", count=1)
-    proc = start(env, *DEPOSIT, "--timeout", "300")
+    proc = start(env, *DEPOSIT, "--confirm-timeout", "300")
     signature = held_once(sandbox)
     proc.kill()
     proc.wait(timeout=30)
@@ -63,7 +63,7 @@ def journal_path(isolated) -> Path:
 def test_eight_parallel_deposits_while_the_first_is_pending_send_exactly_one(chain, chain_env, sandbox):
     before = usdc_position(chain)
     sandbox.runtime.set_fault("pending", count=8)
-    procs = [start(chain_env, *DEPOSIT, "--timeout", "2", "-o", "json") for _ in range(8)]
+    procs = [start(chain_env, *DEPOSIT, "--confirm-timeout", "2", "-o", "json") for _ in range(8)]
     outs = [(p.wait(timeout=180), *p.communicate()) for p in procs]
     assert all(code == 8 for code, _, _ in outs), [(c, e) for c, _, e in outs]
     assert all("Traceback" not in err for _, _, err in outs)
@@ -100,7 +100,7 @@ def test_the_same_rpc_spelled_three_ways_is_one_cluster(chain, sandbox):
     before = usdc_position(chain)
     sandbox.runtime.set_fault("pending", count=3)
     port = sandbox.rpc_url.rsplit(":", 1)[1]
-    first = chain(*DEPOSIT, "--timeout", "1", "-o", "json")
+    first = chain(*DEPOSIT, "--confirm-timeout", "1", "-o", "json")
     assert first.code == 8, first.stderr
     signature = first.json()["signature"]
     for url in (f"http://127.0.0.1:{port}/", f"http://localhost:{port}", f"http://LOCALHOST:{port}//"):
@@ -143,7 +143,7 @@ def test_kill_9_before_the_blockhash_passes_blocks_and_an_expired_entry_is_dropp
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_during_the_wait_prints_the_signature_and_exits_130(chain, chain_env, sandbox, sig):
     sandbox.runtime.set_fault("pending", count=1)
-    proc = start(chain_env, *DEPOSIT, "--timeout", "300", "-o", "json")
+    proc = start(chain_env, *DEPOSIT, "--confirm-timeout", "300", "-o", "json")
     signature = held_once(sandbox)
     proc.send_signal(sig)
     code = proc.wait(timeout=60)

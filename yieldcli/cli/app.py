@@ -104,6 +104,8 @@ def root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),
     no_pager: bool = typer.Option(False, "--no-pager", help="Do not page long output on a terminal (env YIELD_PAGER, PAGER)."),
+    keypair: Optional[str] = typer.Option(None, "--keypair", "-k", help="Keypair file, or - for stdin: the wallet of reads, the signer of writes (env YIELD_KEYPAIR).", show_default=False),
+    url: Optional[str] = typer.Option(None, "--url", "-u", help="Solana RPC URL or moniker (env YIELD_RPC_URL).", show_default=False),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     from yieldcli.environment import Environment
@@ -112,7 +114,7 @@ def root(
     options = GlobalOptions(
         profile=profile, config=config, api_url=api_url, timeout=timeout,
         output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
-        no_pager=no_pager,
+        no_pager=no_pager, keypair=keypair, url=url,
     )
     global _SESSION
     session = _SESSION = Session(Environment(), options)

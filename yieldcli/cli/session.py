@@ -28,6 +28,8 @@ class GlobalOptions(NamedTuple):
     debug: bool = False
     sandbox: bool = False
     no_pager: bool = False
+    keypair: str | None = None  # -k/--keypair and -u/--url given to any command (its own, when it has them, win)
+    url: str | None = None
 
 
 class Session:
@@ -52,7 +54,8 @@ class Session:
             if not self.creates_profile:
                 cfg.check_profile(config, profile)
             flags = {"api_url": self.options.api_url, "timeout": self.options.timeout,
-                     "output": self.options.output, "color": self.options.color}
+                     "output": self.options.output, "color": self.options.color,
+                     "keypair": self.options.keypair, "rpc_url": self.options.url}
             forced = {"api_url": lambda: self.sandbox().url} if self.options.sandbox else {}
             self._settings = cfg.Settings(self.env, config, profile, flags,
                                           self._sandbox_overrides(), forced)

@@ -87,7 +87,8 @@ Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before signin
 NoWait = Annotated[bool, typer.Option("--no-wait", help="Print the signature right after sending.")]
 NoSimulate = Annotated[bool, typer.Option("--no-simulate", help="Skip the simulation before signing.")]
 Commitment = Annotated[str, typer.Option("--commitment", help="processed, confirmed or finalized.")]
-ConfirmTimeout = Annotated[float, typer.Option("--timeout", click_type=Seconds(), help="Seconds to wait for confirmation.")]
+# Not --timeout: that is the global seconds per request, accepted before or after any command.
+ConfirmTimeout = Annotated[float, typer.Option("--confirm-timeout", click_type=Seconds(), help="Seconds to wait for confirmation.")]
 UnsafeAllowMismatch = Annotated[bool, typer.Option(
     "--unsafe-allow-mismatch",
     help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, after showing every difference.",

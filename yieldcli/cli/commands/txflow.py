@@ -64,7 +64,7 @@ class TxOptions(TransactOptions):
         if self.commitment not in COMMITMENTS:
             raise UsageError(f"invalid --commitment {self.commitment!r}", hint="use processed, confirmed or finalized")
         if self.timeout <= 0:
-            raise UsageError(f"invalid --timeout {self.timeout}: expected a positive number of seconds")
+            raise UsageError(f"invalid --confirm-timeout {self.timeout}: expected a positive number of seconds")
         if always_confirm and (self.sign or self.send) and not self.yes:
             raise UsageError("closing an account needs --yes", hint="review it first without --sign/--send, then add --yes")
         if self.send and not self.yes and not session.env.interactive:
