@@ -40,3 +40,27 @@ def test_timeout_is_seconds_per_request_everywhere_and_the_wait_has_its_own_name
     sent = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--confirm-timeout", "60", "-o", "json")
     assert sent.code == 0 and json.loads(sent.stdout)["status"] == "confirmed"
     assert usdc_position(chain) == before + 1_000_000
+
+
+def test_limit_zero_is_refused_a_page_past_the_last_is_said_and_sort_by_takes_the_documented_fields(run):
+    zero = run("--sandbox", "positions", "--limit", "0")
+    assert zero.code == 2 and "--limit" in zero.stderr
+    last = run("--sandbox", "positions", "--limit", "1", "-o", "json").json()["meta"]["total_pages"]
+    past = run("--sandbox", "positions", "--limit", "1", "--page", str(last + 1), "-o", "json")
+    assert past.code == 0 and past.json()["data"] == []
+    assert f"page {last + 1} is past the last page of positions ({last})" in past.stderr
+    assert "past the last" not in run("--sandbox", "positions", "--limit", "1", "--page", str(last)).stderr
+    for kind, good, bad in (("positions", "apy", "total_balance"), ("balances", "total_balance", "apy")):
+        assert run("--sandbox", kind, "--sort-by", good, "-o", "json").code == 0
+        assert run("--sandbox", kind, "--sort-by", "balance", "-o", "json").code == 0
+        refused = run("--sandbox", kind, "--sort-by", bad)
+        assert refused.code == 2 and f"invalid --sort-by '{bad}'" in refused.stderr and good in refused.stderr
+
+
+def test_completion_offers_the_sort_fields_of_the_listing(run):
+    def ask(*words):
+        env = {"_YIELD_COMPLETE": "complete_bash", "COMP_WORDS": "\n".join(words), "COMP_CWORD": str(len(words) - 1)}
+        return run(env=env).stdout.split()
+
+    assert ask("yield", "balances", "--sort-by", "") == ["balance", "decimals", "total_balance"]
+    assert ask("yield", "positions", "--sort-by", "total_p") == ["total_position_value"]
