@@ -64,3 +64,19 @@ def test_completion_offers_the_sort_fields_of_the_listing(run):
 
     assert ask("yield", "balances", "--sort-by", "") == ["balance", "decimals", "total_balance"]
     assert ask("yield", "positions", "--sort-by", "total_p") == ["total_position_value"]
+
+
+def test_usage_errors_name_everything_missing_and_what_excludes_what(run):
+    alone = run("--sandbox", "deposit")
+    assert alone.code == 2 and "missing --asset and --amount (or --all)" in alone.stderr
+    assert "missing --amount (or --all)" in run("--sandbox", "withdraw", "--asset", "USDC").stderr
+    assert "missing --asset" in run("--sandbox", "deposit", "--all").stderr
+    both = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--sign", "--send", "--yes")
+    assert both.code == 2 and "--sign and --send exclude each other" in both.stderr
+
+
+def test_a_mistyped_command_gets_a_suggestion(run):
+    for typed, meant, where in (("positon", "positions", []), ("depost", "deposit", []), ("inf", "info", ["strategy"])):
+        result = run(*where, typed)
+        assert result.code == 2 and f"Did you mean '{meant}'?" in result.stderr, result.stderr
+    assert "Did you mean" not in run("xyzzy").stderr

@@ -52,6 +52,20 @@ class LazyCommands(TyperGroup):
             _BUILT[name] = self._build(name)
         return _BUILT[name]
 
+    def resolve_command(self, ctx, args):
+        """A mistyped command gets the closest names (typer's own suggestion sees no lazy commands)."""
+        from typer import _click as click
+
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.UsageError as exc:
+            from difflib import get_close_matches
+
+            matches = get_close_matches(args[0], list(COMMANDS), n=1) if args else []
+            if matches and "Did you mean" not in exc.message:
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
+            raise
+
     @staticmethod
     def _build(name: str):
         import importlib

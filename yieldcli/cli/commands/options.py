@@ -83,8 +83,8 @@ Concurrency = Annotated[int, typer.Option("--concurrency", click_type=WholeNumbe
 # --- transactions -------------------------------------------------------------------------------
 
 Ix = Annotated[bool, typer.Option("--ix", help="Ask for raw instructions (/ix) and build the transaction locally.")]
-Sign = Annotated[bool, typer.Option("--sign", help="Sign (after review) and print the signed transaction; do not send.")]
-Send = Annotated[bool, typer.Option("--send", help="Sign, send, and wait for confirmation.")]
+Sign = Annotated[bool, typer.Option("--sign", help="Sign (after review) and print the signed transaction; do not send. Not with --send.")]
+Send = Annotated[bool, typer.Option("--send", help="Sign, send, and wait for confirmation (it signs: no --sign needed).")]
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before signing (required off a terminal).")]
 NoWait = Annotated[bool, typer.Option("--no-wait", help="Print the signature right after sending.")]
 NoSimulate = Annotated[bool, typer.Option("--no-simulate", help="Skip the simulation before signing.")]

@@ -47,6 +47,9 @@ class TxOptions(TransactOptions):
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
+        if self.sign and self.send:
+            raise UsageError("--sign and --send exclude each other",
+                             hint="--send signs and sends; --sign signs and prints the transaction without sending")
         self._resolve_fees(session)
         if self.nonce is not None and not self.ix:
             raise UsageError("--nonce needs --ix", hint="a durable nonce is built into the transaction yield compiles from /ix instructions")
