@@ -107,3 +107,15 @@ def test_ctrl_c_at_the_prompt_ends_at_once_and_nothing_is_signed(run):
     assert b"declined; nothing was signed" in term.screen and b"Traceback" not in term.screen
     after = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
     assert after == before
+
+
+def test_close_account_asks_on_a_terminal_and_says_what_comes_back(run):
+    term = Terminal("--sandbox", "close-account", "--asset", "USDT", "--send", "-o", "json")
+    term.expect("Sign and send this close-account?")
+    screen = term.screen.decode().replace("\r", "")
+    assert "close the USDT fund account of 5PJ1…Vr9k" in screen
+    assert "+1218.904117 USDT and +0.00203428 SOL back to you" in screen, screen
+    term.type("n\n")
+    assert term.wait() == 12
+    refused = run("--sandbox", "close-account", "--asset", "USDT", "--sign")  # off a terminal: --yes first
+    assert refused.code == 2 and "--yes" in refused.stderr

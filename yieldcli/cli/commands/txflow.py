@@ -68,8 +68,9 @@ class TxOptions(TransactOptions):
             raise UsageError(f"invalid --commitment {self.commitment!r}", hint="use processed, confirmed or finalized")
         if self.timeout <= 0:
             raise UsageError(f"invalid --confirm-timeout {self.timeout}: expected a positive number of seconds")
-        if always_confirm and (self.sign or self.send) and not self.yes:
-            raise UsageError("closing an account needs --yes", hint="review it first without --sign/--send, then add --yes")
+        if always_confirm and (self.sign or self.send) and not self.yes and not session.env.interactive:
+            raise UsageError("closing an account needs --yes when not on a terminal",
+                             hint="review it first without --sign/--send, then add --yes")
         if self.send and not self.yes and not session.env.interactive:
             raise UsageError("--send needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
 
@@ -173,7 +174,9 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
         if not _prompts(session, options, prepared):
             return True  # --yes (checked in `TxOptions.check`), or no terminal to ask on and --sign only
         if prepared.effect is not None:
-            session.env.stderr.write(prepared.effect.summary + "\n")
+            from yieldcli.cli.render.review_view import effect_summary
+
+            session.env.stderr.write(effect_summary(prepared.result["effect"]) + "\n")
         return ask(text)
 
     def allowed_mismatch(differences: list[str]) -> None:

@@ -221,7 +221,7 @@ def close_account(
     json_: opt.Json = False,
     tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
-    """Close a user fund account and return its rent. Signing or sending always needs --yes.
+    """Close a user fund account: what it holds and its rent come back to you. Asks on a terminal; needs --yes off one.
 
     Example: yield close-account --strategy ID --asset USDC --send --yes
     """
