@@ -144,6 +144,10 @@ def guard(options: TransactOptions, result: Result, check: Check | None, hooks: 
     if options.unsafe_allow_mismatch:
         hooks.allowed_mismatch(list(check.differences))
         return
+    if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
+        raise with_report(Refused(
+            "refusing to sign: the transaction does more than pay the network fee and rent, and no intent was stated: "
+            + "; ".join(check.differences), kind="refused.mismatch.unstated"), result, "refused")
     raise with_report(Refused(
         "refusing to sign: the transaction does not do what was asked: " + "; ".join(check.differences),
         hint="nothing was signed; the service may be faulty or compromised", kind="refused.mismatch",

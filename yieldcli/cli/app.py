@@ -170,6 +170,8 @@ def main(argv: Optional[list] = None) -> None:
     except (Exception, KeyboardInterrupt) as exc:
         from yieldcli.cli.cli_errors import describe_any
 
+        if _SESSION is not None:
+            _SESSION.explain(exc)
         _fail(exc, debug, describe_any(exc), args)
     else:
         sys.exit(code if isinstance(code, int) else ExitCode.OK)

@@ -55,6 +55,8 @@ HINTS: dict[str, str] = {
     "tx.pending.earlier": "check it with `yield tx status {signature}`",
     "tx.interrupted": "check it with `yield tx status {signature}`",
     "declined.no_confirm": "answer the prompt on a terminal, or add --yes",
+    "refused.mismatch.unstated": "nothing was signed; if that is what you meant, state it with --expect ACTION:ASSET:AMOUNT "
+                                 "(e.g. --expect deposit:USDC:10)",
     "refused.fee.max": "raise --max-fee, or give a lower --priority-fee",
     "refused.fee.auto": "give --max-fee LAMPORTS to allow it, or a fixed --priority-fee",
     "refused.fee.size": "send it without --priority-fee, or ask the service for the instructions (--ix)",

@@ -124,6 +124,7 @@ class Session:
 
                 url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
                 found, why_none = find_api_key(self.env, self.profile)
+                self._key_found, self._why_no_key = found, why_none  # for `explain`
                 key = found.value if found else None
                 if found:
                     problem = api_key_problem(found.value)
@@ -150,14 +151,30 @@ class Session:
 
     # --- defaults for wallet and strategy ------------------------------------------------------------
 
-    def strategy(self, flag: str | None) -> str:
+    def strategy(self, flag: str | None, given_as: str = "--strategy") -> str:
         value = cfg.not_empty(flag, "--strategy") or self.settings.value("strategy")
         if not value:
             raise UsageError(
                 "no strategy given",
                 hint="pass --strategy ID, set YIELD_STRATEGY, or `yield config set strategy ID`",
             )
+        setting = self.settings.get("strategy")
+        self._strategy_origin = (str(value), given_as if flag else (setting.location or setting.source))
         return value
+
+    def explain(self, error: BaseException) -> None:
+        """Add to an error what only this run knows: where a strategy id the service does not know came from."""
+        from yieldcli.errors import ServiceError
+
+        from yieldcli.errors import AuthError
+
+        if isinstance(error, AuthError):
+            self._explain_auth(error)
+        origin = getattr(self, "_strategy_origin", None)
+        if origin and isinstance(error, ServiceError) and "strategy not found" in error.message.lower():
+            strategy_id, where = origin
+            error.message = f"{error.message}: {strategy_id!r} (from {where})"
+            error.hint = "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from"
 
     def wallet(self, given: str | None, *, signing: bool = False, keypair_flag: str | None = None,
                name: str = "wallet address") -> str:
@@ -184,6 +201,21 @@ class Session:
                     hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
                 )
         return pubkey_of_keypair_file(Path(str(keypair.value)).expanduser(), keypair.source)
+
+    def _explain_auth(self, error: Any) -> None:
+        """Which key the service refused and where it came from; with no usable keyring, the variable."""
+        from yieldcli.config import API_KEY_ENV
+        from yieldcli.secrets import mask
+
+        found, why_none = getattr(self, "_key_found", None), getattr(self, "_why_no_key", None)
+        if found is not None and found.source == "env":
+            error.message = f"{error.message} (the key {mask(found.value)} from {API_KEY_ENV})"
+            error.hint = f"fix or unset {API_KEY_ENV}: it is used before any key stored with `yield auth login`"
+        elif found is not None:
+            error.message = f"{error.message} (the key {mask(found.value)} from the {found.location})"
+            error.hint = f"store the right key with `yield auth login`, or set {API_KEY_ENV}"
+        elif why_none:  # the keyring cannot hold a key here: logging in would fail too
+            error.hint = f"set {API_KEY_ENV} ({why_none})"
 
     # --- the chain side --------------------------------------------------------------------------
 

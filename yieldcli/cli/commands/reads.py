@@ -88,7 +88,7 @@ def strategy_info(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    strategy_id = session.strategy(strategy_id)
+    strategy_id = session.strategy(strategy_id, given_as="the command line")
     body = session.api().strategy_info(strategy_id)
     out.object("strategy", body, models.strategy(body))
 

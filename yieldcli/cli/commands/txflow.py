@@ -44,6 +44,9 @@ class TxOptions(TransactOptions):
     nonce: str | None = None  # durable-nonce account to build on (with --ix)
     nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
     extra_signers: list = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
+    # A transaction handed to `yield tx`: its cluster is the one its blockhash belongs to, whatever
+    # service URL is configured (it may have been built against the sandbox, or by anyone).
+    given_transaction: bool = False
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
@@ -94,7 +97,7 @@ class TxOptions(TransactOptions):
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
         shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions)}
         return TransactOptions(**{**shared, "priority_fee_insists": self.priority_fee_source == "flag",
-                                  "expected_cluster": _expected_cluster(session, request)})
+                                  "expected_cluster": None if self.given_transaction else _expected_cluster(session, request)})
 
 
 def run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False) -> None:
