@@ -79,3 +79,51 @@ def test_auth_messages_name_the_key_and_where_it_came_from(run, sandbox):
     assert missing.code == 4 and "auth login" not in missing.stderr and "set YIELD_API_KEY" in missing.stderr
     status = run("auth", "status", env=none)
     assert status.code == 3 and "auth login" not in status.stderr and "YIELD_API_KEY" in status.stderr
+
+
+def _base58(data: bytes) -> str:
+    from yieldcli.addresses import b58encode
+
+    return b58encode(data)
+
+
+def test_keypairs_as_base58_on_one_line_and_on_stdin_with_the_wallet_derived(chain, run, sandbox, tmp_path):
+    from yieldcli.sandbox.demo import demo_keypair
+
+    before = usdc_position(chain)
+    exported = tmp_path / "exported.txt"  # what wallets export: the secret key in base58
+    exported.write_text(_base58(bytes(demo_keypair())) + "\n")
+    exported.chmod(0o600)
+    env = {"YIELD_KEYPAIR": str(exported)}
+    assert chain("positions", "-o", "json", env=env).json()["data"]  # the wallet is the key's
+    sent = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-o", "json", env=env)
+    assert sent.code == 0, sent.stderr
+    # -k -: the keypair on standard input signs, and the wallet comes from it (no --wallet)
+    for text in (json.dumps(list(bytes(demo_keypair()))), _base58(bytes(demo_keypair()))):
+        piped = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-k", "-", "-o", "json", input=text)
+        assert piped.code == 0, piped.stderr
+    assert usdc_position(chain) == before + 3_000_000
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text("0OIl" * 22 + "\n")
+    refused = chain("positions", "-k", str(garbage))
+    assert refused.code == 3 and "base58 secret key" in refused.stderr and "0OIl" not in refused.stderr
+    short = tmp_path / "short.txt"
+    short.write_text(_base58(bytes(demo_keypair())[:32]))  # a secret half alone
+    assert "of 32 bytes" in chain("positions", "-k", str(short)).stderr
+
+
+def test_config_set_keypair_checks_the_file_and_signing_with_a_readable_one_warns(chain, run, tmp_path, isolated):
+    from yieldcli.sandbox.demo import demo_keypair
+
+    missing = run("config", "set", "keypair", str(tmp_path / "nope.json"))
+    assert missing.code == 2 and "nope.json" in missing.stderr
+    notakey = tmp_path / "notes.json"
+    notakey.write_text("[1, 2, 3]")
+    assert run("config", "set", "keypair", str(notakey)).code == 2
+    config = isolated / ".config" / "yield" / "config.toml"
+    assert not config.exists() or "keypair" not in config.read_text()  # nothing written
+    good = write_keypair(tmp_path / "good.json", demo_keypair())
+    assert run("config", "set", "keypair", good).code == 0 and "keypair" in config.read_text()
+    (tmp_path / "good.json").chmod(0o644)
+    signed = chain("deposit", "--asset", "USDC", "--amount", "1", "--sign", "-k", good, "-o", "json")
+    assert signed.code == 0 and "accessible by other users" in signed.stderr and "chmod 600" in signed.stderr

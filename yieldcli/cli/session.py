@@ -41,6 +41,7 @@ class Session:
         self._sandbox: Any = None
         self._closers: list = []
         self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
+        self._stdin_keypair: str | None = None  # a keypair read from standard input (-k -), kept for a second use
         self.creates_profile = False  # `config set` writes the profile it names: it need not exist yet
 
     # --- settings --------------------------------------------------------------------------------
@@ -189,10 +190,6 @@ class Session:
             return DEMO_WALLET
         if signing:
             keypair = self.keypair_source(keypair_flag)
-            from yieldcli.files import reads_stdin
-
-            if reads_stdin(str(keypair.value)):
-                raise UsageError("with a keypair on standard input, name the wallet with --wallet")
         else:
             keypair = self._keypair_setting(self.settings)
             if keypair.value is None:
@@ -200,7 +197,36 @@ class Session:
                     "no wallet given and no keypair configured",
                     hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
                 )
+        from yieldcli.files import reads_stdin
+
+        if reads_stdin(str(keypair.value)):
+            from yieldcli.addresses import b58encode
+            from yieldcli.chain.keypairs import read_keypair_bytes
+
+            secret, _, _ = read_keypair_bytes("-", stdin=self.keypair_stdin())
+            return b58encode(secret[32:])
         return pubkey_of_keypair_file(Path(str(keypair.value)).expanduser(), keypair.source)
+
+    def load_signer(self, source: str) -> Any:
+        """A keypair file (or `-`: standard input, read once per run); a file others can read is warned about."""
+        from yieldcli.chain.keypairs import load_keypair
+        from yieldcli.files import reads_stdin
+
+        loaded = load_keypair(source, stdin=self.keypair_stdin() if reads_stdin(source) else None)
+        if loaded.warning:
+            self.output().warn(loaded.warning)
+        return loaded.keypair
+
+    def keypair_stdin(self) -> Any:
+        """Standard input as a keypair source, read once: the wallet and the signer both come from it."""
+        import io
+
+        if self._stdin_keypair is None:
+            from yieldcli.chain.keypairs import KEYPAIR_MAX_BYTES
+            from yieldcli.files import read_small_stream
+
+            self._stdin_keypair = read_small_stream(self.env.stdin, limit=KEYPAIR_MAX_BYTES, what="the keypair", error=ConfigError)
+        return io.StringIO(self._stdin_keypair)
 
     def _explain_auth(self, error: Any) -> None:
         """Which key the service refused and where it came from; with no usable keyring, the variable."""

@@ -34,7 +34,24 @@ def _validate(key: str, value: str) -> str:
         check_base_url(value)
     if key == "timeout":
         parse_seconds(value, name="timeout")
+    if key == "keypair":
+        _check_keypair_file(value)
     return value
+
+
+def _check_keypair_file(value: str) -> None:
+    """A keypair path is written only once it reads as a keypair (`-` is standard input: read when used)."""
+    from yieldcli.files import reads_stdin
+
+    if reads_stdin(value):
+        return
+    from yieldcli.chain.keypairs import read_keypair_bytes
+    from yieldcli.errors import ConfigError
+
+    try:
+        read_keypair_bytes(value)
+    except ConfigError as exc:
+        raise UsageError(f"not set: {exc.message}", hint=exc.hint or "give the path of a solana-keygen keypair file") from None
 
 
 def _target_profile(session) -> str | None:

@@ -231,13 +231,7 @@ class _SignalsCancel:
 
 
 def _load_keypair(session: Session, options: TxOptions):
-    from yieldcli.chain.keypairs import load_keypair
-
-    setting = session.keypair_source(options.keypair)
-    loaded = load_keypair(str(setting.value), stdin=session.env.stdin)
-    if loaded.warning:
-        session.output().warn(loaded.warning)
-    return loaded.keypair
+    return session.load_signer(str(session.keypair_source(options.keypair).value))
 
 
 def _expected_cluster(session: Session, request: UserRequest) -> str | None:
