@@ -43,6 +43,10 @@ class Session:
         self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
         self._stdin_keypair: str | None = None  # a keypair read from standard input (-k -), kept for a second use
         self.creates_profile = False  # `config set` writes the profile it names: it need not exist yet
+        # What `explain` adds to an error: where the strategy id came from, which key was sent and from where.
+        self._strategy_origin: tuple[str, str] | None = None
+        self._key_found: Any = None
+        self._why_no_key: str | None = None
 
     # --- settings --------------------------------------------------------------------------------
 
@@ -164,14 +168,13 @@ class Session:
         return value
 
     def explain(self, error: BaseException) -> None:
-        """Add to an error what only this run knows: where a strategy id the service does not know came from."""
-        from yieldcli.errors import ServiceError
-
-        from yieldcli.errors import AuthError
+        """Add to an error what only this run knows: where a strategy id the service does not know came
+        from, and which API key the service refused."""
+        from yieldcli.errors import AuthError, ServiceError
 
         if isinstance(error, AuthError):
             self._explain_auth(error)
-        origin = getattr(self, "_strategy_origin", None)
+        origin = self._strategy_origin
         if origin and isinstance(error, ServiceError) and "strategy not found" in error.message.lower():
             strategy_id, where = origin
             error.message = f"{error.message}: {strategy_id!r} (from {where})"
@@ -233,7 +236,7 @@ class Session:
         from yieldcli.config import API_KEY_ENV
         from yieldcli.secrets import mask
 
-        found, why_none = getattr(self, "_key_found", None), getattr(self, "_why_no_key", None)
+        found, why_none = self._key_found, self._why_no_key
         if found is not None and found.source == "env":
             error.message = f"{error.message} (the key {mask(found.value)} from {API_KEY_ENV})"
             error.hint = f"fix or unset {API_KEY_ENV}: it is used before any key stored with `yield auth login`"
