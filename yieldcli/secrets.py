@@ -108,6 +108,15 @@ def _keyring(*, plaintext_ok: bool = False):
     return keyring
 
 
+def keyring_problem() -> ConfigError | None:
+    """Why the keyring cannot hold the API key here (none, unloadable, or plaintext), else None."""
+    try:
+        _keyring()
+    except ConfigError as exc:
+        return exc
+    return None
+
+
 def plaintext_backend(backend: object) -> str | None:
     """The name of a backend that writes secrets readably to disk (keyrings.alt's file and
     base64 stores, a chainer that includes one), else None. An encrypted file store is not one."""

@@ -124,6 +124,9 @@ def test_a_plaintext_keyring_is_refused_and_doctor_says_so(run, isolated):
     doctor = run("--api-url", "http://127.0.0.1:9", "doctor", "-o", "json", env=env)
     row = next(c for c in doctor.json()["checks"] if c["name"] == "API key")
     assert doctor.code == 3 and row["status"] == "fail" and "plain" in row["detail"], doctor.stdout
+    with_env = run("--api-url", "http://127.0.0.1:9", "doctor", "-o", "json", env={**env, "YIELD_API_KEY": TEST_API_KEY})
+    row = next(c for c in with_env.json()["checks"] if c["name"] == "API key")
+    assert row["status"] == "warn" and "plain" in row["detail"]  # the variable works; the backend is still named
     assert run("auth", "logout", env=env).code == 0  # the old copy can be removed
     assert "yield/api-key:default" not in (isolated / "keyring_pass.cfg").read_text()
 
