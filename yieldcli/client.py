@@ -67,7 +67,9 @@ def load_profile(name: str | None = None) -> Profile:
 
     env = Environment()
     profile = config.resolve_profile(name, env)
-    settings = config.Settings(env, config.ConfigFile.load(Path(config.resolve_config_path(None, env).value)), profile)
+    file = config.ConfigFile.load(Path(config.resolve_config_path(None, env).value))
+    config.check_profile(file, profile)
+    settings = config.Settings(env, file, profile)
     timeout_text = str(settings.value("timeout"))
     try:
         timeout = float(timeout_text)

@@ -188,7 +188,7 @@ def test_a_nonce_transaction_that_cannot_land_ends_when_its_nonce_moves_on(busy,
     signed = tmp_path / "signed.json"
     signed.write_text(built.stdout)
     runtime.set_fault("pending", count=1)  # the cluster holds it: it neither lands nor is forgotten
-    sent = cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "--timeout", "1", "-o", "json")
+    sent = cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "--confirm-timeout", "1", "-o", "json")
     assert sent.code == 8, sent.stderr
     signature = sent.json()["signature"]
     # No block height ends it: however many slots pass, it may still land.

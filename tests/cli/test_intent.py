@@ -276,7 +276,7 @@ def test_closing_the_users_token_account_to_another_is_refused(world):
 def test_the_review_names_every_difference_first_and_in_red(world):
     world.doctor(amount_changed)
     shown = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "table", "--color", "always")
-    assert shown.code == 0  # review only: nothing to refuse yet
+    assert shown.code == 10  # review only: the review is printed, and the exit code says what it found
     first, second = shown.stdout.splitlines()[:2]
     # The fee is said once, on the line below the summary (with its parts when there is a priority fee).
     assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee" not in first
@@ -352,7 +352,7 @@ def test_tx_sign_and_send_check_the_stated_intent(world, tmp_path):
     plain = world.yield_("tx", "sign", str(doctored))
     assert plain.code == 10 and "your USDC falls by 1000 USDC" in plain.stderr
     inspected = world.yield_("tx", "inspect", str(doctored), "--expect", "deposit:USDC:10", "-o", "json")
-    assert inspected.code == 0 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
+    assert inspected.code == 10 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
 
     world.stand_in.doctor = None
     honest = tmp_path / "honest.json"
@@ -402,3 +402,20 @@ def test_send_is_refused_when_the_rpc_cannot_be_reached(world):
     env = {**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"}  # nothing listens on the discard port
     refused = world.run("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env=env)
     assert refused.code == 10 and "could not be checked (the simulation could not run)" in refused.stderr, refused.stderr
+
+
+def test_a_review_exits_with_what_its_check_found(world):
+    review = ("deposit", "--asset", "USDC", "--amount", "1", "-o", "json")
+    ok = world.yield_(*review)
+    assert ok.code == 0 and ok.json()["simulation"]["ok"] and ok.json()["effect"]["differences"] == []
+    unreachable = world.run(*review, env={**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"})
+    assert unreachable.code == 6 and "not checked" in unreachable.stderr, unreachable.stderr
+    assert unreachable.json()["simulation"]["skipped"] and unreachable.json()["review"]  # the review is still printed
+    unchecked = world.yield_(*review, "--no-simulate")
+    assert unchecked.code == 10 and "not checked" in unchecked.stderr and unchecked.json()["transaction"]
+    world.doctor(amount_changed)
+    mismatch = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json")
+    assert mismatch.code == 10 and "expected −10 USDC, simulated −1000 USDC" in mismatch.stderr
+    world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
+    failed = world.yield_(*review)
+    assert failed.code == 11 and "simulation failed" in failed.stderr and failed.json()["simulation"]["ok"] is False

@@ -252,10 +252,12 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
                          kind="usage.not_a_signer")
     result["transaction"] = signed.to_base64()
     result["missing_signers"] = [str(k) for k in signed.missing]
-    result["signature"] = str(signed.transaction.signatures[0])
+    fee_payer_signature = signed.transaction.signatures[0]
+    # None until the fee payer has signed: the placeholder (all ones) is no transaction's signature.
+    result["signature"] = None if fee_payer_signature == type(fee_payer_signature).default() else str(fee_payer_signature)
     if not options.send:
         result["status"] = "signed" if signed.complete else "partially-signed"
-        return Signed(result, result["transaction"], result["signature"], result["missing_signers"])
+        return Signed(result, result["transaction"], result["signature"] or "", result["missing_signers"])
     if not signed.complete:
         raise UsageError("cannot send: the transaction still needs signatures from " + ", ".join(result["missing_signers"]),
                          kind="usage.missing_signers")

@@ -96,7 +96,9 @@ async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[Addr
     try:
         check, sim = await check_transaction(rpc, tx, intent, tables)
     except NetworkError as exc:  # a send is then refused by `guard`: it needs the check
-        return {"skipped": f"the RPC could not be reached: {exc.message}"}, None
+        from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE
+
+        return {"skipped": f"{RPC_UNREACHABLE}: {exc.message}"}, None
     except ValueError as exc:  # a lookup table could not be read: the accounts it loads are unknown
         return {"skipped": f"the transaction's accounts could not all be resolved: {exc}"}, None
 
@@ -142,6 +144,10 @@ def guard(options: TransactOptions, result: Result, check: Check | None, hooks: 
     if options.unsafe_allow_mismatch:
         hooks.allowed_mismatch(list(check.differences))
         return
+    if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
+        raise with_report(Refused(
+            "refusing to sign: the transaction does more than pay the network fee and rent, and no intent was stated: "
+            + "; ".join(check.differences), kind="refused.mismatch.unstated"), result, "refused")
     raise with_report(Refused(
         "refusing to sign: the transaction does not do what was asked: " + "; ".join(check.differences),
         hint="nothing was signed; the service may be faulty or compromised", kind="refused.mismatch",

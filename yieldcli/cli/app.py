@@ -53,6 +53,20 @@ class LazyCommands(TyperGroup):
             _BUILT[name] = self._build(name)
         return _BUILT[name]
 
+    def resolve_command(self, ctx, args):
+        """A mistyped command gets the closest names (typer's own suggestion sees no lazy commands)."""
+        from typer import _click as click
+
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.UsageError as exc:
+            from difflib import get_close_matches
+
+            matches = get_close_matches(args[0], list(COMMANDS), n=1) if args else []
+            if matches and "Did you mean" not in exc.message:
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
+            raise
+
     @staticmethod
     def _build(name: str):
         import importlib
@@ -105,6 +119,8 @@ def root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),
     no_pager: bool = typer.Option(False, "--no-pager", help="Do not page long output on a terminal (env YIELD_PAGER, PAGER)."),
+    keypair: Optional[str] = typer.Option(None, "--keypair", "-k", help="Keypair file, or - for stdin: the wallet of reads, the signer of writes (env YIELD_KEYPAIR).", show_default=False),
+    url: Optional[str] = typer.Option(None, "--url", "-u", help="Solana RPC URL or moniker (env YIELD_RPC_URL).", show_default=False),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     from yieldcli.environment import Environment
@@ -113,7 +129,7 @@ def root(
     options = GlobalOptions(
         profile=profile, config=config, api_url=api_url, timeout=timeout,
         output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
-        no_pager=no_pager,
+        no_pager=no_pager, keypair=keypair, url=url,
     )
     global _SESSION
     session = _SESSION = Session(Environment(), options)
@@ -155,6 +171,8 @@ def main(argv: Optional[list] = None) -> None:
     except (Exception, KeyboardInterrupt) as exc:
         from yieldcli.cli.cli_errors import describe_any
 
+        if _SESSION is not None:
+            _SESSION.explain(exc)
         _fail(exc, debug, describe_any(exc), args)
     else:
         sys.exit(code if isinstance(code, int) else ExitCode.OK)

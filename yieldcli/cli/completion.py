@@ -43,6 +43,14 @@ def _profiles(env: Mapping[str, str], words: list[str]) -> list[str]:
         return []
 
 
+def _sort_fields(env: Mapping[str, str], words: list[str]) -> list[str]:
+    """The fields of the listing on the line: positions or balances."""
+    from yieldcli.api.sort_fields import SORT_FIELDS
+
+    kind = next((word for word in words if word in SORT_FIELDS), None)
+    return list(SORT_FIELDS[kind]) if kind else []
+
+
 def _config_keys(env: Mapping[str, str], words: list[str]) -> list[str]:
     from yieldcli.config import SPECS
 
@@ -58,6 +66,7 @@ OPTION_VALUES: dict[str, Callable[[Mapping[str, str], list[str]], list[str]] | t
     "--color": COLOR_MODES,
     "--order": ORDERS,
     "--profile": _profiles,
+    "--sort-by": _sort_fields,
 }
 # Values of `config set KEY VALUE`, by key.
 SETTING_VALUES: dict[str, tuple[str, ...]] = {"output": OUTPUT_FORMATS, "color": COLOR_MODES, "rpc_url": RPC_MONIKERS}

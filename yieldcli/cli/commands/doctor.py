@@ -80,9 +80,18 @@ def api_key_source(session) -> Check:
     from yieldcli.secrets import find_api_key, mask
 
     found, why_none = find_api_key(session.env, session.profile)
+    if found is not None and found.source == "env":
+        from yieldcli.secrets import keyring_problem
+
+        problem = keyring_problem()
+        if problem is not None and problem.kind == "config.keyring.plaintext":  # `auth login` would be refused here
+            return Check("API key", "warn", f"{mask(found.value)} from {found.location}; {problem.message}",
+                         "keep using the variable, or use an OS keyring")
     if found is None:
+        # The keyring unusable (none, or one that keeps secrets in plain text): logging in cannot help.
+        hint = f"set {cfg.API_KEY_ENV}, or use an OS keyring" if why_none else f"run `yield auth login` or set {cfg.API_KEY_ENV}"
         return Check("API key", "fail", f"none for profile {session.profile!r}" + (f" ({why_none})" if why_none else ""),
-                     f"run `yield auth login` or set {cfg.API_KEY_ENV}", ExitCode.CONFIG)
+                     hint, ExitCode.CONFIG)
     return Check("API key", "ok", f"{mask(found.value)} from {found.location or found.source}")
 
 

@@ -11,7 +11,6 @@ import asyncio
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-import typer
 
 from yieldcli.chain.transact import TransactOptions
 from yieldcli.errors import Refused, UsageError, YieldError
@@ -45,9 +44,15 @@ class TxOptions(TransactOptions):
     nonce: str | None = None  # durable-nonce account to build on (with --ix)
     nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
     extra_signers: list = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
+    # A transaction handed to `yield tx`: its cluster is the one its blockhash belongs to, whatever
+    # service URL is configured (it may have been built against the sandbox, or by anyone).
+    given_transaction: bool = False
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
+        if self.sign and self.send:
+            raise UsageError("--sign and --send exclude each other",
+                             hint="--send signs and sends; --sign signs and prints the transaction without sending")
         self._resolve_fees(session)
         if self.nonce is not None and not self.ix:
             raise UsageError("--nonce needs --ix", hint="a durable nonce is built into the transaction yield compiles from /ix instructions")
@@ -65,9 +70,10 @@ class TxOptions(TransactOptions):
         if self.commitment not in COMMITMENTS:
             raise UsageError(f"invalid --commitment {self.commitment!r}", hint="use processed, confirmed or finalized")
         if self.timeout <= 0:
-            raise UsageError(f"invalid --timeout {self.timeout}: expected a positive number of seconds")
-        if always_confirm and (self.sign or self.send) and not self.yes:
-            raise UsageError("closing an account needs --yes", hint="review it first without --sign/--send, then add --yes")
+            raise UsageError(f"invalid --confirm-timeout {self.timeout}: expected a positive number of seconds")
+        if always_confirm and (self.sign or self.send) and not self.yes and not session.env.interactive:
+            raise UsageError("closing an account needs --yes when not on a terminal",
+                             hint="review it first without --sign/--send, then add --yes")
         if self.send and not self.yes and not session.env.interactive:
             raise UsageError("--send needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
 
@@ -91,7 +97,7 @@ class TxOptions(TransactOptions):
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
         shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions)}
         return TransactOptions(**{**shared, "priority_fee_insists": self.priority_fee_source == "flag",
-                                  "expected_cluster": _expected_cluster(session, request)})
+                                  "expected_cluster": None if self.given_transaction else _expected_cluster(session, request)})
 
 
 def run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False) -> None:
@@ -165,18 +171,21 @@ class _Spinner:
 
 def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _Spinner]:
     from yieldcli.chain.transact import Hooks
+    from yieldcli.cli.prompts import ask
 
     def confirm(text: str, prepared: transact.Prepared) -> bool:
         prompting = _prompts(session, options, prepared)
         if prompting and prepared.effect is not None:
-            session.env.stderr.write(prepared.effect.summary + "\n")
+            from yieldcli.cli.render.review_view import effect_summary
+
+            session.env.stderr.write(effect_summary(prepared.result["effect"]) + "\n")
         if prepared.result.get("message_hash"):
             # Just above our prompt, or (--yes) just before the Ledger shows its own hash.
             session.env.stderr.write(hash_line(prepared.result["message_hash"]) + "\n")
             session.env.stderr.flush()
         if not prompting:
             return True  # --yes (checked in `TxOptions.check`), or no terminal to ask on and --sign only
-        return typer.confirm(text, default=False, err=True)
+        return ask(text)
 
     def allowed_mismatch(differences: list[str]) -> None:
         out.warn("--unsafe-allow-mismatch: the transaction does NOT do what was asked:")
@@ -184,7 +193,7 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
             session.env.stderr.write(f"  ✗ {difference}\n")
 
     def confirm_again(text: str) -> bool:
-        return typer.confirm(text, default=False, err=True)
+        return ask(text)
 
     def on_review(prepared: transact.Prepared) -> None:
         prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
@@ -227,13 +236,7 @@ class _SignalsCancel:
 
 
 def _load_keypair(session: Session, options: TxOptions):
-    from yieldcli.chain.keypairs import load_signer
-
-    setting = session.keypair_source(options.keypair)
-    loaded = load_signer(str(setting.value), stdin=session.env.stdin)
-    if loaded.warning:
-        session.output().warn(loaded.warning)
-    return loaded.signer
+    return session.load_signer(str(session.keypair_source(options.keypair).value))
 
 
 def _expected_cluster(session: Session, request: UserRequest) -> str | None:
@@ -276,12 +279,12 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
                 session.env.stderr.write("".join(f"    {line}\n" for line in logs))
 
             out.for_people(show_logs)
-        error = outcome.error()
-        if error is not None:
-            from yieldcli.cli import cli_errors
+    error = outcome.error()  # a review that found a problem, or a send that did not end well
+    if error is not None:
+        from yieldcli.cli import cli_errors
 
-            error.hint = cli_errors.hint_for(error)
-            raise error
+        error.hint = cli_errors.hint_for(error)
+        raise error
 
 
 def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:

@@ -38,8 +38,6 @@ def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
     """Refusals that need nothing looked up: run first, before any request."""
     if all_ and amount is not None:
         raise UsageError("--amount and --all exclude each other", hint="give one of them")
-    if not all_ and amount is None:
-        raise UsageError("give --amount X or --all")
     if amount is not None:
         Amount.check_syntax(amount, raw=raw)
 
@@ -106,11 +104,17 @@ class TransferOrder(NamedTuple):
     amount: Optional[Amount]  # None: --all
 
 
+def check_required(asset: Optional[str], amount: Optional[str], all_: bool) -> None:
+    """Everything missing, said at once: `yield deposit` alone needs --asset and an amount."""
+    missing = (["--asset"] if asset is None else []) + (["--amount (or --all)"] if amount is None and not all_ else [])
+    if missing:
+        raise UsageError("missing " + " and ".join(missing), hint="e.g. --asset USDC --amount 10")
+
+
 def _transfer_order(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer) -> TransferOrder:
+    check_required(asset, amount, all_)
     tx.check(session)
     check_amount_flags(amount, all_, raw)
-    if asset is None:
-        raise UsageError("--asset is required", hint="e.g. --asset USDC")
     mint = tokens.resolve_asset(asset)
     token_account = _pubkey_option(token_account, "--token-account")
     strategy_id = session.strategy(strategy)
@@ -217,7 +221,7 @@ def close_account(
     json_: opt.Json = False,
     tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
-    """Close a user fund account and return its rent. Signing or sending always needs --yes.
+    """Close a user fund account: what it holds and its rent come back to you. Asks on a terminal; needs --yes off one.
 
     Example: yield close-account --strategy ID --asset USDC --send --yes
     """
