@@ -47,11 +47,15 @@ def test_at_most_three_round_trips_before_the_send(relayed, args):
     assert {"getGenesisHash", "isBlockhashValid", "getLatestBlockhash"} <= set(asked)
 
 
-def test_the_auto_priority_fee_question_rides_with_the_units_simulation(relayed):
+def test_the_auto_priority_fee_adds_no_round_trip(relayed):
     result = relayed("deposit", "--asset", "USDC", "--amount", "1", "--priority-fee", "auto", "--send", "--yes", "-o", "json")
     assert result.code == 0, result.stderr
+    assert result.json()["status"] == "confirmed" and result.json()["fee"]["compute_unit_limit"] < 1_400_000
     before = relayed.relay.before("sendTransaction")
-    fee = next(e.methods for e in before if "getRecentPrioritizationFees" in e.methods)
-    assert "simulateTransaction" in fee
-    # A v0 transaction with a lookup table: the table, the fee and units, the check, the unknown owners.
-    assert len(before) <= 4, [e.methods for e in before]
+    # The lookup table; the fee question, the units simulation and the check's pre-read; the check.
+    assert len(before) <= 3, [e.methods for e in before]
+    fee = next(n for n, e in enumerate(before) if "getRecentPrioritizationFees" in e.methods)
+    assert "simulateTransaction" in before[fee].methods and "getMultipleAccounts" in before[fee].methods
+    # The check's simulation comes after the pre-read and before the read that shows it held.
+    check = before[fee + 1].methods
+    assert check[0] == "simulateTransaction" and "getMultipleAccounts" in check[1:]

@@ -295,3 +295,41 @@ def test_the_pre_state_is_read_again_until_it_holds_still_around_the_simulation(
     rpc = _ShiftingRpc([SOL], slots=[9, 10, 8, 10, 10, 10])
     asyncio.run(check_transaction(rpc, tx, close))
     assert rpc.simulations == 2
+
+
+def test_a_pre_state_read_ahead_is_trusted_only_if_it_still_holds_after_the_simulation():
+    import asyncio
+
+    from solders.signature import Signature
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.chain.intent_check import check_transaction
+    from yieldcli.chain.rpc_batch import Answer
+
+    payer = Pubkey.from_string(WALLET)
+    ix = transfer(TransferParams(from_pubkey=payer, to_pubkey=Pubkey.from_string(STRANGER), lamports=1))
+    tx = VersionedTransaction.populate(MessageV0.try_compile(payer, [ix], [], Hash.default()), [Signature.default()])
+    close = Intent("close-account", WALLET, WALLET, USDC, None)
+
+    class AheadRpc(_ShiftingRpc):
+        """The pre-read was asked ahead and answered on an earlier exchange, before a transaction landed."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.batches = []
+
+        def answered(self, call):
+            value = [{"lamports": SOL + 1, "owner": str(Pubkey.default()), "data": ["", "base64"], "executable": False,
+                      "rentEpoch": 0} for _ in call[1][0]]
+            return Answer(call[0], {"context": {"slot": 5}, "value": value})
+
+        async def batch(self, calls):
+            self.batches.append([m for m, _ in calls])
+            return await super().batch(calls)
+
+    rpc = AheadRpc([SOL])
+    asyncio.run(check_transaction(rpc, tx, close))
+    # The first batch trusted the early pre-read and re-read after simulating: it had moved, so the
+    # whole read-simulate-read was asked again, in one batch.
+    assert rpc.batches[0][0] == "simulateTransaction" and rpc.batches[1][:2] == ["getMultipleAccounts", "simulateTransaction"]
+    assert rpc.simulations == 2

@@ -40,3 +40,22 @@ def ask_ahead_for(rpc: Any, to_review: TransactionToReview, options: TransactOpt
         calls.append(("isBlockhashValid", [blockhash, {"commitment": rpc.commitment}]))
         calls.append(("getLatestBlockhash", [{"commitment": rpc.commitment}]))
     rpc.ask_ahead(calls)
+
+
+def ask_ahead_check_reads(rpc: Any, to_review: TransactionToReview, options: TransactOptions) -> None:
+    """With a priority fee to set, an exchange (its question and the units simulation) comes before
+    the intent check: the check's pre-read rides on it, and the owners and mints it shows are then
+    read with the simulation instead of after it. Without one, the pre-read travels with the check."""
+    from solders.pubkey import Pubkey
+
+    from yieldcli.chain.intent_check import check_accounts
+    from yieldcli.chain.read_around import reads_of
+
+    if rpc is None or not hasattr(rpc, "ask_ahead") or options.priority_fee is None or not options.simulate:
+        return
+    tables = {str(t.key): [str(a) for a in t.addresses] for t in to_review.lookup_tables}
+    try:
+        addresses = check_accounts(to_review.transaction.message, tables)
+    except ValueError:
+        return  # a lookup table could not be read: the check says so itself
+    rpc.ask_ahead(reads_of(rpc, [Pubkey.from_string(a) for a in addresses]))

@@ -23,14 +23,15 @@ async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Ma
                             ) -> tuple[Check | None, Simulation]:
     """Read, simulate and compare: `(Check | None, Simulation)`; the check is None when the simulation failed."""
     message = tx.message
-    addresses = writable_addresses(message, lookup_tables)
+    addresses = check_accounts(message, lookup_tables)
     keys = [Pubkey.from_string(a) for a in addresses]
     # The pre-state and the simulation are separate answers: another transaction landing between them
     # would show its effect as this one's. `read_around` shows the pre-state held around the simulation.
     # The accounts it only reads ride along: the owners and mints of its token accounts are usually
     # among them, and the comparison needs those (multisig owners, unknown mints' decimals).
     readonly = [Pubkey.from_string(a) for a in _readonly_candidates(message, addresses, lookup_tables)]
-    around = await read_around(rpc, keys, tx, also_read=readonly)
+    around = await read_around(rpc, keys, tx, also_read=readonly,
+                               also_read_for=lambda infos: _seen_in(intent, addresses, infos))
     simulation = around.simulation
     if not simulation.ok:
         return None, simulation
@@ -41,6 +42,18 @@ async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Ma
     fee = network_fee(message)
     priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE
     return compare(intent, before, after, fee=fee, decimals=decimals, multisigs=multisigs, priority_fee=priority), simulation
+
+
+def check_accounts(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+    """The accounts the check reads around the simulation, in a stable order (so asked ahead they match)."""
+    return sorted(writable_addresses(message, lookup_tables))
+
+
+def _seen_in(intent: Intent, addresses: Sequence[str], infos: Sequence[Any]) -> list[Pubkey]:
+    """The owners and unknown mints of the token accounts in a pre-state read ahead: read with the check."""
+    states = {a: state_of(i) for a, i in zip(addresses, infos)}
+    wanted = [*_unknown_mints(states), *sorted(_owners(intent, states) - set(addresses))]
+    return [Pubkey.from_string(a) for a in wanted]
 
 
 def _readonly_candidates(message: Any, writable: Sequence[str], lookup_tables: Mapping[str, Sequence[str]] | None) -> list[str]:

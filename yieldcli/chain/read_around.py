@@ -24,7 +24,7 @@ The list of accounts is the caller's: whatever the check needs to read rides in 
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -59,22 +59,34 @@ class AroundSimulation:
 
 async def read_around(rpc: Any, accounts: Sequence[Pubkey], tx: VersionedTransaction, *,
                       also_read: Sequence[Pubkey] = (), questions: Sequence[Call] = (),
-                      inner_instructions: bool = False) -> AroundSimulation:
+                      inner_instructions: bool = False,
+                      also_read_for: Callable[[Sequence[AccountInfo | None]], Sequence[Pubkey]] | None = None,
+                      ) -> AroundSimulation:
     """Pre-state, simulation (post-state of `accounts`) and the pre-state again, in one batch, until
     the pre-state held around the simulation; raise AccountsKeptChanging when it never did.
 
+    When the pre-read was asked ahead (`Rpc.ask_ahead`, answered on an earlier exchange), the first
+    try uses that answer (read before the simulation all the same) and `also_read_for(pre-state)`
+    names more accounts to read in the same batch (the owners and mints the pre-state shows).
     A failed simulation returns at once (its post-state is empty: there is nothing to compare)."""
-    keys, extra = list(accounts), list(also_read)
+    keys = list(accounts)
     sim_call = ("simulateTransaction", [base64.b64encode(bytes(tx)).decode("ascii"),
                                         simulation_config(rpc.commitment, keys, inner_instructions)])
-    for _ in range(STABLE_READ_ATTEMPTS):
-        reads = _reads(rpc, keys)
-        calls = [*reads, sim_call, *reads, *_reads(rpc, extra), *questions]
-        answers = await rpc.batch(calls)
+    reads = reads_of(rpc, keys)
+    ahead = [rpc.answered(c) for c in reads] if keys and hasattr(rpc, "answered") else []
+    for attempt in range(STABLE_READ_ATTEMPTS):
+        extra = list(also_read)
         n = len(reads)
-        pre, sim, re = answers[:n], answers[n], answers[n + 1 : 2 * n + 1]
-        rest = answers[2 * n + 1 :]
-        before = _accounts(keys, pre)
+        if attempt == 0 and ahead and all(a is not None for a in ahead):
+            pre = [a for a in ahead if a is not None]
+            before = _accounts(keys, pre)
+            extra += [k for k in (also_read_for(before) if also_read_for else ()) if k not in extra]
+            answers = await rpc.batch([sim_call, *reads, *reads_of(rpc, extra), *questions])
+            sim, re, rest = answers[0], answers[1 : n + 1], answers[n + 1 :]
+        else:
+            answers = await rpc.batch([*reads, sim_call, *reads, *reads_of(rpc, extra), *questions])
+            pre, sim, re, rest = answers[:n], answers[n], answers[n + 1 : 2 * n + 1], answers[2 * n + 1 :]
+            before = _accounts(keys, pre)
         simulation = simulation_of(sim.value()["value"], keys, before)
         slots = (_latest(pre), sim.slot, _earliest(re))  # every pre-read chunk before, every re-read after
         if not simulation.ok:
@@ -135,7 +147,8 @@ def account_of(address: Pubkey, raw: dict[str, Any] | None) -> AccountInfo | Non
                        data=payload, executable=bool(raw.get("executable", False)), rent_epoch=int(raw.get("rentEpoch", 0)))
 
 
-def _reads(rpc: Any, keys: Sequence[Pubkey]) -> list[Call]:
+def reads_of(rpc: Any, keys: Sequence[Pubkey]) -> list[Call]:
+    """The getMultipleAccounts requests that read `keys` (asked ahead, they are the pre-read's own)."""
     config = {"encoding": "base64", "commitment": rpc.commitment}
     return [("getMultipleAccounts", [[str(k) for k in keys[i : i + MAX_ACCOUNTS_PER_CALL]], config])
             for i in range(0, len(keys), MAX_ACCOUNTS_PER_CALL)]

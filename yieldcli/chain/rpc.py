@@ -143,6 +143,12 @@ class Rpc:
     def keep_answers(self, answers: dict[str, Answer]) -> None:
         self._answered.update(answers)
 
+    def answered(self, call: Call) -> Answer | None:
+        """The answer to `call` asked ahead and already received (used once), else None: nothing is sent."""
+        from yieldcli.chain.rpc_batch import key_of
+
+        return self._answered.pop(key_of(*call), None)
+
     def next_id(self) -> int:
         first = next(self._ids)
         self._ids = itertools.count(first + 1000)  # a batch's ids never meet the next request's
