@@ -13,8 +13,10 @@ import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
 from urllib.parse import urlsplit
+
+from yieldcli.sandbox.rpc.server import Served
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class Exchange:
     methods: tuple[str, ...]  # one for a single request, several for a batch
 
 
-class RpcRelay:
+class RpcRelay(Served):
     """`RpcRelay(upstream_url, delay=0.1).start()`; `.url`; `.exchanges`; `.stop()`. Also a context manager."""
 
     def __init__(self, upstream: str, *, delay: float = 0.0):
@@ -35,29 +37,6 @@ class RpcRelay:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.relay = self  # type: ignore[attr-defined]
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
-
-    def start(self) -> Self:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join()
-            self._thread = None
-        self._httpd.server_close()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
     def clear(self) -> None:
         with self.lock:
