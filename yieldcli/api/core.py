@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable, Mapping, NamedTuple, Union
 from urllib.parse import quote, urlencode, urlsplit
 
-from yieldcli import __version__
+from yieldcli import __version__, exact_json
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
 from yieldcli.urls import check_base_url, redact_url, scrub
@@ -137,7 +137,7 @@ class ClientCore:
         status = response.status
         if 200 <= status < 300:
             try:
-                body: JSON = json.loads(response.content)
+                body: JSON = exact_json.loads(response.content)
             except (ValueError, UnicodeDecodeError):
                 raise ServiceError(
                     f"the service answered HTTP {status} with a body that is not JSON ({_describe_body(response)})",

@@ -139,14 +139,17 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     from solders.pubkey import Pubkey
 
     from yieldcli.chain import transact_checks as checks
+    from yieldcli.chain.ask_ahead import ask_ahead_check_reads, ask_ahead_for
     from yieldcli.chain.signers_check import check_signable
     from yieldcli.chain.review import review_transaction
     from yieldcli.urls import redact_url
 
     options.validate()
     to_review = await obtain(rpc)
+    ask_ahead_for(rpc, to_review, options)  # the cluster and deadline questions ride on the next exchange
     if rpc is not None and not to_review.lookup_tables:
         to_review.lookup_tables = await checks.lookup_tables(rpc, to_review.transaction)
+    ask_ahead_check_reads(rpc, to_review, options)  # rides with the priority fee's question, when there is one
     # The fee is set before anything else looks at the transaction: the review, the intent check and
     # the signature all see the final one.
     fees = await checks.budget(rpc, options, to_review, hooks.log)

@@ -13,6 +13,7 @@ import io
 import json
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
+from yieldcli import exact_json
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 
@@ -89,7 +90,7 @@ class Output:
         elif self.mode == "json":
             self._json_page(result)
         elif self.mode == "ndjson":
-            self.ndjson(raw for raw, _ in result.entries)
+            self.ndjson((raw for raw, _ in result.entries), line=exact_json.dumps_line)
         else:
             self.csv(result.kind, (raw for raw, _ in result.entries))
 
@@ -243,10 +244,11 @@ class Output:
 
         self._draw(lambda console: layout.draw(console, columns, title=title))
 
-    def ndjson(self, items: Iterable[dict[str, Any]]) -> None:
+    def ndjson(self, items: Iterable[dict[str, Any]], line: Callable[[Any], str] = dumps) -> None:
+        """One JSON object a line; `line` is exact_json's for the service's own items (the same bytes, faster)."""
         out = self.env.stdout
         for item in items:
-            out.write(dumps(item) + "\n")
+            out.write(line(item) + "\n")
         out.flush()
 
     def csv(self, kind: str, items: Iterable[dict[str, Any]]) -> None:
