@@ -147,8 +147,12 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     options.validate()
     to_review = await obtain(rpc)
     ask_ahead_for(rpc, to_review, options)  # the cluster and deadline questions ride on the next exchange
+    unreachable: NetworkError | None = None
     if rpc is not None and not to_review.lookup_tables:
-        to_review.lookup_tables = await checks.lookup_tables(rpc, to_review.transaction)
+        try:
+            to_review.lookup_tables = await checks.lookup_tables(rpc, to_review.transaction)
+        except NetworkError as exc:  # the review names what it can; the check cannot run
+            unreachable = exc
     ask_ahead_check_reads(rpc, to_review, options)  # rides with the priority fee's question, when there is one
     # The fee is set before anything else looks at the transaction: the review, the intent check and
     # the signature all see the final one.
@@ -191,7 +195,9 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
 
     intent = checks.intent_of(request, options, review, signers[0] if signers else None)
     check = None
-    if options.simulate and rpc:
+    if options.simulate and rpc and unreachable is not None:
+        result["simulation"] = checks.unreachable(unreachable)
+    elif options.simulate and rpc:
         result["simulation"], check = await checks.simulate(rpc, tx, to_review.lookup_tables, intent, request)
     else:
         result["simulation"] = None

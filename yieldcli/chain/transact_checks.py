@@ -95,10 +95,8 @@ async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[Addr
     tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
     try:
         check, sim = await check_transaction(rpc, tx, intent, tables)
-    except NetworkError as exc:  # a send is then refused by `guard`: it needs the check
-        from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE
-
-        return {"skipped": f"{RPC_UNREACHABLE}: {exc.message}"}, None
+    except NetworkError as exc:  # a send is then refused before signing: it needs the check
+        return unreachable(exc), None
     except ValueError as exc:  # a lookup table could not be read: the accounts it loads are unknown
         return {"skipped": f"the transaction's accounts could not all be resolved: {exc}"}, None
 
@@ -164,10 +162,18 @@ def message_of(tx: VersionedTransaction) -> Message | MessageV0:
     return message
 
 
+def unreachable(exc: NetworkError) -> Result:
+    """The simulation's entry when the RPC could not be reached: not checked, for that reason."""
+    from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE
+
+    return {"skipped": f"{RPC_UNREACHABLE}: {exc.message}"}
+
+
 async def lookup_tables(rpc: Any, tx: VersionedTransaction) -> tuple[AddressLookupTableAccount, ...]:
     """The tables a v0 message loads accounts from, so the review names every account.
 
-    An unreadable table is not fatal: the review then says which accounts it could not resolve.
+    A table that is not there is not fatal: the review then says which accounts it could not resolve.
+    An RPC that cannot be reached raises NetworkError: then nothing can be checked, and that is the reason.
     """
     from yieldcli.chain.instructions import fetch_lookup_table
 
@@ -175,6 +181,8 @@ async def lookup_tables(rpc: Any, tx: VersionedTransaction) -> tuple[AddressLook
     for lookup in getattr(tx.message, "address_table_lookups", None) or ():
         try:
             tables.append(await fetch_lookup_table(rpc, lookup.account_key))
+        except NetworkError:
+            raise
         except YieldError:
             continue
     return tuple(tables)
