@@ -52,6 +52,15 @@ class LazyCommands(TyperGroup):
             _BUILT[name] = self._build(name)
         return _BUILT[name]
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # The reader went away (`yield ... | head -1`): not an error. Caught here because click
+            # turns it into exit 1, which the README keeps for bugs.
+            _silence_stdout()
+            raise typer.Exit(ExitCode.OK)
+
     @staticmethod
     def _build(name: str):
         import importlib
@@ -127,6 +136,10 @@ def main(argv: Optional[list] = None) -> None:
     from typer import _click as click  # typer vendors click; its exceptions carry click's exit codes
 
     args = sys.argv[1:] if argv is None else argv
+    from yieldcli.cli.render.ascii_fallback import protect
+
+    protect(sys.stdout)
+    protect(sys.stderr)
     global _STDERR_COLOR
     _STDERR_COLOR = _stderr_color(args)
     if "_YIELD_COMPLETE" in os.environ:

@@ -87,6 +87,10 @@ class Session:
             resolved = self.settings.checked("output", lambda value, name: resolve_mode(value, self.env))
         color_choice = self.settings.checked("color", _color_choice)
         self.output_mode = resolved
+        if resolved != "table":
+            from yieldcli.cli.render.ascii_fallback import protect
+
+            protect(self.env.stdout, machine=True)
         return Output(
             self.env,
             resolved,

@@ -1,0 +1,63 @@
+"""Output that never breaks: a stdout that cannot encode Unicode, a reader that closes the pipe."""
+
+import json
+import subprocess
+
+import pytest
+
+from tests.cli.tmux import TMUX, Screen
+from tests.conftest import YIELD
+
+
+def _ascii_only(text: str) -> bool:
+    return all(ord(c) < 128 for c in text)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_tables_and_reviews_fall_back_to_ascii(run, encoding):
+    env = {"PYTHONIOENCODING": encoding}
+    table = run("--sandbox", "positions", "-o", "table", env=env)
+    assert table.code == 0, table.stderr
+    assert "UnicodeEncodeError" not in table.stderr and _ascii_only(table.stdout)
+    rule = next(line for line in table.stdout.splitlines() if line.startswith("---"))
+    assert set(rule) == {"-"}
+    review = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "-o", "table", env=env)
+    assert review.code == 0, review.stderr
+    # The effect line's minus and the shortened wallet's ellipsis have their ASCII look-alikes.
+    assert "your USDC: -1 USDC" in review.stdout and "5PJ1...Vr9k" in review.stdout
+    assert _ascii_only(review.stdout) and _ascii_only(review.stderr)
+
+
+def test_json_on_an_ascii_stdout_stays_exact(run):
+    """The machine formats escape what the stream cannot encode as JSON itself does: same data."""
+    plain = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "-o", "json")
+    ascii_ = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "-o", "json",
+                 env={"PYTHONIOENCODING": "ascii"})
+    assert plain.code == ascii_.code == 0, ascii_.stderr
+    assert not _ascii_only(plain.stdout) and _ascii_only(ascii_.stdout)
+    one, two = json.loads(plain.stdout), json.loads(ascii_.stdout)
+    assert one["effect"]["summary"] == two["effect"]["summary"]
+    assert "…" in two["effect"]["summary"]
+
+
+@pytest.mark.skipif(not TMUX, reason="tmux is not installed (the README's test command installs it as root)")
+def test_an_ascii_terminal_gets_ascii_tables(tmp_path):
+    screen = Screen(tmp_path, width=120, env={"PYTHONIOENCODING": "ascii"})
+    try:
+        text = screen.run("yield --sandbox positions")
+    finally:
+        screen.close()
+    assert "__done__0" in text, text
+    assert "Positions" in text and "-" * 40 in text and "UnicodeEncodeError" not in text
+
+
+@pytest.mark.parametrize("mode", ["ndjson", "json", "csv", "table"])
+def test_a_closed_pipe_ends_quietly_with_0(isolated, mode):
+    """`yield balances --all | head -1`: the reader is gone before everything is written."""
+    writer = subprocess.Popen([YIELD, "--sandbox", "balances", "--all", "-o", mode],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert writer.stdout is not None and writer.stderr is not None
+    writer.stdout.close()  # as `head` does once it has its line
+    err = writer.stderr.read().decode()
+    assert writer.wait(timeout=60) == 0, err
+    assert err == ""
