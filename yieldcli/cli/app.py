@@ -8,7 +8,6 @@ import typer
 
 from typer.core import TyperGroup
 
-from yieldcli import __version__
 from yieldcli.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -33,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "auth": ("yieldcli.cli.commands.auth", "auth_app"),
     "config": ("yieldcli.cli.commands.config_cmd", "config_app"),
     "sandbox": ("yieldcli.cli.commands.sandbox_cmd", "sandbox_app"),
+    "completion": ("yieldcli.cli.commands.completion_cmd", "completion"),
 }
 
 
@@ -92,9 +92,12 @@ app = typer.Typer(
 )
 
 
-def _version(value: bool) -> None:
+def _version(ctx: typer.Context, value: bool) -> None:
     if value:
-        print(f"yield {__version__}")
+        from yieldcli.cli.version import VERBOSE_FLAGS, version_text
+
+        # Eager: answered before -v is parsed, so the line says whether it was there.
+        sys.stdout.write(version_text(any(arg in VERBOSE_FLAGS for arg in sys.argv[1:] + list(ctx.args or ()))))
         raise typer.Exit()
 
 
@@ -113,7 +116,8 @@ def root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),
     no_pager: bool = typer.Option(False, "--no-pager", help="Do not page long output on a terminal (env YIELD_PAGER, PAGER)."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    jq: Optional[str] = typer.Option(None, "--jq", help="Filter the JSON output with a jq expression (strings printed raw).", show_default=False),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version (with -v: Python, solders, solana-py, platform)."),
 ) -> None:
     from yieldcli.environment import Environment
     from yieldcli.cli.session import GlobalOptions, Session
@@ -121,7 +125,7 @@ def root(
     options = GlobalOptions(
         profile=profile, config=config, api_url=api_url, timeout=timeout,
         output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
-        no_pager=no_pager,
+        no_pager=no_pager, jq=jq,
     )
     global _SESSION
     session = _SESSION = Session(Environment(), options)

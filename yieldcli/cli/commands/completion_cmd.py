@@ -1,0 +1,25 @@
+"""`yield completion SHELL`: the shell's completion script on stdout, the one `completions/` holds."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from yieldcli.cli.completion import SHELLS, script
+from yieldcli.errors import UsageError
+
+
+def completion(
+    shell: str = typer.Argument(..., help="bash, zsh or fish.", show_default=False, metavar="SHELL"),
+) -> None:
+    """Print the completion script for SHELL.
+
+    bash: source <(yield completion bash)   (or save it as ~/.local/share/bash-completion/completions/yield)
+    zsh:  yield completion zsh > "${fpath[1]}/_yield"
+    fish: yield completion fish > ~/.config/fish/completions/yield.fish
+    """
+    if shell not in SHELLS:
+        raise UsageError(f"no completion script for {shell!r}", hint="use one of: " + ", ".join(SHELLS))
+    sys.stdout.write(script(shell))
+    sys.stdout.flush()
