@@ -61,3 +61,16 @@ def test_a_closed_pipe_ends_quietly_with_0(isolated, mode):
     err = writer.stderr.read().decode()
     assert writer.wait(timeout=60) == 0, err
     assert err == ""
+
+
+def test_balances_tell_native_sol_from_wrapped_sol(run):
+    table = run("--sandbox", "balances", "--all", "-o", "table")
+    assert table.code == 0, table.stderr
+    rows = {line.split("  ")[0]: line for line in table.stdout.splitlines()}
+    assert "Solana" in rows["SOL (native)"] and "Wrapped SOL" in rows["SOL"]
+    one = run("--sandbox", "balances", "--asset", "SOL", "-o", "table")
+    assert one.code == 0 and "Wrapped SOL" in one.stdout and "SOL (native)" not in one.stdout
+    assert "--asset SOL is wrapped SOL (So11111111111111111111111111111111111111112)" in one.stderr
+    assert "for native SOL use --asset 11111111111111111111111111111112" in one.stderr
+    native = run("--sandbox", "balances", "--asset", "11111111111111111111111111111112", "-o", "table")
+    assert native.code == 0 and "SOL (native)" in native.stdout and "Wrapped" not in native.stdout
