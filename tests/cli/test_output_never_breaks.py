@@ -74,3 +74,22 @@ def test_balances_tell_native_sol_from_wrapped_sol(run):
     assert "for native SOL use --asset 11111111111111111111111111111112" in one.stderr
     native = run("--sandbox", "balances", "--asset", "11111111111111111111111111111112", "-o", "table")
     assert native.code == 0 and "SOL (native)" in native.stdout and "Wrapped" not in native.stdout
+
+
+@pytest.mark.skipif(not TMUX, reason="tmux is not installed (the README's test command installs it as root)")
+def test_a_review_longer_than_the_screen_is_paged_before_the_prompt(tmp_path):
+    """On a 20-line terminal the deposit's review goes through the pager (less, the default); the
+    [y/N] question comes only once the pager is closed, so nothing scrolls away unread."""
+    screen = Screen(tmp_path, width=100, height=20, env={"PAGER": "less -FRX"})  # the default pager
+    try:
+        screen.type('clear; yield --sandbox deposit --asset USDC --amount 1 --send; echo __do""ne__$?', "Enter")
+        first = screen.wait_for("Review: deposit", timeout=90)
+        assert "[y/N]" not in first  # the pager holds the screen: no question under an unread review
+        screen.type("q")
+        asked = screen.wait_for("[y/N]", timeout=30)
+        assert "Sign and send this deposit?" in asked
+        screen.type("n", "Enter")
+        done = screen.wait_for("__done__", timeout=60)
+    finally:
+        screen.close()
+    assert "__done__12" in done and "nothing was signed" in done
