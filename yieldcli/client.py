@@ -248,9 +248,10 @@ class Client:
         return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
 
     def _decimals_of_unknown(self, mint: str, owner: str) -> int:
-        from yieldcli.client_writes import decimals_in_balances
+        from yieldcli.client_writes import decimals_of_mint
 
-        return decimals_in_balances(self._api.balances(owner, asset=mint), mint)
+        settings = self._writes.settings(self.api_url)
+        return decimals_of_mint(mint, settings.rpc_url, settings.timeout, lambda: self._api.balances(owner, asset=mint))
 
     def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
                       payer: str | None = None, recipient: str | None = None, token_account: str | None = None,

@@ -93,3 +93,30 @@ def test_a_review_longer_than_the_screen_is_paged_before_the_prompt(tmp_path):
     finally:
         screen.close()
     assert "__done__12" in done and "nothing was signed" in done
+
+
+def test_an_unknown_mint_s_decimals_are_read_from_the_chain(api, sandbox, tmp_path):
+    """As spl-token does: a mint that is no known token and not in the wallet's balances gets its
+    decimals from its mint account, so --amount in token units works without --raw."""
+    from solders.account import Account
+    from solders.keypair import Keypair
+    from solders.pubkey import Pubkey
+
+    from tests.cli.test_write import write_keypair
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
+    from yieldcli.solana.programs import TOKEN_PROGRAM
+
+    mint = Keypair().pubkey()
+    data = bytearray(82)
+    data[44], data[45] = 3, 1  # decimals, initialized
+    sandbox.runtime.set_account(mint, Account(lamports=1_461_600, data=bytes(data), owner=Pubkey.from_string(TOKEN_PROGRAM), executable=False))
+    env = {"YIELD_RPC_URL": sandbox.rpc_url, "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+           "YIELD_KEYPAIR": write_keypair(tmp_path / "demo.json", demo_keypair())}
+    too_fine = api("deposit", "--asset", str(mint), "--amount", "1.5555", env=env)
+    assert too_fine.code == 2, too_fine.stderr
+    assert "has 4 fraction digits but the token has 3 decimals" in too_fine.error_lines()[0]
+    # Converted (1500 base units) and asked for: the sandbox's strategy does not take this token.
+    asked = api("-v", "deposit", "--asset", str(mint), "--amount", "1.5", env=env)
+    assert "--raw" not in asked.stderr and "POST" in asked.stderr and asked.code == 5, asked.stderr
+    not_a_mint = api("deposit", "--asset", str(Keypair().pubkey()), "--amount", "1", env=env)
+    assert not_a_mint.code == 2 and "is not a token mint on the RPC" in not_a_mint.error_lines()[0]

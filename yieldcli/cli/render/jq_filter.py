@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import TextIO
 
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
@@ -19,7 +20,7 @@ from yieldcli.errors import UsageError
 class JqFilter:
     def __init__(self, expression: str):
         try:
-            import jq
+            import jq  # type: ignore[import-not-found]  # ships no type information
         except ImportError as exc:  # a dependency, but a trimmed install may lack it
             raise UsageError("--jq needs the Python package jq", hint="pip install 'jq>=1.6,<2'") from exc
         try:
@@ -28,7 +29,7 @@ class JqFilter:
         except ValueError as exc:
             raise UsageError(f"invalid --jq expression: {_first_line(exc)}") from exc
         self._env: Environment | None = None
-        self._stdout = None
+        self._stdout: TextIO | None = None
         self._buffer = io.StringIO()
 
     def capture(self, env: Environment) -> None:
