@@ -120,3 +120,20 @@ def test_an_unknown_mint_s_decimals_are_read_from_the_chain(api, sandbox, tmp_pa
     assert "--raw" not in asked.stderr and "POST" in asked.stderr and asked.code == 5, asked.stderr
     not_a_mint = api("deposit", "--asset", str(Keypair().pubkey()), "--amount", "1", env=env)
     assert not_a_mint.code == 2 and "is not a token mint on the RPC" in not_a_mint.error_lines()[0]
+
+
+def test_amounts_are_written_one_way_in_the_effect_line_the_review_and_the_tables(run):
+    """Grouped by thousands, one minus sign (`-`), in the summary, the effect line, the instruction's
+    details and the simulated balance table; JSON keeps integers for base units, text for decimals."""
+    review = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1250.5", "-o", "table")
+    assert review.code == 0, review.stderr
+    text = review.stdout
+    assert "deposit 1,250.5 USDC from" in text and "your USDC: -1,250.5 USDC" in text
+    assert "ui_amount: 1,250.5" in text and "-1,250.50" in text  # the table keeps two places to align points
+    assert "−" not in text  # no second minus sign
+    body = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1250.5", "-o", "json").json()
+    usdc = next(c for c in body["effect"]["observed"]["changes"] if c["asset"] == "USDC")
+    assert usdc == {"asset": "USDC", "mint": usdc["mint"], "change": -1_250_500_000, "text": "-1,250.5 USDC"}
+    transfer = next(ix for ix in body["review"]["instructions"] if ix["kind"] == "transferChecked")["details"]
+    assert transfer["amount"] == 1_250_500_000 and transfer["ui_amount"] == "1250.500000"
+    assert all(isinstance(body["fee"][k], int) for k in ("base", "priority", "total"))
