@@ -11,11 +11,12 @@ from yieldcli.errors import UsageError
 
 
 def completion(
-    shell: str = typer.Argument(..., help="bash, zsh or fish.", show_default=False, metavar="SHELL"),
+    shell: str = typer.Argument(..., help="bash, zsh or fish.", show_default=False),
 ) -> None:
-    """Print the completion script for SHELL.
+    """Print the completion script for SHELL (the same text as completions/ in the source).
 
-    bash: source <(yield completion bash)   (or save it as ~/.local/share/bash-completion/completions/yield)
+    \b
+    bash: source <(yield completion bash)
     zsh:  yield completion zsh > "${fpath[1]}/_yield"
     fish: yield completion fish > ~/.config/fish/completions/yield.fish
     """
