@@ -10,7 +10,7 @@ rebroadcast as the same bytes, the wait, one typed outcome.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
@@ -167,15 +167,23 @@ def _on_rpc(rpc_url: str, timeout: float, commitment: str, step: Callable[[Any],
         async with Rpc(rpc_url, timeout=timeout, commitment=commitment) as rpc:
             return await step(rpc)
 
+    return _on_loop(run)
+
+
+def _on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
+    """`run()` to completion on an event loop of its own (a blocking client has none)."""
+    async def main() -> Any:
+        return await run()
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run())
+        return asyncio.run(main())
     # Called from a running event loop (a notebook, an async application): on a thread of its own.
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run()).result()
+        return pool.submit(asyncio.run, main()).result()
 
 
 def amount_in_base_units(mint: str, amount: Decimal | str | int | None, raw: int | None, everything: bool,
@@ -203,10 +211,21 @@ def amount_in_base_units(mint: str, amount: Decimal | str | int | None, raw: int
 
 
 def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, balances: Callable[[], Any]) -> int:
+    """`decimals_of_mint_async` for the blocking client: `balances()` is called, not awaited."""
+    async def fetched() -> Any:
+        return balances()
+
+    result: int = _on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
+    return result
+
+
+async def decimals_of_mint_async(mint: str, rpc_url: str | None, timeout: float,
+                                 balances: Callable[[], Awaitable[Any]]) -> int:
     """A mint's decimals: a known token's; else read from its mint account on chain, as spl-token
     does (a chain fact the service does not control); the service's `balances()` answer only when
     no RPC is given or it cannot be reached."""
     from yieldcli import tokens
+    from yieldcli.chain.rpc import Rpc
     from yieldcli.errors import NetworkError
 
     known = tokens.by_mint(mint)
@@ -214,14 +233,15 @@ def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, balances: C
         return known.decimals
     if rpc_url:
         try:
-            places = _on_rpc(rpc_url, timeout, "confirmed", lambda rpc: _decimals_on_chain(rpc, mint))
+            async with Rpc(rpc_url, timeout=timeout) as rpc:
+                places = await _decimals_on_chain(rpc, mint)
         except NetworkError:
             places = -1  # no answer: the service's word below, as without an RPC
         if places is None:
             raise UsageError(f"{mint} is not a token mint on the RPC {rpc_url}", kind="usage.asset.not_a_mint")
         if places >= 0:
-            return int(places)
-    return decimals_in_balances(balances(), mint)
+            return places
+    return decimals_in_balances(await balances(), mint)
 
 
 async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:
