@@ -51,10 +51,10 @@ def test_an_ascii_terminal_gets_ascii_tables(tmp_path):
     assert "Positions" in text and "-" * 40 in text and "UnicodeEncodeError" not in text
 
 
-@pytest.mark.parametrize("mode", ["ndjson", "json", "csv", "table"])
+@pytest.mark.parametrize("mode", [["-o", "ndjson"], ["-o", "json"], ["-o", "csv"], ["-o", "table"], ["--jq", ".data[]"]])
 def test_a_closed_pipe_ends_quietly_with_0(isolated, mode):
     """`yield balances --all | head -1`: the reader is gone before everything is written."""
-    writer = subprocess.Popen([YIELD, "--sandbox", "balances", "--all", "-o", mode],
+    writer = subprocess.Popen([YIELD, "--sandbox", "balances", "--all", *mode],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     assert writer.stdout is not None and writer.stderr is not None
     writer.stdout.close()  # as `head` does once it has its line

@@ -54,7 +54,9 @@ class LazyCommands(TyperGroup):
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            ctx.close()  # here rather than after: what closing writes (--jq's results) may meet the pipe too
+            return result
         except BrokenPipeError:
             # The reader went away (`yield ... | head -1`): not an error. Caught here because click
             # turns it into exit 1, which the README keeps for bugs.
