@@ -125,6 +125,7 @@ def main() -> None:
                                                "--api-url", plain.url], env1),
             ("python -c pass", [PYTHON, "-c", "pass"], env),
             ("yield --version", [YIELD, "--version"], env),
+            ("yield --version -v", [YIELD, "--version", "-v"], env),
             ("yield --help", [YIELD, "--help"], env),
             ("completion request (yield pos<Tab>)", [YIELD], completion_env),
             ("python -c 'import yieldcli'", [PYTHON, "-c", "import yieldcli"], env),

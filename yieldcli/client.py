@@ -253,9 +253,10 @@ class Client:
         return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
 
     def _decimals_of_unknown(self, mint: str, owner: str) -> int:
-        from yieldcli.client_writes import decimals_in_balances
+        from yieldcli.client_writes import decimals_of_mint
 
-        return decimals_in_balances(self._api.balances(owner, asset=mint), mint)
+        settings = self._writes.settings(self.api_url)
+        return decimals_of_mint(mint, settings.rpc_url, settings.timeout, lambda: self._api.balances(owner, asset=mint))
 
     def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
                       payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
@@ -378,15 +379,16 @@ class AsyncClient:
                     strategy: str | None, wallet: str | None, payer: str | None, token_account: str | None,
                     extra: dict[str, Any], ix: bool, limits: LimitArgs) -> AsyncPreparedTransaction:
         from yieldcli import tokens
-        from yieldcli.client_writes import Limits, decimals_in_balances, identity, move_order, prepare_write_async
+        from yieldcli.client_writes import Limits, decimals_of_mint_async, identity, move_order, prepare_write_async
 
         settings = self._writes.settings(self.api_url)
         mint = tokens.resolve_asset(asset, "asset")
-        # An unknown mint's decimals come from the service, read here: the order is built without awaiting.
+        # An unknown mint's decimals (from the chain), read here: the order is built without awaiting.
         decimals = None
         if amount is not None and tokens.by_mint(mint) is None:
             owner = identity(settings, wallet, payer)[0]
-            decimals = decimals_in_balances(await self._api.balances(owner, asset=mint), mint)
+            decimals = await decimals_of_mint_async(mint, settings.rpc_url, settings.timeout,
+                                                    lambda: self._api.balances(owner, asset=mint))
         order = move_order(settings, action, self._reads.strategy_id(strategy), asset, amount, raw, everything,
                            lambda _mint, _owner: decimals or 0,  # asked only when fetched above
                            wallet=wallet, payer=payer,

@@ -10,7 +10,7 @@ rebroadcast as the same bytes, the wait, one typed outcome.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
@@ -142,7 +142,7 @@ class PreparedTransaction(_Reviewed):
     def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.transact import complete
 
-        outcome: Outcome = _on_rpc(self._settings, prepared.options,
+        outcome: Outcome = _on_rpc(self._settings.rpc_url, self._settings.timeout, prepared.options.commitment,
                                    lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()))
         return outcome
 
@@ -168,23 +168,31 @@ class AsyncPreparedTransaction(_Reviewed):
             return await complete(rpc, prepared, hooks, self._settings.journal())
 
 
-def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[Any], Any]) -> Any:
+def _on_rpc(rpc_url: str, timeout: float, commitment: str, step: Callable[[Any], Any]) -> Any:
     """One pipeline step on its own event loop and RPC connection (a blocking client has no loop of its own)."""
     from yieldcli.chain.rpc import Rpc
 
     async def run() -> Any:
-        async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
+        async with Rpc(rpc_url, timeout=timeout, commitment=commitment) as rpc:
             return await step(rpc)
+
+    return _on_loop(run)
+
+
+def _on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
+    """`run()` to completion on an event loop of its own (a blocking client has none)."""
+    async def main() -> Any:
+        return await run()
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run())
+        return asyncio.run(main())
     # Called from a running event loop (a notebook, an async application): on a thread of its own.
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run()).result()
+        return pool.submit(asyncio.run, main()).result()
 
 
 def amount_in_base_units(mint: str, amount: Decimal | str | int | None, raw: int | None, everything: bool,
@@ -209,6 +217,49 @@ def amount_in_base_units(mint: str, amount: Decimal | str | int | None, raw: int
     # Decimal("1E+2") is 100: written out in full, so the exact rules for token units apply to it.
     text = format(amount, "f") if isinstance(amount, Decimal) and amount.is_finite() else str(amount)
     return Amount.parse(text, decimals, name="amount").raw
+
+
+def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, balances: Callable[[], Any]) -> int:
+    """`decimals_of_mint_async` for the blocking client: `balances()` is called, not awaited."""
+    async def fetched() -> Any:
+        return balances()
+
+    result: int = _on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
+    return result
+
+
+async def decimals_of_mint_async(mint: str, rpc_url: str | None, timeout: float,
+                                 balances: Callable[[], Awaitable[Any]]) -> int:
+    """A mint's decimals: a known token's; else read from its mint account on chain, as spl-token
+    does (a chain fact the service does not control); the service's `balances()` answer only when
+    no RPC is given or it cannot be reached."""
+    from yieldcli import tokens
+    from yieldcli.chain.rpc import Rpc
+    from yieldcli.errors import NetworkError
+
+    known = tokens.by_mint(mint)
+    if known:
+        return known.decimals
+    if rpc_url:
+        try:
+            async with Rpc(rpc_url, timeout=timeout) as rpc:
+                places = await _decimals_on_chain(rpc, mint)
+        except NetworkError:
+            places = -1  # no answer: the service's word below, as without an RPC
+        if places is None:
+            raise UsageError(f"{mint} is not a token mint on the RPC {rpc_url}", kind="usage.asset.not_a_mint")
+        if places >= 0:
+            return places
+    return decimals_in_balances(await balances(), mint)
+
+
+async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:
+    from solders.pubkey import Pubkey
+
+    from yieldcli.solana import programs
+
+    info = await rpc.account_info(Pubkey.from_string(mint))
+    return programs.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
 
 
 def decimals_in_balances(body: Any, mint: str) -> int:
@@ -244,7 +295,7 @@ def prepare_write(api: ServiceClient, settings: ChainSettings, order: Order, *, 
 
     keypair, payer, options = _ready(settings, order, limits.options())
     obtain = from_service(api.post, order.path, order.params, payer, ix=ix)
-    prepared = _on_rpc(settings, options, lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
+    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment, lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
                                                                 Hooks(), lambda: [keypair]))
     assert isinstance(prepared, Prepared)  # an unsigned transaction cannot have landed already
     return PreparedTransaction(prepared, settings)

@@ -220,12 +220,12 @@ def burn_from_user(ixs):
 
 
 ATTACKS = {
-    "amount 1000 instead of 10": (lambda w: amount_changed, "expected −10 USDC, simulated −1000 USDC"),
+    "amount 1000 instead of 10": (lambda w: amount_changed, "expected -10 USDC, simulated -1,000 USDC"),
     "destination swapped to a stranger": (lambda w: destination_swapped(w.stranger_ata), "10 USDC to "),
     "extra 5 SOL to a third party": (lambda w: extra_sol(w.stranger), "5 SOL to "),
     "Approve u64 max to a stranger": (lambda w: approve_max(w.stranger), f"may spend {U64_MAX} of your USDC"),
     "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "SetAuthority: your USDC account"),
-    "burn from the user's account": (lambda w: burn_from_user, "expected −10 USDC, simulated −15 USDC"),
+    "burn from the user's account": (lambda w: burn_from_user, "expected -10 USDC, simulated -15 USDC"),
     "priority fee of 0.2 SOL": (lambda w: lambda ixs: [set_compute_unit_price(10**9)] + ixs,
                                 "fee and rent come to 0.200005 SOL, more than the 0.01 SOL allowed"),
 }
@@ -281,7 +281,7 @@ def test_the_review_names_every_difference_first_and_in_red(world):
     # The fee is said once, on the line below the summary (with its parts when there is a priority fee).
     assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee" not in first
     assert second.strip().startswith("fee 0.000005 SOL")
-    assert "\x1b[31m" in shown.stdout and "✗ expected −10 USDC, simulated −1000 USDC" in shown.stdout
+    assert "\x1b[31m" in shown.stdout and "✗ expected -10 USDC, simulated -1,000 USDC" in shown.stdout
 
 
 def test_send_without_the_check_is_refused_but_sign_is_allowed(world):
@@ -303,7 +303,7 @@ def test_unsafe_allow_mismatch_on_a_terminal_shows_the_differences_and_still_ask
     term = Terminal("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "--unsafe-allow-mismatch",
                     env=world.env())
     term.expect("Sign and send this deposit?")  # --yes does not skip the question when the request is not met
-    assert b"expected \xe2\x88\x9210 USDC, simulated \xe2\x88\x921000 USDC" in term.screen
+    assert b"expected -10 USDC, simulated -1,000 USDC" in term.screen
     term.type("n\n")
     assert term.wait() == 12 and b"declined; nothing was signed" in term.screen
 
@@ -347,10 +347,10 @@ def test_tx_sign_and_send_check_the_stated_intent(world, tmp_path):
     doctored.write_text(built.stdout)
     for command in ("sign", "send"):
         refused = world.yield_("tx", command, str(doctored), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else []))
-        assert refused.code == 10 and "expected −10 USDC, simulated −1000 USDC" in refused.stderr, refused.stderr
+        assert refused.code == 10 and "expected -10 USDC, simulated -1,000 USDC" in refused.stderr, refused.stderr
     # without --expect, signing may only cost the fee: 1000 USDC leaving is named
     plain = world.yield_("tx", "sign", str(doctored))
-    assert plain.code == 10 and "your USDC falls by 1000 USDC" in plain.stderr
+    assert plain.code == 10 and "your USDC falls by 1,000 USDC" in plain.stderr
     inspected = world.yield_("tx", "inspect", str(doctored), "--expect", "deposit:USDC:10", "-o", "json")
     assert inspected.code == 10 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
 

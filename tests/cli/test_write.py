@@ -141,10 +141,14 @@ def test_amount_and_all_exclude_each_other_and_one_is_required(chain):
     assert chain("deposit", "--asset", "USDC").code == 2
 
 
-def test_unknown_mint_needs_raw(chain):
+def test_unknown_mint_needs_raw_only_where_nothing_can_tell_its_decimals(chain):
     mint = str(Keypair().pubkey())
+    # The RPC answers: there is no mint at that address (the decimals of a real one are read from it).
     result = chain("deposit", "--asset", mint, "--amount", "1")
-    assert result.code == 2 and "--raw" in result.stderr
+    assert result.code == 2 and "is not a token mint on the RPC" in result.stderr
+    # No RPC answers and the service does not know it: only base units can be meant.
+    unreachable = chain("deposit", "--asset", mint, "--amount", "1", "-u", "http://127.0.0.1:9")
+    assert unreachable.code == 2 and "--raw" in unreachable.stderr
 
 
 def test_failed_on_chain_is_exit_7_with_the_error(chain, sandbox):

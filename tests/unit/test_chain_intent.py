@@ -68,7 +68,7 @@ def test_a_deposit_of_exactly_what_was_asked_passes():
 
 def test_a_different_amount_is_named_with_both_figures():
     check = compare(DEPOSIT, *deposit_states(moved=1_000_000_000), fee=FEE)
-    assert check.differences == ("expected −10 USDC, simulated −1000 USDC",)
+    assert check.differences == ("expected -10 USDC, simulated -1,000 USDC",)
 
 
 def test_tokens_to_a_strangers_account_are_named_even_when_the_amount_is_right():
@@ -102,7 +102,7 @@ def test_approve_set_owner_and_close_authority_on_a_users_account_are_mismatches
     after[USER_ATA] = token(USDC, STRANGER, 40_000_000)
     differences = compare(DEPOSIT, before, after, fee=FEE).differences
     assert any(d.startswith("SetAuthority: your USDC account") and "would belong to" in d for d in differences)
-    assert "expected −10 USDC, simulated −5000 USDC" in differences  # what it holds is no longer the user's
+    assert "expected -10 USDC, simulated -5,000 USDC" in differences  # what it holds is no longer the user's
 
 
 def test_closing_a_users_account_to_someone_else_is_named_but_back_to_the_wallet_is_fine():

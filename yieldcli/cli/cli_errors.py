@@ -41,6 +41,7 @@ HINTS: dict[str, str] = {
     # The transaction pipeline (`yieldcli.chain.transact`): `{signature}` and `{action}` are the error's.
     "usage.missing_signers": "use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
     "usage.not_a_signer": "pass the right --keypair",
+    "usage.asset.not_a_mint": "check --asset, and that -u names the cluster the service works on",
     "usage.no_keypair": "pass --keypair or set YIELD_KEYPAIR",
     "refused.unchecked": "--send needs the check: drop --no-simulate and use a reachable RPC (--url), or --sign only",
     "refused.landed_before": "see it with `yield tx status {signature}` and check your position; add --again to send another {action}",

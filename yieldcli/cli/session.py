@@ -30,6 +30,7 @@ class GlobalOptions(NamedTuple):
     no_pager: bool = False
     keypair: str | None = None  # -k/--keypair and -u/--url given to any command (its own, when it has them, win)
     url: str | None = None
+    jq: str | None = None
 
 
 class Session:
@@ -47,6 +48,11 @@ class Session:
         self._strategy_origin: tuple[str, str] | None = None
         self._key_found: Any = None
         self._why_no_key: str | None = None
+        self._jq: Any = None
+        if options.jq is not None:
+            from yieldcli.cli.render.jq_filter import JqFilter
+
+            self._jq = JqFilter(options.jq)  # a bad expression is refused before any request
 
     # --- settings --------------------------------------------------------------------------------
 
@@ -93,12 +99,20 @@ class Session:
     # --- output ----------------------------------------------------------------------------------
 
     def output(self, requested: str | None = None, as_json: bool = False) -> Output:
+        if self._jq is not None:
+            requested, as_json = self._jq_mode("json" if as_json else requested), False
         if as_json or requested is not None:
             resolved = resolve_mode("json" if as_json else requested, self.env)
         else:
             resolved = self.settings.checked("output", lambda value, name: resolve_mode(value, self.env))
         color_choice = self.settings.checked("color", _color_choice)
         self.output_mode = resolved
+        if resolved != "table":
+            from yieldcli.cli.render.ascii_fallback import protect
+
+            protect(self.env.stdout, machine=True)
+        if self._jq is not None:  # what the command writes is held for the filter (see jq_filter)
+            self._jq.capture(self.env)
         return Output(
             self.env,
             resolved,
@@ -107,6 +121,13 @@ class Session:
             pager=not self.options.no_pager,
             color_choice=color_choice,
         )
+
+    def _jq_mode(self, requested: str | None) -> str:
+        """--jq reads JSON: JSON unless NDJSON was asked for; the config file's table does not count."""
+        mode = resolve_mode(requested or self.options.output or "json", self.env)
+        if mode not in ("json", "ndjson"):
+            raise UsageError(f"--jq filters JSON, not {mode}", hint="drop -o, or use -o json")
+        return mode
 
     def log(self, text: str) -> None:
         """--verbose diagnostics on stderr."""
@@ -278,6 +299,8 @@ class Session:
     def close(self) -> None:
         while self._closers:
             self._closers.pop()()
+        if self._jq is not None:  # after the rest: a failing expression must not skip a closer
+            self._jq.finish()
 
 
 def sandbox_state_path(env: Environment) -> Path:

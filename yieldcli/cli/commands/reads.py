@@ -148,6 +148,10 @@ def balances(
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
     mint = resolve_asset(asset)
+    if mint == tokens.WSOL_MINT:
+        # Balances list both SOLs, and the service calls both "SOL": say which one this is.
+        out.info(f"--asset {asset} is wrapped SOL ({tokens.WSOL_MINT}), the token positions hold; "
+                 f"for native SOL use --asset {tokens.NATIVE_SOL_PSEUDO_MINT}")
     query = {"asset": mint, "sort_by": opt.check_sort_by("balances", sort_by), "sort_order": order.value if order else None}
 
     def fetch(who, page_no, size):

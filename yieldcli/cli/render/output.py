@@ -202,13 +202,16 @@ class Output:
 
     def before_prompt(self, paint: Callable[[Console], None], *, prompting: bool) -> None:
         """What a person reads before deciding (a transaction's review), drawn with rich: on stdout in
-        a table; in the machine formats, whose stdout is the script's, on stderr when a prompt
+        a table (through the pager when longer than the screen); in the machine formats, whose stdout is the script's, on stderr when a prompt
         follows and not at all otherwise."""
-        if self.mode != "table" and not prompting:
+        if self.mode == "table":
+            self._draw(paint)  # paged like a read when longer than the screen, all read before the prompt
+            return
+        if not prompting:
             return
         from yieldcli.cli.render.consoles import console
 
-        paint(console(self.env, stderr=self.mode != "table", color=self.color))
+        paint(console(self.env, stderr=True, color=self.color))
 
     def records(self, rows: list[dict[str, Any]], *, fields: Sequence[str], table: Callable[[], None],
                 whole: Any = None) -> None:

@@ -107,7 +107,7 @@ def draw_fee(console: Console, fee: dict[str, Any] | None) -> None:
 
 
 def _draw_changes(console: Console, changes: list[dict[str, Any]]) -> None:
-    """`your USDC: −10 USDC`, one a line, labels and whole parts aligned so the points line up."""
+    """`your USDC: -10 USDC`, one a line, labels and whole parts aligned so the points line up."""
     labels = [f"your {printable(c['asset'])}:" for c in changes]
     texts = [printable(c["text"]) for c in changes]
     wholes = [t.split(" ", 1)[0].split(".", 1)[0] for t in texts]
@@ -142,8 +142,12 @@ def _draw_instruction(console: Console, ix: dict[str, Any]) -> None:
     _line(console, f"  #{ix['index'] + 1} {ix['program']}{kind}  ", _addr(ix["program_id"]), unknown,
           style="bold red" if ix["unknown"] else "bold")
     margin = " " * DETAIL_INDENT
-    for key, value in (ix.get("details") or {}).items():
+    details = ix.get("details") or {}
+    for key, value in details.items():
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
+        if key == "ui_amount" and isinstance(details.get("amount"), int) and isinstance(details.get("decimals"), int):
+            # Written as every other amount for people (grouped, trimmed); JSON keeps the RPC's text.
+            shown = format_units(details["amount"], details["decimals"], min_fraction=0)
         _line(console, f"{margin}{key}: ", shown)
     accounts = ix["accounts"]
     if not accounts:
