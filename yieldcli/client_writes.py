@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact_outcomes import Outcome, Signed
 
 Confirm = Callable[[str, "Prepared"], bool]
+Progress = Callable[[str, "str | None"], None]
 T = TypeVar("T")
 
 
@@ -105,13 +106,14 @@ class _Reviewed:
         """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
         return self._prepared.result
 
-    def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True,
-                    again: bool = False) -> tuple[Prepared, Hooks]:
+    def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True, again: bool = False,
+                    progress: Progress | None = None) -> tuple[Prepared, Hooks]:
         """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
         from yieldcli.chain.transact import Hooks
 
         options = replace(self._prepared.options, sign=not send, send=send, wait=wait, again=again)
-        return replace(self._prepared, options=options, result=dict(self._prepared.result)), Hooks(confirm=confirm)
+        hooks = Hooks(confirm=confirm) if progress is None else Hooks(confirm=confirm, progress=progress)
+        return replace(self._prepared, options=options, result=dict(self._prepared.result)), hooks
 
 
 class PreparedTransaction(_Reviewed):
@@ -125,10 +127,12 @@ class PreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
+    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
+             progress: Progress | None = None) -> Outcome:
         """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
-        with wait=False). `again`: send although an earlier transaction for this wallet landed since."""
-        return self._complete(*self._completion(True, confirm, wait, again))
+        with wait=False). `again`: send although an earlier transaction for this wallet landed since.
+        `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far)."""
+        return self._complete(*self._completion(True, confirm, wait, again, progress))
 
     def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.transact import complete
@@ -148,8 +152,9 @@ class AsyncPreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
-        return await self._complete(*self._completion(True, confirm, wait, again))
+    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
+                   progress: Progress | None = None) -> Outcome:
+        return await self._complete(*self._completion(True, confirm, wait, again, progress))
 
     async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc import Rpc

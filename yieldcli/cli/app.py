@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "auth": ("yieldcli.cli.commands.auth", "auth_app"),
     "config": ("yieldcli.cli.commands.config_cmd", "config_app"),
     "sandbox": ("yieldcli.cli.commands.sandbox_cmd", "sandbox_app"),
+    "mcp": ("yieldcli.cli.commands.mcp_cmd", "mcp_app"),
 }
 
 
