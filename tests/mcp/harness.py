@@ -69,3 +69,43 @@ def run(body):
 def structured(result) -> dict:
     assert result.structured_content is not None, result
     return result.structured_content
+
+
+class Rewriting:
+    """A service in front of the sandbox's that rewrites the JSON answer of chosen paths (`rewrite`)."""
+
+    def __init__(self, upstream: str, rewrite: dict):
+        import http.client
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import urlsplit
+
+        target = urlsplit(upstream)
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                conn = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+                conn.request("GET", self.path, headers={k: v for k, v in self.headers.items() if k.lower() != "host"})
+                answer = conn.getresponse()
+                payload = answer.read()
+                for prefix, change in rewrite.items():
+                    if self.path.startswith(prefix) and answer.status == 200:
+                        payload = json.dumps(change(json.loads(payload))).encode()
+                self.send_response(answer.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()

@@ -17,14 +17,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from yieldcli.errors import Refused, UsageError
+from yieldcli.errors import Refused, TransactionExpired, TransactionFailed, UsageError
 from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Budget, Decision, Policy, decide, refuse
 
 PROPOSAL_SECONDS = 300.0
+# Errors after signing that mean nothing was sent: an earlier transaction of the wallet in flight or
+# landed (the journal), or the node refused it before broadcast.
+NOTHING_SENT = ("tx.pending.earlier", "refused.landed_before")
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ class Book:
         self.audit = audit
         self._clock = clock
         self._proposals: dict[str, Proposal] = {}
+        # One write at a time for the wallet: the library's journal refuses a send while an earlier one
+        # for the wallet could still land, so concurrent executes wait here for their turn instead.
+        self._one_at_a_time = threading.Lock()
 
     def budget(self, mint: str) -> Budget:
         return Budget(*self.audit.budget(mint))
@@ -117,6 +122,13 @@ class Book:
     def execute(self, proposal: Proposal, approved: bool, progress: Callable[[str, str | None], None]) -> Any:
         """Fresh transaction, check, policy and reservation immediately before signing; then send and wait."""
         self.audit.append("execute", proposal=proposal.id, approved=approved)
+        with self._one_at_a_time:
+            try:
+                return self._execute(proposal, approved, progress)
+            finally:
+                proposal.state = "done"
+
+    def _execute(self, proposal: Proposal, approved: bool, progress: Callable[[str, str | None], None]) -> Any:
         prepared = self._prepared(proposal.intent)
         reserved: list[bool] = []
 
@@ -141,26 +153,34 @@ class Book:
             return True
 
         try:
-            outcome = prepared.send(confirm=confirm, progress=progress)
+            # `again`: each proposal is a write of its own, executed once (`claim`); an earlier one that
+            # landed is no reason to refuse this one.
+            outcome = prepared.send(confirm=confirm, progress=progress, again=True)
         except BaseException as exc:
             kind = getattr(exc, "kind", type(exc).__name__)
-            # Before the reservation nothing was signed; after it, a send may have happened: the
-            # reservation stays (limits over-count rather than under-count).
             self.audit.append("failed", proposal=proposal.id, kind=kind, signed=bool(reserved))
+            # Before the reservation nothing was signed. After it, only the refusals below are known to
+            # have sent nothing; after any other error a send may have happened, so the amount stays
+            # reserved (the limits over-count rather than under-count).
+            if reserved and (kind in NOTHING_SENT or isinstance(exc, (TransactionFailed, TransactionExpired))):
+                self.audit.append("released", proposal=proposal.id, why=kind)
             raise
-        finally:
-            proposal.state = "done"
         status = outcome.result.get("status")
         self.audit.append("outcome", proposal=proposal.id, status=status, signature=getattr(outcome, "signature", None),
                           slot=getattr(outcome, "slot", None))
         if status in ("failed", "expired"):  # nothing moved: the amount is free again
             self.audit.append("released", proposal=proposal.id, why=status)
+        elif getattr(outcome, "already_processed", False):
+            # The same bytes had landed already (an identical write in the same slot): nothing new moved.
+            self.audit.append("released", proposal=proposal.id, why="already processed")
         return outcome
 
     def _prepared(self, intent: Intent) -> Any:
         if intent.action == "close-account":
             return self._client.close_account(intent.asset)
-        amount = _decimal(intent.amount) if not intent.everything else None
+        # The decimal string goes to the library as text: its parser is the command line's (no exponents,
+        # no more fraction digits than the token has, nothing past u64).
+        amount = None if intent.everything else intent.amount
         if intent.action == "deposit":
             return self._client.deposit(intent.asset, amount, all=intent.everything)
         return self._client.withdraw(intent.asset, amount, all=intent.everything, exclude_fees=intent.exclude_fees,
@@ -171,19 +191,6 @@ def _mint(asset: str) -> str:
     from yieldcli.tokens import resolve_asset
 
     return resolve_asset(asset, "asset")
-
-
-def _decimal(text: str | None) -> Decimal:
-    if text is None:
-        raise UsageError("give an amount (a decimal string such as \"1.5\") or all", kind="usage.amount")
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise UsageError(f"invalid amount {text[:40]!r}: expected a decimal string such as \"1.5\"",
-                         kind="usage.amount") from None
-    if not value.is_finite():
-        raise UsageError("invalid amount: expected a decimal string such as \"1.5\"", kind="usage.amount")
-    return value
 
 
 def _moved(intent: Intent, effect: Any, mint: str) -> int:

@@ -22,8 +22,7 @@ from yieldcli.mcp.results import failure, inert, ok
 PREPARE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=True)
 EXECUTE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True)
 Asset = Annotated[str, Field(max_length=44, description="A known symbol (USDC, SOL, ...) or a mint address")]
-DecimalText = Annotated[str, Field(max_length=40, pattern=r"^[0-9]+(\.[0-9]+)?$",
-                                   description="Token units as a decimal string, e.g. \"1.5\"")]
+DecimalText = Annotated[str, Field(max_length=40, description="Token units as a decimal string, e.g. \"1.5\"")]
 
 
 class Decision(BaseModel):
@@ -49,6 +48,7 @@ class OutcomeOut(BaseModel):
     signature: str | None
     slot: int | None
     effect: str
+    new_transaction: bool  # false: these exact bytes had landed before (an identical write): nothing new moved
 
 
 def _proposal_out(p: Proposal) -> ProposalOut:
@@ -110,7 +110,8 @@ def register_writes(server: MCPServer, book: Book) -> None:
             result = outcome.result
             return ok(OutcomeOut(proposal_id=proposal_id, status=str(result.get("status")),
                                  signature=getattr(outcome, "signature", None) or result.get("signature"),
-                                 slot=getattr(outcome, "slot", None) or result.get("slot"), effect=inert(proposal.summary, 300)))
+                                 slot=getattr(outcome, "slot", None) or result.get("slot"), effect=inert(proposal.summary, 300),
+                                 new_transaction=not getattr(outcome, "already_processed", False)))
         except Exception as exc:
             return failure(exc)
 
