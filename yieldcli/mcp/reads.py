@@ -18,7 +18,7 @@ from yieldcli.mcp.results import failure, inert, ok
 
 ITEM_LIMIT = 200  # items per read: enough for one wallet, bounded for the model's context
 
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=True)
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 
 
 class Amount(BaseModel):
@@ -94,7 +94,7 @@ def _apy(value: Any) -> str | None:
 
 
 def _first(items: Any) -> tuple[list[Any], bool]:
-    taken = []
+    taken: list[Any] = []
     for item in items:
         if len(taken) == ITEM_LIMIT:
             return taken, True

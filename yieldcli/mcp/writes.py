@@ -19,8 +19,8 @@ from yieldcli.mcp.approvals import Approve, CannotAsk, asker
 from yieldcli.mcp.proposals import Book, Intent, Proposal
 from yieldcli.mcp.results import failure, inert, ok
 
-PREPARE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=True)
-EXECUTE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True)
+PREPARE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
+EXECUTE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
 Asset = Annotated[str, Field(max_length=44, description="A known symbol (USDC, SOL, ...) or a mint address")]
 DecimalText = Annotated[str, Field(max_length=40, description="Token units as a decimal string, e.g. \"1.5\"")]
 
