@@ -23,7 +23,7 @@ writes_per_hour = 50
 
 [assets.USDC]
 auto_per_call = "2"
-auto_daily = "100"
+auto_daily = "10"
 per_call = "20"
 daily = "100"
 """

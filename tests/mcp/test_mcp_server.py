@@ -368,3 +368,23 @@ def test_neither_secret_appears_in_any_output_or_log(env, policy, home):
     assert "confirmed" in everything and "usage" in everything
     for secret_text in secrets_:
         assert secret_text not in everything
+
+
+def test_errors_are_tool_errors_carrying_the_library_kind_and_without_a_policy_writes_are_off(env, sandbox):
+    async def body():
+        async with session(env) as client:  # no policy file: writes are off
+            answers = {amount: await client.call_tool("prepare_deposit", {"asset": "USDC", "amount": amount})
+                       for amount in ("1e3", "-1", "1.1234567", "18446744073709551616", "abc")}
+            answers["asset"] = await client.call_tool("prepare_deposit", {"asset": "NOPE", "amount": "1"})
+            answers["off"] = await client.call_tool("prepare_deposit", {"asset": "USDC", "amount": "1"})
+            return answers
+
+    answers = run(body)
+    off = structured(answers.pop("off"))
+    assert off["policy"]["verdict"] == "refused" and "writes are off" in off["policy"]["reason"]
+    assert not off["executable"]
+    for given, result in answers.items():
+        assert result.is_error, given
+        error = structured(result)["error"]
+        assert error["kind"].startswith("usage") and error["message"], (given, error)
+        assert "Traceback" not in result.content[0].text
