@@ -388,3 +388,33 @@ def test_errors_are_tool_errors_carrying_the_library_kind_and_without_a_policy_w
         error = structured(result)["error"]
         assert error["kind"].startswith("usage") and error["message"], (given, error)
         assert "Traceback" not in result.content[0].text
+
+
+def test_a_yes_is_bound_to_its_proposal_and_cannot_be_replayed_for_another(env, policy, sandbox):
+    """On 2026-07-28 the client answers the question on its retry: the answer to proposal A's question,
+    sent with a call to execute proposal B, is not taken as a yes for B (B is asked anew)."""
+    from mcp.types import ElicitResult, InputRequiredResult
+
+    before = usdc_in_wallet(sandbox)
+
+    async def body():
+        async with session(env, "--policy", str(policy), elicit=answering("accept")) as client:
+            a, b = await propose(client, "5"), await propose(client, "6")
+            asked = await client.session.call_tool("execute", {"proposal_id": a}, allow_input_required=True)
+            assert isinstance(asked, InputRequiredResult), asked
+            (key, request), = asked.input_requests.items()
+            assert a in request.params.message
+            yes = {key: ElicitResult(action="accept", content={"approve": True})}
+            # With A's sealed request state: the SDK binds the state to A's request and rejects it.
+            with pytest.raises(MCPError, match="requestState"):
+                await client.session.call_tool("execute", {"proposal_id": b}, input_responses=yes,
+                                               request_state=asked.request_state, allow_input_required=True)
+            # The answer alone: it answers no question that was asked about B, so B is asked anew.
+            replayed = await client.session.call_tool("execute", {"proposal_id": b}, input_responses=yes,
+                                                      allow_input_required=True)
+            return a, b, replayed
+
+    a, b, replayed = run(body)
+    assert isinstance(replayed, InputRequiredResult), replayed
+    assert b in next(iter(replayed.input_requests.values())).params.message
+    assert usdc_in_wallet(sandbox) == before

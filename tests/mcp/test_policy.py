@@ -81,3 +81,20 @@ def test_the_budget_counts_reservations_until_released_within_their_windows(tmp_
     now[0] += 23 * 3600  # out of the day
     assert log.budget(USDC) == (0, 0, 0)
     assert log.verify() is None and oct(os.stat(log.path).st_mode & 0o777) == "0o600"
+
+
+def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
+    from yieldcli.errors import Refused
+    from yieldcli.mcp.policy import Decision
+    from yieldcli.mcp.proposals import PROPOSAL_SECONDS, Book, Intent, Proposal
+
+    now = [1_000.0]
+    book = Book(None, policy, AuditLog(tmp_path / "audit.jsonl"), clock=lambda: now[0])
+    for name in ("fresh", "stale"):
+        book._proposals[name] = Proposal(name, Intent("deposit", "USDC", "1"), USDC, 1_000_000, "deposit 1 USDC", 5000,
+                                         Decision("auto", "within"), now[0] + PROPOSAL_SECONDS)
+    assert book.claim("fresh").state == "executing"
+    now[0] += PROPOSAL_SECONDS + 1
+    with pytest.raises(Refused, match="is expired") as info:
+        book.claim("stale")
+    assert info.value.kind == "refused.proposal_expired"
