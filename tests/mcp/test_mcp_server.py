@@ -418,3 +418,21 @@ def test_a_yes_is_bound_to_its_proposal_and_cannot_be_replayed_for_another(env, 
     assert isinstance(replayed, InputRequiredResult), replayed
     assert b in next(iter(replayed.input_requests.values())).params.message
     assert usdc_in_wallet(sandbox) == before
+
+
+def test_an_audit_log_emptied_behind_the_servers_back_stops_the_writes(env, policy, sandbox, home):
+    """The 24-hour limit is counted from the log: wiping it (say with an agent's file tool) must not
+    give the limit back."""
+    before = usdc_in_wallet(sandbox)
+
+    async def body():
+        async with session(env, "--policy", str(policy)) as client:
+            first = await client.call_tool("execute", {"proposal_id": await propose(client, "1")})
+            proposal = await propose(client, "1")
+            (home / ".local" / "share" / "yield" / "mcp-audit.jsonl").write_text("")
+            return first, await client.call_tool("execute", {"proposal_id": proposal})
+
+    first, second = run(body)
+    assert structured(first)["status"] == "confirmed"
+    assert second.is_error and structured(second)["error"]["kind"] == "refused.audit", second
+    assert usdc_in_wallet(sandbox) == before - 1_000_000

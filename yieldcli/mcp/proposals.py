@@ -70,6 +70,16 @@ class Book:
         # One write at a time for the wallet: the library's journal refuses a send while an earlier one
         # for the wallet could still land, so concurrent executes wait here for their turn instead.
         self._one_at_a_time = threading.Lock()
+        self._reservations: list[str] = []  # hashes of the entries this server reserved with
+
+    def _check_log(self) -> None:
+        """The limits are counted from the log: a log whose chain is broken, or that lost a reservation
+        this server wrote (edited, truncated, deleted), counts nothing reliably, so nothing is signed."""
+        broken = self.audit.verify()
+        present = {entry.get("hash") for entry in self.audit.entries()}
+        if broken or any(h not in present for h in self._reservations):
+            raise Refused(f"the audit log {self.audit.path} was altered ({broken or 'entries are missing'}): the "
+                          "limits cannot be counted; nothing was signed", kind="refused.audit")
 
     def budget(self, mint: str) -> Budget:
         return Budget(*self.audit.budget(mint))
@@ -79,7 +89,11 @@ class Book:
         if intent.everything and intent.amount is not None:
             raise UsageError("give an amount or all, not both", kind="usage.amount")
         self.audit.append("prepare", intent=intent.to_dict())
-        prepared = self._prepared(intent)
+        try:
+            prepared = self._prepared(intent)
+        except Exception as exc:  # a refusal of the guard, a failed simulation, the service's error
+            self.audit.append("prepare_failed", intent=intent.to_dict(), kind=getattr(exc, "kind", type(exc).__name__))
+            raise
         effect = prepared.effect
         fee = prepared.fee.base_fee + prepared.fee.priority_fee if prepared.fee else None
         proposal_id = secrets.token_urlsafe(12)
@@ -142,13 +156,15 @@ class Book:
                 raise Refused("the fresh transaction moves more than the proposal said; prepare again",
                               kind="refused.changed")
             with self.audit.locked():
+                self._check_log()
                 decision = decide(self.policy, proposal.intent.action, proposal.mint, raw, self.budget(proposal.mint))
                 refuse(decision)
                 if decision.verdict == "approval" and not approved:
                     raise Refused("this write now needs the person's approval (the automatic limits were reached "
                                   "since it was proposed); execute it again to ask", kind="refused.approval_needed")
-                self.audit.append_locked("reserved", proposal=proposal.id, mint=proposal.mint, raw=raw,
-                                         automatic=decision.verdict == "auto", summary=effect.summary)
+                entry = self.audit.append_locked("reserved", proposal=proposal.id, mint=proposal.mint, raw=raw,
+                                                 automatic=decision.verdict == "auto", summary=effect.summary)
+                self._reservations.append(entry["hash"])
             reserved.append(True)
             return True
 
