@@ -106,14 +106,13 @@ class _Reviewed:
         """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
         return self._prepared.result
 
-    def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True, again: bool = False,
-                    progress: Progress | None = None) -> tuple[Prepared, Hooks]:
+    def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True,
+                    again: bool = False) -> tuple[Prepared, Hooks]:
         """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
         from yieldcli.chain.transact import Hooks
 
         options = replace(self._prepared.options, sign=not send, send=send, wait=wait, again=again)
-        hooks = Hooks(confirm=confirm) if progress is None else Hooks(confirm=confirm, progress=progress)
-        return replace(self._prepared, options=options, result=dict(self._prepared.result)), hooks
+        return replace(self._prepared, options=options, result=dict(self._prepared.result)), Hooks(confirm=confirm)
 
 
 class PreparedTransaction(_Reviewed):
@@ -132,7 +131,7 @@ class PreparedTransaction(_Reviewed):
         """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
         with wait=False). `again`: send although an earlier transaction for this wallet landed since.
         `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far)."""
-        return self._complete(*self._completion(True, confirm, wait, again, progress))
+        return self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.transact import complete
@@ -154,7 +153,7 @@ class AsyncPreparedTransaction(_Reviewed):
 
     async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
                    progress: Progress | None = None) -> Outcome:
-        return await self._complete(*self._completion(True, confirm, wait, again, progress))
+        return await self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc import Rpc
@@ -162,6 +161,12 @@ class AsyncPreparedTransaction(_Reviewed):
 
         async with Rpc(self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment) as rpc:
             return await complete(rpc, prepared, hooks, self._settings.journal())
+
+
+def _heard(completion: tuple[Prepared, Hooks], progress: Progress | None) -> tuple[Prepared, Hooks]:
+    """`completion` with its hooks telling `progress` how the wait goes."""
+    prepared, hooks = completion
+    return (prepared, hooks) if progress is None else (prepared, replace(hooks, progress=progress))
 
 
 def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[Any], Any]) -> Any:
