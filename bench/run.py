@@ -76,6 +76,33 @@ def interleaved(commands: list[tuple[str, list[str], dict[str, str]]], runs: int
     return figures
 
 
+def mcp_tools_list(env: dict[str, str]) -> float:
+    """ms from starting `yield mcp` (stdio) to its answer to tools/list, after the initialize handshake."""
+    import json
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+    ]
+    started = time.perf_counter()
+    proc = subprocess.Popen([YIELD, "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+    proc.stdin.flush()
+    for line in proc.stdout:
+        if json.loads(line).get("id") == 2:
+            break
+    else:
+        raise SystemExit("yield mcp ended before answering tools/list")
+    elapsed = (time.perf_counter() - started) * 1000
+    proc.stdin.close()
+    proc.wait()
+    return elapsed
+
+
 def peak_memory(name: str, cmd: list[str], env: dict[str, str], runs: int) -> Figure:
     return Figure(name, [timed(cmd, env)[1] / 1024 for _ in range(runs)], unit="MiB")
 
@@ -152,6 +179,18 @@ def main() -> None:
         check("(6) import yieldcli / python -c pass <= 1.2", fig["python -c 'import yieldcli'"].median / bare, 1.2)
         check("(6) from yieldcli import Client / strategy info <= 0.6",
               fig["python -c 'from yieldcli import Client'"].median / info, 0.6)
+
+        # The agent server: from start to the answer of tools/list (it imports the mcp SDK; the
+        # commands above never do, which is why their figures do not move).
+        from yieldcli.sandbox.demo import demo_keypair
+
+        keypair = work / "wallet.json"
+        keypair.write_text(str(list(bytes(demo_keypair()))))
+        keypair.chmod(0o600)
+        mcp_env = {**env1, "YIELD_RPC_URL": plain.rpc_url, "YIELD_KEYPAIR": str(keypair)}
+        mcp_tools_list(mcp_env)  # warm the page cache
+        mcp_fig = Figure("yield mcp: start to tools/list answer", [mcp_tools_list(mcp_env) for _ in range(args.runs)])
+        row(mcp_fig, f"{mcp_fig.median / info:.1f}x strategy info; no target")
 
         # 3 and 4: 100 pages with 20 ms latency; memory at 1,000 and 100,000 items --------------------
         paged = SandboxServer(work / "paged" / "state.json", api_key=KEY, latency_ms=20, seed_positions=9_993).start()

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact_outcomes import Outcome, Signed
 
 Confirm = Callable[[str, "Prepared"], bool]
+Progress = Callable[[str, "str | None"], None]
 T = TypeVar("T")
 
 
@@ -134,10 +135,12 @@ class PreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
+    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
+             progress: Progress | None = None) -> Outcome:
         """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
-        with wait=False). `again`: send although an earlier transaction for this wallet landed since."""
-        return self._complete(*self._completion(True, confirm, wait, again))
+        with wait=False). `again`: send although an earlier transaction for this wallet landed since.
+        `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far)."""
+        return self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.transact import complete
@@ -157,8 +160,9 @@ class AsyncPreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
-        return await self._complete(*self._completion(True, confirm, wait, again))
+    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
+                   progress: Progress | None = None) -> Outcome:
+        return await self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc import Rpc
@@ -166,6 +170,12 @@ class AsyncPreparedTransaction(_Reviewed):
 
         async with Rpc(self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment) as rpc:
             return await complete(rpc, prepared, hooks, self._settings.journal())
+
+
+def _heard(completion: tuple[Prepared, Hooks], progress: Progress | None) -> tuple[Prepared, Hooks]:
+    """`completion` with its hooks telling `progress` how the wait goes."""
+    prepared, hooks = completion
+    return (prepared, hooks) if progress is None else (prepared, replace(hooks, progress=progress))
 
 
 def _on_rpc(rpc_url: str, timeout: float, commitment: str, step: Callable[[Any], Any]) -> Any:

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("yieldcli.cli.commands.config_cmd", "config_app"),
     "sandbox": ("yieldcli.cli.commands.sandbox_cmd", "sandbox_app"),
     "completion": ("yieldcli.cli.commands.completion_cmd", "completion"),
+    "mcp": ("yieldcli.cli.commands.mcp_cmd", "mcp_app"),
 }
 
 
