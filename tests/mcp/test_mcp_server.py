@@ -290,7 +290,7 @@ def test_a_doctored_service_answer_is_a_refused_proposal_that_cannot_execute(san
 
         answer, executed = anyio.run(body)
         assert answer["policy"]["verdict"] == "refused" and not answer["executable"], answer
-        assert "does not do what was asked" in answer["policy"]["reason"] and "1000" in answer["policy"]["reason"]
+        assert "does not do what was asked" in answer["policy"]["reason"] and "1,000 USDC" in answer["policy"]["reason"]
         assert executed.is_error and structured(executed)["error"]["kind"] == "refused.proposal_refused"
         assert world.snapshot() == before
     finally:
