@@ -12,13 +12,13 @@ In = TypeVar("In")
 Out = TypeVar("Out")
 
 
-def ordered_map(fn: Callable[[In], Out], items: Iterable[In], concurrency: int, name: str = "worker") -> Iterator[tuple[In, Future]]:
+def ordered_map(fn: Callable[[In], Out], items: Iterable[In], concurrency: int, name: str = "worker") -> Iterator[tuple[In, Future[Out]]]:
     """Yield (item, finished future) in input order; at most `concurrency` calls run or wait at once,
     so a consumer that writes as it goes keeps memory flat however many items there are."""
     from concurrent.futures import ThreadPoolExecutor  # only commands that fan out pay for it
 
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix=name)
-    pending: deque[tuple[In, Future]] = deque()
+    pending: deque[tuple[In, Future[Out]]] = deque()
     queue = iter(items)
     try:
         for item in queue:

@@ -50,7 +50,7 @@ def to_int(digits: str) -> int:
     return int(digits.lstrip("0") or "0")
 
 
-def parse_whole(text: str, *, name: str, minimum: int = 0, maximum: int) -> int:
+def parse_whole(text: str | int, *, name: str, minimum: int = 0, maximum: int) -> int:
     """A whole number from minimum to maximum, written with ASCII digits only."""
     if isinstance(text, int) and not isinstance(text, bool):  # a default, already a number
         value = text

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from yieldcli.config import API_KEY_ENV
 from yieldcli.environment import Environment
@@ -14,6 +14,14 @@ from yieldcli.errors import ConfigError
 KEYRING_SERVICE = "yield"
 NO_BACKEND_HINT = f"no OS keyring is available here: set {API_KEY_ENV} instead"
 PLAINTEXT_HINT = f"set {API_KEY_ENV} instead, or use an OS keyring (Secret Service, KWallet, macOS Keychain, Windows Credential Locker)"
+
+
+class _KeyringModule(Protocol):
+    """What this module uses of the `keyring` module (its top-level functions)."""
+
+    def get_password(self, service_name: str, username: str) -> str | None: ...
+    def set_password(self, service_name: str, username: str, password: str) -> None: ...
+    def delete_password(self, service_name: str, username: str) -> None: ...
 
 
 class ApiKey(NamedTuple):
@@ -89,7 +97,7 @@ def delete_api_key(profile: str) -> bool:
     return True
 
 
-def _keyring(*, plaintext_ok: bool = False):
+def _keyring(*, plaintext_ok: bool = False) -> _KeyringModule:
     try:
         import keyring
         from keyring.backends.fail import Keyring as FailKeyring

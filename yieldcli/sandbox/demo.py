@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yieldcli.addresses import b58decode, b58encode
 from yieldcli.tokens import KNOWN_TOKENS, NATIVE_SOL, WSOL_MINT, by_symbol
+
+if TYPE_CHECKING:  # solders is imported only when a keypair is made
+    from solders.keypair import Keypair
 
 STATE_FORMAT = "yieldcli-sandbox-ledger"
 STATE_VERSION = 1
@@ -72,14 +75,14 @@ _SECOND_APY: dict[str, tuple[float, int]] = {
 }
 
 
-def demo_keypair():
+def demo_keypair() -> Keypair:
     """The demo wallet's keypair (imports solders)."""
     from solders.keypair import Keypair
 
     return Keypair.from_seed(DEMO_WALLET_SEED)
 
 
-def whale_keypair():
+def whale_keypair() -> Keypair:
     """The whale wallet's keypair (imports solders)."""
     from solders.keypair import Keypair
 

@@ -119,7 +119,7 @@ class Ledger:
 
     def token(self, mint: str) -> dict[str, Any]:
         """symbol, name and decimals of a mint; unknown mints get a placeholder."""
-        meta = self._state["tokens"].get(mint)
+        meta: dict[str, Any] | None = self._state["tokens"].get(mint)
         if meta is not None:
             return meta
         index = demo.synthetic_index(mint) if self.seed_positions else None
@@ -135,7 +135,8 @@ class Ledger:
         wanted = symbol.lower()
         with self._lock:
             self._refresh()
-            for mint, meta in self._state["tokens"].items():
+            tokens: dict[str, dict[str, Any]] = self._state["tokens"]
+            for mint, meta in tokens.items():
                 if str(meta.get("symbol", "")).lower() == wanted:
                     return mint
         known = by_symbol(symbol)
@@ -164,7 +165,8 @@ class Ledger:
     def fund(self, fund_id: str) -> dict[str, Any] | None:
         with self._lock:
             self._refresh()
-            return self._state["funds"].get(fund_id)
+            fund: dict[str, Any] | None = self._state["funds"].get(fund_id)
+            return fund
 
     def fund_for(self, strategy_id: str, mint: str) -> dict[str, Any] | None:
         with self._lock:
@@ -172,9 +174,10 @@ class Ledger:
             return self._fund_for(strategy_id, mint)
 
     def _fund_for(self, strategy_id: str, mint: str) -> dict[str, Any] | None:
-        fund = self._state["funds"].get(demo.fund_id_for(strategy_id, mint))
+        funds: dict[str, dict[str, Any]] = self._state["funds"]
+        fund = funds.get(demo.fund_id_for(strategy_id, mint))
         if fund is None:
-            for f in self._state["funds"].values():
+            for f in funds.values():
                 if f["strategy_id"] == strategy_id and f["mint"] == mint:
                     return f
         return fund
@@ -195,7 +198,7 @@ class Ledger:
 
     def _wallet(self, wallet: str) -> dict[str, Any] | None:
         """The stored wallet, else a seeded one (not stored), else None."""
-        stored = self._state["wallets"].get(wallet)
+        stored: dict[str, Any] | None = self._state["wallets"].get(wallet)
         if stored is not None:
             return stored
         j = self._seeded(wallet)

@@ -8,7 +8,6 @@ from urllib.parse import parse_qsl
 
 from yieldcli.sandbox.responses import BadRequest, error_response
 from yieldcli.sandbox.rows import Rows
-from yieldcli.api.sort_fields import BALANCE_SORT_FIELDS, POSITION_SORT_FIELDS  # noqa: F401 (the service module imports them from here)
 
 DEFAULT_LIMIT = 10
 INT32_MAX = 2**31 - 1

@@ -36,7 +36,8 @@ def pubkey_param(params: dict[str, Any], name: str, *, required: str | None = No
 
 def amount_or_all(params: dict[str, Any]) -> int | None:
     """The requested amount, or None for everything. With both, `all` wins (as the service does)."""
-    amount, everything = params.get("amount"), bool(params.get("all"))
+    amount: int | None = params.get("amount")  # the body was checked as u64 (service._params)
+    everything = bool(params.get("all"))
     if everything:
         return None
     if amount is None:

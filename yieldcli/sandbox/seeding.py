@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from solders.address_lookup_table_account import AddressLookupTable
 from solders.instruction import Instruction
@@ -14,12 +14,15 @@ from solders.transaction import VersionedTransaction
 from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp
 from yieldcli.sandbox import demo
-from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, TxRecord
+from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, Runtime, TxRecord
 from yieldcli.sandbox.vault import (
     CHAIN_MINTS, MINT_AUTHORITY, STRATEGY_PROGRAM, TOKEN_KEY, U64_MAX, VAULT, VAULT_AUTHORITY, VAULT_FLOAT, WSOL_KEY,
     TokenState, fits_one_transaction, transfer_lamports,
 )
 from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT
+
+if TYPE_CHECKING:
+    from yieldcli.sandbox.ledger import Ledger
 
 # Where an instruction of the strategy program names the position and the mint (README.md beside the program).
 _POSITION_INDEX = {sp.DEPOSIT: 6, sp.WITHDRAW: 5, sp.CLOSE: 5, sp.CREDIT_YIELD: 5}
@@ -29,8 +32,8 @@ _MINT_INDEX = {sp.DEPOSIT: 3, sp.WITHDRAW: 2, sp.CLOSE: 2, sp.CREDIT_YIELD: 2}
 class ChainLedgerSync:
     """The part of `StrategyChain` that keeps the chain and the ledger in step."""
 
-    runtime: Any
-    ledger: Any
+    runtime: Runtime
+    ledger: Ledger
     _rent: int  # rent-exempt lamports of a token account
 
     if TYPE_CHECKING:  # provided by `StrategyChain`, the class this part is mixed into

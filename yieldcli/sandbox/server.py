@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from yieldcli.files import write_atomically
 from yieldcli.sandbox.ledger import Ledger
-from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, Response, Service
+from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, PostHandler, Response, Service
 from yieldcli.urls import is_loopback
 
 if TYPE_CHECKING:
@@ -306,7 +306,7 @@ class SandboxServer:
     def chain_started(self) -> bool:
         return self._chain is not None
 
-    def _handler_for(self, path: str):
+    def _handler_for(self, path: str) -> PostHandler:
         def handle(params: dict[str, Any]) -> Response:
             return self.chain.handlers()[path](params)
 

@@ -17,11 +17,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from yieldcli.addresses import is_pubkey
+from yieldcli.api.sort_fields import BALANCE_SORT_FIELDS, POSITION_SORT_FIELDS
 from yieldcli.sandbox.faults import Fault, Faults
 from yieldcli.sandbox.ledger import Ledger, LedgerError
-from yieldcli.sandbox.listing import (
-    BALANCE_SORT_FIELDS, POSITION_SORT_FIELDS, QueryError, paginate, parse_query, sorting,
-)
+from yieldcli.sandbox.listing import QueryError, paginate, parse_query, sorting
 from yieldcli.sandbox.responses import JSON, PLAIN_TEXT, BadRequest, Response, error_response, json_response, query_failure
 
 
@@ -201,7 +200,8 @@ class Service:
             if m:
                 if method not in ("GET", "HEAD"):
                     return error_response(405, f"Method {method} not allowed on {path}", {"Allow": "GET"})
-                return getattr(self, name)(*(unquote(g) for g in m.groups()), query=query)
+                endpoint: Callable[..., Response] = getattr(self, name)  # a GET endpoint method of this class
+                return endpoint(*(unquote(g) for g in m.groups()), query=query)
         if path in POST_FIELDS:
             if method != "POST":
                 return error_response(405, f"Method {method} not allowed on {path}", {"Allow": "POST"})

@@ -68,7 +68,8 @@ def transfer_lamports(ix: Instruction) -> int | None:
     data = bytes(ix.data)
     if str(ix.program_id) != programs.SYSTEM_PROGRAM or len(data) != 12 or data[:4] != struct.pack("<I", 2):
         return None
-    return struct.unpack_from("<Q", data, 4)[0]
+    lamports: int = struct.unpack_from("<Q", data, 4)[0]  # "<Q": a u64
+    return lamports
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from yieldcli.addresses import b58encode
 
@@ -86,5 +87,5 @@ class Clock:
     def revoke_current(self) -> None:
         self.revoked = [self.blockhash(), *self.revoked][: self.window]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"genesis": self.genesis, "slot": self.slot, "started_ms": self.started_ms, "revoked": self.revoked}

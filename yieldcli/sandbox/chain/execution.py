@@ -18,23 +18,31 @@ from yieldcli.addresses import b58encode
 from yieldcli.solana import programs
 from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, with_blockhash
 
+if TYPE_CHECKING:
+    from solders.litesvm import LiteSVM
+    from solders.transaction_metadata import TransactionResult
+
+    from yieldcli.sandbox.chain.clock import Clock
+    from yieldcli.sandbox.chain.lock import SyncedLock
+    from yieldcli.sandbox.chain.records import TxRecord
+
 _ADVANCE_NONCE = (4).to_bytes(4, "little")  # System Program instruction AdvanceNonceAccount
 
 
 class ExecutionHelpers:
     """Parts of `Runtime` (they use its LiteSVM, clock, records and lock)."""
 
-    _svm: Any
-    _clock: Any
+    _svm: LiteSVM
+    _clock: Clock
 
     if TYPE_CHECKING:  # provided by `Runtime`, the class these helpers are mixed into
         def get_account(self, address: Pubkey) -> Account | None: ...
         def is_blockhash_valid(self, blockhash: str) -> bool: ...
         @staticmethod
-        def _new_svm() -> Any: ...
-    _programs: dict
-    _records: dict
-    _lock: Any
+        def _new_svm() -> LiteSVM: ...
+    _programs: dict[Pubkey, bytes]
+    _records: dict[str, TxRecord]
+    _lock: SyncedLock
 
     def simulate(
         self,
@@ -113,7 +121,7 @@ class ExecutionHelpers:
                 "uiTokenAmount": token_amount_json(amount, decimals or 0),
             })
         return out
-    def _execute_failing(self, tx: VersionedTransaction, keys: Sequence[Pubkey]):
+    def _execute_failing(self, tx: VersionedTransaction, keys: Sequence[Pubkey]) -> TransactionResult:
         """Run `tx` on a copy of its accounts with a 1-unit compute budget: a real on-chain failure
         (first instruction runs out of compute, fee charged, logs real), then copy the result back."""
         scratch = self._new_svm()
@@ -122,14 +130,14 @@ class ExecutionHelpers:
         for program_id, elf in self._programs.items():
             scratch.add_program(program_id, elf)
         tables = [lookup.account_key for lookup in getattr(tx.message, "address_table_lookups", [])]
-        touched = [k for k in (*keys, *tables) if (a := self._svm.get_account(k)) is not None and not a.executable]
-        for key in touched:
-            scratch.set_account(key, self._svm.get_account(key))
+        touched = [(k, a) for k in (*keys, *tables) if (a := self._svm.get_account(k)) is not None and not a.executable]
+        for key, account in touched:
+            scratch.set_account(key, account)
         budget = ComputeBudget(False)
         budget.compute_unit_limit = 1
         scratch.with_compute_budget(budget)
         result = scratch.send_transaction(tx)
-        for key in touched:
+        for key, _ in touched:
             after = scratch.get_account(key)
             self._svm.set_account(key, after if after is not None else Account(0, b"", Pubkey.default()))
         return result

@@ -13,6 +13,7 @@ from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, SLOT_MS
 if TYPE_CHECKING:  # records import solders; the knobs are read before any chain starts
     from solders.transaction import VersionedTransaction
 
+    from yieldcli.sandbox.chain.lock import SyncedLock
     from yieldcli.sandbox.chain.records import SendOutcome, TxRecord
 
 @dataclass
@@ -77,8 +78,8 @@ class Network:
 class FaultControls:
     """The fault side of `Runtime`: held transactions and the knobs tests turn."""
 
-    _lock: Any
-    _held: list
+    _lock: SyncedLock
+    _held: list[VersionedTransaction]
     faults: Faults
 
     if TYPE_CHECKING:  # provided by `Runtime`, the class these controls are mixed into

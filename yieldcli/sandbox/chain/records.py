@@ -122,4 +122,5 @@ def compute_budget(message: Any) -> tuple[int, int]:
 def fee_for(message: Any) -> int:
     """Base fee per signature plus the priority fee (price x limit, rounded up), as a validator charges."""
     price, limit = compute_budget(message)
-    return message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE + -(-price * limit // 1_000_000)
+    signatures: int = message.header.num_required_signatures  # a legacy or v0 message's header: a u8
+    return signatures * LAMPORTS_PER_SIGNATURE + -(-price * limit // 1_000_000)

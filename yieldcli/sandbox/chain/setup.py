@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from solders.account import Account
 from solders.hash import Hash
@@ -24,6 +24,13 @@ from yieldcli.solana import programs
 from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
+if TYPE_CHECKING:
+    from solders.instruction import Instruction
+    from solders.litesvm import LiteSVM
+
+    from yieldcli.sandbox.chain.clock import Clock
+    from yieldcli.sandbox.chain.lock import SyncedLock
+
 LAMPORTS_PER_SOL = 1_000_000_000
 # A deterministic authority for every sandbox mint, so separate processes agree on it.
 SANDBOX_AUTHORITY = Keypair.from_seed(hashlib.sha256(b"yield sandbox mint authority").digest())
@@ -38,16 +45,16 @@ _U64_MAX = 2**64 - 1
 class SetupHelpers:
     """Parts of `Runtime` built on its `execute`, `set_account` and lock."""
 
-    _svm: Any
-    _lock: Any
+    _svm: LiteSVM
+    _lock: SyncedLock
 
     if TYPE_CHECKING:  # provided by `Runtime`, the class these helpers are mixed into
         def minimum_balance_for_rent_exemption(self, size: int) -> int: ...
         def set_account(self, address: Pubkey, account: Account) -> None: ...
         def get_account(self, address: Pubkey) -> Account | None: ...
         def _land(self, tx: VersionedTransaction, *, fail: bool = False, notify: bool = False) -> TxRecord | None: ...
-    _clock: Any
-    _tracked: set
+    _clock: Clock
+    _tracked: set[str]
 
 
     def airdrop(self, address: Pubkey, lamports: int) -> str:
@@ -89,7 +96,7 @@ class SetupHelpers:
         if balance < lamports + LAMPORTS_PER_SOL:
             self.airdrop(SANDBOX_AUTHORITY.pubkey(), lamports + 100 * LAMPORTS_PER_SOL)
 
-    def execute(self, instructions: Sequence, signers: Sequence[Keypair], *, payer: Keypair | None = None) -> TxRecord:
+    def execute(self, instructions: Sequence[Instruction], signers: Sequence[Keypair], *, payer: Keypair | None = None) -> TxRecord:
         """Run instructions in a v0 transaction signed by `signers` (payer: the first, or `payer`); raise on failure."""
         with self._lock:
             fee_payer = payer or signers[0]
