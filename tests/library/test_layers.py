@@ -88,7 +88,7 @@ def test_the_transaction_pipeline_is_in_the_library():
     assert "yieldcli.chain.transact" in runtime_imports(PACKAGE / "cli" / "commands" / "txflow.py")
 
 
-LIBRARY_MODULES = sorted([PACKAGE / "__init__.py", PACKAGE / "client.py", PACKAGE / "client_writes.py",
+LIBRARY_MODULES = sorted([PACKAGE / "__init__.py", PACKAGE / "client.py", PACKAGE / "client_writes.py", PACKAGE / "orders.py",
                           *PACKAGE.joinpath("api").rglob("*.py"), *PACKAGE.joinpath("chain").rglob("*.py"),
                           *PACKAGE.joinpath("solana").rglob("*.py")])
 

@@ -28,7 +28,7 @@ from yieldcli.chain.rpc_types import (
     TokenBalanceChange,
     TransactionRecord,
 )
-from yieldcli.solana.cluster import cluster_of, commitment_rank
+from yieldcli.solana.cluster import DEFAULT_COMMITMENT, cluster_of, commitment_rank
 from yieldcli.solana.programs import parse_token_account
 from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed
@@ -79,7 +79,7 @@ class AlreadyProcessed(RpcError):
 class Rpc:
     """Async Solana JSON-RPC client. Use `async with Rpc(url) as rpc:`; methods raise yieldcli errors."""
 
-    def __init__(self, url: str, *, timeout: float = 30.0, commitment: str = "confirmed"):
+    def __init__(self, url: str, *, timeout: float = 30.0, commitment: str = DEFAULT_COMMITMENT):
         commitment_rank(commitment)
         self.url = url
         self.shown_url = redact_url(url)

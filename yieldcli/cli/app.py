@@ -129,11 +129,6 @@ def main(argv: Optional[list] = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     global _STDERR_COLOR
     _STDERR_COLOR = _stderr_color(args)
-    if "_YIELD_COMPLETE" in os.environ:
-        # A Tab press in a shell with our completion script (see completion.py).
-        from yieldcli.cli.completion import respond
-
-        sys.exit(respond(os.environ))
     debug = "--debug" in args
     try:
         from yieldcli.cli.argv import hoist_global_options

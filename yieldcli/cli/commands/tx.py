@@ -22,13 +22,13 @@ ExpectOpt = Annotated[Optional[str], typer.Option(
          "Without it, signing may only cost you the network fee and rent.",
     show_default=False,
 )]
-ACTIONS = ("deposit", "withdraw", "close-account")
 
 
 def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
     """`deposit:USDC:10` to (action, mint, base units or None for all)."""
     from yieldcli import tokens
     from yieldcli.amounts import Amount
+    from yieldcli.chain.transact import ACTIONS
 
     parts = text.split(":")
     action = parts[0].strip().lower()

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
+from yieldcli.cli.render.text import dumps
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 
@@ -50,20 +50,6 @@ def resolve_mode(requested: str | None, env: Environment) -> str:
     if mode not in MODES:
         raise UsageError(f"invalid output format {requested!r}", hint="use one of: " + ", ".join(MODES))
     return mode
-
-
-_CONTROLS = {c: "\ufffd" for c in (*range(0x20), *range(0x7f, 0xa0))}
-
-
-def printable(text: str) -> str:
-    """Text from the service made safe for a terminal: control characters (escape sequences that
-    could clear the screen or retitle the window, newlines that would break a row) become `�`."""
-    return text.translate(_CONTROLS)
-
-
-def dumps(value: Any) -> str:
-    """Stable JSON: Python ints stay exact at any size, non-ASCII stays readable."""
-    return json.dumps(value, ensure_ascii=False)
 
 
 class Output:

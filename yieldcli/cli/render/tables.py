@@ -13,7 +13,7 @@ from rich.markup import escape
 from yieldcli import tokens
 from yieldcli.cli.render import layout
 from yieldcli.cli.render.layout import Column
-from yieldcli.cli.render.output import printable
+from yieldcli.cli.render.text import printable
 
 if TYPE_CHECKING:  # the models are only named in annotations: render/ depends on no part of api/
     from yieldcli.api import models
