@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from yieldcli.chain.compute_budget import FeeSummary
     from yieldcli.chain.intent import Check
     from yieldcli.chain.journal import Journal
-    from yieldcli.chain.review import Review
     from yieldcli.chain.nonce import OnNonce
+    from yieldcli.chain.review import Review
     from yieldcli.chain.transact import Hooks, Prepared, TransactOptions
     from yieldcli.chain.transact_outcomes import Outcome, Signed
     from yieldcli.orders import Order
@@ -178,7 +178,8 @@ def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[A
 
 
 def _ready(settings: ChainSettings, order: Order, limits: Limits, nonce: str | None,
-           nonce_authority: Keypair | str | Path | None) -> tuple[Order, list[Keypair], TransactOptions, OnNonce | None]:
+           nonce_authority: Keypair | str | Path | None
+           ) -> tuple[Order, list[Keypair], TransactOptions, OnNonce | None]:
     """The order with the nonce's authority named, who signs (the keypair first), the options, the nonce."""
     from yieldcli.addresses import check_pubkey
     from yieldcli.chain.nonce import OnNonce

@@ -139,7 +139,8 @@ def base_units(mint: str, amount: Decimal | str | int | None, raw: int | None, e
             raise UsageError("raw= takes an int of base units", kind="usage.amount")
         return Amount.from_raw(raw, 0, name=name).raw
     if isinstance(amount, float):
-        raise UsageError("amount= takes a Decimal or a string, never a float: a float is not exact", kind="usage.amount")
+        raise UsageError("amount= takes a Decimal or a string, never a float: a float is not exact",
+                         kind="usage.amount")
     places = known_decimals(mint)
     places = places if places is not None else decimals()
     if places is None:

@@ -21,9 +21,9 @@ from solders.system_program import AdvanceNonceAccountParams, advance_nonce_acco
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.instructions import build_transaction, fetch_lookup_table, parse_ix_response
-from yieldcli.solana.programs import SYSTEM_PROGRAM
 from yieldcli.chain.rpc_types import AccountInfo
 from yieldcli.errors import UsageError
+from yieldcli.solana.programs import SYSTEM_PROGRAM
 
 if TYPE_CHECKING:
     from solders.keypair import Keypair

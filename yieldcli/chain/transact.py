@@ -49,8 +49,8 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     from solders.pubkey import Pubkey
 
     from yieldcli.chain import transact_checks as checks
-    from yieldcli.chain.signers_check import check_signable
     from yieldcli.chain.review import review_transaction
+    from yieldcli.chain.signers_check import check_signable
     from yieldcli.urls import redact_url
 
     options.validate()

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ContextManager
+from typing import TYPE_CHECKING, Any
 
 from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
@@ -99,7 +100,7 @@ class Hooks:
     log: Callable[[str], None] = _nothing
     progress: Callable[[str, str | None], None] = _nothing  # ("waiting", the commitment seen so far)
     allowed_mismatch: Callable[[list[str]], None] = _nothing  # the differences signed anyway (unsafe_allow_mismatch)
-    while_sending: Callable[[], ContextManager[Any]] = contextlib.nullcontext  # e.g. signals that cancel the wait
+    while_sending: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext  # e.g. signals that cancel the wait
 
 
 @dataclass
