@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from solders.keypair import Keypair
+    from solders.transaction import VersionedTransaction
 
     from yieldcli.api.aio import AsyncServiceClient
     from typing import Unpack
@@ -252,6 +253,23 @@ class Client:
                            unwrap_wsol=unwrap_wsol)
         return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits),
                              nonce=nonce, nonce_authority=nonce_authority)
+
+    def prepare_transaction(self, transaction: str | bytes | VersionedTransaction, action: str = "transaction", *,
+                            asset: str | None = None, amount: Decimal | str | None = None, raw: int | None = None,
+                            all: bool = False, payer: str | None = None, wallet: str | None = None,
+                            **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+        """A transaction built elsewhere (base64 text, bytes, or a VersionedTransaction), reviewed,
+        simulated and checked against what it is said to do, then `.sign()`ed or `.send()`ed as
+        `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` "deposit" or "withdraw" of
+        `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`, or "transaction" (no
+        claim: signing may then cost only the network fee and rent). `payer`: the fee payer expected
+        (default: the keypair); `wallet`: another signer expected to sign later."""
+        from yieldcli.client_writes import Limits, given_order, prepare_given
+
+        settings = self._writes.settings(self.api_url)
+        request, obtain = given_order(settings, transaction, action, asset, amount, raw, all, payer=payer,
+                                      wallet=wallet)
+        return prepare_given(settings, request, obtain, Limits(**limits))
 
     def _decimals_of_unknown(self, mint: str, owner: str) -> int | None:
         from yieldcli.orders import decimals_in_balances

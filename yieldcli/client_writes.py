@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.journal import Journal
     from yieldcli.chain.nonce import OnNonce
     from yieldcli.chain.review import Review
-    from yieldcli.chain.transact import Hooks, Prepared, TransactOptions
+    from yieldcli.chain.transact import Hooks, Obtain, Prepared, TransactOptions, UserRequest
     from yieldcli.chain.transact_outcomes import Outcome, Signed
     from yieldcli.orders import Order
 
@@ -234,6 +234,41 @@ async def prepare_write_async(api: AsyncServiceClient, settings: ChainSettings, 
         prepared = await prepare(rpc, settings.rpc_url, order.request, obtain, options, Hooks(), lambda: signers)
     assert isinstance(prepared, Prepared)
     return AsyncPreparedTransaction(prepared, settings)
+
+
+def given_order(settings: ChainSettings, transaction: str | bytes | VersionedTransaction, action: str,
+                asset: str | None, amount: Decimal | str | None, raw: int | None, everything: bool, *,
+                payer: str | None, wallet: str | None) -> tuple[UserRequest, Obtain]:
+    """A transaction built elsewhere and what its sender says it does (`action` of `asset`), as the
+    pipeline takes them; an amount in token units needs a known token's decimals."""
+    from yieldcli import orders, tokens
+    from yieldcli.addresses import check_pubkey
+    from yieldcli.chain.decode import decode_transaction
+    from yieldcli.chain.service_transactions import given
+
+    tx = decode_transaction(transaction) if isinstance(transaction, (str, bytes)) else transaction
+    mint = tokens.resolve_asset(asset, "asset") if asset is not None else None
+    units = None
+    if action in ("deposit", "withdraw") and mint is not None:
+        units = orders.base_units(mint, amount, raw, everything, lambda: None)
+    request = orders.stated_request(action, mint=mint, amount=units,
+                                    payer=check_pubkey(payer, "payer") if payer else None,
+                                    wallet=check_pubkey(wallet, "wallet") if wallet else None)
+    return request, given(tx)
+
+
+def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain, limits: Limits) -> PreparedTransaction:
+    """Review, simulate and check a transaction built elsewhere against `request`, as `yield tx sign`
+    does: a cluster is expected only of a deposit, withdrawal or close stated for the service."""
+    from yieldcli.chain.transact import Hooks, Prepared, prepare
+
+    signers = [settings.need_keypair()]
+    cluster = None if request.action == "transaction" else settings.expected_cluster
+    options = replace(limits.options(), sign=True, send=False, expected_cluster=cluster)
+    prepared = _on_rpc(settings, options, lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options,
+                                                                Hooks(), lambda: signers))
+    assert isinstance(prepared, Prepared)  # without a journal, prepare never looks for an earlier landing
+    return PreparedTransaction(prepared, settings)
 
 
 class LimitArgs(TypedDict, total=False):

@@ -199,3 +199,21 @@ def expected_cluster(api_url: str | None) -> str | None:
         return None
     return SERVICE_CLUSTER
 
+
+
+# --- a transaction built elsewhere, and what its sender says it does -----------------------------
+
+
+def stated_request(action: str = "transaction", *, mint: str | None = None, amount: int | None = None,
+                   payer: str | None = None, wallet: str | None = None) -> UserRequest:
+    """What a transaction built elsewhere must do, as stated by who hands it over: a deposit,
+    withdrawal (`amount` base units, None: everything) or close of `mint`, or "transaction" (any:
+    signing may then cost only the network fee and rent). `payer` and `wallet` are signers named."""
+    from yieldcli.chain.transact_types import ACTIONS, UserRequest
+
+    if action not in (*ACTIONS, "transaction"):
+        raise UsageError(f"invalid action {action!r}: expected one of {', '.join(ACTIONS)} or transaction",
+                         kind="usage.expect")
+    if action != "transaction" and mint is None:
+        raise UsageError(f"a stated {action} names its asset", kind="usage.expect")
+    return UserRequest(action, payer, {k for k in (payer, wallet) if k}, wallet, mint=mint, amount=amount)

@@ -10,6 +10,8 @@ from yieldcli.chain.transact_types import Obtain, TransactionToReview
 from yieldcli.errors import ServiceError, UsageError
 
 if TYPE_CHECKING:
+    from solders.transaction import VersionedTransaction
+
     from yieldcli.chain.nonce import OnNonce
 
 Post = Callable[[str, Mapping[str, Any]], Any]  # the body, or an awaitable of it (an asyncio client)
@@ -54,6 +56,15 @@ def from_service(post: Post, path: str, params: Mapping[str, Any], payer: str, *
         from yieldcli.chain.decode import decode_transaction
 
         return TransactionToReview(decode_transaction(unsigned_from_service(await _answer(post(f"{path}/tx", params)))))
+
+    return obtain
+
+
+def given(tx: VersionedTransaction) -> Obtain:
+    """A transaction built elsewhere, reviewed as it is."""
+
+    async def obtain(rpc: Any) -> TransactionToReview:
+        return TransactionToReview(tx)
 
     return obtain
 

@@ -82,18 +82,14 @@ def read_transaction(session, source: str) -> str:
 
 def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str], expect: Optional[str]) -> None:
     from yieldcli.chain.decode import decode_transaction
-    from yieldcli.chain.transact import TransactionToReview, UserRequest
+    from yieldcli.chain.service_transactions import given
     from yieldcli.cli.commands.txflow import run
+    from yieldcli.orders import stated_request
 
     action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
     tx = decode_transaction(text)
-    named = {k for k in (payer, wallet) if k}
-    request = UserRequest(action, payer, named, wallet, mint=mint, amount=amount)
-
-    async def obtain(rpc) -> TransactionToReview:
-        return TransactionToReview(tx)
-
-    run(session, out, options, request, obtain)
+    request = stated_request(action, mint=mint, amount=amount, payer=payer, wallet=wallet)
+    run(session, out, options, request, given(tx))
 
 
 @tx_app.command("inspect")
