@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 from typing import Callable, Mapping
 
+from yieldcli.cli.render.formats import MODES
 from yieldcli.solana.cluster import COMMITMENTS
 
 SHELLS = {"bash": "yield.bash", "zsh": "_yield", "fish": "yield.fish"}
 
-OUTPUT_FORMATS = ("table", "json", "ndjson", "csv")
 RPC_MONIKERS = ("mainnet-beta", "devnet", "testnet", "localhost")
 COLOR_MODES = ("auto", "always", "never")
 ORDERS = ("asc", "desc")
@@ -51,7 +51,7 @@ def _config_keys(env: Mapping[str, str], words: list[str]) -> list[str]:
 
 # Values of options, by option name: answered without importing the command tree.
 OPTION_VALUES: dict[str, Callable[[Mapping[str, str], list[str]], list[str]] | tuple[str, ...]] = {
-    "-o": OUTPUT_FORMATS, "--output": OUTPUT_FORMATS,
+    "-o": MODES, "--output": MODES,
     "--asset": _symbols,
     "-u": RPC_MONIKERS, "--url": RPC_MONIKERS,
     "--commitment": COMMITMENTS,
@@ -60,7 +60,7 @@ OPTION_VALUES: dict[str, Callable[[Mapping[str, str], list[str]], list[str]] | t
     "--profile": _profiles,
 }
 # Values of `config set KEY VALUE`, by key.
-SETTING_VALUES: dict[str, tuple[str, ...]] = {"output": OUTPUT_FORMATS, "color": COLOR_MODES, "rpc_url": RPC_MONIKERS}
+SETTING_VALUES: dict[str, tuple[str, ...]] = {"output": MODES, "color": COLOR_MODES, "rpc_url": RPC_MONIKERS}
 
 
 def _value_of(words: list[str], name: str) -> str | None:

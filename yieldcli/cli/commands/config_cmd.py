@@ -11,7 +11,8 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.numbers import parse_seconds
-from yieldcli.cli.render.output import MODES, Output
+from yieldcli.cli.render.formats import MODES
+from yieldcli.cli.render.output import Output
 
 config_app = opt.command_group("Show and change settings.")
 

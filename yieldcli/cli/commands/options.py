@@ -7,6 +7,7 @@ import typer
 from typer._click.types import ParamType
 
 from yieldcli import numbers
+from yieldcli.cli.render.formats import MODES_TEXT
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 from yieldcli.errors import UsageError
 
@@ -47,7 +48,7 @@ class Order(str, Enum):
 
 Output = Annotated[
     Optional[str],
-    typer.Option("--output", "-o", help="table, json, ndjson or csv (default: table on a terminal, json otherwise).", show_default=False),
+    typer.Option("--output", "-o", help=f"{MODES_TEXT} (default: table on a terminal, json otherwise).", show_default=False),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Short for -o json.")]
 Wallet = Annotated[

@@ -149,14 +149,3 @@ def draw_strategy(console: Console, s: models.Strategy) -> None:
 def draw_health(console: Console, body: Any) -> None:
     console.print(f"service: {printable(body if isinstance(body, str) else repr(body))}", markup=False)
 
-
-PAGE_DRAWERS: dict[str, Callable[[Console, list[Any], dict[str, Any] | None], None]] = {"positions": draw_positions, "balances": draw_balances, "earnings": draw_earnings}
-OBJECT_DRAWERS = {"strategy": draw_strategy, "health": draw_health}
-
-
-def draw_page(console: Console, kind: str, rows: list, more_pages: dict | None) -> None:
-    PAGE_DRAWERS[kind](console, rows, more_pages)
-
-
-def draw_object(console: Console, kind: str, body: Any) -> None:
-    OBJECT_DRAWERS[kind](console, body)
