@@ -6,7 +6,6 @@ functions count; `if TYPE_CHECKING:` ones do not) is an arrow to the package's m
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from tests.library.test_layers import PACKAGE, module_name, runtime_imports
@@ -18,7 +17,7 @@ def _modules() -> dict[str, Path]:
 
 def _arrows(path: Path, modules: dict[str, Path], *, types_too: bool = False) -> set[str]:
     """The package's modules `path` imports (`from yieldcli.chain import rpc` is yieldcli.chain.rpc)."""
-    names = runtime_imports(path) if not types_too else _every_import(path)
+    names = runtime_imports(path, types_too=types_too)
     found = set()
     for name in names:
         while name and name not in modules:
@@ -26,17 +25,6 @@ def _arrows(path: Path, modules: dict[str, Path], *, types_too: bool = False) ->
         if name.startswith("yieldcli"):
             found.add(name)
     return found - {module_name(path).removesuffix(".__init__")}
-
-
-def _every_import(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping, TextIO
 
 from yieldcli.cli.render.formats import MODES
 from yieldcli.solana.cluster import COMMITMENTS
@@ -94,7 +94,7 @@ def candidates(words: list[str], cword: int, env: Mapping[str, str]) -> list[str
     return [c for c in _from_tree(before, current, env) if c.startswith(current)]
 
 
-def _options(command) -> dict[str, bool]:
+def _options(command: Any) -> dict[str, bool]:
     """Option names of a click command, each with whether it takes a value."""
     names: dict[str, bool] = {}
     for param in command.params:
@@ -147,7 +147,7 @@ def _from_tree(before: list[str], current: str, env: Mapping[str, str]) -> list[
     return []
 
 
-def respond(env: Mapping[str, str], out=None) -> int:
+def respond(env: Mapping[str, str], out: TextIO | None = None) -> int:
     """Answer one completion request from a script (see the module docstring)."""
     out = out or sys.stdout
     raw = env.get("COMP_WORDS", "")

@@ -8,7 +8,8 @@ is paged when longer than the screen, and JSON is indented and coloured for read
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.cli.render.formats import FORMATS, MODES
 from yieldcli.cli.render.text import dumps
@@ -19,6 +20,10 @@ if TYPE_CHECKING:  # only named in annotations: render/ depends on no part of ap
     from rich.console import Console
 
     from yieldcli.api.pagination import PageResult
+    from yieldcli.cli.render.layout import Column
+    from yieldcli.cli.render.progress import Bar
+
+T = TypeVar("T")
 
 _ANSI = {"red": "31", "yellow": "33", "green": "32", "bold": "1"}
 
@@ -45,18 +50,19 @@ class Output:
 
     # --- data (stdout) ---------------------------------------------------------------------------
 
-    def page(self, result: PageResult, progress=None) -> None:
+    def page(self, result: PageResult, progress: Bar | None = None) -> None:
         """Tables hold every row; the machine formats stream items as they arrive (piped)."""
         result.entries = self._hold(result.entries, progress)
         self.format.page(self, result)
 
-    def wallet_pages(self, kind: str, results, progress=None) -> list[tuple[str, Exception]]:
+    def wallet_pages(self, kind: str, results: Iterable[tuple[str, PageResult | Exception]],
+                     progress: Bar | None = None) -> list[tuple[str, Exception]]:
         """Results of many wallets, in input order: each row carries its `wallet`; failures are
         reported on stderr as they come and returned, so the others still complete."""
         failures: list[tuple[str, Exception]] = []
         results = self._hold(results, progress)
 
-        def rows():
+        def rows() -> Iterator[tuple[str, PageResult]]:
             for wallet, result in results:
                 if isinstance(result, Exception):
                     failures.append((wallet, result))
@@ -116,23 +122,23 @@ class Output:
         self.env.stdout.write(text + "\n")
         self.env.stdout.flush()
 
-    def columns(self, columns: list, *, title: str | None = None) -> None:
+    def columns(self, columns: list[Column], *, title: str | None = None) -> None:
         """A table of ready-made `layout.Column`s, fitted to the terminal like every other table."""
         from yieldcli.cli.render import layout
 
         self.draw(lambda console: layout.draw(console, columns, title=title))
 
-    def _hold(self, items, progress):
+    def _hold(self, items: Iterable[T], progress: Bar | None) -> Iterable[T]:
         """On a terminal, read every item while the bar runs, then erase the bar: nothing is drawn
         on the screen the bar is on. Piped, items keep streaming as they arrive."""
         if not self.env.stdout_isatty:
             return items
-        items = list(items)
+        held = list(items)
         if progress is not None:
             progress.close()
-        return items
+        return held
 
-    def draw(self, paint) -> None:
+    def draw(self, paint: Callable[[Console], None]) -> None:
         """Draw with rich: straight to stdout when piped; on a terminal into memory, then paged."""
         if not self.env.stdout_isatty:
             from yieldcli.cli.render.consoles import console

@@ -32,7 +32,7 @@ def symbol_for(mint: str, reported: str = "") -> str:
     return known.symbol if known else short(mint)
 
 
-def _footer(console: Console, rows: list, more_pages: dict | None, noun: str) -> None:
+def _footer(console: Console, rows: list[Any], more_pages: dict[str, Any] | None, noun: str) -> None:
     if more_pages:
         meta = more_pages
         console.print(
@@ -53,7 +53,7 @@ def _amount_column(header: str, values: list[int | None], decimals: list[int]) -
     return Column(header, layout.amounts(pairs), right=True, styles=layout.negative_red(values))
 
 
-def draw_positions(console: Console, rows: list[models.Position], more_pages: dict | None) -> None:
+def draw_positions(console: Console, rows: list[models.Position], more_pages: dict[str, Any] | None) -> None:
     total = _totals(rows, lambda p: p.token_address)
     extra = 1 if total else 0
     decimals = [p.decimals for p in rows] + [rows[0].decimals] * extra if rows else []
@@ -79,7 +79,7 @@ def draw_positions(console: Console, rows: list[models.Position], more_pages: di
     console.print(APY_NOTE, style="dim")
 
 
-def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict | None) -> None:
+def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict[str, Any] | None) -> None:
     total = _totals(rows, lambda b: b.token_address)
     extra = 1 if total else 0
     decimals = [b.decimals for b in rows] + [rows[0].decimals] * extra if rows else []
@@ -104,7 +104,7 @@ def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict
     console.print(APY_NOTE, style="dim")
 
 
-def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: dict | None) -> None:
+def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: dict[str, Any] | None) -> None:
     # Yield records carry a symbol but no decimals: adjust only when the token is known.
     known = [tokens.by_symbol(r.base_asset) for r in rows]
     decimals = [k.decimals if k else 0 for k in known]
