@@ -276,6 +276,7 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
 
 
 def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:
+    assert request.wallet and request.strategy_id  # a confirmed deposit or withdrawal names both (see _render)
     try:
         body = session.api().positions(request.wallet, request.strategy_id, asset=request.mint)
     except YieldError as exc:

@@ -1,6 +1,6 @@
 """deposit, withdraw, close-account: ask the service for a transaction, then review, sign, send."""
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -10,6 +10,12 @@ from yieldcli.amounts import Amount
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
+
+if TYPE_CHECKING:
+    from yieldcli.cli.commands.txflow import TxOptions
+    from yieldcli.cli.render.output import Output
+    from yieldcli.cli.session import Session
+    from yieldcli.orders import Order
 
 AmountOpt = Annotated[Optional[str], typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False)]
 AllOpt = Annotated[bool, typer.Option("--all", help="Everything: the whole balance (deposit) or position (withdraw).")]
@@ -27,11 +33,11 @@ def _pubkey_option(value: Optional[str], flag: str) -> Optional[str]:
     return None if value is None else check_pubkey(value, flag)
 
 
-def _identity(session, options, wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
+def _identity(session: "Session", options: "TxOptions", wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
     """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
     payer = _pubkey_option(payer, "--payer")
-    wallet = session.wallet(wallet, signing=True, keypair_flag=options.keypair, name="--wallet")
-    return wallet, payer or wallet
+    wallet_key: str = session.wallet(wallet, signing=True, keypair_flag=options.keypair, name="--wallet")
+    return wallet_key, payer or wallet_key
 
 
 def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
@@ -44,7 +50,7 @@ def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
         Amount.check_syntax(amount, raw=raw)
 
 
-def _base_units(session, mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[int]:
+def _base_units(session: "Session", mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[int]:
     """Exact base units (None: --all), by the library's rules; an unknown mint's decimals come from the
     service's balances for the wallet (a service that cannot tell leaves them unknown)."""
     from yieldcli import orders
@@ -56,8 +62,9 @@ def _base_units(session, mint: str, wallet: str, amount: Optional[str], raw: boo
         name="--amount")
 
 
-def _transfer_order(session, tx, action: str, asset, amount, all_, raw, token_account, strategy, wallet, payer,
-                    **flags):
+def _transfer_order(session: "Session", tx: "TxOptions", action: str, asset: Optional[str], amount: Optional[str],
+                    all_: bool, raw: bool, token_account: Optional[str], strategy: Optional[str], wallet: Optional[str],
+                    payer: Optional[str], **flags: Any) -> "Order":
     """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the library's order."""
     from yieldcli import orders
 
@@ -70,12 +77,14 @@ def _transfer_order(session, tx, action: str, asset, amount, all_, raw, token_ac
     strategy_id = session.strategy(strategy)
     wallet_key, payer_key = _identity(session, tx, wallet, payer)
     units = _base_units(session, mint, wallet_key, amount, raw)
-    build = orders.deposit_order if action == "deposit" else orders.withdraw_order
-    return build(strategy_id=strategy_id, mint=mint, wallet=wallet_key, payer=payer_key, amount=units,
-                 token_account=token_account, **flags)
+    if action == "deposit":
+        return orders.deposit_order(strategy_id=strategy_id, mint=mint, wallet=wallet_key, payer=payer_key,
+                                    amount=units, token_account=token_account)
+    return orders.withdraw_order(strategy_id=strategy_id, mint=mint, wallet=wallet_key, payer=payer_key, amount=units,
+                                 token_account=token_account, **flags)
 
 
-def _run_order(session, out, tx, order) -> None:
+def _run_order(session: "Session", out: "Output", tx: "TxOptions", order: "Order") -> None:
     """Name the nonce's authority, then review, sign or send the service's transaction for `order`."""
     from yieldcli.chain.nonce import OnNonce
     from yieldcli.cli.commands.txflow import run
@@ -86,7 +95,7 @@ def _run_order(session, out, tx, order) -> None:
     run(session, out, tx, order.request, obtain, needs_rpc=tx.ix)
 
 
-def _with_nonce_authority(session, tx, order):
+def _with_nonce_authority(session: "Session", tx: "TxOptions", order: "Order") -> "Order":
     """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
     if tx.nonce_authority is None:
         return order
