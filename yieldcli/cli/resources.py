@@ -8,12 +8,10 @@ module loads neither the models nor rich: both are reached when a resource is re
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class Resource:
+class Resource(NamedTuple):  # not a dataclass: a read must not import dataclasses (start-up time)
     name: str
     model_name: str  # the parser's name in yieldcli.api.models
     columns: tuple[str, ...]  # CSV, stable
