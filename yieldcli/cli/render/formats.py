@@ -9,7 +9,6 @@ through rich, which wraps long lines); tables are drawn by `tables.py`, imported
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -163,6 +162,8 @@ class Csv(Format):
 
     def wallet_pages(self, out: Output, kind: str, rows: Rows, wallets: int | None,
                      failures: list[tuple[str, Exception]]) -> None:
+        import csv
+
         writer = csv.writer(out.env.stdout, lineterminator="\n")
         columns = columns_of(kind)
         writer.writerow(("wallet", *columns))
@@ -210,6 +211,8 @@ def write_ndjson(out: Output, items: Iterable[dict[str, Any]]) -> None:
 
 
 def write_csv(out: Output, columns: Sequence[str], items: Iterable[dict[str, Any]]) -> None:
+    import csv  # on first use, as json: the registry is read at start-up by help and completion
+
     writer = csv.writer(out.env.stdout, lineterminator="\n")
     writer.writerow(columns)
     for item in items:

@@ -6,7 +6,6 @@ A leaf module (the standard library only), so the sink (`output`) and the drawin
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 _CONTROLS = {c: "\ufffd" for c in (*range(0x20), *range(0x7f, 0xa0))}
@@ -20,4 +19,6 @@ def printable(text: str) -> str:
 
 def dumps(value: Any) -> str:
     """Stable JSON: Python ints stay exact at any size, non-ASCII stays readable."""
+    import json  # on first use: `yield --help` and completion import the formats' registry, not json
+
     return json.dumps(value, ensure_ascii=False)
