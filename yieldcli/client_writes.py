@@ -10,7 +10,7 @@ rebroadcast as the same bytes, the wait, one typed outcome.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
@@ -22,6 +22,8 @@ from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 if TYPE_CHECKING:
     from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
+
+    from yieldcli.chain.sign import Signer
 
     from yieldcli.api.aio import AsyncServiceClient
     from yieldcli.api.sync import ServiceClient
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from yieldcli.orders import Order
 
 Confirm = Callable[[str, "Prepared"], bool]
+Progress = Callable[[str, "str | None"], None]
 T = TypeVar("T")
 
 
@@ -43,14 +46,14 @@ class ChainSettings:
     """Where and as whom transactions are signed and sent."""
 
     rpc_url: str
-    keypair: Keypair | None
+    keypair: Signer | None  # a solders Keypair, or a key on a Ledger
     journal_path: Path
     timeout: float
     expected_cluster: str | None  # "mainnet-beta" for the public service; None for the sandbox
 
-    def need_keypair(self) -> Keypair:
+    def need_keypair(self) -> Signer:
         if self.keypair is None:
-            raise UsageError("no keypair: create the client with keypair= (a Keypair or a keypair file)",
+            raise UsageError("no keypair: create the client with keypair= (a Keypair, a keypair file or a Ledger)",
                              kind="usage.no_keypair")
         return self.keypair
 
@@ -60,16 +63,17 @@ class ChainSettings:
         return Journal(self.journal_path)
 
 
-def chain_settings(api_url: str, rpc_url: str | None, keypair: Keypair | str | Path | None,
+def chain_settings(api_url: str, rpc_url: str | None, keypair: Signer | Keypair | str | Path | None,
                    journal_path: str | Path | None, timeout: float) -> ChainSettings:
     """The same defaults as `yield`: the journal in its data folder, mainnet-beta unless the service is local."""
     from yieldcli import orders
     from yieldcli.environment import Environment
 
     if isinstance(keypair, (str, Path)):
-        from yieldcli.chain.keypairs import load_keypair
+        from yieldcli.chain.keypairs import load_signer
 
-        keypair = load_keypair(str(Path(keypair).expanduser())).keypair
+        # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
+        keypair = load_signer(keypair if isinstance(keypair, str) else str(keypair.expanduser())).signer
     path = Path(journal_path) if journal_path is not None else orders.journal_path(Environment())
     return ChainSettings(rpc_url or "", keypair, path, timeout, orders.expected_cluster(api_url))
 
@@ -104,6 +108,12 @@ class _Reviewed:
         """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
         return self._prepared.result
 
+    @property
+    def message_hash(self) -> str | None:
+        """With a Ledger: the hash it shows when it blind-signs (base58 of the message's SHA-256), to compare."""
+        value = self._prepared.result.get("message_hash")
+        return str(value) if value is not None else None
+
     def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True,
                     again: bool = False) -> tuple[Prepared, Hooks]:
         """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
@@ -124,15 +134,17 @@ class PreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
+    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
+             progress: Progress | None = None) -> Outcome:
         """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
-        with wait=False). `again`: send although an earlier transaction for this wallet landed since."""
-        return self._complete(*self._completion(True, confirm, wait, again))
+        with wait=False). `again`: send although an earlier transaction for this wallet landed since.
+        `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far)."""
+        return self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.transact import complete
 
-        outcome: Outcome = _on_rpc(self._settings, prepared.options,
+        outcome: Outcome = _on_rpc(self._settings.rpc_url, self._settings.timeout, prepared.options.commitment,
                                    lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()))
         return outcome
 
@@ -147,8 +159,9 @@ class AsyncPreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
-        return await self._complete(*self._completion(True, confirm, wait, again))
+    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
+                   progress: Progress | None = None) -> Outcome:
+        return await self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc import Rpc
@@ -158,28 +171,42 @@ class AsyncPreparedTransaction(_Reviewed):
             return await complete(rpc, prepared, hooks, self._settings.journal())
 
 
-def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[Any], Any]) -> Any:
+def _heard(completion: tuple[Prepared, Hooks], progress: Progress | None) -> tuple[Prepared, Hooks]:
+    """`completion` with its hooks telling `progress` how the wait goes."""
+    prepared, hooks = completion
+    return (prepared, hooks) if progress is None else (prepared, replace(hooks, progress=progress))
+
+
+def _on_rpc(rpc_url: str, timeout: float, commitment: str, step: Callable[[Any], Any]) -> Any:
     """One pipeline step on its own event loop and RPC connection (a blocking client has no loop of its own)."""
     from yieldcli.chain.rpc import Rpc
 
     async def run() -> Any:
-        async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
+        async with Rpc(rpc_url, timeout=timeout, commitment=commitment) as rpc:
             return await step(rpc)
+
+    return _on_loop(run)
+
+
+def _on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
+    """`run()` to completion on an event loop of its own (a blocking client has none)."""
+    async def main() -> Any:
+        return await run()
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run())
+        return asyncio.run(main())
     # Called from a running event loop (a notebook, an async application): on a thread of its own.
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run()).result()
+        return pool.submit(asyncio.run, main()).result()
 
 
 def _ready(settings: ChainSettings, order: Order, limits: Limits, nonce: str | None,
-           nonce_authority: Keypair | str | Path | None
-           ) -> tuple[Order, list[Keypair], TransactOptions, OnNonce | None]:
+           nonce_authority: Signer | str | Path | None
+           ) -> tuple[Order, list[Signer], TransactOptions, OnNonce | None]:
     """The order with the nonce's authority named, who signs (the keypair first), the options, the nonce."""
     from yieldcli.addresses import check_pubkey
     from yieldcli.chain.nonce import OnNonce
@@ -199,24 +226,69 @@ def _ready(settings: ChainSettings, order: Order, limits: Limits, nonce: str | N
     return order, signers, options, on_nonce
 
 
-def _authority(value: Keypair | str | Path) -> tuple[str, Keypair | None]:
-    """A nonce's authority: a Keypair or a keypair file signs now; a public key signs later."""
+def _authority(value: Signer | str | Path) -> tuple[str, Signer | None]:
+    """A nonce's authority: a Keypair, a keypair file or a Ledger URL signs now; a public key signs later."""
     from yieldcli.chain.nonce import nonce_authority
 
     if isinstance(value, (str, Path)):
-        found = nonce_authority(str(value))
+        # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
+        found = nonce_authority(value if isinstance(value, str) else str(value.expanduser()))
         return found.pubkey, found.keypair
     return str(value.pubkey()), value
 
 
+def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, from_service: Callable[[], int | None]) -> int | None:
+    """`decimals_of_mint_async` for the blocking client and the command line: `from_service()` is called, not awaited."""
+    async def fetched() -> int | None:
+        return from_service()
+
+    result: int | None = _on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
+    return result
+
+
+async def decimals_of_mint_async(mint: str, rpc_url: str | None, timeout: float,
+                                 from_service: Callable[[], Awaitable[int | None]]) -> int | None:
+    """A mint's decimals: a known token's; else read from its mint account on chain, as spl-token
+    does (a chain fact the service does not control); the service's word (`from_service()`, None:
+    unknown) only when no RPC is given or it cannot be reached."""
+    from yieldcli import orders
+    from yieldcli.chain.rpc import Rpc
+    from yieldcli.errors import NetworkError
+
+    known = orders.known_decimals(mint)
+    if known is not None:
+        return known
+    if rpc_url:
+        try:
+            async with Rpc(rpc_url, timeout=timeout) as rpc:
+                places = await _decimals_on_chain(rpc, mint)
+        except NetworkError:
+            places = -1  # no answer: the service's word below, as without an RPC
+        if places is None:
+            raise UsageError(f"{mint} is not a token mint on the RPC {rpc_url}", kind="usage.asset.not_a_mint")
+        if places >= 0:
+            return places
+    return await from_service()
+
+
+async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:
+    from solders.pubkey import Pubkey
+
+    from yieldcli.solana import programs
+
+    info = await rpc.account_info(Pubkey.from_string(mint))
+    return programs.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
+
+
 def prepare_write(api: ServiceClient, settings: ChainSettings, order: Order, *, ix: bool, limits: Limits,
-                  nonce: str | None = None, nonce_authority: Keypair | str | Path | None = None) -> PreparedTransaction:
+                  nonce: str | None = None, nonce_authority: Signer | str | Path | None = None) -> PreparedTransaction:
     """Ask the service, review, simulate and check: a transaction that can then be signed or sent."""
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
     order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
     obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
-    prepared = _on_rpc(settings, options, lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
+    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment,
+                       lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
                                                                 Hooks(), lambda: signers))
     assert isinstance(prepared, Prepared)  # an unsigned transaction cannot have landed already
     return PreparedTransaction(prepared, settings)
@@ -224,7 +296,7 @@ def prepare_write(api: ServiceClient, settings: ChainSettings, order: Order, *, 
 
 async def prepare_write_async(api: AsyncServiceClient, settings: ChainSettings, order: Order, *, ix: bool,
                               limits: Limits, nonce: str | None = None,
-                              nonce_authority: Keypair | str | Path | None = None) -> AsyncPreparedTransaction:
+                              nonce_authority: Signer | str | Path | None = None) -> AsyncPreparedTransaction:
     from yieldcli.chain.rpc import Rpc
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
@@ -259,13 +331,14 @@ def given_order(settings: ChainSettings, transaction: str | bytes | VersionedTra
 
 def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain, limits: Limits) -> PreparedTransaction:
     """Review, simulate and check a transaction built elsewhere against `request`, as `yield tx sign`
-    does: a cluster is expected only of a deposit, withdrawal or close stated for the service."""
+    does: its cluster is the one its blockhash is known on, whatever service the client names (it
+    may have been built against the sandbox, or by anyone)."""
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
     signers = [settings.need_keypair()]
-    cluster = None if request.action == "transaction" else settings.expected_cluster
-    options = replace(limits.options(), sign=True, send=False, expected_cluster=cluster)
-    prepared = _on_rpc(settings, options, lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options,
+    options = replace(limits.options(), sign=True, send=False, expected_cluster=None)
+    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment,
+                       lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options,
                                                                 Hooks(), lambda: signers))
     assert isinstance(prepared, Prepared)  # without a journal, prepare never looks for an earlier landing
     return PreparedTransaction(prepared, settings)

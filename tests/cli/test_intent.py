@@ -33,8 +33,7 @@ from tests.cli.test_write import USDC, write_keypair
 from tests.conftest import TEST_API_KEY
 from yieldcli.solana import programs
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
-from yieldcli.sandbox.strategy import fund_account_address
-from yieldcli.sandbox.vault import fund_owner_address, multisig_transfer_checked
+from yieldcli.solana import strategy_program
 
 WALLET = Pubkey.from_string(DEMO_WALLET)
 USDC_MINT = Pubkey.from_string(USDC)
@@ -161,8 +160,9 @@ class World:
 
     def snapshot(self) -> list:
         """Every account an attack could touch, read back through the sandbox's RPC."""
-        fund = fund_account_address(DEMO_WALLET, DEMO_STRATEGY_ID, USDC)
-        addresses = [DEMO_WALLET, str(USER_ATA), str(self.stranger), str(self.stranger_ata), str(fund)]
+        position = strategy_program.position_address(WALLET, DEMO_STRATEGY_ID, USDC_MINT)
+        vault = strategy_program.vault_address(USDC_MINT)
+        addresses = [DEMO_WALLET, str(USER_ATA), str(self.stranger), str(self.stranger_ata), str(position), str(vault)]
         return rpc_call(self.sandbox.rpc_url, "getMultipleAccounts", [addresses, {"encoding": "base64"}])["value"]
 
 
@@ -174,22 +174,23 @@ def world(sandbox, run, tmp_path):
 
 
 def _token_ix(ixs):
-    return next(i for i, ix in enumerate(ixs) if ix.program_id == TOKEN and bytes(ix.data)[0] == 12)
+    """The strategy program's deposit or withdrawal: its data is the tag, then the amount (u64)."""
+    return next(i for i, ix in enumerate(ixs) if ix.program_id == strategy_program.PROGRAM)
 
 
 def amount_changed(ixs):
     i = _token_ix(ixs)
     data = bytes(ixs[i].data)
-    ixs[i] = Instruction(TOKEN, data[:1] + struct.pack("<Q", 1000 * 10**6) + data[9:], ixs[i].accounts)
+    ixs[i] = Instruction(ixs[i].program_id, data[:1] + struct.pack("<Q", 1000 * 10**6) + data[9:], ixs[i].accounts)
     return ixs
 
 
 def destination_swapped(stranger_ata):
+    """The deposit replaced by a plain transfer of the same amount from the user's account to a stranger's."""
     def change(ixs):
         i = _token_ix(ixs)
-        metas = list(ixs[i].accounts)
-        metas[2] = AccountMeta(stranger_ata, False, True)
-        ixs[i] = Instruction(TOKEN, bytes(ixs[i].data), metas)
+        amount = struct.unpack_from("<Q", bytes(ixs[i].data), 1)[0]
+        ixs[i] = programs.token_transfer_checked(USER_ATA, USDC_MINT, stranger_ata, WALLET, amount, 6)
         return ixs
     return change
 
@@ -219,12 +220,12 @@ def burn_from_user(ixs):
 
 
 ATTACKS = {
-    "amount 1000 instead of 10": (lambda w: amount_changed, "expected −10 USDC, simulated −1000 USDC"),
+    "amount 1000 instead of 10": (lambda w: amount_changed, "expected -10 USDC, simulated -1,000 USDC"),
     "destination swapped to a stranger": (lambda w: destination_swapped(w.stranger_ata), "10 USDC to "),
     "extra 5 SOL to a third party": (lambda w: extra_sol(w.stranger), "5 SOL to "),
     "Approve u64 max to a stranger": (lambda w: approve_max(w.stranger), f"may spend {U64_MAX} of your USDC"),
     "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "SetAuthority: your USDC account"),
-    "burn from the user's account": (lambda w: burn_from_user, "expected −10 USDC, simulated −15 USDC"),
+    "burn from the user's account": (lambda w: burn_from_user, "expected -10 USDC, simulated -15 USDC"),
     "priority fee of 0.2 SOL": (lambda w: lambda ixs: [set_compute_unit_price(10**9)] + ixs,
                                 "fee and rent come to 0.200005 SOL, more than the 0.01 SOL allowed"),
 }
@@ -275,12 +276,12 @@ def test_closing_the_users_token_account_to_another_is_refused(world):
 def test_the_review_names_every_difference_first_and_in_red(world):
     world.doctor(amount_changed)
     shown = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "table", "--color", "always")
-    assert shown.code == 0  # review only: nothing to refuse yet
+    assert shown.code == 10  # review only: the review is printed, and the exit code says what it found
     first, second = shown.stdout.splitlines()[:2]
     # The fee is said once, on the line below the summary (with its parts when there is a priority fee).
     assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee" not in first
     assert second.strip().startswith("fee 0.000005 SOL")
-    assert "\x1b[31m" in shown.stdout and "✗ expected −10 USDC, simulated −1000 USDC" in shown.stdout
+    assert "\x1b[31m" in shown.stdout and "✗ expected -10 USDC, simulated -1,000 USDC" in shown.stdout
 
 
 def test_send_without_the_check_is_refused_but_sign_is_allowed(world):
@@ -302,7 +303,7 @@ def test_unsafe_allow_mismatch_on_a_terminal_shows_the_differences_and_still_ask
     term = Terminal("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "--unsafe-allow-mismatch",
                     env=world.env())
     term.expect("Sign and send this deposit?")  # --yes does not skip the question when the request is not met
-    assert b"expected \xe2\x88\x9210 USDC, simulated \xe2\x88\x921000 USDC" in term.screen
+    assert b"expected -10 USDC, simulated -1,000 USDC" in term.screen
     term.type("n\n")
     assert term.wait() == 12 and b"declined; nothing was signed" in term.screen
 
@@ -320,7 +321,7 @@ def test_a_withdraw_paying_less_than_asked_with_exclude_fees_is_refused(world):
     def shrink(ixs):
         i = _token_ix(ixs)
         data = bytes(ixs[i].data)
-        ixs[i] = Instruction(TOKEN, data[:1] + struct.pack("<Q", 4 * 10**6) + data[9:], ixs[i].accounts)
+        ixs[i] = Instruction(ixs[i].program_id, data[:1] + struct.pack("<Q", 4 * 10**6) + data[9:], ixs[i].accounts)
         return ixs
 
     world.doctor(shrink)
@@ -346,12 +347,12 @@ def test_tx_sign_and_send_check_the_stated_intent(world, tmp_path):
     doctored.write_text(built.stdout)
     for command in ("sign", "send"):
         refused = world.yield_("tx", command, str(doctored), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else []))
-        assert refused.code == 10 and "expected −10 USDC, simulated −1000 USDC" in refused.stderr, refused.stderr
+        assert refused.code == 10 and "expected -10 USDC, simulated -1,000 USDC" in refused.stderr, refused.stderr
     # without --expect, signing may only cost the fee: 1000 USDC leaving is named
     plain = world.yield_("tx", "sign", str(doctored))
-    assert plain.code == 10 and "your USDC falls by 1000 USDC" in plain.stderr
+    assert plain.code == 10 and "your USDC falls by 1,000 USDC" in plain.stderr
     inspected = world.yield_("tx", "inspect", str(doctored), "--expect", "deposit:USDC:10", "-o", "json")
-    assert inspected.code == 0 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
+    assert inspected.code == 10 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
 
     world.stand_in.doctor = None
     honest = tmp_path / "honest.json"
@@ -383,16 +384,15 @@ def test_the_summary_is_repeated_just_above_the_prompt(world):
 
 
 def test_a_withdraw_that_also_drains_the_position_to_a_stranger_is_refused(world):
-    fund = fund_account_address(DEMO_WALLET, DEMO_STRATEGY_ID, USDC)
-    # The wallet signs alone for the multisig owning its fund account, so its signature authorises this too.
-    drain = multisig_transfer_checked(
-        fund, USDC_MINT, world.stranger_ata, fund_owner_address(DEMO_WALLET), WALLET, 100 * 10**6, 6,
-    )
+    position = strategy_program.position_address(WALLET, DEMO_STRATEGY_ID, USDC_MINT)
+    # The user signs the withdrawal, so the user's signature also authorises closing the whole position
+    # with what is left paid to a stranger's token account.
+    drain = strategy_program.close(WALLET, world.stranger_ata, USDC_MINT, position)
     before = world.snapshot()
     world.doctor(lambda ixs: ixs + [drain])
     refused = world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes")
     assert refused.code == 10, refused.stderr
-    assert "100 USDC of your position to " in refused.stderr and "not asked for" in refused.stderr
+    assert "USDC of your position to " in refused.stderr and "not asked for" in refused.stderr
     assert world.snapshot() == before
     world.stand_in.doctor = None
     assert world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes").code == 0
@@ -402,3 +402,20 @@ def test_send_is_refused_when_the_rpc_cannot_be_reached(world):
     env = {**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"}  # nothing listens on the discard port
     refused = world.run("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env=env)
     assert refused.code == 10 and "could not be checked (the simulation could not run)" in refused.stderr, refused.stderr
+
+
+def test_a_review_exits_with_what_its_check_found(world):
+    review = ("deposit", "--asset", "USDC", "--amount", "1", "-o", "json")
+    ok = world.yield_(*review)
+    assert ok.code == 0 and ok.json()["simulation"]["ok"] and ok.json()["effect"]["differences"] == []
+    unreachable = world.run(*review, env={**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"})
+    assert unreachable.code == 6 and "not checked" in unreachable.stderr, unreachable.stderr
+    assert unreachable.json()["simulation"]["skipped"] and unreachable.json()["review"]  # the review is still printed
+    unchecked = world.yield_(*review, "--no-simulate")
+    assert unchecked.code == 10 and "not checked" in unchecked.stderr and unchecked.json()["transaction"]
+    world.doctor(amount_changed)
+    mismatch = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json")
+    assert mismatch.code == 10 and "expected −10 USDC, simulated −1000 USDC" in mismatch.stderr
+    world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
+    failed = world.yield_(*review)
+    assert failed.code == 11 and "simulation failed" in failed.stderr and failed.json()["simulation"]["ok"] is False

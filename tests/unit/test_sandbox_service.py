@@ -369,13 +369,13 @@ def test_state_file_is_created_and_shared_between_instances(state):
     a = Ledger(state)
     assert state.exists()
     assert json.loads(state.read_text())["format"] == "yieldcli-sandbox-ledger"
-    a.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, JLP, 5_000_000, True)])
+    a.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, JLP, 5_000_000, 5_000_000)])
     b = Ledger(state)
     svc_b = Service(b, KEY)
     pos = ok(svc_b, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset={JLP}")["data"]
     assert pos[0]["total_deposited_value"] == 5_000_000
     # a change through `b` is seen by `a` too (it reloads when the file was replaced)
-    b.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, JLP, 5_000_001, True)])
+    b.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, JLP, 5_000_001, 5_000_001)])
     again = a.positions(DEMO_WALLET, DEMO_STRATEGY_ID, JLP).all()
     assert again[0]["total_deposited_value"] == 5_000_001
     assert not list(state.parent.glob("*.tmp"))
@@ -411,32 +411,31 @@ def test_corrupt_state_file_is_a_clear_error(state):
 def test_sync_wallet_follows_the_chain(state):
     led = Ledger(state, now=lambda: "2030-01-01T00:00:00+00:00")
     before = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
-    value = before["total_position_value"]
-    # a deposit: the fund account grew by 1 USDC, and the wallet's tokens are what the chain holds
-    led.sync_wallet(DEMO_WALLET, {USDC: 5}, [(DEMO_STRATEGY_ID, USDC, value + 1_000_000, True)])
+    value, deposited = before["total_position_value"], before["total_deposited_value"]
+    # a deposit: the position account on chain records 1 USDC more, deposited and value alike
+    led.sync_wallet(DEMO_WALLET, {USDC: 5}, [(DEMO_STRATEGY_ID, USDC, value + 1_000_000, deposited + 1_000_000)])
     item = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
-    assert item["total_deposited_value"] == before["total_deposited_value"] + 1_000_000
+    assert item["total_deposited_value"] == deposited + 1_000_000
     assert item["total_position_value"] == value + 1_000_000
     assert item["yield_earned"] == before["yield_earned"]
     assert item["last_updated"] == "2030-01-01T00:00:00+00:00"
     assert led.wallet_tokens(DEMO_WALLET)[USDC] == 5
-    # a withdrawal of half takes principal out in proportion
-    half = (value + 1_000_000) // 2
-    led.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, USDC, value + 1_000_000 - half, False)])
+    # the ledger takes the chain's figures as they are
+    led.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, USDC, 7_000, 6_000)])
     after = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
-    assert 0 < after["total_deposited_value"] < item["total_deposited_value"]
+    assert (after["total_position_value"], after["total_deposited_value"], after["yield_earned"]) == (7_000, 6_000, 1_000)
     # a closed fund account ends the position; the change is in the file
-    led.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, USDC, None, False)])
+    led.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, USDC, None, 0)])
     assert led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all() == []
     assert Ledger(state).positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all() == []
     # a new wallet gets a new position, with entry date now
-    led.sync_wallet(UNKNOWN_WALLET, positions=[(SECOND_STRATEGY_ID, USDC, 7, True)])
+    led.sync_wallet(UNKNOWN_WALLET, positions=[(SECOND_STRATEGY_ID, USDC, 7, 7)])
     y = led.yield_records(UNKNOWN_WALLET).all()
     assert len(y) == 1 and y[0]["position_value"] == 7 and y[0]["entry_date"].startswith("2030")
     with pytest.raises(LedgerError, match="Strategy not found"):
-        led.sync_wallet(DEMO_WALLET, positions=[("nope", USDC, 1, True)])
+        led.sync_wallet(DEMO_WALLET, positions=[("nope", USDC, 1, 1)])
     with pytest.raises(LedgerError, match="does not support"):
-        led.sync_wallet(DEMO_WALLET, positions=[(SECOND_STRATEGY_ID, by_symbol("mSOL").mint, 1, True)])
+        led.sync_wallet(DEMO_WALLET, positions=[(SECOND_STRATEGY_ID, by_symbol("mSOL").mint, 1, 1)])
 
 
 def test_ledgers_in_parallel_processes_lose_no_change(state):
@@ -503,7 +502,7 @@ def test_seed_wallets(state):
     assert ok(svc, f"/user-balances/{beyond}")["meta"]["total"] == 0
     # a change to a seeded wallet keeps its seeded data and is stored
     before = led.positions(addrs[0], DEMO_STRATEGY_ID, USDC).all()[0]["total_position_value"]
-    led.sync_wallet(addrs[0], positions=[(DEMO_STRATEGY_ID, USDC, before + 3, True)])
+    led.sync_wallet(addrs[0], positions=[(DEMO_STRATEGY_ID, USDC, before + 3, before)])
     again = Ledger(state).positions(addrs[0], DEMO_STRATEGY_ID, USDC).all()[0]
     assert again["total_position_value"] == before + 3
 

@@ -27,15 +27,10 @@ from yieldcli.chain.rpc import Rpc
 from yieldcli.chain.sign import sign_transaction
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.sandbox.server import SandboxServer
-from yieldcli.sandbox.strategy import (
-    STRATEGY_PROGRAM,
-    VAULT_AUTHORITY,
-    fee_account_address,
-    fund_account_address,
-    parse_record,
-    withdrawal_fee,
-)
-from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT, STRATEGY_PROGRAM_ID, WSOL_MINT, by_symbol
+from yieldcli.sandbox.strategy import STRATEGY_PROGRAM, VAULT_AUTHORITY, withdrawal_fee
+from yieldcli.solana import strategy_program as sp
+from yieldcli.solana.programs import SANDBOX_STRATEGY_PROGRAM
+from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT, WSOL_MINT, by_symbol
 
 KEY = "strategy-test-key"
 USDC = by_symbol("USDC").mint
@@ -45,7 +40,7 @@ BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
 SOL = 10**9
 TX_FEE = 5000  # lamports per signature
 TOKEN_ACCOUNT_RENT = 2_039_280
-MULTISIG_RENT = 3_361_680  # the token multisig owning a user's fund accounts, paid once per user
+POSITION_RENT = 1_781_760  # the strategy program's position account (128 bytes), paid by the first deposit
 DEMO = demo_keypair()
 
 
@@ -177,13 +172,31 @@ class Chain:
 
         return self._run(step)
 
+    def position(self, wallet: Pubkey | str, mint: str, strategy: str = DEMO_STRATEGY_ID) -> sp.Position | None:
+        """The wallet's position account as the chain holds it (read over RPC), None when there is none."""
+        address = position_of(wallet, mint, strategy)
+
+        async def step(rpc: Rpc):
+            answer = await rpc.call("getAccountInfo", [str(address), {"encoding": "base64"}])
+            value = answer["value"] if isinstance(answer, dict) and "value" in answer else answer
+            if not value:
+                return None
+            return sp.parse_position(value["owner"], base64.b64decode(value["data"][0]))
+
+        return self._run(step)
+
+    def held(self, wallet: Pubkey | str, mint: str, strategy: str = DEMO_STRATEGY_ID) -> int | None:
+        """What the wallet's position is worth on chain, None when it has none."""
+        found = self.position(wallet, mint, strategy)
+        return None if found is None else found.balance
+
 
 def ata(wallet: Pubkey | str, mint: str) -> Pubkey:
     return programs.associated_token_address(Pubkey.from_string(str(wallet)), Pubkey.from_string(mint))
 
 
-def fund_of(wallet: Pubkey | str, mint: str, strategy: str = DEMO_STRATEGY_ID) -> Pubkey:
-    return fund_account_address(str(wallet), strategy, mint)
+def position_of(wallet: Pubkey | str, mint: str, strategy: str = DEMO_STRATEGY_ID) -> Pubkey:
+    return sp.position_address(Pubkey.from_string(str(wallet)), strategy, Pubkey.from_string(mint))
 
 
 def position(srv: SandboxServer, wallet: Pubkey | str, mint: str, strategy: str = DEMO_STRATEGY_ID) -> dict | None:
@@ -202,14 +215,10 @@ def wallet_part(srv: SandboxServer, wallet: Pubkey | str, mint: str) -> int:
     return item["total_balance"] - int((item["yield_balance"] or {}).get("funds", "0"))
 
 
-def records(tx: VersionedTransaction) -> list[tuple[str, Any]]:
-    """(program id, parsed record) of every instruction to the strategy program."""
+def strategy_data(tx: VersionedTransaction) -> list[bytes]:
+    """The data of every instruction to the strategy program."""
     keys = tx.message.account_keys
-    return [
-        (str(keys[ix.program_id_index]), parse_record(bytes(ix.data)))
-        for ix in tx.message.instructions
-        if keys[ix.program_id_index] == STRATEGY_PROGRAM
-    ]
+    return [bytes(ix.data) for ix in tx.message.instructions if keys[ix.program_id_index] == STRATEGY_PROGRAM]
 
 
 def program_ids(tx: VersionedTransaction) -> list[str]:
@@ -251,7 +260,7 @@ def test_the_chain_holds_what_the_demo_ledger_says(server):
         _, body = request(server, "GET", f"/breeze-balances/{DEMO_WALLET}?strategy_id={strategy}&limit=100")
         assert body["data"]
         for item in body["data"]:
-            assert chain.token(fund_of(DEMO_WALLET, item["token_address"], strategy)) == item["total_position_value"]
+            assert chain.held(DEMO_WALLET, item["token_address"], strategy) == item["total_position_value"]
     _, body = request(server, "GET", f"/user-balances/{DEMO_WALLET}?limit=100")
     parts = {i["token_address"]: i["total_balance"] - int((i["yield_balance"] or {}).get("funds", "0")) for i in body["data"]}
     assert parts[NATIVE_SOL_PSEUDO_MINT] == chain.lamports(DEMO_WALLET) == 25 * SOL
@@ -260,18 +269,17 @@ def test_the_chain_holds_what_the_demo_ledger_says(server):
     assert parts[BONK] > 0  # tokens the chain does not know stay as the ledger has them
 
 
-def test_the_strategy_program_is_deployed_and_a_multisig_owns_the_fund_accounts(server):
-    from yieldcli.sandbox.vault import fund_owner_address, multisig_signers
-
+def test_the_strategy_program_is_deployed_and_keeps_the_deposits_in_its_vaults(server):
     program = server.runtime.get_account(STRATEGY_PROGRAM)
-    assert program is not None and program.executable
-    mint, owner, _ = server.runtime.token_account(fund_of(DEMO_WALLET, USDC))
-    # Not the wallet: deposited tokens leave the user's own accounts. Either of its two signers may
-    # move them: the user (withdrawals need no signature of the sandbox's) or the strategy's vault.
-    assert (mint, owner) == (USDC, str(fund_owner_address(DEMO_WALLET)))
-    multisig = server.runtime.get_account(fund_owner_address(DEMO_WALLET))
-    assert multisig_signers(bytes(multisig.data)) == [DEMO_WALLET, str(VAULT_AUTHORITY.pubkey())]
-    assert server.runtime.token_account(fee_account_address(DEMO_STRATEGY_ID, USDC))[1] == str(VAULT_AUTHORITY.pubkey())
+    assert program is not None and program.executable and str(STRATEGY_PROGRAM) == SANDBOX_STRATEGY_PROGRAM
+    # The vault of a mint: a token account whose owner is the program's authority PDA, not a key anyone holds.
+    mint, owner, amount = server.runtime.token_account(sp.vault_address(Pubkey.from_string(USDC)))
+    assert (mint, owner) == (USDC, str(sp.authority_address())) and not sp.authority_address().is_on_curve()
+    assert owner != str(VAULT_AUTHORITY.pubkey())
+    held = Chain(server).position(DEMO_WALLET, USDC)
+    assert held is not None and held.user == DEMO_WALLET and held.mint == USDC
+    assert held.strategy_key == sp.strategy_key(DEMO_STRATEGY_ID)
+    assert amount >= held.balance  # the demo's positions in both strategies
 
 
 def test_reads_do_not_start_the_chain_and_rpc_url_does(seeded, tmp_path):
@@ -300,15 +308,15 @@ def test_demo_wallet_deposits_usdc_through_tx(server):
     assert list(tx.signatures) == [Signature.default()]
     assert tx.message.account_keys[0] == DEMO.pubkey()
     assert [str(t.account_key) for t in tx.message.address_table_lookups] == [str(server.chain.lookup_table.key)]
-    assert records(tx) == [(STRATEGY_PROGRAM_ID, parse_record(f"yield:deposit:{DEMO_STRATEGY_ID}:{USDC}:10000000".encode()))]
+    assert strategy_data(tx) == [bytes([sp.DEPOSIT]) + (10_000_000).to_bytes(8, "little") + sp.strategy_key(DEMO_STRATEGY_ID)]
     assert program_ids(tx)[0] == programs.COMPUTE_BUDGET_PROGRAM
 
     _, logs = chain.send(tx, DEMO)
-    assert f"Program {STRATEGY_PROGRAM_ID} success" in logs
+    assert f"Program {SANDBOX_STRATEGY_PROGRAM} success" in logs
     after = position(server, DEMO_WALLET, USDC)
     assert after["total_position_value"] == before["total_position_value"] + 10_000_000
     assert after["total_deposited_value"] == before["total_deposited_value"] + 10_000_000
-    assert after["total_position_value"] == chain.token(fund_of(DEMO_WALLET, USDC))
+    assert after["total_position_value"] == chain.held(DEMO_WALLET, USDC)
     assert wallet_part(server, DEMO_WALLET, USDC) == wallet_before - 10_000_000 == chain.token(ata(DEMO_WALLET, USDC))
     assert wallet_part(server, DEMO_WALLET, NATIVE_SOL_PSEUDO_MINT) == 25 * SOL - TX_FEE == chain.lamports(DEMO_WALLET)
 
@@ -320,9 +328,8 @@ def test_new_user_deposits_through_ix_with_a_separate_payer(server):
     body = ok(server, "/deposit/ix", strategy_id=DEMO_STRATEGY_ID, base_asset=USDC, amount=12_345_678,
               user_key=str(user.pubkey()), payer_key=str(payer.pubkey()))
     assert body["lookup_table"] == str(server.chain.lookup_table.key)
-    # Building changed nothing: the user's own transaction opens the fund account, paid by the payer.
-    fund = fund_of(user.pubkey(), USDC)
-    assert chain.token(fund) is None
+    # Building changed nothing: the user's own transaction opens the position, paid by the payer.
+    assert chain.position(user.pubkey(), USDC) is None
     tx = chain.from_ix(body, payer.pubkey())
     assert tx.message.header.num_required_signatures == 2
     assert list(tx.message.account_keys[:2]) == [payer.pubkey(), user.pubkey()]
@@ -330,9 +337,9 @@ def test_new_user_deposits_through_ix_with_a_separate_payer(server):
     chain.send(tx, payer, user)
     item = position(server, user.pubkey(), USDC)
     assert (item["total_deposited_value"], item["total_position_value"], item["yield_earned"]) == (12_345_678, 12_345_678, 0)
-    assert chain.token(fund) == 12_345_678
+    assert chain.held(user.pubkey(), USDC) == 12_345_678
     assert chain.token(ata(user.pubkey(), USDC)) == wallet_part(server, user.pubkey(), USDC) == 50_000_000 - 12_345_678
-    assert chain.lamports(payer.pubkey()) == SOL - 2 * TX_FEE - TOKEN_ACCOUNT_RENT - MULTISIG_RENT
+    assert chain.lamports(payer.pubkey()) == SOL - 2 * TX_FEE - POSITION_RENT
 
 
 def test_deposit_all_and_from_a_named_token_account(server):
@@ -340,7 +347,7 @@ def test_deposit_all_and_from_a_named_token_account(server):
     user = new_user(server, tokens={USDT: 7_000_000})
     tx = deposit_tx(server, user.pubkey(), USDT, None, user_token_account=str(ata(user.pubkey(), USDT)))
     chain.send(tx, user)
-    assert position(server, user.pubkey(), USDT)["total_position_value"] == 7_000_000 == chain.token(fund_of(user.pubkey(), USDT))
+    assert position(server, user.pubkey(), USDT)["total_position_value"] == 7_000_000 == chain.held(user.pubkey(), USDT)
     assert chain.token(ata(user.pubkey(), USDT)) == 0 == wallet_part(server, user.pubkey(), USDT)
 
 
@@ -350,33 +357,33 @@ def test_deposit_all_and_from_a_named_token_account(server):
 @pytest.mark.parametrize("amount, exclude_fees", [(1_000_000, False), (1_000_000, True), (1_234_567, False), (3, True)])
 def test_partial_withdrawal_fee_arithmetic(server, amount, exclude_fees):
     chain = Chain(server)
-    fund, mine, fees = fund_of(DEMO_WALLET, USDC), ata(DEMO_WALLET, USDC), fee_account_address(DEMO_STRATEGY_ID, USDC)
-    before = (chain.token(fund), chain.token(mine), chain.token(fees))
+    mine, vault = ata(DEMO_WALLET, USDC), sp.vault_address(Pubkey.from_string(USDC))
+    before = (chain.held(DEMO_WALLET, USDC), chain.token(mine), chain.token(vault))
     deposited_before = position(server, DEMO_WALLET, USDC)["total_deposited_value"]
     fee = withdrawal_fee(amount)
     assert fee == -(-amount * 10 // 10_000) and fee >= 1
     tx = withdraw_tx(server, DEMO_WALLET, USDC, amount, exclude_fees=exclude_fees)
+    assert strategy_data(tx) == [bytes([sp.WITHDRAW]) + amount.to_bytes(8, "little") + bytes([int(exclude_fees)])]
     to_user = amount if exclude_fees else amount - fee
-    assert records(tx)[0][1].numbers == (to_user, fee)
     chain.send(tx, DEMO)
     taken = amount + fee if exclude_fees else amount
-    assert chain.token(fund) == before[0] - taken
+    assert chain.held(DEMO_WALLET, USDC) == before[0] - taken
     assert chain.token(mine) == before[1] + to_user
-    assert chain.token(fees) == before[2] + fee
+    assert chain.token(vault) == before[2] - to_user  # the fee stays in the vault
     item = position(server, DEMO_WALLET, USDC)
     assert item["total_position_value"] == before[0] - taken
-    # Principal leaves in proportion to the share of the position withdrawn.
-    assert item["total_deposited_value"] == deposited_before - deposited_before * taken // before[0]
+    # What is withdrawn comes out of the yield first.
+    assert item["total_deposited_value"] == min(deposited_before, before[0] - taken)
     assert wallet_part(server, DEMO_WALLET, USDC) == before[1] + to_user
 
 
 @pytest.mark.parametrize("exclude_fees", [False, True])
 def test_full_withdrawal_takes_the_fee_from_the_position(server, exclude_fees):
     chain = Chain(server)
-    fund, mine = fund_of(DEMO_WALLET, USDT), ata(DEMO_WALLET, USDT)
-    balance, held = chain.token(fund), chain.token(mine)
+    mine = ata(DEMO_WALLET, USDT)
+    balance, held = chain.held(DEMO_WALLET, USDT), chain.token(mine)
     chain.send(withdraw_tx(server, DEMO_WALLET, USDT, None, exclude_fees=exclude_fees), DEMO)
-    assert chain.token(fund) == 0
+    assert chain.held(DEMO_WALLET, USDT) == 0
     assert chain.token(mine) == held + balance - withdrawal_fee(balance)
     item = position(server, DEMO_WALLET, USDT)
     assert (item["total_position_value"], item["total_deposited_value"]) == (0, 0)
@@ -401,44 +408,43 @@ def test_sol_deposit_wraps_native_sol(server):
     user = new_user(server, lamports=3 * SOL)
     tx = deposit_tx(server, user.pubkey(), WSOL_MINT, SOL)
     assert program_ids(tx)[:4] == [programs.COMPUTE_BUDGET_PROGRAM, programs.ASSOCIATED_TOKEN_PROGRAM, programs.SYSTEM_PROGRAM, programs.TOKEN_PROGRAM]
-    # syncNative; initializeMultisig2, initializeAccount3 (the fund account, opened here); transferChecked
-    assert token_tags(tx) == [17, 19, 18, 12]
+    # syncNative; then the strategy program's deposit (which opens the position and moves the WSOL by CPI)
+    assert token_tags(tx) == [17] and program_ids(tx)[-1] == SANDBOX_STRATEGY_PROGRAM
     chain.send(tx, user)
-    assert chain.lamports(user.pubkey()) == 3 * SOL - SOL - 2 * TOKEN_ACCOUNT_RENT - MULTISIG_RENT - TX_FEE
+    assert chain.lamports(user.pubkey()) == 3 * SOL - SOL - TOKEN_ACCOUNT_RENT - POSITION_RENT - TX_FEE
     assert wallet_part(server, user.pubkey(), NATIVE_SOL_PSEUDO_MINT) == chain.lamports(user.pubkey())
     assert chain.token(ata(user.pubkey(), WSOL_MINT)) == 0
-    assert position(server, user.pubkey(), WSOL_MINT)["total_position_value"] == SOL == chain.token(fund_of(user.pubkey(), WSOL_MINT))
+    assert position(server, user.pubkey(), WSOL_MINT)["total_position_value"] == SOL == chain.held(user.pubkey(), WSOL_MINT)
 
 
 def test_sol_deposit_all_keeps_a_reserve(server):
     chain = Chain(server)
     user = new_user(server, lamports=2 * SOL)
     chain.send(deposit_tx(server, user.pubkey(), WSOL_MINT, None), user)
-    deposited = chain.token(fund_of(user.pubkey(), WSOL_MINT))
-    assert deposited == 2 * SOL - 10_000_000 - 2 * TOKEN_ACCOUNT_RENT - MULTISIG_RENT
+    deposited = chain.held(user.pubkey(), WSOL_MINT)
+    assert deposited == 2 * SOL - 10_000_000 - TOKEN_ACCOUNT_RENT - POSITION_RENT
     assert chain.lamports(user.pubkey()) == 10_000_000 - TX_FEE
 
 
 def test_sol_withdrawal_unwraps_to_native_sol(server):
     chain = Chain(server)
     lamports = chain.lamports(DEMO_WALLET)
-    fund = fund_of(DEMO_WALLET, WSOL_MINT)
-    balance = chain.token(fund)
+    balance = chain.held(DEMO_WALLET, WSOL_MINT)
     amount = 2 * SOL
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, amount, create_wsol_ata=True, unwrap_wsol_ata=True)
-    assert token_tags(tx) == [12, 12, 9]  # to the user, the fee, close the WSOL account
+    assert token_tags(tx) == [9] and program_ids(tx)[-2] == SANDBOX_STRATEGY_PROGRAM  # withdraw, then close the WSOL account
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) is None
     # The WSOL account was created and closed in the same transaction: its rent came back.
     assert chain.lamports(DEMO_WALLET) == lamports + amount - withdrawal_fee(amount) - TX_FEE
     assert wallet_part(server, DEMO_WALLET, NATIVE_SOL_PSEUDO_MINT) == chain.lamports(DEMO_WALLET)
-    assert position(server, DEMO_WALLET, WSOL_MINT)["total_position_value"] == balance - amount == chain.token(fund)
+    assert position(server, DEMO_WALLET, WSOL_MINT)["total_position_value"] == balance - amount == chain.held(DEMO_WALLET, WSOL_MINT)
 
 
 def test_sol_withdrawal_without_unwrap_keeps_wrapped_sol(server):
     chain = Chain(server)
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL)  # defaults: create the account, do not unwrap
-    assert program_ids(tx)[1] == programs.ASSOCIATED_TOKEN_PROGRAM and token_tags(tx) == [12, 12]
+    assert program_ids(tx)[1] == programs.ASSOCIATED_TOKEN_PROGRAM and token_tags(tx) == []
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) == SOL - withdrawal_fee(SOL) == wallet_part(server, DEMO_WALLET, WSOL_MINT)
 
@@ -447,14 +453,14 @@ def test_detect_wsol_ata_overrides_both_flags(server):
     chain = Chain(server)
     # No WSOL account yet: detect means create and unwrap, whatever the flags say.
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL, detect_wsol_ata=True, create_wsol_ata=False, unwrap_wsol_ata=False)
-    assert programs.ASSOCIATED_TOKEN_PROGRAM in program_ids(tx) and token_tags(tx) == [12, 12, 9]
+    assert programs.ASSOCIATED_TOKEN_PROGRAM in program_ids(tx) and token_tags(tx) == [9]
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) is None
     # Now make one exist: detect means neither create nor unwrap.
     chain.send(withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL), DEMO)
     held = chain.token(ata(DEMO_WALLET, WSOL_MINT))
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL, detect_wsol_ata=True, create_wsol_ata=True, unwrap_wsol_ata=True)
-    assert programs.ASSOCIATED_TOKEN_PROGRAM not in program_ids(tx) and token_tags(tx) == [12, 12]
+    assert programs.ASSOCIATED_TOKEN_PROGRAM not in program_ids(tx) and token_tags(tx) == []
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) == held + SOL - withdrawal_fee(SOL)
 
@@ -478,10 +484,10 @@ def test_close_after_full_withdrawal_returns_the_rent(server):
     body = ok(server, "/close-user-account/tx", **identity)
     assert isinstance(body, str)  # a bare JSON string, like every /tx answer
     tx = decode_transaction(body)
-    assert tx.message.header.num_required_signatures == 1 and records(tx)[0][1].kind == "close"
+    assert tx.message.header.num_required_signatures == 1 and strategy_data(tx) == [bytes([sp.CLOSE])]
     chain.send(tx, user)
-    assert chain.lamports(user.pubkey()) == lamports + TOKEN_ACCOUNT_RENT - TX_FEE
-    assert chain.token(fund_of(user.pubkey(), USDC)) is None
+    assert chain.lamports(user.pubkey()) == lamports + POSITION_RENT - TX_FEE
+    assert chain.held(user.pubkey(), USDC) is None
     assert position(server, user.pubkey(), USDC) is None
     assert refused(server, "/close-user-account/ix", 404, **identity).startswith("Fund account not found")
 
@@ -498,9 +504,9 @@ def test_closing_an_account_that_holds_funds_sweeps_them_to_the_recipient(server
     lamports = chain.lamports(user.pubkey())
     chain.send(tx, user)
     assert chain.token(ata(recipient, USDC)) == 3_000_000
-    assert chain.token(fund_of(user.pubkey(), USDC)) is None
-    # The user paid the recipient's token account and got the fund account's rent back.
-    assert chain.lamports(user.pubkey()) == lamports - TX_FEE
+    assert chain.held(user.pubkey(), USDC) is None
+    # The user paid the recipient's token account and got the position's rent back.
+    assert chain.lamports(user.pubkey()) == lamports - TOKEN_ACCOUNT_RENT + POSITION_RENT - TX_FEE
     assert position(server, user.pubkey(), USDC) is None
     # Without a recipient, the funds go back to the user's own token account.
     chain.fund(user.pubkey(), tokens={USDC: 1_000_000})
@@ -516,11 +522,10 @@ def test_close_by_fund_account_through_ix(server):
     chain.send(deposit_tx(server, user.pubkey(), USDC, 1_000_000), user)
     chain.send(withdraw_tx(server, user.pubkey(), USDC, None), user)
     lamports = chain.lamports(user.pubkey())
-    fund = fund_of(user.pubkey(), USDC)
-    body = ok(server, "/close-user-account/ix", user_account=str(fund))
+    body = ok(server, "/close-user-account/ix", user_account=str(position_of(user.pubkey(), USDC)))
     assert set(body) == {"close_user_fund_instructions"}
     chain.send(chain.from_ix(body, user.pubkey()), user)
-    assert chain.lamports(user.pubkey()) == lamports + TOKEN_ACCOUNT_RENT - TX_FEE
+    assert chain.lamports(user.pubkey()) == lamports + POSITION_RENT - TX_FEE
     assert position(server, user.pubkey(), USDC) is None
     # A fresh deposit opens the account again.
     chain.fund(user.pubkey(), tokens={USDC: 500_000})
@@ -536,7 +541,7 @@ def test_close_identity_problems(server):
     message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID, mint=USDC,
                       funds_recipient=str(ata(DEMO_WALLET, USDT)))
     assert message == f"funds_recipient {ata(DEMO_WALLET, USDT)} is not a {USDC} token account"
-    assert "Invalid funds_recipient" in refused(server, "/close-user-account/ix", user_account=str(fund_of(DEMO_WALLET, USDC)), funds_recipient="x")
+    assert "Invalid funds_recipient" in refused(server, "/close-user-account/ix", user_account=str(position_of(DEMO_WALLET, USDC)), funds_recipient="x")
 
 
 # ---- refusals ----------------------------------------------------------------------------------------
@@ -552,7 +557,7 @@ REFUSALS = [
     ("/withdraw/ix", {**D, "amount": 2_547_318_402, "exclude_fees": True},
      "Insufficient balance: the position holds 2547318402 base units; withdrawing 2547318402 takes 2549865721 (fee 2547319 included)"),
     ("/withdraw/ix", {**D, "base_asset": JLP, "amount": 1},
-     f"No position: wallet {DEMO_WALLET} has no fund account for {JLP} in strategy {DEMO_STRATEGY_ID}"),
+     f"No position: wallet {DEMO_WALLET} has no position in {JLP} in strategy {DEMO_STRATEGY_ID}"),
     ("/deposit/tx", {**D, "base_asset": BONK, "amount": 1}, f"Asset {BONK} is not supported by strategy {DEMO_STRATEGY_ID}"),
     ("/deposit/ix", {**D, "strategy_id": SECOND_STRATEGY_ID, "base_asset": by_symbol("mSOL").mint, "amount": 1},
      f"Asset {by_symbol('mSOL').mint} is not supported by strategy {SECOND_STRATEGY_ID}"),
@@ -581,7 +586,7 @@ def test_amount_with_all_is_everything(server):
     """The service's own SDK tests send both; `all` wins."""
     both = decode_transaction(ok(server, "/deposit/tx", **D, amount=5, all=True))
     everything = decode_transaction(ok(server, "/deposit/tx", **D, all=True))
-    assert [r[1] for r in records(both)] == [r[1] for r in records(everything)]
+    assert strategy_data(both) == strategy_data(everything)
 
 
 @pytest.mark.parametrize("path, params, message", REFUSALS)
@@ -639,9 +644,9 @@ def test_state_survives_into_the_next_server(seeded, tmp_path):
     second = SandboxServer(state, api_key=KEY).start()
     try:
         chain = Chain(second)
-        assert position(second, user.pubkey(), USDC)["total_position_value"] == 6_000_000 == chain.token(fund_of(user.pubkey(), USDC))
+        assert position(second, user.pubkey(), USDC)["total_position_value"] == 6_000_000 == chain.held(user.pubkey(), USDC)
         assert wallet_part(second, user.pubkey(), USDC) == 3_000_000 == chain.token(ata(user.pubkey(), USDC))
-        assert position(second, DEMO_WALLET, USDC)["total_position_value"] == 2_548_318_402 == chain.token(fund_of(DEMO_WALLET, USDC))
+        assert position(second, DEMO_WALLET, USDC)["total_position_value"] == 2_548_318_402 == chain.held(DEMO_WALLET, USDC)
         chain.send(withdraw_tx(second, user.pubkey(), USDC, None), user)
         assert chain.token(ata(user.pubkey(), USDC)) == 9_000_000 - withdrawal_fee(6_000_000)
     finally:
@@ -654,7 +659,7 @@ def test_reset_starts_ledger_and_chain_afresh(server):
     old_rpc = server.rpc_url
     server.reset()
     assert position(server, DEMO_WALLET, USDC)["total_position_value"] == 2_547_318_402
-    assert Chain(server).token(fund_of(DEMO_WALLET, USDC)) == 2_547_318_402
+    assert Chain(server).held(DEMO_WALLET, USDC) == 2_547_318_402
     assert server.rpc_url != old_rpc
 
 
@@ -677,4 +682,22 @@ def test_success_bodies_match_the_document(server):
     chain.send(withdraw_tx(server, u, USDC, None), user)
     for path in ("/close-user-account/tx", "/close-user-account/ix"):
         ok(server, path, user_pubkey=u, strategy_id=DEMO_STRATEGY_ID, mint=USDC, payer=u)
-        ok(server, path, user_account=str(fund_of(u, USDC)))
+        ok(server, path, user_account=str(position_of(u, USDC)))
+
+
+def test_a_position_changed_on_chain_before_the_ledger_was_saved_is_caught_up_on_the_next_start(seeded, tmp_path):
+    state = _copy(seeded, tmp_path / "crash")
+    first = SandboxServer(state, api_key=KEY)
+    usdc = Pubkey.from_string(USDC)
+    # Lands on chain (and the chain file is saved) without the confirmation hook: as if the process
+    # had stopped between the two saves.
+    first.runtime.execute([sp.deposit(DEMO.pubkey(), DEMO.pubkey(), ata(DEMO_WALLET, USDC), usdc, DEMO_STRATEGY_ID, 3_000_000)], [DEMO])
+    stale = first.ledger.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]["total_position_value"]
+    first.stop()
+    second = SandboxServer(state, api_key=KEY).start()
+    try:
+        assert Chain(second).held(DEMO_WALLET, USDC) == stale + 3_000_000
+        assert position(second, DEMO_WALLET, USDC)["total_position_value"] == stale + 3_000_000
+        assert position(second, DEMO_WALLET, USDC)["total_deposited_value"] == Chain(second).position(DEMO_WALLET, USDC).deposited
+    finally:
+        second.stop()

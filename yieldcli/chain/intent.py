@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from solders.pubkey import Pubkey
 
-from yieldcli.amounts import scale
+from yieldcli.amounts import format_units
 from yieldcli.chain.state import State, TokenState, rent_exempt_minimum
 from yieldcli.tokens import WSOL_MINT, by_mint
 
@@ -71,18 +70,13 @@ def short(address: str) -> str:
 def amount_text(raw: int, mint: str | None, decimals: Mapping[str, int]) -> str:
     """`10 USDC`, `0.000005 SOL` (mint None), or base units when the decimals are unknown."""
     if mint is None:
-        return f"{_plain(scale(raw, 9))} SOL"
+        return f"{format_units(raw, 9, min_fraction=0)} SOL"
     known = by_mint(mint)
     places = known.decimals if known else decimals.get(mint)
     name = known.symbol if known else short(mint)
     if places is None:
         return f"{raw} base units of {name}"
-    return f"{_plain(scale(raw, places))} {name}"
-
-
-def _plain(value: Decimal) -> str:
-    text = format(value, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return f"{format_units(raw, places, min_fraction=0)} {name}"
 
 
 def _symbol(mint: str) -> str:
@@ -91,7 +85,8 @@ def _symbol(mint: str) -> str:
 
 
 def _signed(raw: int, mint: str | None, decimals: Mapping[str, int]) -> str:
-    return ("−" if raw < 0 else "+") + amount_text(abs(raw), mint, decimals)
+    # The minus sign the tables use too (amounts.format_units): one way to write an amount everywhere.
+    return ("-" if raw < 0 else "+") + amount_text(abs(raw), mint, decimals)
 
 
 @dataclass
@@ -164,12 +159,14 @@ class _Observed:
         return found is not None and found[0] == 1 and self.intent.wallet in found[1]
 
     def position(self, address: str) -> TokenState | None:
-        """A fund account of the user's position: not the wallet's, but the wallet may spend or close it."""
+        """A fund account of the user's position: not the wallet's, but the wallet may spend or close it,
+        or a program holds it (a strategy's vault, whose program pays out on the user's signature)."""
         for side in (self.before, self.after):
             state = side.get(address)
             token = state.token if state else None
             if token is not None and token.owner != self.intent.wallet and (
                 self.intent.wallet in (token.delegate, token.close_authority) or self.wallet_alone_signs_for(token.owner)
+                or not Pubkey.from_string(token.owner).is_on_curve()
             ):
                 return token
         return None
@@ -365,7 +362,7 @@ def summary(intent: Intent, fee: int, rent: int, decimals: Mapping[str, int] | N
         seen = ", ".join(c["text"] for c in changes if c["change"]) or "no change"
         head = f"transaction for {short(intent.wallet)}: {seen}"
     parts = [head, f"fee {amount_text(fee, None, decimals)}"
-             + (f" (priority {_plain(scale(priority_fee, 9))})" if priority_fee else "")]
+             + (f" (priority {format_units(priority_fee, 9, min_fraction=0)})" if priority_fee else "")]
     if rent:
         parts.append(f"rent {amount_text(rent, None, decimals)}")
     return "; ".join(parts)

@@ -26,7 +26,7 @@ from yieldcli.errors import UsageError
 from yieldcli.solana.programs import SYSTEM_PROGRAM
 
 if TYPE_CHECKING:
-    from solders.keypair import Keypair
+    from yieldcli.chain.sign import Signer
 
 # Versions::Current (u32), State::Initialized (u32), authority, durable nonce, lamports per signature.
 NONCE_ACCOUNT_LENGTH = 80
@@ -173,7 +173,7 @@ class NonceAuthority:
     """A nonce's authority as given: a public key signs later; a keypair file signs now too."""
 
     pubkey: str
-    keypair: Keypair | None = None
+    keypair: Signer | None = None  # a keypair, or a key on a Ledger
     warning: str | None = None  # about the keypair file (its permissions)
 
 
@@ -182,9 +182,9 @@ def nonce_authority(value: str, *, stdin: TextIO | None = None) -> NonceAuthorit
     from pathlib import Path
 
     from yieldcli.addresses import is_pubkey
-    from yieldcli.chain.keypairs import load_keypair
+    from yieldcli.chain.keypairs import load_signer
 
     if is_pubkey(value) and not Path(value).expanduser().exists():
         return NonceAuthority(value)
-    loaded = load_keypair(value, stdin=stdin)
-    return NonceAuthority(str(loaded.keypair.pubkey()), loaded.keypair, loaded.warning)
+    loaded = load_signer(value, stdin=stdin)  # a Ledger URL too
+    return NonceAuthority(str(loaded.signer.pubkey()), loaded.signer, loaded.warning)

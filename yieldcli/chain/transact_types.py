@@ -18,12 +18,12 @@ from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CON
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
-    from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.compute_budget import FeeSummary
     from yieldcli.chain.intent import Check
     from yieldcli.chain.review import Review
+    from yieldcli.chain.sign import Signer
     from yieldcli.chain.transact_outcomes import Result
 
 # What a user may ask a transaction to do (besides "transaction": anything, paying only fees).
@@ -115,7 +115,7 @@ class Prepared:
     fees: FeeSummary | None
     effect: Check | None  # the intent check's verdict; None when it could not run
     result: Result  # review, fee, simulation and effect as JSON shows them
-    signers: list[Keypair]
+    signers: list[Signer]
     last_valid_block_height: int | None
     lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
 

@@ -310,17 +310,17 @@ class Ledger:
             raise LedgerError(f"strategy {strategy_id} does not support asset {mint}")
         return fund
 
-    def wallet_positions(self, wallet: str) -> list[tuple[str, str, int]]:
-        """(strategy_id, mint, value) of the wallet's positions, synthetic seeds left out."""
+    def wallet_positions(self, wallet: str) -> list[tuple[str, str, int, int]]:
+        """(strategy_id, mint, value, deposited) of the wallet's positions, synthetic seeds left out."""
         with self._lock:
             self._refresh()
-            return [(f["strategy_id"], f["mint"], pos["value"]) for f, pos in self._positions_of(self._wallet(wallet))]
+            return [(f["strategy_id"], f["mint"], pos["value"], pos["deposited"]) for f, pos in self._positions_of(self._wallet(wallet))]
 
     def sync_wallet(
         self,
         wallet: str,
         tokens: dict[str, int] | None = None,
-        positions: Iterable[tuple[str, str, int | None, bool]] = (),
+        positions: Iterable[tuple[str, str, int | None, int]] = (),
     ) -> None:
         """Make the wallet agree with the chain, in one save.
 
@@ -328,19 +328,18 @@ class Ledger:
         added only when the amount is not zero. Mints not named are left as they are (tokens the
         chain does not know, such as the demo's extra tokens).
 
-        `positions`: (strategy_id, mint, value, deposit) where value is the balance of the wallet's
-        fund account (None: the account is closed, the position goes). A deposit adds what the value
-        grew by to the principal; a value that fell takes principal out in proportion.
+        `positions`: (strategy_id, mint, value, deposited) as the wallet's position account on chain
+        records them (value None: the account is closed, the position goes).
         """
         with self._lock:
             self._refresh()
-            changes = [(self._fund_or_error(sid, mint), value, deposit) for sid, mint, value, deposit in positions]
+            changes = [(self._fund_or_error(sid, mint), value, deposited) for sid, mint, value, deposited in positions]
             data = self._wallet_for_change(wallet)
             now = self._now()
             for mint, amount in (tokens or {}).items():
                 if amount or mint in data["tokens"]:
                     data["tokens"][mint] = amount
-            for fund, value, deposit in changes:
+            for fund, value, deposited in changes:
                 fid = fund["fund_id"]
                 pos = data["positions"].get(fid)
                 if value is None:
@@ -349,13 +348,8 @@ class Ledger:
                 if pos is None:
                     pos = {"deposited": 0, "value": 0, "entry_date": now, "last_updated": now}
                     data["positions"][fid] = pos
-                old = pos["value"]
-                if deposit and value > old:
-                    pos["deposited"] += value - old
-                elif value < old:
-                    pos["deposited"] = 0 if value == 0 else pos["deposited"] - pos["deposited"] * (old - value) // old
-                if value != old:
-                    pos["value"] = value
+                if (value, deposited) != (pos["value"], pos["deposited"]):
+                    pos["value"], pos["deposited"] = value, deposited
                     pos["last_updated"] = now
             self._save()
 

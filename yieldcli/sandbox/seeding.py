@@ -8,18 +8,22 @@ from typing import TYPE_CHECKING, Any
 from solders.address_lookup_table_account import AddressLookupTable
 from solders.instruction import Instruction
 from solders.pubkey import Pubkey
-from solders.system_program import CreateAccountWithSeedParams, TransferParams, create_account_with_seed, transfer
+from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.solana import programs
+from yieldcli.solana import strategy_program as sp
 from yieldcli.sandbox import demo
 from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, TxRecord
 from yieldcli.sandbox.vault import (
     CHAIN_MINTS, MINT_AUTHORITY, STRATEGY_PROGRAM, TOKEN_KEY, U64_MAX, VAULT, VAULT_AUTHORITY, VAULT_FLOAT, WSOL_KEY,
-    TokenState, fee_account_address, fee_seed, fits_one_transaction, initialize_account3, fund_account_address, fund_owner_address,
-    parse_record, transfer_lamports,
+    TokenState, fits_one_transaction, transfer_lamports,
 )
 from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT
+
+# Where an instruction of the strategy program names the position and the mint (README.md beside the program).
+_POSITION_INDEX = {sp.DEPOSIT: 6, sp.WITHDRAW: 5, sp.CLOSE: 5, sp.CREDIT_YIELD: 5}
+_MINT_INDEX = {sp.DEPOSIT: 3, sp.WITHDRAW: 2, sp.CLOSE: 2, sp.CREDIT_YIELD: 2}
 
 
 class ChainLedgerSync:
@@ -31,8 +35,7 @@ class ChainLedgerSync:
 
     if TYPE_CHECKING:  # provided by `StrategyChain`, the class this part is mixed into
         def _token(self, address: Pubkey) -> TokenState | None: ...
-        def _open_ixs(self, user: Pubkey, strategy_id: str, mint: Pubkey, payer: Pubkey, *,
-                      owner_exists: bool | None = None) -> list[Instruction]: ...
+        def _position(self, address: Pubkey) -> sp.Position | None: ...
 
     def _find_lookup_table(self) -> Pubkey | None:
         """The strategy's lookup table: made last when the chain is seeded, so it also says the seeding is done."""
@@ -47,33 +50,16 @@ class ChainLedgerSync:
                 return address
         return None
 
-    def _fee_ixs(self, strategy_id: str, mint: Pubkey) -> list[Instruction]:
-        fee_account = fee_account_address(strategy_id, str(mint))
-        return [
-            create_account_with_seed(
-                CreateAccountWithSeedParams(
-                    from_pubkey=VAULT, to_pubkey=fee_account, base=VAULT, seed=fee_seed(strategy_id, str(mint)),
-                    lamports=self._rent, space=programs.TOKEN_ACCOUNT_SIZE, owner=TOKEN_KEY,
-                )
-            ),
-            initialize_account3(fee_account, mint, VAULT),
-        ]
-
     def _seed(self) -> Pubkey:
-        """Put on chain what the ledger says the demo wallet holds, the fee accounts, and the lookup table.
+        """Put on chain the strategy's vaults, what the ledger says the demo wallet holds (its tokens, and
+        its positions: deposited by the demo wallet, their yield credited by the yield authority), and
+        the lookup table.
 
         Each step tops up to the ledger's figure, so seeding again after an interruption adds nothing twice.
         """
         rt = self.runtime
-        pairs = [
-            (sid, Pubkey.from_string(mint))
-            for sid in self.ledger.strategy_ids()
-            for mint in (self.ledger.strategy(sid) or {}).get("assets", [])
-            if mint in CHAIN_MINTS
-        ]
-        steps = [
-            self._fee_ixs(sid, mint) for sid, mint in pairs if rt.get_account(fee_account_address(sid, str(mint))) is None
-        ]
+        mints = [Pubkey.from_string(m) for m in CHAIN_MINTS]
+        steps = [[sp.init_vault(VAULT, mint)] for mint in mints if rt.get_account(sp.vault_address(mint)) is None]
         wallet = Pubkey.from_string(demo.DEMO_WALLET)
         tokens = self.ledger.wallet_tokens(demo.DEMO_WALLET)
         for mint in CHAIN_MINTS:
@@ -82,18 +68,27 @@ class ChainLedgerSync:
             if 0 < top_up and tokens[mint] <= U64_MAX:
                 ata = programs.associated_token_address(wallet, mint_key)
                 steps.append([programs.create_associated_token_account(VAULT, wallet, mint_key), *self._fill(ata, mint_key, top_up)])
-        owner_exists = rt.get_account(fund_owner_address(demo.DEMO_WALLET)) is not None
-        for strategy_id, mint, value in self.ledger.wallet_positions(demo.DEMO_WALLET):
-            if mint not in CHAIN_MINTS or not 0 < value <= U64_MAX:
+        for strategy_id, mint, value, deposited in self.ledger.wallet_positions(demo.DEMO_WALLET):
+            if mint not in CHAIN_MINTS or not 0 < value <= U64_MAX or not 0 < deposited <= value:
                 continue
             mint_key = Pubkey.from_string(mint)
-            fund = fund_account_address(demo.DEMO_WALLET, strategy_id, mint)
-            held = self._token(fund)
-            top_up = value - (held.amount if held else 0)
-            if top_up > 0:
-                opening = [] if held is not None else self._open_ixs(wallet, strategy_id, mint_key, VAULT, owner_exists=owner_exists)
-                owner_exists = owner_exists or bool(opening)
-                steps.append([*opening, *self._fill(fund, mint_key, top_up)])
+            address = sp.position_address(wallet, strategy_id, mint_key)
+            held = self._position(address)
+            step: list[Instruction] = []
+            if held is None:
+                ata = programs.associated_token_address(wallet, mint_key)
+                step += [programs.create_associated_token_account(VAULT, wallet, mint_key), *self._fill(ata, mint_key, deposited),
+                         sp.deposit(wallet, VAULT, ata, mint_key, strategy_id, deposited)]
+                if mint_key == WSOL_KEY and not tokens.get(mint):
+                    # The demo wallet holds no wrapped SOL: the account used to deposit it goes again.
+                    step.append(programs.token_close_account(ata, VAULT, wallet))
+            earned = value - (held.balance if held is not None else deposited)
+            if earned > 0:
+                source = programs.associated_token_address(VAULT, mint_key)
+                step += [programs.create_associated_token_account(VAULT, VAULT, mint_key), *self._fill(source, mint_key, earned),
+                         sp.credit_yield(source, mint_key, address, earned)]
+            if step:
+                steps.append(step)
         wrapped = sum(
             ix_lamports for step in steps for ix in step if (ix_lamports := transfer_lamports(ix)) is not None
         )
@@ -104,8 +99,7 @@ class ChainLedgerSync:
         if 0 < lamports and tokens[NATIVE_SOL_PSEUDO_MINT] <= U64_MAX:
             rt.airdrop(wallet, lamports)
 
-        addresses = [VAULT, *(fee_account_address(sid, str(mint)) for sid, mint in pairs)]
-        addresses += [Pubkey.from_string(m) for m in CHAIN_MINTS]
+        addresses = [sp.authority_address(), *(sp.vault_address(m) for m in mints), *mints]
         addresses += [
             Pubkey.from_string(x)
             for x in (programs.TOKEN_PROGRAM, programs.ASSOCIATED_TOKEN_PROGRAM, programs.SYSTEM_PROGRAM, programs.COMPUTE_BUDGET_PROGRAM, str(STRATEGY_PROGRAM))
@@ -134,7 +128,7 @@ class ChainLedgerSync:
 
     def _execute_setup(self, ixs: list[Instruction]) -> None:
         """Run setup instructions signed by the vault authority, and the mint authority and the demo
-        wallet (the base of its fund accounts' addresses) where they sign."""
+        wallet (whose seeded positions it deposits itself) where they sign."""
         signing = {m.pubkey for ix in ixs for m in ix.accounts if m.is_signer}
         extra = [k for k in (SANDBOX_AUTHORITY, demo.demo_keypair()) if k.pubkey() in signing]
         self.runtime.execute(ixs, [VAULT_AUTHORITY, *extra])
@@ -142,39 +136,72 @@ class ChainLedgerSync:
     # -- following the chain
 
     def _on_confirmed(self, tx: VersionedTransaction, record: TxRecord) -> None:
-        """A transaction landed without error: bring the positions and wallets it touched up to date."""
+        """A transaction landed without error: bring the positions and wallets it touched up to date,
+        positions as their accounts on chain now record them."""
         message = tx.message
-        keys = list(message.account_keys)
         loaded = [Pubkey.from_string(k) for k in (*record.loaded_writable, *record.loaded_readonly)]
-        changes: dict[str, list[tuple[str, str, int | None, bool]]] = {}
+        keys = [*message.account_keys, *loaded]
+        changes: dict[str, list[tuple[str, str, int | None, int]]] = {}
         for ix in message.instructions:
-            if keys[ix.program_id_index] != STRATEGY_PROGRAM or not ix.accounts:
+            data = bytes(ix.data)
+            if keys[ix.program_id_index] != STRATEGY_PROGRAM or not data or data[0] not in _POSITION_INDEX:
                 continue
-            found = parse_record(bytes(ix.data))
-            signer_index = ix.accounts[0]
-            if found is None or signer_index >= message.header.num_required_signatures:
+            indexes = bytes(ix.accounts)
+            if len(indexes) <= _POSITION_INDEX[data[0]]:
                 continue
-            wallet = str(keys[signer_index])
-            if self.ledger.fund_for(found.strategy_id, found.mint) is None:
-                continue
-            fund = self._token(fund_account_address(wallet, found.strategy_id, found.mint))
-            value = None if fund is None else fund.amount
-            changes.setdefault(wallet, []).append((found.strategy_id, found.mint, value, found.kind == "deposit"))
+            address = keys[indexes[_POSITION_INDEX[data[0]]]]
+            held = self._position(address)
+            if held is not None:
+                change = self._position_change(held)
+                if change is not None:
+                    changes.setdefault(held.user, []).append(change)
+            elif data[0] == sp.CLOSE:
+                user, mint = str(keys[indexes[0]]), str(keys[indexes[_MINT_INDEX[sp.CLOSE]]])
+                strategy_id = self._strategy_of_position(Pubkey.from_string(user), address, mint)
+                if strategy_id is not None:
+                    changes.setdefault(user, []).append((strategy_id, mint, None, 0))
         known = set(self.ledger.wallets())
         wallets = set(changes) | {str(k) for k in keys if str(k) in known}
-        for key in (*keys, *loaded):
-            held = self._token(key)
-            if held is not None and held.owner != str(VAULT) and not self._is_fund_owner(held.owner):
-                wallets.add(held.owner)
+        custody = {str(VAULT), str(sp.authority_address())}
+        for key in keys:
+            held_tokens = self._token(key)
+            if held_tokens is not None and held_tokens.owner not in custody:
+                wallets.add(held_tokens.owner)
         self.sync_wallets(wallets, changes)
 
-    def _is_fund_owner(self, address: str) -> bool:
-        """Whether `address` is a token multisig owning fund accounts (not a wallet)."""
-        account = self.runtime.get_account(Pubkey.from_string(address))
-        return account is not None and account.owner == TOKEN_KEY
+    def catch_up(self) -> None:
+        """Take every position account's figures where the ledger differs: a process may have stopped
+        between a transaction landing (the chain saved) and the ledger's save."""
+        changes: dict[str, list[tuple[str, str, int | None, int]]] = {}
+        for _, account in self.runtime.program_accounts(STRATEGY_PROGRAM):
+            held = sp.parse_position(str(account.owner), bytes(account.data))
+            change = self._position_change(held) if held is not None else None
+            if held is None or change is None:
+                continue
+            recorded = {(sid, mint): (value, deposited) for sid, mint, value, deposited in self.ledger.wallet_positions(held.user)}
+            if recorded.get((change[0], change[1])) != (change[2], change[3]):
+                changes.setdefault(held.user, []).append(change)
+        for wallet, positions in changes.items():
+            self.ledger.sync_wallet(wallet, None, positions)
+
+    def _position_change(self, held: sp.Position) -> tuple[str, str, int | None, int] | None:
+        """(strategy_id, mint, balance, deposited) of a position on chain, for a strategy and fund the ledger knows."""
+        for strategy_id in self.ledger.strategy_ids():
+            if sp.strategy_key(strategy_id) == held.strategy_key:
+                if self.ledger.fund_for(strategy_id, held.mint) is None:
+                    return None
+                return strategy_id, held.mint, held.balance, held.deposited
+        return None
+
+    def _strategy_of_position(self, user: Pubkey, address: Pubkey, mint: str) -> str | None:
+        """The strategy whose position of (user, mint) is at `address`, among the ledger's."""
+        for strategy_id in self.ledger.strategy_ids():
+            if sp.position_address(user, strategy_id, Pubkey.from_string(mint)) == address:
+                return strategy_id if self.ledger.fund_for(strategy_id, mint) is not None else None
+        return None
 
     def sync_wallets(
-        self, wallets: Iterable[str], positions: dict[str, list[tuple[str, str, int | None, bool]]] | None = None
+        self, wallets: Iterable[str], positions: dict[str, list[tuple[str, str, int | None, int]]] | None = None
     ) -> None:
         """Set the wallets' SOL and known-token balances in the ledger to what the chain holds."""
         wallets = list(wallets)

@@ -20,6 +20,9 @@ COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111"
 MEMO_V1_PROGRAM = "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo"
 MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
 ADDRESS_LOOKUP_TABLE_PROGRAM = "AddressLookupTab1e1111111111111111111111111"
+# The sandbox's own strategy program (yieldcli/sandbox/program/): a model of a strategy, deployed
+# only on the sandbox chain. The real service's program id stays STRATEGY_PROGRAM_ID.
+SANDBOX_STRATEGY_PROGRAM = "SandboxStrategy1111111111111111111111111111"
 
 PROGRAM_NAMES: dict[str, str] = {
     SYSTEM_PROGRAM: "System Program",
@@ -31,6 +34,7 @@ PROGRAM_NAMES: dict[str, str] = {
     MEMO_PROGRAM: "Memo Program",
     ADDRESS_LOOKUP_TABLE_PROGRAM: "Address Lookup Table Program",
     STRATEGY_PROGRAM_ID: "Yield strategy program",
+    SANDBOX_STRATEGY_PROGRAM: "Sandbox strategy program",
 }
 
 TOKEN_PROGRAMS = (TOKEN_PROGRAM, TOKEN_2022_PROGRAM)

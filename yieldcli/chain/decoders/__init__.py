@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from yieldcli.chain.decoders import associated_token, compute_budget, lookup_table, memo, system, token
+from yieldcli.chain.decoders import associated_token, compute_budget, lookup_table, memo, sandbox_strategy, system, token
 from yieldcli.chain.decoders.common import Decoder
 from yieldcli.solana import programs
 
@@ -15,4 +15,5 @@ DECODERS: dict[str, Decoder] = {
     programs.MEMO_PROGRAM: memo.decode_memo,
     programs.MEMO_V1_PROGRAM: memo.decode_memo,
     programs.ADDRESS_LOOKUP_TABLE_PROGRAM: lookup_table.decode_lookup_table,
+    programs.SANDBOX_STRATEGY_PROGRAM: sandbox_strategy.decode_sandbox_strategy,
 }

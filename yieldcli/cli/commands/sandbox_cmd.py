@@ -84,11 +84,12 @@ def serve(
 
 @sandbox_app.command("info")
 def info(ctx: typer.Context) -> None:
-    """Say where the sandbox's parts are: demo wallet and its keypair file, strategy, state folder, running server.
+    """Say where the sandbox's parts are: demo wallet and its keypair file, strategy and its program, state folder, running server.
 
     Example: yield sandbox info
     """
     from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
+    from yieldcli.solana.programs import SANDBOX_STRATEGY_PROGRAM
 
     session = session_of(ctx)
     state = sandbox_state_path(session.env)
@@ -97,6 +98,7 @@ def info(ctx: typer.Context) -> None:
         "demo_wallet": DEMO_WALLET,
         "demo_keypair": str(sandbox_keypair_path(session.env)),
         "strategy_id": DEMO_STRATEGY_ID,
+        "strategy_program": SANDBOX_STRATEGY_PROGRAM,
         "state_folder": str(state.parent),
         "server": running,
     }
@@ -104,6 +106,7 @@ def info(ctx: typer.Context) -> None:
         f"demo wallet:   {body['demo_wallet']}",
         f"keypair file:  {body['demo_keypair']}",
         f"strategy:      {body['strategy_id']}",
+        f"program:       {body['strategy_program']} (the sandbox's strategy program, a model; not the real service's)",
         f"state folder:  {body['state_folder']}",
     ]
     if running:

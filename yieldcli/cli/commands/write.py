@@ -44,22 +44,31 @@ def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
     """Refusals that need nothing looked up: run first, before any request."""
     if all_ and amount is not None:
         raise UsageError("--amount and --all exclude each other", hint="give one of them")
-    if not all_ and amount is None:
-        raise UsageError("give --amount X or --all")
     if amount is not None:
         Amount.check_syntax(amount, raw=raw)
 
 
-def _base_units(session: "Session", mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[int]:
-    """Exact base units (None: --all), by the library's rules; an unknown mint's decimals come from the
-    service's balances for the wallet (a service that cannot tell leaves them unknown)."""
+def _base_units(session: "Session", tx: "TxOptions", mint: str, wallet: str, amount: Optional[str],
+                raw: bool) -> Optional[int]:
+    """Exact base units (None: --all), by the library's rules; an unknown mint's decimals come from its
+    mint account on chain (the RPC of -u, the profile or the sandbox), else, with no RPC answering,
+    from the service's balances for the wallet (a service that cannot tell leaves them unknown)."""
     from yieldcli import orders
+    from yieldcli.client_writes import decimals_of_mint
+
+    def decimals() -> Optional[int]:
+        return decimals_of_mint(mint, session.rpc_url(tx.rpc_url), session.timeout(), lambda: orders.decimals_from_service(
+            lambda: session.api().balances(wallet, asset=mint), mint, quiet=True))
 
     raw_units = Amount.parse_raw(amount, 0).raw if raw and amount is not None else None
-    return orders.base_units(
-        mint, None if raw else amount, raw_units, amount is None,
-        lambda: orders.decimals_from_service(lambda: session.api().balances(wallet, asset=mint), mint, quiet=True),
-        name="--amount")
+    return orders.base_units(mint, None if raw else amount, raw_units, amount is None, decimals, name="--amount")
+
+
+def check_required(asset: Optional[str], amount: Optional[str], all_: bool) -> None:
+    """Everything missing, said at once: `yield deposit` alone needs --asset and an amount."""
+    missing = (["--asset"] if asset is None else []) + (["--amount (or --all)"] if amount is None and not all_ else [])
+    if missing:
+        raise UsageError("missing " + " and ".join(missing), hint="e.g. --asset USDC --amount 10")
 
 
 def _transfer_order(session: "Session", tx: "TxOptions", action: str, asset: Optional[str], amount: Optional[str],
@@ -68,15 +77,15 @@ def _transfer_order(session: "Session", tx: "TxOptions", action: str, asset: Opt
     """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the library's order."""
     from yieldcli import orders
 
+    check_required(asset, amount, all_)
     tx.check(session)
     check_amount_flags(amount, all_, raw)
-    if asset is None:
-        raise UsageError("--asset is required", hint="e.g. --asset USDC")
+    assert asset is not None  # check_required refused its absence
     mint = tokens.resolve_asset(asset)
     token_account = _pubkey_option(token_account, "--token-account")
     strategy_id = session.strategy(strategy)
     wallet_key, payer_key = _identity(session, tx, wallet, payer)
-    units = _base_units(session, mint, wallet_key, amount, raw)
+    units = _base_units(session, tx, mint, wallet_key, amount, raw)
     if action == "deposit":
         return orders.deposit_order(strategy_id=strategy_id, mint=mint, wallet=wallet_key, payer=payer_key,
                                     amount=units, token_account=token_account)
@@ -101,7 +110,11 @@ def _with_nonce_authority(session: "Session", tx: "TxOptions", order: "Order") -
         return order
     from yieldcli.chain.nonce import nonce_authority
 
-    authority = nonce_authority(tx.nonce_authority, stdin=session.env.stdin)
+    from yieldcli.files import reads_stdin
+
+    # `-` reads the keypair from stdin once per run, as the session's signer does; a Ledger URL signs on the device.
+    stdin = session.keypair_stdin() if reads_stdin(tx.nonce_authority) else None
+    authority = nonce_authority(tx.nonce_authority, stdin=stdin)
     if authority.warning:
         session.output().warn(authority.warning)
     tx.nonce_authority = authority.pubkey
@@ -180,7 +193,7 @@ def close_account(
     json_: opt.Json = False,
     tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
-    """Close a user fund account and return its rent. Signing or sending always needs --yes.
+    """Close a user fund account: what it holds and its rent come back to you. Asks on a terminal; needs --yes off one.
 
     Example: yield close-account --strategy ID --asset USDC --send --yes
     """

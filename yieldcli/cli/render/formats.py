@@ -138,7 +138,10 @@ class Ndjson(Format):
     errors_as_json = True
 
     def page(self, out: Output, result: PageResult) -> None:
-        write_ndjson(out, (raw for raw, _ in result.entries))
+        from yieldcli.exact_json import dumps_line
+
+        # The service's own items: exact_json writes the same bytes as json.dumps, faster.
+        write_ndjson(out, (raw for raw, _ in result.entries), line=dumps_line)
 
     def wallet_pages(self, out: Output, kind: str, rows: Rows, wallets: int | None,
                      failures: list[tuple[str, Exception]]) -> None:
@@ -203,10 +206,11 @@ def table_of(kind: str) -> Callable[..., None]:
     return drawer(kind)
 
 
-def write_ndjson(out: Output, items: Iterable[dict[str, Any]]) -> None:
+def write_ndjson(out: Output, items: Iterable[dict[str, Any]], line: Callable[[Any], str] = dumps) -> None:
+    """One JSON object a line."""
     stream = out.env.stdout
     for item in items:
-        stream.write(dumps(item) + "\n")
+        stream.write(line(item) + "\n")
     stream.flush()
 
 

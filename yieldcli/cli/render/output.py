@@ -95,13 +95,16 @@ class Output:
 
     def before_prompt(self, paint: Callable[[Console], None], *, prompting: bool) -> None:
         """What a person reads before deciding (a transaction's review), drawn with rich: on stdout in
-        a table; in the machine formats, whose stdout is the script's, on stderr when a prompt
+        a table (through the pager when longer than the screen); in the machine formats, whose stdout is the script's, on stderr when a prompt
         follows and not at all otherwise."""
-        if not self.format.for_people and not prompting:
+        if self.format.for_people:
+            self.draw(paint)  # paged like a read when longer than the screen, all read before the prompt
+            return
+        if not prompting:
             return
         from yieldcli.cli.render.consoles import console
 
-        paint(console(self.env, stderr=not self.format.for_people, color=self.color))
+        paint(console(self.env, stderr=True, color=self.color))
 
     def records(self, rows: list[dict[str, Any]], *, fields: Sequence[str], table: Callable[[], None],
                 whole: Any = None) -> None:

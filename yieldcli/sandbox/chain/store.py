@@ -14,7 +14,8 @@ from yieldcli.errors import ConfigError
 from yieldcli.sandbox.chain.clock import Clock
 from yieldcli.sandbox.chain.records import TxRecord
 
-STATE_VERSION = 2
+# 3: the strategy keeps deposits with its own program (vaults and position accounts), not token multisigs.
+STATE_VERSION = 3
 # Statuses kept across restarts: the file is rewritten after every transaction, so keep it small.
 MAX_PERSISTED_RECORDS = 256
 
@@ -56,8 +57,12 @@ def load(path: Path) -> tuple[dict[str, Account], dict[str, Any], list[TxRecord]
     """(accounts, clock fields, records) saved in `path`."""
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
-            raise ValueError(f"unknown state version {state.get('version') if isinstance(state, dict) else None!r}")
+        version = state.get("version") if isinstance(state, dict) else None
+        if isinstance(version, int) and 0 < version < STATE_VERSION:
+            raise ValueError(f"it was made by an older version of yield (chain format {version}, now {STATE_VERSION}: "
+                             "the sandbox strategy now keeps deposits with its own on-chain program)")
+        if version != STATE_VERSION:
+            raise ValueError(f"unknown state version {version!r}")
         accounts = {
             address: Account(
                 int(raw["lamports"]), base64.b64decode(raw["data"]), Pubkey.from_string(raw["owner"]),
