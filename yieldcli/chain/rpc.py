@@ -22,6 +22,7 @@ from solders.transaction import VersionedTransaction
 from yieldcli.chain.rpc_types import (
     AccountInfo,
     LatestBlockhash,
+    RpcError,
     SignatureStatus,
     Simulation,
     TokenAmount,
@@ -54,15 +55,6 @@ def explorer_url(signature: Signature | str, rpc_url: str) -> str:
     # Only a loopback URL is shown whole: elsewhere it may carry an API key.
     custom = rpc_url if host in ("127.0.0.1", "localhost", "::1") else redact_url(rpc_url).removesuffix("/…")
     return f"{base}?cluster=custom&customUrl={quote(custom, safe='')}"
-
-
-class RpcError(ServiceError):
-    """The RPC node answered with a JSON-RPC error."""
-
-    def __init__(self, message: str, *, code: int | None = None, data: Any = None, hint: str | None = None):
-        super().__init__(message, hint=hint)
-        self.code = code
-        self.data = data
 
 
 class PreflightFailed(TransactionFailed):

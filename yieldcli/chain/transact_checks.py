@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.transact_outcomes import Result, with_report
+from yieldcli.chain.transact_types import ACTIONS
 from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def intent_of(request: UserRequest, options: TransactOptions, review: Review, ke
     from yieldcli.chain.intent import DEFAULT_MAX_SOL_COST, Intent
 
     signer = str(keypair.pubkey()) if keypair is not None else None
-    action = request.action if request.action in ("deposit", "withdraw", "close-account") else "transaction"
+    action = request.action if request.action in ACTIONS else "transaction"
     wallet = (signer or review.fee_payer) if action == "transaction" else (request.wallet or signer or review.fee_payer)
     payer = request.expected_payer or review.fee_payer
     # Without an explicit allowance: the default rent allowance plus the fee the fee ceiling allows.
