@@ -3,20 +3,21 @@
 `Client.deposit(...)` returns a `PreparedTransaction`: the service's transaction with its review, the
 intent check's verdict (`effect`) and the fee, nothing signed. `.sign(confirm=...)` and
 `.send(confirm=...)` go through the same pipeline as `yield deposit --send` (`yieldcli.chain.transact`):
-the guard, the `confirm` callback (none: nothing is signed), the journal of sent signatures, one send
+the refusals before signing, the `confirm` callback (none: nothing is signed), the journal of sent signatures, one send
 rebroadcast as the same bytes, the wait, one typed outcome.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from yieldcli.errors import UsageError
+from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
 if TYPE_CHECKING:
     from solders.keypair import Keypair
@@ -29,9 +30,11 @@ if TYPE_CHECKING:
     from yieldcli.chain.compute_budget import FeeSummary
     from yieldcli.chain.intent import Check
     from yieldcli.chain.journal import Journal
+    from yieldcli.chain.nonce import OnNonce
     from yieldcli.chain.review import Review
-    from yieldcli.chain.transact import Hooks, Prepared, TransactOptions, UserRequest
+    from yieldcli.chain.transact import Hooks, Obtain, Prepared, TransactOptions, UserRequest
     from yieldcli.chain.transact_outcomes import Outcome, Signed
+    from yieldcli.orders import Order
 
 Confirm = Callable[[str, "Prepared"], bool]
 Progress = Callable[[str, "str | None"], None]
@@ -63,20 +66,16 @@ class ChainSettings:
 def chain_settings(api_url: str, rpc_url: str | None, keypair: Signer | Keypair | str | Path | None,
                    journal_path: str | Path | None, timeout: float) -> ChainSettings:
     """The same defaults as `yield`: the journal in its data folder, mainnet-beta unless the service is local."""
-    from urllib.parse import urlsplit
-
-    from yieldcli.config import data_dir
+    from yieldcli import orders
     from yieldcli.environment import Environment
-    from yieldcli.urls import is_loopback
 
     if isinstance(keypair, (str, Path)):
         from yieldcli.chain.keypairs import load_signer
 
         # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
         keypair = load_signer(keypair if isinstance(keypair, str) else str(keypair.expanduser())).signer
-    path = Path(journal_path) if journal_path is not None else data_dir(Environment()) / "in-flight.json"
-    expected = None if is_loopback(urlsplit(api_url).hostname) else "mainnet-beta"
-    return ChainSettings(rpc_url or "", keypair, path, timeout, expected)
+    path = Path(journal_path) if journal_path is not None else orders.journal_path(Environment())
+    return ChainSettings(rpc_url or "", keypair, path, timeout, orders.expected_cluster(api_url))
 
 
 class _Reviewed:
@@ -205,51 +204,60 @@ def _on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
         return pool.submit(asyncio.run, main()).result()
 
 
-def amount_in_base_units(mint: str, amount: Decimal | str | int | None, raw: int | None, everything: bool,
-                         decimals_of_unknown: Callable[[], int]) -> int | None:
-    """Exact base units from token units (`Decimal("1.5")`) or `raw=` base units; None for everything."""
-    from yieldcli import tokens
-    from yieldcli.amounts import Amount
+def _ready(settings: ChainSettings, order: Order, limits: Limits, nonce: str | None,
+           nonce_authority: Signer | str | Path | None
+           ) -> tuple[Order, list[Signer], TransactOptions, OnNonce | None]:
+    """The order with the nonce's authority named, who signs (the keypair first), the options, the nonce."""
+    from yieldcli.addresses import check_pubkey
+    from yieldcli.chain.nonce import OnNonce
 
-    given = [x for x in (amount, raw) if x is not None]
-    if everything == bool(given) or len(given) > 1:
-        raise UsageError("give one of amount=, raw= or all=True", kind="usage.amount")
-    if everything:
-        return None
-    if raw is not None:
-        if isinstance(raw, bool) or not isinstance(raw, int):
-            raise UsageError("raw= takes an int of base units", kind="usage.amount")
-        return Amount.from_raw(raw, 0, name="raw").raw
-    if isinstance(amount, float):
-        raise UsageError("amount= takes a Decimal or a string, never a float: a float is not exact", kind="usage.amount")
-    known = tokens.by_mint(mint)
-    decimals = known.decimals if known else decimals_of_unknown()
-    # Decimal("1E+2") is 100: written out in full, so the exact rules for token units apply to it.
-    text = format(amount, "f") if isinstance(amount, Decimal) and amount.is_finite() else str(amount)
-    return Amount.parse(text, decimals, name="amount").raw
+    signers = [settings.need_keypair()]
+    on_nonce = None
+    if nonce_authority is not None and nonce is None:
+        raise UsageError("nonce_authority= needs nonce=", kind="usage.nonce.authority_alone")
+    if nonce is not None:
+        named = None
+        if nonce_authority is not None:
+            named, keypair = _authority(nonce_authority)
+            signers += [keypair] if keypair is not None else []
+            order = order.signed_also_by(named)
+        on_nonce = OnNonce(check_pubkey(nonce, "nonce"), named)
+    options = replace(limits.options(), sign=True, send=False, expected_cluster=settings.expected_cluster)
+    return order, signers, options, on_nonce
 
 
-def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, balances: Callable[[], Any]) -> int:
-    """`decimals_of_mint_async` for the blocking client: `balances()` is called, not awaited."""
-    async def fetched() -> Any:
-        return balances()
+def _authority(value: Signer | str | Path) -> tuple[str, Signer | None]:
+    """A nonce's authority: a Keypair, a keypair file or a Ledger URL signs now; a public key signs later."""
+    from yieldcli.chain.nonce import nonce_authority
 
-    result: int = _on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
+    if isinstance(value, (str, Path)):
+        # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
+        found = nonce_authority(value if isinstance(value, str) else str(value.expanduser()))
+        return found.pubkey, found.keypair
+    return str(value.pubkey()), value
+
+
+def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, from_service: Callable[[], int | None]) -> int | None:
+    """`decimals_of_mint_async` for the blocking client and the command line: `from_service()` is called, not awaited."""
+    async def fetched() -> int | None:
+        return from_service()
+
+    result: int | None = _on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
     return result
 
 
 async def decimals_of_mint_async(mint: str, rpc_url: str | None, timeout: float,
-                                 balances: Callable[[], Awaitable[Any]]) -> int:
+                                 from_service: Callable[[], Awaitable[int | None]]) -> int | None:
     """A mint's decimals: a known token's; else read from its mint account on chain, as spl-token
-    does (a chain fact the service does not control); the service's `balances()` answer only when
-    no RPC is given or it cannot be reached."""
-    from yieldcli import tokens
+    does (a chain fact the service does not control); the service's word (`from_service()`, None:
+    unknown) only when no RPC is given or it cannot be reached."""
+    from yieldcli import orders
     from yieldcli.chain.rpc import Rpc
     from yieldcli.errors import NetworkError
 
-    known = tokens.by_mint(mint)
-    if known:
-        return known.decimals
+    known = orders.known_decimals(mint)
+    if known is not None:
+        return known
     if rpc_url:
         try:
             async with Rpc(rpc_url, timeout=timeout) as rpc:
@@ -260,7 +268,7 @@ async def decimals_of_mint_async(mint: str, rpc_url: str | None, timeout: float,
             raise UsageError(f"{mint} is not a token mint on the RPC {rpc_url}", kind="usage.asset.not_a_mint")
         if places >= 0:
             return places
-    return decimals_in_balances(await balances(), mint)
+    return await from_service()
 
 
 async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:
@@ -272,57 +280,68 @@ async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:
     return programs.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
 
 
-def decimals_in_balances(body: Any, mint: str) -> int:
-    """A mint's decimals from the service's balances answer for it."""
-    items = body.get("data", []) if isinstance(body, dict) else []
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict) and item.get("token_address") == mint and isinstance(item.get("decimals"), int):
-            return int(item["decimals"])
-    raise UsageError(f"unknown mint {mint}: its decimals are not known; give the amount in base units with raw=",
-                     kind="usage.amount")
-
-
-@dataclass(frozen=True)
-class Order:
-    """What to ask the service for, and what the answer must do."""
-
-    request: UserRequest
-    path: str
-    params: dict[str, Any]
-
-
-def _ready(settings: ChainSettings, order: Order, options: TransactOptions) -> tuple[Signer, str, TransactOptions]:
-    keypair = settings.need_keypair()
-    payer = order.request.expected_payer or str(keypair.pubkey())
-    return keypair, payer, replace(options, sign=True, send=False, expected_cluster=settings.expected_cluster)
-
-
-def prepare_write(api: ServiceClient, settings: ChainSettings, order: Order, *, ix: bool,
-                  limits: Limits) -> PreparedTransaction:
+def prepare_write(api: ServiceClient, settings: ChainSettings, order: Order, *, ix: bool, limits: Limits,
+                  nonce: str | None = None, nonce_authority: Signer | str | Path | None = None) -> PreparedTransaction:
     """Ask the service, review, simulate and check: a transaction that can then be signed or sent."""
-    from yieldcli.chain.service_transactions import from_service
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
-    keypair, payer, options = _ready(settings, order, limits.options())
-    obtain = from_service(api.post, order.path, order.params, payer, ix=ix)
-    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment, lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
-                                                                Hooks(), lambda: [keypair]))
+    order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
+    obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
+    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment,
+                       lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
+                                                                Hooks(), lambda: signers))
     assert isinstance(prepared, Prepared)  # an unsigned transaction cannot have landed already
     return PreparedTransaction(prepared, settings)
 
 
 async def prepare_write_async(api: AsyncServiceClient, settings: ChainSettings, order: Order, *, ix: bool,
-                              limits: Limits) -> AsyncPreparedTransaction:
+                              limits: Limits, nonce: str | None = None,
+                              nonce_authority: Signer | str | Path | None = None) -> AsyncPreparedTransaction:
     from yieldcli.chain.rpc import Rpc
-    from yieldcli.chain.service_transactions import from_service
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
-    keypair, payer, options = _ready(settings, order, limits.options())
-    obtain = from_service(api.post, order.path, order.params, payer, ix=ix)
+    order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
+    obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
     async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
-        prepared = await prepare(rpc, settings.rpc_url, order.request, obtain, options, Hooks(), lambda: [keypair])
+        prepared = await prepare(rpc, settings.rpc_url, order.request, obtain, options, Hooks(), lambda: signers)
     assert isinstance(prepared, Prepared)
     return AsyncPreparedTransaction(prepared, settings)
+
+
+def given_order(settings: ChainSettings, transaction: str | bytes | VersionedTransaction, action: str,
+                asset: str | None, amount: Decimal | str | None, raw: int | None, everything: bool, *,
+                payer: str | None, wallet: str | None) -> tuple[UserRequest, Obtain]:
+    """A transaction built elsewhere and what its sender says it does (`action` of `asset`), as the
+    pipeline takes them; an amount in token units needs a known token's decimals."""
+    from yieldcli import orders, tokens
+    from yieldcli.addresses import check_pubkey
+    from yieldcli.chain.decode import decode_transaction
+    from yieldcli.chain.service_transactions import given
+
+    tx = decode_transaction(transaction) if isinstance(transaction, (str, bytes)) else transaction
+    mint = tokens.resolve_asset(asset, "asset") if asset is not None else None
+    units = None
+    if action in ("deposit", "withdraw") and mint is not None:
+        units = orders.base_units(mint, amount, raw, everything, lambda: None)
+    request = orders.stated_request(action, mint=mint, amount=units,
+                                    payer=check_pubkey(payer, "payer") if payer else None,
+                                    wallet=check_pubkey(wallet, "wallet") if wallet else None)
+    return request, given(tx)
+
+
+def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain, limits: Limits) -> PreparedTransaction:
+    """Review, simulate and check a transaction built elsewhere against `request`, as `yield tx sign`
+    does: its cluster is the one its blockhash is known on, whatever service the client names (it
+    may have been built against the sandbox, or by anyone)."""
+    from yieldcli.chain.transact import Hooks, Prepared, prepare
+
+    signers = [settings.need_keypair()]
+    options = replace(limits.options(), sign=True, send=False, expected_cluster=None)
+    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment,
+                       lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options,
+                                                                Hooks(), lambda: signers))
+    assert isinstance(prepared, Prepared)  # without a journal, prepare never looks for an earlier landing
+    return PreparedTransaction(prepared, settings)
 
 
 class LimitArgs(TypedDict, total=False):
@@ -342,8 +361,8 @@ class Limits:
     priority_fee: int | str | None = None  # micro-lamports per compute unit, or "auto"
     max_fee: int | None = None  # lamports of base plus priority fee
     max_sol_cost: int | None = None  # lamports of fee and rent the transaction may take from the wallet
-    commitment: str = "confirmed"
-    timeout: float = 60.0  # seconds to wait for the commitment
+    commitment: str = DEFAULT_COMMITMENT
+    timeout: float = DEFAULT_CONFIRM_TIMEOUT  # seconds to wait for the commitment
 
     def options(self) -> TransactOptions:
         from yieldcli.chain.compute_budget import parse_priority_fee
@@ -356,37 +375,37 @@ class Limits:
 
 
 def move_order(settings: ChainSettings, action: str, strategy_id: str, asset: str, amount: Decimal | str | None,
-               raw: int | None, everything: bool, decimals_of_unknown: Callable[[str, str], int], *,
-               wallet: str | None, payer: str | None, token_account: str | None,
-               extra: Mapping[str, Any]) -> Order:
-    """A deposit or a withdrawal (`action`), as `yield deposit`/`withdraw` request it;
+               raw: int | None, everything: bool, decimals_of_unknown: Callable[[str, str], int | None], *,
+               wallet: str | None, payer: str | None, token_account: str | None, exclude_fees: bool = False,
+               unwrap_wsol: bool | None = None) -> Order:
+    """A deposit or a withdrawal (`action`) from the keyword arguments of `Client.deposit`/`withdraw`;
     `decimals_of_unknown(mint, wallet)` for a mint that is not a known token."""
-    from yieldcli import tokens
-    from yieldcli.chain.transact import UserRequest
+    from yieldcli import orders, tokens
 
     mint = tokens.resolve_asset(asset, "asset")
     wallet, payer = identity(settings, wallet, payer)
-    base_units = amount_in_base_units(mint, amount, raw, everything, lambda: decimals_of_unknown(mint, wallet))
-    params = {"strategy_id": strategy_id, "base_asset": mint, "user_key": wallet, "payer_key": payer,
-              "user_token_account": token_account, **extra,
-              **({"all": True} if base_units is None else {"amount": base_units})}
-    request = UserRequest(action, payer, {wallet, payer}, wallet, strategy_id, mint, amount=base_units,
-                          exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
-    return Order(request, f"/{action}", params)
+    try:
+        units = orders.base_units(mint, amount, raw, everything, lambda: decimals_of_unknown(mint, wallet))
+    except UsageError as exc:
+        if exc.kind == "usage.amount.decimals":
+            exc.hint = "give the amount in base units with raw="
+        raise
+    if action == "deposit":
+        return orders.deposit_order(strategy_id=strategy_id, mint=mint, wallet=wallet, payer=payer, amount=units,
+                                    token_account=token_account)
+    return orders.withdraw_order(strategy_id=strategy_id, mint=mint, wallet=wallet, payer=payer, amount=units,
+                                 token_account=token_account, exclude_fees=exclude_fees, unwrap_wsol=unwrap_wsol)
 
 
 def close_order(settings: ChainSettings, strategy_id: str, asset: str, *, wallet: str | None, payer: str | None,
                 recipient: str | None, token_account: str | None) -> Order:
     """Close the wallet's fund account for a strategy and asset; its rent goes to `recipient` (the wallet)."""
-    from yieldcli import tokens
-    from yieldcli.chain.transact import UserRequest
+    from yieldcli import orders, tokens
 
     mint = tokens.resolve_asset(asset, "asset")
     wallet, payer = identity(settings, wallet, payer)
-    params = {"user_pubkey": wallet, "strategy_id": strategy_id, "mint": mint, "payer": payer,
-              "funds_recipient": recipient, "user_token_account": token_account}
-    request = UserRequest("close-account", payer, {wallet, payer}, wallet, strategy_id, mint)
-    return Order(request, "/close-user-account", params)
+    return orders.close_order(wallet=wallet, payer=payer, strategy_id=strategy_id, mint=mint, recipient=recipient,
+                              token_account=token_account)
 
 
 def identity(settings: ChainSettings, wallet: str | None, payer: str | None) -> tuple[str, str]:

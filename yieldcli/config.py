@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, NamedTuple, TypeVar, overload
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import read_small_file, write_atomically
+from yieldcli.files import read_small_file, take_file_lock, write_atomically
 
 T = TypeVar("T")
 # A config file is a few hundred bytes; refusing megabytes keeps `--config /dev/zero` harmless.
@@ -154,6 +154,25 @@ class ConfigFile:
         import tomli_w
 
         write_atomically(self.path, tomli_w.dumps(self.data))
+
+    def update(self, change: Callable[[ConfigFile], bool]) -> bool:
+        """Read the file again, `change` it, and write it when `change` says it changed, all under an
+        exclusive lock beside it (`NAME.lock`): two processes setting two keys at once keep both."""
+        lock = self.path.with_name(self.path.name + ".lock")
+        try:
+            fd = take_file_lock(lock)
+        except OSError as exc:
+            raise ConfigError(f"cannot open the config file's lock {lock}: {exc.strerror or type(exc).__name__}",
+                              hint="check that the directory is writable") from None
+        try:
+            fresh = ConfigFile.load(self.path)
+            changed = change(fresh)
+            if changed:
+                fresh.save()
+            self.data = fresh.data
+            return changed
+        finally:
+            os.close(fd)
 
 
 def check_key(key: str) -> None:

@@ -175,3 +175,59 @@ def test_a_broken_output_or_color_setting_can_be_read_and_fixed_with_config_itse
     assert run("config", "get", "output").stdout.strip() == "bogus"
     assert run("config", "unset", "output").code == 0 and run("config", "set", "color", "never").code == 0
     assert "output" not in path.read_text() and 'color = "never"' in path.read_text()
+
+
+def test_config_set_of_two_keys_by_processes_at_once_keeps_every_key(run, isolated):
+    # Each `yield config set` reads the file, changes one key and writes it back: without the lock
+    # around that, the last writer drops the keys the others wrote meanwhile.
+    import subprocess
+
+    from tests.conftest import YIELD
+
+    values = {"strategy": DEMO_STRATEGY_ID, "output": "csv", "timeout": "12", "color": "never",
+              "rpc_url": "devnet", "priority_fee": "auto", "max_fee": "5000", "api_url": "https://one.example"}
+    for round_ in range(3):
+        procs = [subprocess.Popen([YIELD, "--profile", f"p{round_}", "config", "set", key, value],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+                 for key, value in values.items()]
+        for proc in procs:
+            assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+            if proc.stderr:
+                proc.stderr.close()
+        shown = settings(run, "--profile", f"p{round_}")
+        assert {key: shown[key]["value"] for key in values} == values
+
+
+def test_config_file_update_holds_a_lock_around_read_change_write(isolated, tmp_path):
+    # The library's side, with a slow change: processes that start together still keep every key.
+    import multiprocessing
+
+    path = tmp_path / "config.toml"
+    keys = ["strategy", "output", "timeout", "color", "rpc_url", "priority_fee"]
+    context = multiprocessing.get_context("spawn")
+    start = context.Barrier(len(keys))
+    procs = [context.Process(target=_set_slowly, args=(str(path), key, start)) for key in keys]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(timeout=120)
+        assert proc.exitcode == 0
+    from yieldcli.config import ConfigFile
+
+    assert ConfigFile.load(path).data == {key: f"value of {key}" for key in keys}
+
+
+def _set_slowly(path: str, key: str, start) -> None:
+    import time
+    from pathlib import Path
+
+    from yieldcli.config import ConfigFile
+
+    def change(latest: ConfigFile) -> bool:
+        time.sleep(0.2)  # every other process is ready to read the file meanwhile
+        latest.set(key, f"value of {key}", None)
+        return True
+
+    config = ConfigFile.load(Path(path))
+    start.wait(timeout=60)
+    config.update(change)

@@ -415,7 +415,7 @@ def test_a_review_exits_with_what_its_check_found(world):
     assert unchecked.code == 10 and "not checked" in unchecked.stderr and unchecked.json()["transaction"]
     world.doctor(amount_changed)
     mismatch = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json")
-    assert mismatch.code == 10 and "expected −10 USDC, simulated −1000 USDC" in mismatch.stderr
+    assert mismatch.code == 10 and "expected -10 USDC, simulated -1,000 USDC" in mismatch.stderr
     world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
     failed = world.yield_(*review)
     assert failed.code == 11 and "simulation failed" in failed.stderr and failed.json()["simulation"]["ok"] is False

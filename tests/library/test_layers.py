@@ -45,12 +45,13 @@ def module_name(path: Path) -> str:
     return ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
 
 
-def runtime_imports(path: Path) -> set[str]:
-    """Every module `path` imports when it runs (anywhere: lazy imports inside functions count)."""
+def runtime_imports(path: Path, *, types_too: bool = False) -> set[str]:
+    """Every module `path` imports when it runs (anywhere: lazy imports inside functions count);
+    `types_too`: and the ones under `if TYPE_CHECKING:`."""
     tree = ast.parse(path.read_text())
     type_only: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not types_too and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             type_only.update(id(inner) for statement in node.body for inner in ast.walk(statement))
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -103,7 +104,7 @@ def test_the_transaction_pipeline_is_in_the_library():
     assert "yieldcli.chain.transact" in runtime_imports(PACKAGE / "cli" / "commands" / "txflow.py")
 
 
-LIBRARY_MODULES = sorted([PACKAGE / "__init__.py", PACKAGE / "client.py", PACKAGE / "client_writes.py",
+LIBRARY_MODULES = sorted([PACKAGE / "__init__.py", PACKAGE / "client.py", PACKAGE / "client_writes.py", PACKAGE / "orders.py",
                           *PACKAGE.joinpath("api").rglob("*.py"), *PACKAGE.joinpath("chain").rglob("*.py"),
                           *PACKAGE.joinpath("solana").rglob("*.py")])
 

@@ -5,18 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from yieldcli.errors import Refused
+from yieldcli.solana.cluster import GENESIS_HASHES, cluster_named
 
-# A cluster is known by its genesis hash, whatever URL reaches it.
-GENESIS_HASHES = {
-    "mainnet-beta": "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
-    "devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG",
-    "testnet": "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY",
-}
-
-
-def cluster_named(genesis_hash: str) -> str | None:
-    """mainnet-beta, devnet or testnet for their genesis hash; None for any other cluster."""
-    return next((name for name, known in GENESIS_HASHES.items() if known == genesis_hash), None)
+__all__ = ["GENESIS_HASHES", "check_same_cluster", "cluster_named"]
 
 
 async def check_same_cluster(rpc: Any, tx: Any, expected: str | None, *, blockhash: bool = True) -> str:

@@ -15,7 +15,7 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.nonce import NonceLifetime, nonce_moved_on
 from yieldcli.chain.rpc_types import AccountInfo, SignatureStatus, TransactionRecord
-from yieldcli.solana.cluster import commitment_rank
+from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT, commitment_rank
 from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.errors import NetworkError, YieldError
 
@@ -109,8 +109,8 @@ async def wait_for(
     rpc: ConfirmRpc,
     signature: Signature | str,
     last_valid_block_height: int | None,
-    commitment: str = "confirmed",
-    timeout_s: float = 60.0,
+    commitment: str = DEFAULT_COMMITMENT,
+    timeout_s: float = DEFAULT_CONFIRM_TIMEOUT,
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
     *,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from solders.address_lookup_table_account import AddressLookupTableAccount
 from solders.hash import Hash
@@ -20,10 +20,13 @@ from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, advance_nonce_account, create_nonce_account
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.instructions import build_transaction
-from yieldcli.solana.programs import SYSTEM_PROGRAM
+from yieldcli.chain.instructions import build_transaction, fetch_lookup_table, parse_ix_response
 from yieldcli.chain.rpc_types import AccountInfo
 from yieldcli.errors import UsageError
+from yieldcli.solana.programs import SYSTEM_PROGRAM
+
+if TYPE_CHECKING:
+    from yieldcli.chain.sign import Signer
 
 # Versions::Current (u32), State::Initialized (u32), authority, durable nonce, lamports per signature.
 NONCE_ACCOUNT_LENGTH = 80
@@ -139,3 +142,49 @@ async def nonce_used(rpc: NonceRpc, account_address: Pubkey, value: Hash) -> boo
         return parse_nonce_account(account).nonce != value
     except UsageError:
         return True  # closed or reassigned: nothing built on it can land
+
+
+# --- building a service's instructions on a nonce (a deposit, withdrawal or close with nonce=) ----
+
+
+@dataclass(frozen=True)
+class OnNonce:
+    """Build on this nonce account; `authority` (a public key), when given, must be the account's."""
+
+    account: str
+    authority: str | None = None
+
+
+async def build_on_nonce_account(rpc: Any, body: Any, payer: Pubkey, on: OnNonce
+                                 ) -> tuple[VersionedTransaction, tuple[AddressLookupTableAccount, ...]]:
+    """`(transaction, lookup tables)`: the `/ix` instructions compiled on the nonce account's current
+    value, advance-nonce first."""
+    instructions, table_address = parse_ix_response(body)
+    tables = (await fetch_lookup_table(rpc, table_address),) if table_address is not None else ()
+    nonce = await fetch_nonce(rpc, Pubkey.from_string(on.account))
+    if on.authority is not None and on.authority != str(nonce.authority):
+        raise UsageError(f"nonce account {nonce.address} has authority {nonce.authority}, not {on.authority}",
+                         kind="usage.nonce.authority")
+    return build_on_nonce(instructions, payer, nonce, tables), tables
+
+
+@dataclass(frozen=True)
+class NonceAuthority:
+    """A nonce's authority as given: a public key signs later; a keypair file signs now too."""
+
+    pubkey: str
+    keypair: Signer | None = None  # a keypair, or a key on a Ledger
+    warning: str | None = None  # about the keypair file (its permissions)
+
+
+def nonce_authority(value: str, *, stdin: TextIO | None = None) -> NonceAuthority:
+    """A public key (that is not also a file's name), else a keypair file read as a signer."""
+    from pathlib import Path
+
+    from yieldcli.addresses import is_pubkey
+    from yieldcli.chain.keypairs import load_signer
+
+    if is_pubkey(value) and not Path(value).expanduser().exists():
+        return NonceAuthority(value)
+    loaded = load_signer(value, stdin=stdin)  # a Ledger URL too
+    return NonceAuthority(str(loaded.signer.pubkey()), loaded.signer, loaded.warning)

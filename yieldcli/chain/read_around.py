@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from solders.pubkey import Pubkey
 
-from yieldcli.chain.rpc import RpcError
-from yieldcli.chain.rpc_types import AccountInfo, Simulation, TokenBalanceChange
+from yieldcli.chain.rpc_types import AccountInfo, RpcError, Simulation, TokenBalanceChange
 from yieldcli.errors import Refused, ServiceError
 from yieldcli.solana.programs import parse_token_account
 

@@ -22,12 +22,14 @@ from solders.transaction import VersionedTransaction
 from yieldcli.chain.rpc_types import (
     AccountInfo,
     LatestBlockhash,
+    RpcError,
     SignatureStatus,
     Simulation,
     TokenAmount,
     TransactionRecord,
 )
-from yieldcli.solana.cluster import cluster_of, commitment_rank
+from yieldcli.solana.cluster import DEFAULT_COMMITMENT, cluster_of, commitment_rank
+from yieldcli.solana.programs import parse_token_account
 from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, YieldError
 from yieldcli.urls import redact_url
@@ -55,15 +57,6 @@ def explorer_url(signature: Signature | str, rpc_url: str) -> str:
     return f"{base}?cluster=custom&customUrl={quote(custom, safe='')}"
 
 
-class RpcError(ServiceError):
-    """The RPC node answered with a JSON-RPC error."""
-
-    def __init__(self, message: str, *, code: int | None = None, data: Any = None, hint: str | None = None):
-        super().__init__(message, hint=hint)
-        self.code = code
-        self.data = data
-
-
 class PreflightFailed(TransactionFailed):
     """The RPC simulated the transaction before sending and it failed: nothing was sent, nothing spent."""
 
@@ -80,7 +73,7 @@ class AlreadyProcessed(RpcError):
 class Rpc:
     """Async Solana JSON-RPC client. Use `async with Rpc(url) as rpc:`; methods raise yieldcli errors."""
 
-    def __init__(self, url: str, *, timeout: float = 30.0, commitment: str = "confirmed"):
+    def __init__(self, url: str, *, timeout: float = 30.0, commitment: str = DEFAULT_COMMITMENT):
         commitment_rank(commitment)
         self.url = url
         self.shown_url = redact_url(url)

@@ -8,7 +8,18 @@ from typing import Any
 from solders.hash import Hash
 from solders.pubkey import Pubkey
 
+from yieldcli.errors import ServiceError
 from yieldcli.solana.cluster import commitment_rank
+
+
+class RpcError(ServiceError):
+    """The RPC node answered with a JSON-RPC error (here, not in rpc.py, so that the readers rpc.py
+    calls on, such as read_around, can raise it without importing rpc.py round a circle)."""
+
+    def __init__(self, message: str, *, code: int | None = None, data: Any = None, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.code = code
+        self.data = data
 
 
 @dataclass(frozen=True)

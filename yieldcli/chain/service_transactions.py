@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.transact import Obtain, TransactionToReview
-from yieldcli.errors import ServiceError
+from yieldcli.chain.transact_types import Obtain, TransactionToReview
+from yieldcli.errors import ServiceError, UsageError
+
+if TYPE_CHECKING:
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.chain.nonce import OnNonce
 
 Post = Callable[[str, Mapping[str, Any]], Any]  # the body, or an awaitable of it (an asyncio client)
 
@@ -21,11 +26,24 @@ def unsigned_from_service(body: Any) -> str:
     raise ServiceError("the service answered without a transaction (expected base64 text)")
 
 
-def from_service(post: Post, path: str, params: Mapping[str, Any], payer: str, *, ix: bool) -> Obtain:
+def from_service(post: Post, path: str, params: Mapping[str, Any], payer: str, *, ix: bool,
+                 nonce: OnNonce | None = None) -> Obtain:
     """How to obtain the transaction for `path` (e.g. "/deposit"): whole, or compiled for `payer` from
-    the instructions (the answer then travels with it, as it came)."""
+    the instructions (the answer then travels with it, as it came), on a durable nonce when given one."""
+    if nonce is not None and not ix:
+        raise UsageError("a durable nonce is built into a transaction compiled from the service's instructions",
+                         kind="usage.nonce.needs_ix")
 
     async def obtain(rpc: Any) -> TransactionToReview:
+        if nonce is not None:
+            from solders.pubkey import Pubkey
+
+            from yieldcli.chain.nonce import build_on_nonce_account
+
+            body = await _answer(post(f"{path}/ix", params))
+            unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), nonce)
+            # No block-height deadline: it lives as long as its nonce.
+            return TransactionToReview(unsigned, None, tables, service_answer=body)
         if ix:
             from solders.pubkey import Pubkey
 
@@ -38,6 +56,15 @@ def from_service(post: Post, path: str, params: Mapping[str, Any], payer: str, *
         from yieldcli.chain.decode import decode_transaction
 
         return TransactionToReview(decode_transaction(unsigned_from_service(await _answer(post(f"{path}/tx", params)))))
+
+    return obtain
+
+
+def given(tx: VersionedTransaction) -> Obtain:
+    """A transaction built elsewhere, reviewed as it is."""
+
+    async def obtain(rpc: Any) -> TransactionToReview:
+        return TransactionToReview(tx)
 
     return obtain
 

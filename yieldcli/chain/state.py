@@ -23,7 +23,7 @@ _ACCOUNT_OVERHEAD = 128
 
 @dataclass(frozen=True)
 class TokenState:
-    """The fields of an SPL Token / Token-2022 account the guard compares."""
+    """The fields of an SPL Token / Token-2022 account the intent check compares."""
 
     mint: str
     owner: str
@@ -75,7 +75,7 @@ def multisig_of(info: Any) -> tuple[int, tuple[str, ...]] | None:
 
 
 def state_of(info: Any) -> State | None:
-    """`chain.rpc.AccountInfo` (or None) to the guard's view.
+    """`chain.rpc.AccountInfo` (or None) to the intent check's view.
 
     An account left with no lamports does not outlive the transaction, whatever data a simulator
     still shows in it (a closed token account may keep its bytes until the runtime drops it).

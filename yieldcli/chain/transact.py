@@ -15,120 +15,31 @@ or both at once with `run` (`hooks.on_review` sees the review before any refusal
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ContextManager
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.transact_outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned
+from yieldcli.chain.transact_types import (
+    ACTIONS,
+    Hooks,
+    Obtain,
+    Prepared,
+    TransactionToReview,
+    TransactOptions,
+    UserRequest,
+)
 from yieldcli.errors import Declined, NetworkError, UsageError
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.chain.compute_budget import FeeSummary
-    from yieldcli.chain.intent import Check
     from yieldcli.chain.journal import Journal
-    from yieldcli.chain.review import Review
     from yieldcli.chain.sign import Signer
 
-COMMITMENTS = ("processed", "confirmed", "finalized")
-ACTIONS = ("deposit", "withdraw", "close-account")
-
-
-@dataclass
-class UserRequest:
-    """What the user asked for, and for whom: drives the signing guard and the intent check."""
-
-    action: str  # deposit, withdraw, close-account, or "transaction" (any transaction: fees only)
-    expected_payer: str | None = None
-    named_signers: set[str] = field(default_factory=set)  # signers expected to sign, here or elsewhere
-    wallet: str | None = None
-    strategy_id: str | None = None
-    mint: str | None = None
-    amount: int | None = None  # base units; None with a mint means everything
-    exclude_fees: bool = False
-    unwrap: bool = False
-
-
-@dataclass
-class TransactionToReview:
-    """A transaction as it was obtained (from the service, compiled from its instructions, or given)."""
-
-    transaction: VersionedTransaction
-    last_valid_block_height: int | None = None
-    lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
-    service_answer: Any = None  # the service's body as it came, when the transaction was built from it
-
-
-Obtain = Callable[[Any], Awaitable[TransactionToReview]]
-
-
-@dataclass
-class TransactOptions:
-    """How far to go and under which limits."""
-
-    sign: bool = False
-    send: bool = False
-    wait: bool = True
-    simulate: bool = True
-    commitment: str = "confirmed"
-    timeout: float = 60.0
-    again: bool = False  # send although an earlier transaction for this wallet landed since
-    unsafe_allow_mismatch: bool = False  # sign what does not match the request (after `allowed_mismatch` and `confirm`)
-    max_sol_cost: int | None = None  # lamports of fee and rent allowed; None: the intent check's default
-    priority_fee: int | str | None = None  # "auto" or micro-lamports per compute unit
-    priority_fee_insists: bool = True  # False for a default: a transaction already signed keeps its fee
-    priority_fee_source: str = "request"  # where a default came from, for the log
-    max_fee: int | None = None  # lamports of base plus priority fee allowed
-    expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
-
-    def validate(self) -> None:
-        if self.commitment not in COMMITMENTS:
-            raise UsageError(f"invalid commitment {self.commitment!r}", hint="use processed, confirmed or finalized",
-                             kind="usage.commitment")
-        if self.timeout <= 0:
-            raise UsageError(f"invalid timeout {self.timeout}: expected a positive number of seconds", kind="usage.timeout")
-
-
-def _nothing(*_: Any) -> None:
-    return None
-
-
-@dataclass
-class Hooks:
-    """What the caller says and sees on the way. Only `confirm` guards anything: without it nothing is signed."""
-
-    confirm: Callable[[str, Prepared], bool] | None = None  # (prompt text, the prepared transaction) -> sign?
-    confirm_again: Callable[[str], bool] | None = None  # an earlier one landed: send another? None: refused
-    on_review: Callable[[Prepared], None] = _nothing  # reviewed and checked, before any refusal or question
-    warn: Callable[[str], None] = _nothing
-    log: Callable[[str], None] = _nothing
-    progress: Callable[[str, str | None], None] = _nothing  # ("waiting", the commitment seen so far)
-    allowed_mismatch: Callable[[list[str]], None] = _nothing  # the differences signed anyway (unsafe_allow_mismatch)
-    while_sending: Callable[[], ContextManager[Any]] = contextlib.nullcontext  # e.g. signals that cancel the wait
-
-
-@dataclass
-class Prepared:
-    """Reviewed, simulated and checked; nothing signed yet."""
-
-    request: UserRequest
-    options: TransactOptions
-    rpc_url: str
-    transaction: VersionedTransaction
-    review: Review
-    fees: FeeSummary | None
-    effect: Check | None  # the intent check's verdict; None when it could not run
-    result: Result  # review, fee, simulation and effect as JSON shows them
-    signers: list[Signer]
-    last_valid_block_height: int | None
-    lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
-
-    @property
-    def asks_to_sign(self) -> bool:
-        return self.options.sign or self.options.send
+# The vocabulary lives in transact_types; callers name it from here, where the steps are.
+__all__ = ["ACTIONS", "Hooks", "Obtain", "Prepared", "TransactOptions", "TransactionToReview",
+           "UserRequest", "complete", "prepare", "run"]
 
 
 async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions,
@@ -140,8 +51,8 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
 
     from yieldcli.chain import transact_checks as checks
     from yieldcli.chain.ask_ahead import ask_ahead_check_reads, ask_ahead_for
-    from yieldcli.chain.signers_check import check_signable
     from yieldcli.chain.review import review_transaction
+    from yieldcli.chain.signers_check import check_signable
     from yieldcli.urls import redact_url
 
     options.validate()
@@ -241,7 +152,7 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
         result["status"] = "unsigned"
         return Unsigned(result, prepared.review.transaction)
 
-    checks.guard(options, result, prepared.effect, hooks)
+    checks.refuse_before_signing(options, result, prepared.effect, hooks)
     last_valid = prepared.last_valid_block_height
     if rpc is not None and last_valid is None:
         last_valid = await checks.deadline_for(rpc, tx)

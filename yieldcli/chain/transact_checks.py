@@ -1,7 +1,7 @@
 """The checks before any signature: the fee budget, what the user asked, the simulation and its verdict,
 and the transaction's deadline.
 
-Everything here runs before the prompt; `guard` is the one place that turns a mismatch, a failed
+Everything here runs before the prompt; `refuse_before_signing` is the one place that turns a mismatch, a failed
 simulation or a missing check into a refusal.
 """
 
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.transact_outcomes import Result, with_report
+from yieldcli.chain.transact_types import ACTIONS
 from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.compute_budget import FeeSummary
     from yieldcli.chain.intent import Check, Intent
     from yieldcli.chain.review import Review
-    from yieldcli.chain.transact import Hooks, TransactionToReview, TransactOptions, UserRequest
+    from yieldcli.chain.transact_types import Hooks, TransactionToReview, TransactOptions, UserRequest
 
 Log = Callable[[str], None]
 
@@ -69,11 +70,11 @@ def fee_dict(fees: FeeSummary | None) -> dict[str, int] | None:
 
 
 def intent_of(request: UserRequest, options: TransactOptions, review: Review, keypair: Signer | None) -> Intent:
-    """What the user asked, for the guard: whoever signs is the user; without an action, only paying fees."""
+    """What the user asked, for the intent check: whoever signs is the user; without an action, only paying fees."""
     from yieldcli.chain.intent import DEFAULT_MAX_SOL_COST, Intent
 
     signer = str(keypair.pubkey()) if keypair is not None else None
-    action = request.action if request.action in ("deposit", "withdraw", "close-account") else "transaction"
+    action = request.action if request.action in ACTIONS else "transaction"
     wallet = (signer or review.fee_payer) if action == "transaction" else (request.wallet or signer or review.fee_payer)
     payer = request.expected_payer or review.fee_payer
     # Without an explicit allowance: the default rent allowance plus the fee the fee ceiling allows.
@@ -95,7 +96,7 @@ async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[Addr
     tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
     try:
         check, sim = await check_transaction(rpc, tx, intent, tables)
-    except NetworkError as exc:  # a send is then refused before signing: it needs the check
+    except NetworkError as exc:  # a send is then refused by `refuse_before_signing`: it needs the check
         return unreachable(exc), None
     except ValueError as exc:  # a lookup table could not be read: the accounts it loads are unknown
         return {"skipped": f"the transaction's accounts could not all be resolved: {exc}"}, None
@@ -122,7 +123,7 @@ async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[Addr
     return simulation, check
 
 
-def guard(options: TransactOptions, result: Result, check: Check | None, hooks: Hooks) -> None:
+def refuse_before_signing(options: TransactOptions, result: Result, check: Check | None, hooks: Hooks) -> None:
     """Nothing is signed that does not do what was asked: every refusal here comes before any signature."""
     sim = result["simulation"]
     if options.send and sim and not sim.get("skipped") and not sim["ok"]:

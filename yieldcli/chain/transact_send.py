@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.journal import InFlight, Journal
     from yieldcli.chain.nonce import NonceLifetime
     from yieldcli.chain.settle import Settled
-    from yieldcli.chain.transact import Hooks, TransactOptions, UserRequest
+    from yieldcli.chain.transact_types import Hooks, TransactOptions, UserRequest
 
 
 async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserRequest, options: TransactOptions,

@@ -8,6 +8,7 @@ import typer
 
 from typer.core import TyperGroup
 
+from yieldcli.cli.render.formats import MODES_TEXT
 from yieldcli.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def root(
     config: Optional[str] = typer.Option(None, "--config", help="Config file (env YIELD_CONFIG).", show_default=False),
     api_url: Optional[str] = typer.Option(None, "--api-url", help="Service base URL (env YIELD_API_URL).", show_default=False),
     timeout: Optional[str] = typer.Option(None, "--timeout", help="Seconds per request (default 30).", show_default=False),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="table, json, ndjson or csv (env YIELD_OUTPUT).", show_default=False),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help=f"{MODES_TEXT} (env YIELD_OUTPUT).", show_default=False),
     json_: bool = typer.Option(False, "--json", help="Short for -o json."),
     color: Optional[str] = typer.Option(None, "--color", help="auto, always or never (NO_COLOR and FORCE_COLOR are honoured).", show_default=False),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only data and errors."),
@@ -166,11 +167,6 @@ def main(argv: Optional[list] = None) -> None:
     protect(sys.stderr)
     global _STDERR_COLOR
     _STDERR_COLOR = _stderr_color(args)
-    if "_YIELD_COMPLETE" in os.environ:
-        # A Tab press in a shell with our completion script (see completion.py).
-        from yieldcli.cli.completion import respond
-
-        sys.exit(respond(os.environ))
     debug = "--debug" in args
     try:
         from yieldcli.cli.argv import hoist_global_options
@@ -222,8 +218,10 @@ def _errors_as_json(args: list) -> bool:
     The session knows once a command asked for its output; before that (a bad flag, a bad config
     file) the command line, YIELD_OUTPUT and whether stdout is a terminal decide, as they do for data.
     """
+    from yieldcli.cli.render.formats import FORMATS
+
     if _SESSION is not None and _SESSION.output_mode is not None:
-        return _SESSION.output_mode in ("json", "ndjson")
+        return FORMATS[_SESSION.output_mode].errors_as_json
     from yieldcli.environment import Environment
 
     requested: Optional[str] = None
@@ -241,8 +239,9 @@ def _errors_as_json(args: list) -> bool:
     env = Environment()
     requested = requested or os.environ.get("YIELD_OUTPUT") or None
     if requested is None:
-        return not env.stdout_isatty
-    return requested.lower() in ("json", "ndjson")
+        requested = "table" if env.stdout_isatty else "json"  # as `output.resolve_mode` chooses
+    found = FORMATS.get(requested.lower())
+    return found is not None and found.errors_as_json
 
 
 def _fail(exc: BaseException, debug: bool, described: "Described", args: list) -> None:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping, TextIO
 
+from yieldcli.cli.render.formats import MODES
 from yieldcli.solana.cluster import COMMITMENTS
 
 SHELLS = {"bash": "yield.bash", "zsh": "_yield", "fish": "yield.fish"}
 
-OUTPUT_FORMATS = ("table", "json", "ndjson", "csv")
 RPC_MONIKERS = ("mainnet-beta", "devnet", "testnet", "localhost")
 COLOR_MODES = ("auto", "always", "never")
 ORDERS = ("asc", "desc")
@@ -60,7 +60,7 @@ def _config_keys(env: Mapping[str, str], words: list[str]) -> list[str]:
 
 # Values of options, by option name: answered without importing the command tree.
 OPTION_VALUES: dict[str, Callable[[Mapping[str, str], list[str]], list[str]] | tuple[str, ...]] = {
-    "-o": OUTPUT_FORMATS, "--output": OUTPUT_FORMATS,
+    "-o": MODES, "--output": MODES,
     "--asset": _symbols,
     "-u": RPC_MONIKERS, "--url": RPC_MONIKERS,
     "--commitment": COMMITMENTS,
@@ -70,7 +70,7 @@ OPTION_VALUES: dict[str, Callable[[Mapping[str, str], list[str]], list[str]] | t
     "--sort-by": _sort_fields,
 }
 # Values of `config set KEY VALUE`, by key.
-SETTING_VALUES: dict[str, tuple[str, ...]] = {"output": OUTPUT_FORMATS, "color": COLOR_MODES, "rpc_url": RPC_MONIKERS}
+SETTING_VALUES: dict[str, tuple[str, ...]] = {"output": MODES, "color": COLOR_MODES, "rpc_url": RPC_MONIKERS}
 
 
 def _value_of(words: list[str], name: str) -> str | None:
@@ -104,7 +104,7 @@ def candidates(words: list[str], cword: int, env: Mapping[str, str]) -> list[str
     return [c for c in _from_tree(before, current, env) if c.startswith(current)]
 
 
-def _options(command) -> dict[str, bool]:
+def _options(command: Any) -> dict[str, bool]:
     """Option names of a click command, each with whether it takes a value."""
     names: dict[str, bool] = {}
     for param in command.params:
@@ -159,7 +159,7 @@ def _from_tree(before: list[str], current: str, env: Mapping[str, str]) -> list[
     return []
 
 
-def respond(env: Mapping[str, str], out=None) -> int:
+def respond(env: Mapping[str, str], out: TextIO | None = None) -> int:
     """Answer one completion request from a script (see the module docstring)."""
     out = out or sys.stdout
     raw = env.get("COMP_WORDS", "")

@@ -1,5 +1,8 @@
-"""The `yield` executable. `--version` answers before anything heavy is imported."""
+"""The `yield` executable. `--version` answers before anything heavy is imported; a Tab press in a
+shell with our completion script (`_YIELD_COMPLETE`, see completion.py) is answered by completion,
+which reads the command tree from `app`: the arrows run entry -> completion -> app, entry -> app."""
 
+import os
 import sys
 
 
@@ -16,6 +19,10 @@ def main() -> None:
         if is_version_request(args):  # with -v: still before anything heavy is imported
             sys.stdout.write(version_text(any(arg in VERBOSE_FLAGS for arg in args)))
             return
+    if "_YIELD_COMPLETE" in os.environ:
+        from yieldcli.cli.completion import respond
+
+        sys.exit(respond(os.environ))
     from yieldcli.cli.app import main as run
 
     run(args)

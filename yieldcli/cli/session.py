@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from yieldcli import config as cfg
 from yieldcli.addresses import check_pubkey
@@ -14,6 +14,10 @@ from yieldcli.errors import ConfigError, UsageError
 from yieldcli.numbers import parse_seconds
 from yieldcli.cli.render.output import Output, resolve_mode
 from yieldcli.urls import check_base_url, check_http_url
+
+
+if TYPE_CHECKING:
+    from yieldcli.api.sync import ServiceClient
 
 
 class GlobalOptions(NamedTuple):
@@ -137,7 +141,7 @@ class Session:
 
     # --- the service -----------------------------------------------------------------------------
 
-    def api(self):
+    def api(self) -> "ServiceClient":
         if self._api is None:
             from yieldcli.api.sync import ServiceClient
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from yieldcli.chain.transact_types import ACTIONS
 from yieldcli.errors import ConfigError, Refused
 
-ACTIONS = ("deposit", "withdraw", "close-account")
 _TOP_KEYS = {"writes", "kill_switch", "actions", "writes_per_hour", "assets"}
 _LIMIT_KEYS = ("auto_per_call", "auto_daily", "per_call", "daily")
 

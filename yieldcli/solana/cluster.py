@@ -20,6 +20,21 @@ MONIKERS = {
 }
 
 COMMITMENTS = ("processed", "confirmed", "finalized")
+DEFAULT_COMMITMENT = "confirmed"  # what a send waits for unless told otherwise
+DEFAULT_CONFIRM_TIMEOUT = 60.0  # seconds a send waits for its commitment
+
+# A cluster is known by its genesis hash, whatever URL reaches it.
+GENESIS_HASHES = {
+    "mainnet-beta": "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+    "devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG",
+    "testnet": "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY",
+}
+SERVICE_CLUSTER = "mainnet-beta"  # the public service builds every transaction for mainnet-beta
+
+
+def cluster_named(genesis_hash: str) -> str | None:
+    """mainnet-beta, devnet or testnet for their genesis hash; None for any other cluster."""
+    return next((name for name, known in GENESIS_HASHES.items() if known == genesis_hash), None)
 
 
 def resolve_rpc_url(value: str) -> str:

@@ -11,7 +11,8 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.numbers import parse_seconds
-from yieldcli.cli.render.output import MODES, Output
+from yieldcli.cli.render.formats import MODES
+from yieldcli.cli.render.output import Output
 
 config_app = opt.command_group("Show and change settings.")
 
@@ -132,8 +133,13 @@ def set_(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name."
     session.creates_profile = True
     profile = _target_profile(session)
     config = session.settings.config
-    config.set(key, _validate(key, value), profile)
-    config.save()
+    checked = _validate(key, value)
+
+    def change(latest: cfg.ConfigFile) -> bool:
+        latest.set(key, checked, profile)
+        return True
+
+    config.update(change)
     where = f"[profiles.{profile}]" if profile else "top level"
     _bare(session).info(f"{key} set in {config.path} ({where})")
 
@@ -147,8 +153,7 @@ def unset(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.
     session = session_of(ctx)
     profile = _target_profile(session)
     config = session.settings.config
-    if config.unset(key, profile):
-        config.save()
+    if config.update(lambda latest: latest.unset(key, profile)):
         _bare(session).info(f"{key} removed from {config.path}")
     else:
         _bare(session).info(f"{key} was not set in {config.path}")

@@ -28,12 +28,6 @@ from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, Serv
 # key was accepted; this one is the service's public strategy.
 KEY_CHECK_STRATEGY_ID = "43620ba3-354c-456b-aa3c-5bf7fa46a6d4"
 
-GENESIS_HASHES = {
-    "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d": "mainnet-beta",
-    "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG": "devnet",
-    "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY": "testnet",
-}
-SERVICE_CLUSTER = "mainnet-beta"  # the service builds every transaction for mainnet-beta
 
 
 def failure(check: "Check", message: str) -> YieldError:
@@ -156,7 +150,9 @@ def _expected_cluster(session) -> tuple[str | None, str]:
 
     if is_loopback(host):
         return None, "a local service"
-    return next(h for h, name in GENESIS_HASHES.items() if name == SERVICE_CLUSTER), SERVICE_CLUSTER
+    from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER
+
+    return GENESIS_HASHES[SERVICE_CLUSTER], SERVICE_CLUSTER
 
 
 def rpc(session, url_flag: str | None) -> list[Check]:
@@ -173,7 +169,9 @@ def rpc(session, url_flag: str | None) -> list[Check]:
         return [Check("RPC", "fail", f"{shown}: {exc.message}", exc.hint or "check -u/--url, rpc_url or the Solana CLI config",
                       ExitCode.NETWORK)]
     checks = [Check("RPC", "ok", f"{shown} answers in {took}")]
-    cluster = GENESIS_HASHES.get(genesis, f"unknown cluster (genesis {genesis})")
+    from yieldcli.solana.cluster import cluster_named
+
+    cluster = cluster_named(genesis) or f"unknown cluster (genesis {genesis})"
     try:
         expected, expected_name = _expected_cluster(session)
     except YieldError as exc:
@@ -283,7 +281,7 @@ def _lines(out, checks: list[Check]) -> list[str]:
 
     from yieldcli.cli.render import pager
 
-    from yieldcli.cli.render.output import printable
+    from yieldcli.cli.render.text import printable
 
     width = max(len(c.name) for c in checks)
     indent = " " * (width + 8)

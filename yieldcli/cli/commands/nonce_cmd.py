@@ -10,6 +10,7 @@ import typer
 from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
 
 nonce_app = opt.command_group("Create and show durable-nonce accounts (for transactions signed long before they are sent).")
@@ -25,8 +26,8 @@ def create(
     keypair: opt.Keypair = None,
     url: opt.RpcUrl = None,
     yes: opt.Yes = False,
-    commitment: opt.Commitment = "confirmed",
-    timeout: opt.ConfirmTimeout = 60.0,
+    commitment: opt.Commitment = DEFAULT_COMMITMENT,
+    timeout: opt.ConfirmTimeout = DEFAULT_CONFIRM_TIMEOUT,
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
@@ -40,7 +41,7 @@ def create(
     session = session_of(ctx)
     out = session.output(output, json_)
     authority = check_pubkey(authority, "--authority")
-    if commitment not in ("processed", "confirmed", "finalized"):
+    if commitment not in COMMITMENTS:
         raise UsageError(f"invalid --commitment {commitment!r}", hint="use processed, confirmed or finalized")
     if timeout <= 0:
         raise UsageError(f"invalid --confirm-timeout {timeout}: expected a positive number of seconds")
@@ -158,34 +159,3 @@ def show(
         f"address:    {nonce.address}", f"authority:  {nonce.authority}", f"nonce:      {nonce.nonce}",
         f"lamports:   {nonce.lamports} ({_sol(nonce.lamports)} SOL)", f"fee/sig:    {nonce.lamports_per_signature} lamports"))
 
-
-# --- building on a nonce (deposit, withdraw, close-account with --ix --nonce) ---------------------
-
-
-def nonce_authority_signer(session, value: str):
-    """`(public key, keypair or None)` for --nonce-authority: a public key signs later, a keypair file now."""
-    from yieldcli.addresses import is_pubkey
-
-    if is_pubkey(value) and not Path(value).expanduser().exists():
-        return value, None
-    signer = session.load_signer(value)
-    return str(signer.pubkey()), signer
-
-
-async def build_on_nonce_account(rpc, body, payer, options) -> tuple:
-    """`(transaction, lookup tables)`: the /ix instructions compiled on the nonce account's current value, advance-nonce first."""
-    from solders.pubkey import Pubkey
-
-    from yieldcli.chain.instructions import fetch_lookup_table, parse_ix_response
-    from yieldcli.chain.nonce import build_on_nonce, fetch_nonce
-
-    instructions, table_address = parse_ix_response(body)
-    tables = (await fetch_lookup_table(rpc, table_address),) if table_address is not None else ()
-    nonce = await fetch_nonce(rpc, Pubkey.from_string(options.nonce))
-    # By now --nonce-authority is a public key (write.py resolved a keypair file to its own).
-    if options.nonce_authority is not None and options.nonce_authority != str(nonce.authority):
-        raise UsageError(
-            f"nonce account {nonce.address} has authority {nonce.authority}, not {options.nonce_authority}",
-            hint="pass the nonce's authority with --nonce-authority (see `yield nonce show`)",
-        )
-    return build_on_nonce(instructions, payer, nonce, tables), tables

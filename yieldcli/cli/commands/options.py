@@ -7,6 +7,8 @@ import typer
 from typer._click.types import ParamType
 
 from yieldcli import numbers
+from yieldcli.cli.render.formats import MODES_TEXT
+from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 from yieldcli.errors import UsageError
 
 INT32_MAX = 2**31 - 1
@@ -46,7 +48,7 @@ class Order(str, Enum):
 
 Output = Annotated[
     Optional[str],
-    typer.Option("--output", "-o", help="table, json, ndjson or csv (default: table on a terminal, json otherwise).", show_default=False),
+    typer.Option("--output", "-o", help=f"{MODES_TEXT} (default: table on a terminal, json otherwise).", show_default=False),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Short for -o json.")]
 Wallet = Annotated[
@@ -152,8 +154,8 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
 
     shared: list[tuple[str, object, object]] = [
         ("ix", Ix, False), ("sign", Sign, False), ("send", Send, False), ("yes", Yes, False),
-        ("no_wait", NoWait, False), ("no_simulate", NoSimulate, False), ("commitment", Commitment, "confirmed"),
-        ("timeout", ConfirmTimeout, 60.0), ("keypair", Keypair, None), ("url", RpcUrl, None),
+        ("no_wait", NoWait, False), ("no_simulate", NoSimulate, False), ("commitment", Commitment, DEFAULT_COMMITMENT),
+        ("timeout", ConfirmTimeout, DEFAULT_CONFIRM_TIMEOUT), ("keypair", Keypair, None), ("url", RpcUrl, None),
         ("unsafe_allow_mismatch", UnsafeAllowMismatch, False), ("max_sol_cost", MaxSolCost, None),
         ("priority_fee", PriorityFee, None), ("max_fee", MaxFee, None),
         ("nonce", NonceAccount, None), ("nonce_authority", NonceAuthority, None),
@@ -177,7 +179,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
             tx = TxOptions(
                 sign=values.get("sign", False), send=values.get("send", False), yes=values.get("yes", False),
                 wait=not values.get("no_wait", False), simulate=not values.get("no_simulate", False),
-                commitment=values.get("commitment", "confirmed"), timeout=values.get("timeout", 60.0),
+                commitment=values.get("commitment", DEFAULT_COMMITMENT), timeout=values.get("timeout", DEFAULT_CONFIRM_TIMEOUT),
                 keypair=values.get("keypair"), rpc_url=values.get("url"), ix=values.get("ix", False),
                 unsafe_allow_mismatch=values.get("unsafe_allow_mismatch", False),
                 max_sol_cost=_lamports(values.get("max_sol_cost")),

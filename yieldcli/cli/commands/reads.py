@@ -5,7 +5,6 @@ from typing import Optional
 import typer
 
 from yieldcli import tokens
-from yieldcli.api import models
 from yieldcli.api.pagination import DEFAULT_CONCURRENCY, PageResult, collect
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
@@ -34,9 +33,13 @@ def _say_if_past_the_last_page(out, result, page) -> None:
         out.warn(f"page {page} is past the last page of {result.kind} ({last})")
 
 
-def _emit(session, out, kind, fetch, parse_item, wallets, page, limit, fetch_all, concurrency) -> None:
-    """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently."""
+def _emit(session, out, kind, fetch, wallets, page, limit, fetch_all, concurrency) -> None:
+    """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently.
+    Items are parsed by the model of the `kind`'s resource descriptor."""
     from yieldcli.cli.render.progress import page_progress
+    from yieldcli.cli.resources import RESOURCES
+
+    parse_item = RESOURCES[kind].model()
 
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
@@ -90,7 +93,9 @@ def strategy_info(
     out = session.output(output, json_)
     strategy_id = session.strategy(strategy_id, given_as="the command line")
     body = session.api().strategy_info(strategy_id)
-    out.object("strategy", body, models.strategy(body))
+    from yieldcli.cli.resources import RESOURCES
+
+    out.object("strategy", body, RESOURCES["strategy"].model()(body))
 
 
 def positions(
@@ -122,7 +127,7 @@ def positions(
     def fetch(who, page_no, size):
         return session.api().positions(who, strategy_id, **query, page=page_no, limit=size)
 
-    _emit(session, out, "positions", fetch, models.position, wallets, page, limit, all_, concurrency)
+    _emit(session, out, "positions", fetch, wallets, page, limit, all_, concurrency)
 
 
 def balances(
@@ -157,7 +162,7 @@ def balances(
     def fetch(who, page_no, size):
         return session.api().balances(who, **query, page=page_no, limit=size)
 
-    _emit(session, out, "balances", fetch, models.balance, wallets, page, limit, all_, concurrency)
+    _emit(session, out, "balances", fetch, wallets, page, limit, all_, concurrency)
 
 
 def earnings(
@@ -183,7 +188,7 @@ def earnings(
     def fetch(who, page_no, size):
         return session.api().earnings(who, fund_id=fund, page=page_no, limit=size)
 
-    _emit(session, out, "earnings", fetch, models.yield_record, wallets, page, limit, all_, concurrency)
+    _emit(session, out, "earnings", fetch, wallets, page, limit, all_, concurrency)
 
 
 def health(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:

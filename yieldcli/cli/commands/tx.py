@@ -22,13 +22,13 @@ ExpectOpt = Annotated[Optional[str], typer.Option(
          "Without it, signing may only cost you the network fee and rent.",
     show_default=False,
 )]
-ACTIONS = ("deposit", "withdraw", "close-account")
 
 
 def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
     """`deposit:USDC:10` to (action, mint, base units or None for all)."""
     from yieldcli import tokens
     from yieldcli.amounts import Amount
+    from yieldcli.chain.transact import ACTIONS
 
     parts = text.split(":")
     action = parts[0].strip().lower()
@@ -82,19 +82,15 @@ def read_transaction(session, source: str) -> str:
 
 def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str], expect: Optional[str]) -> None:
     from yieldcli.chain.decode import decode_transaction
-    from yieldcli.chain.transact import TransactionToReview, UserRequest
+    from yieldcli.chain.service_transactions import given
     from yieldcli.cli.commands.txflow import run
+    from yieldcli.orders import stated_request
 
     action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
     tx = decode_transaction(text)
-    named = {k for k in (payer, wallet) if k}
-    request = UserRequest(action, payer, named, wallet, mint=mint, amount=amount)
-
-    async def obtain(rpc) -> TransactionToReview:
-        return TransactionToReview(tx)
-
-    options.given_transaction = True
-    run(session, out, options, request, obtain)
+    request = stated_request(action, mint=mint, amount=amount, payer=payer, wallet=wallet)
+    options.given_transaction = True  # its cluster: the one its blockhash is known on
+    run(session, out, options, request, given(tx))
 
 
 @tx_app.command("inspect")

@@ -207,9 +207,9 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
 
 def journal_of(session: Session):
     from yieldcli.chain.journal import Journal
-    from yieldcli.config import data_dir
+    from yieldcli.orders import journal_path
 
-    return Journal(data_dir(session.env) / "in-flight.json")
+    return Journal(journal_path(session.env))
 
 
 class _SignalsCancel:
@@ -241,15 +241,11 @@ def _load_keypair(session: Session, options: TxOptions):
 
 def _expected_cluster(session: Session, request: UserRequest) -> str | None:
     """The cluster the service builds for: mainnet-beta, except the sandbox (a cluster of its own)."""
-    from urllib.parse import urlsplit
-
     if request.action == "transaction" or session.options.sandbox:
-        return None  # `yield tx`: a transaction from anywhere; its blockhash still has to be known
-    from yieldcli.urls import is_loopback
+        return None  # `yield tx`: a transaction from anywhere (its blockhash still has to be known); the sandbox
+    from yieldcli.orders import expected_cluster
 
-    if is_loopback(urlsplit(str(session.settings.value("api_url") or "")).hostname):
-        return None
-    return "mainnet-beta"
+    return expected_cluster(str(session.settings.value("api_url") or ""))
 
 
 def _render(session: Session, out: Output, request: UserRequest, outcome: Outcome) -> None:
@@ -288,6 +284,7 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
 
 
 def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:
+    assert request.wallet and request.strategy_id  # a confirmed deposit or withdrawal names both (see _render)
     try:
         body = session.api().positions(request.wallet, request.strategy_id, asset=request.mint)
     except YieldError as exc:

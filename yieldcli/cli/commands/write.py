@@ -1,6 +1,6 @@
 """deposit, withdraw, close-account: ask the service for a transaction, then review, sign, send."""
 
-from typing import Annotated, Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -10,6 +10,12 @@ from yieldcli.amounts import Amount
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
+
+if TYPE_CHECKING:
+    from yieldcli.cli.commands.txflow import TxOptions
+    from yieldcli.cli.render.output import Output
+    from yieldcli.cli.session import Session
+    from yieldcli.orders import Order
 
 AmountOpt = Annotated[Optional[str], typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False)]
 AllOpt = Annotated[bool, typer.Option("--all", help="Everything: the whole balance (deposit) or position (withdraw).")]
@@ -27,11 +33,11 @@ def _pubkey_option(value: Optional[str], flag: str) -> Optional[str]:
     return None if value is None else check_pubkey(value, flag)
 
 
-def _identity(session, options, wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
+def _identity(session: "Session", options: "TxOptions", wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
     """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
     payer = _pubkey_option(payer, "--payer")
-    wallet = session.wallet(wallet, signing=True, keypair_flag=options.keypair, name="--wallet")
-    return wallet, payer or wallet
+    wallet_key: str = session.wallet(wallet, signing=True, keypair_flag=options.keypair, name="--wallet")
+    return wallet_key, payer or wallet_key
 
 
 def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
@@ -42,61 +48,20 @@ def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
         Amount.check_syntax(amount, raw=raw)
 
 
-def _amount(session, tx, mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[Amount]:
-    """Exact base units: positive, within u64, no more fraction digits than the mint has, never a float."""
-    if amount is None:
-        return None
-    if raw:  # the mint's decimals only say how the amount reads; base units need none
-        known = tokens.by_mint(mint)
-        return Amount.parse_raw(amount, known.decimals if known else 0)
-    return Amount.parse(amount, decimals_of(session, tx, mint, wallet))
-
-
-def decimals_of(session, tx, mint: str, wallet: str) -> int:
-    """The mint's decimals: the known tokens, else the mint account on chain (the RPC of -u, the
-    profile or the sandbox), else, with no RPC answering, the service's balance data."""
+def _base_units(session: "Session", tx: "TxOptions", mint: str, wallet: str, amount: Optional[str],
+                raw: bool) -> Optional[int]:
+    """Exact base units (None: --all), by the library's rules; an unknown mint's decimals come from its
+    mint account on chain (the RPC of -u, the profile or the sandbox), else, with no RPC answering,
+    from the service's balances for the wallet (a service that cannot tell leaves them unknown)."""
+    from yieldcli import orders
     from yieldcli.client_writes import decimals_of_mint
 
-    try:
-        return decimals_of_mint(mint, session.rpc_url(tx.rpc_url), session.timeout(),
-                                lambda: session.api().balances(wallet, asset=mint))
-    except UsageError as exc:
-        if exc.kind == "usage.amount":  # nowhere to read them from
-            raise UsageError(f"unknown mint {mint}: its decimals are not known, so --amount cannot be converted",
-                             hint="pass the amount in base units with --raw") from None
-        raise
+    def decimals() -> Optional[int]:
+        return decimals_of_mint(mint, session.rpc_url(tx.rpc_url), session.timeout(), lambda: orders.decimals_from_service(
+            lambda: session.api().balances(wallet, asset=mint), mint, quiet=True))
 
-
-def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
-    """How to get the transaction: the library's, except on a durable nonce (--nonce), built here."""
-    from yieldcli.chain.service_transactions import from_service
-
-    if tx.ix and tx.nonce is not None:
-        from yieldcli.chain.transact import TransactionToReview
-
-        async def on_nonce(rpc) -> TransactionToReview:
-            from solders.pubkey import Pubkey
-
-            from yieldcli.cli.commands.nonce_cmd import build_on_nonce_account
-
-            body = session.api().post(f"{path}/ix", params)
-            unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), tx)
-            # No block-height deadline: it lives as long as its nonce.
-            return TransactionToReview(unsigned, None, tables, service_answer=body)
-
-        return on_nonce
-    return from_service(lambda where, body: session.api().post(where, body), path, params, payer, ix=tx.ix)
-
-
-class TransferOrder(NamedTuple):
-    """A deposit or withdrawal, checked and resolved before anything is requested."""
-
-    mint: str
-    token_account: Optional[str]
-    strategy_id: str
-    wallet: str
-    payer: str
-    amount: Optional[Amount]  # None: --all
+    raw_units = Amount.parse_raw(amount, 0).raw if raw and amount is not None else None
+    return orders.base_units(mint, None if raw else amount, raw_units, amount is None, decimals, name="--amount")
 
 
 def check_required(asset: Optional[str], amount: Optional[str], all_: bool) -> None:
@@ -106,44 +71,56 @@ def check_required(asset: Optional[str], amount: Optional[str], all_: bool) -> N
         raise UsageError("missing " + " and ".join(missing), hint="e.g. --asset USDC --amount 10")
 
 
-def _transfer_order(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer) -> TransferOrder:
+def _transfer_order(session: "Session", tx: "TxOptions", action: str, asset: Optional[str], amount: Optional[str],
+                    all_: bool, raw: bool, token_account: Optional[str], strategy: Optional[str], wallet: Optional[str],
+                    payer: Optional[str], **flags: Any) -> "Order":
+    """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the library's order."""
+    from yieldcli import orders
+
     check_required(asset, amount, all_)
     tx.check(session)
     check_amount_flags(amount, all_, raw)
+    assert asset is not None  # check_required refused its absence
     mint = tokens.resolve_asset(asset)
     token_account = _pubkey_option(token_account, "--token-account")
     strategy_id = session.strategy(strategy)
     wallet_key, payer_key = _identity(session, tx, wallet, payer)
-    return TransferOrder(mint, token_account, strategy_id, wallet_key, payer_key, _amount(session, tx, mint, wallet_key, amount, raw))
+    units = _base_units(session, tx, mint, wallet_key, amount, raw)
+    if action == "deposit":
+        return orders.deposit_order(strategy_id=strategy_id, mint=mint, wallet=wallet_key, payer=payer_key,
+                                    amount=units, token_account=token_account)
+    return orders.withdraw_order(strategy_id=strategy_id, mint=mint, wallet=wallet_key, payer=payer_key, amount=units,
+                                 token_account=token_account, **flags)
 
 
-def _run_transfer_order(session, out, tx, action: str, path: str, order: TransferOrder, extra: dict[str, Any]) -> None:
-    from yieldcli.chain.transact import UserRequest
+def _run_order(session: "Session", out: "Output", tx: "TxOptions", order: "Order") -> None:
+    """Name the nonce's authority, then review, sign or send the service's transaction for `order`."""
+    from yieldcli.chain.nonce import OnNonce
     from yieldcli.cli.commands.txflow import run
 
-    params = {
-        "strategy_id": order.strategy_id, "base_asset": order.mint, "user_key": order.wallet, "payer_key": order.payer,
-        "user_token_account": order.token_account, **extra,
-        **({"all": True} if order.amount is None else {"amount": order.amount.raw}),
-    }
-    request = UserRequest(action, order.payer, {order.wallet, order.payer}, order.wallet, order.strategy_id, order.mint,
-                          amount=None if order.amount is None else order.amount.raw,
-                          exclude_fees=bool(extra.get("exclude_fees")), unwrap=bool(extra.get("unwrap_wsol_ata")))
-    _with_nonce_authority(session, tx, request)
-    run(session, out, tx, request, _obtainer(session, path, params, tx, order.payer), needs_rpc=tx.ix)
+    order = _with_nonce_authority(session, tx, order)
+    nonce = OnNonce(tx.nonce, tx.nonce_authority) if tx.ix and tx.nonce is not None else None
+    obtain = order.obtain(lambda where, body: session.api().post(where, body), ix=tx.ix, nonce=nonce)
+    run(session, out, tx, order.request, obtain, needs_rpc=tx.ix)
 
 
-def _with_nonce_authority(session, tx, request) -> None:
+def _with_nonce_authority(session: "Session", tx: "TxOptions", order: "Order") -> "Order":
     """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
     if tx.nonce_authority is None:
-        return
-    from yieldcli.cli.commands.nonce_cmd import nonce_authority_signer
+        return order
+    from yieldcli.chain.nonce import nonce_authority
 
-    named, keypair = nonce_authority_signer(session, tx.nonce_authority)
-    tx.nonce_authority = named
-    request.named_signers.add(named)
-    if keypair is not None:
-        tx.extra_signers.append(keypair)
+    from yieldcli.files import reads_stdin
+
+    # `-` reads the keypair from stdin once per run, as the session's signer does; a Ledger URL signs on the device.
+    stdin = session.keypair_stdin() if reads_stdin(tx.nonce_authority) else None
+    authority = nonce_authority(tx.nonce_authority, stdin=stdin)
+    if authority.warning:
+        session.output().warn(authority.warning)
+    tx.nonce_authority = authority.pubkey
+    if authority.keypair is not None:
+        tx.extra_signers.append(authority.keypair)
+    return order.signed_also_by(authority.pubkey)
 
 
 @opt.with_tx_options()
@@ -167,8 +144,8 @@ def deposit(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    order = _transfer_order(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer)
-    _run_transfer_order(session, out, tx, "deposit", "/deposit", order, {})
+    _run_order(session, out, tx, _transfer_order(session, tx, "deposit", asset, amount, all_, raw, token_account,
+                                                 strategy, wallet, payer))
 
 
 @opt.with_tx_options()
@@ -196,10 +173,10 @@ def withdraw(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    order = _transfer_order(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer)
-    flags = {"exclude_fees": exclude_fees or None, "create_wsol_ata": create_wsol_ata,
-             "unwrap_wsol_ata": unwrap_wsol, "detect_wsol_ata": detect_wsol or None}
-    _run_transfer_order(session, out, tx, "withdraw", "/withdraw", order, flags)
+    order = _transfer_order(session, tx, "withdraw", asset, amount, all_, raw, token_account, strategy, wallet, payer,
+                            exclude_fees=exclude_fees, create_wsol_ata=create_wsol_ata, unwrap_wsol=unwrap_wsol,
+                            detect_wsol=detect_wsol)
+    _run_order(session, out, tx, order)
 
 
 @opt.with_tx_options()
@@ -236,13 +213,8 @@ def close_account(
             raise UsageError("name the fund account with --account, or give --strategy and --asset")
         mint = tokens.resolve_asset(asset)
         strategy_id = session.strategy(strategy)
-        identity = {"user_pubkey": wallet_key, "strategy_id": strategy_id, "mint": mint}
-    else:
-        identity = {"user_account": account}
-    params = {**identity, "payer": payer_key, "funds_recipient": recipient, "user_token_account": token_account}
-    from yieldcli.chain.transact import UserRequest
-    from yieldcli.cli.commands.txflow import run
+    from yieldcli import orders
 
-    request = UserRequest("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
-    _with_nonce_authority(session, tx, request)
-    run(session, out, tx, request, _obtainer(session, "/close-user-account", params, tx, payer_key), needs_rpc=tx.ix)
+    order = orders.close_order(wallet=wallet_key, payer=payer_key, strategy_id=strategy_id, mint=mint, account=account,
+                               recipient=recipient, token_account=token_account)
+    _run_order(session, out, tx, order)

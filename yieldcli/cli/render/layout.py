@@ -17,7 +17,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
 from yieldcli.amounts import format_units
-from yieldcli.cli.render.output import printable
+from yieldcli.cli.render.text import printable
 
 NEVER = 0  # a column with this drop rank stays whatever the width
 GAP = 2  # spaces between columns

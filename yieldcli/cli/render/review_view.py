@@ -19,7 +19,7 @@ from yieldcli.addresses import is_pubkey
 from yieldcli.amounts import format_units
 from yieldcli.cli.render import layout
 from yieldcli.cli.render.layout import Address, Column
-from yieldcli.cli.render.output import printable
+from yieldcli.cli.render.text import printable
 
 LAMPORTS_PER_SOL = 9  # decimals of SOL
 DETAIL_INDENT = 6

@@ -13,7 +13,7 @@ from rich.markup import escape
 from yieldcli import tokens
 from yieldcli.cli.render import layout
 from yieldcli.cli.render.layout import Column
-from yieldcli.cli.render.output import printable
+from yieldcli.cli.render.text import printable
 
 if TYPE_CHECKING:  # the models are only named in annotations: render/ depends on no part of api/
     from yieldcli.api import models
@@ -37,7 +37,7 @@ def symbol_for(mint: str, reported: str = "") -> str:
     return known.symbol if known else short(mint)
 
 
-def _footer(console: Console, rows: list, more_pages: dict | None, noun: str) -> None:
+def _footer(console: Console, rows: list[Any], more_pages: dict[str, Any] | None, noun: str) -> None:
     if more_pages:
         meta = more_pages
         console.print(
@@ -58,7 +58,7 @@ def _amount_column(header: str, values: list[int | None], decimals: list[int]) -
     return Column(header, layout.amounts(pairs), right=True, styles=layout.negative_red(values))
 
 
-def draw_positions(console: Console, rows: list[models.Position], more_pages: dict | None) -> None:
+def draw_positions(console: Console, rows: list[models.Position], more_pages: dict[str, Any] | None) -> None:
     total = _totals(rows, lambda p: p.token_address)
     extra = 1 if total else 0
     decimals = [p.decimals for p in rows] + [rows[0].decimals] * extra if rows else []
@@ -84,7 +84,7 @@ def draw_positions(console: Console, rows: list[models.Position], more_pages: di
     console.print(APY_NOTE, style="dim")
 
 
-def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict | None) -> None:
+def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict[str, Any] | None) -> None:
     total = _totals(rows, lambda b: b.token_address)
     extra = 1 if total else 0
     decimals = [b.decimals for b in rows] + [rows[0].decimals] * extra if rows else []
@@ -109,7 +109,7 @@ def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict
     console.print(APY_NOTE, style="dim")
 
 
-def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: dict | None) -> None:
+def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: dict[str, Any] | None) -> None:
     # Yield records carry a symbol but no decimals: adjust only when the token is known.
     known = [tokens.by_symbol(r.base_asset) for r in rows]
     decimals = [k.decimals if k else 0 for k in known]
@@ -154,14 +154,3 @@ def draw_strategy(console: Console, s: models.Strategy) -> None:
 def draw_health(console: Console, body: Any) -> None:
     console.print(f"service: {printable(body if isinstance(body, str) else repr(body))}", markup=False)
 
-
-PAGE_DRAWERS: dict[str, Callable[[Console, list[Any], dict[str, Any] | None], None]] = {"positions": draw_positions, "balances": draw_balances, "earnings": draw_earnings}
-OBJECT_DRAWERS = {"strategy": draw_strategy, "health": draw_health}
-
-
-def draw_page(console: Console, kind: str, rows: list, more_pages: dict | None) -> None:
-    PAGE_DRAWERS[kind](console, rows, more_pages)
-
-
-def draw_object(console: Console, kind: str, body: Any) -> None:
-    OBJECT_DRAWERS[kind](console, body)
