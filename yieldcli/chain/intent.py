@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from solders.pubkey import Pubkey
-
 from yieldcli.amounts import scale
+from yieldcli.chain.instruction_rules import NEEDED, Context, Resolved, Verdict, verdicts
 from yieldcli.chain.state import State, TokenState, rent_exempt_minimum
+from yieldcli.chain.value_flow import Inner, Move, authority_kind, position_user, strategy_moves, wallet_token_accounts_opened, wsol_accounts_opened
+from yieldcli.solana import programs
 from yieldcli.tokens import WSOL_MINT, by_mint
 
 DEFAULT_MAX_SOL_COST = 10_000_000  # 0.01 SOL: fee plus rent a transaction may take without a flag
@@ -38,12 +39,15 @@ class Intent:
     exclude_fees: bool = False
     unwrap: bool = False
     max_sol_cost: int = DEFAULT_MAX_SOL_COST
+    strategy_program: str | None = None  # the program pinned for this cluster: the only one trusted to move value
+    funds_recipient: str | None = None  # close-account: where the user asked the position's remainder to go
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "action": self.action, "wallet": self.wallet, "payer": self.payer, "mint": self.mint,
             "amount": "all" if self.amount is None else self.amount, "strategy": self.strategy,
             "exclude_fees": self.exclude_fees, "unwrap": self.unwrap, "max_sol_cost": self.max_sol_cost,
+            "strategy_program": self.strategy_program, "funds_recipient": self.funds_recipient,
         }
 
 
@@ -55,13 +59,16 @@ class Check:
     observed: dict[str, Any]
     differences: tuple[str, ...]
     summary: str
+    instructions: tuple[Verdict, ...] = ()
+    verified: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         return not self.differences
 
     def to_dict(self) -> dict[str, Any]:
-        return {"expected": self.expected, "observed": self.observed, "differences": list(self.differences), "summary": self.summary}
+        return {"expected": self.expected, "observed": self.observed, "differences": list(self.differences), "summary": self.summary,
+                "instructions": [v.to_dict() for v in self.instructions], "verified": list(self.verified)}
 
 
 def short(address: str) -> str:
@@ -101,16 +108,26 @@ class _Observed:
     after: Mapping[str, State | None]
     decimals: Mapping[str, int]
     fee: int
-    # Token multisigs owning accounts involved: (required signatures, signers) by address
-    multisigs: Mapping[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
-    user: set[str] = field(default_factory=set)
+    resolved: Resolved | None
+    inner: Inner
+    user: set[str] = field(default_factory=set)  # the wallet, the payer, the wallet's token accounts
+    controlled: dict[str, str] = field(default_factory=dict)  # every other account the user's keys control: kind
+    moves: list[Move] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        wallet = self.intent.wallet
-        self.user = {wallet, self.intent.payer} | {
+        wallet, pinned = self.intent.wallet, self.intent.strategy_program
+        opened = wallet_token_accounts_opened(self.resolved, wallet) if self.resolved else set()
+        self.user = {wallet, self.intent.payer} | opened | {
             a for a in self.before
             if any(s is not None and s.token is not None and s.token.owner == wallet for s in (self.before[a], self.after.get(a)))
         }
+        for address in self.before:
+            if address in self.user:
+                continue
+            kind = authority_kind(self.before.get(address), wallet, pinned) or authority_kind(self.after.get(address), wallet, pinned)
+            if kind is not None:
+                self.controlled[address] = kind
+        self.moves = strategy_moves(self.resolved, self.inner, pinned) if self.resolved else []
 
     def lamports(self, address: str, side: Mapping[str, State | None]) -> int:
         state = side.get(address)
@@ -148,50 +165,45 @@ class _Observed:
         native = state.token.amount if state.token is not None and state.token.native else 0
         return max(min(state.lamports - native, rent_exempt_minimum(state.size)), 0)
 
-    def held_for_user(self, address: str) -> bool:
-        """A token account the strategy holds for the user: the wallet may spend or close it, or a program owns it."""
+    def own_rent(self, address: str) -> int:
+        """Rent of a new account that is the user's own: the wallet's token accounts, the position the
+        pinned program opens (it then holds it for the user), the token account of the recipient the user named."""
         state = self.after.get(address)
-        token = state.token if state else None
-        if token is None:
-            return False
-        if self.intent.wallet in (token.delegate, token.close_authority) or self.wallet_alone_signs_for(token.owner):
-            return True
-        return not Pubkey.from_string(token.owner).is_on_curve()
+        if state is None:
+            return 0
+        mine = (address in self.user or (state.owner == self.intent.strategy_program and self.controlled.get(address) == "position")
+                or (state.token is not None and state.token.owner == self.intent.funds_recipient is not None))
+        return self.opened_rent(address) if mine else 0
 
-    def wallet_alone_signs_for(self, owner: str) -> bool:
-        """`owner` is a token multisig the wallet can sign for by itself (one signature required)."""
-        found = self.multisigs.get(owner)
-        return found is not None and found[0] == 1 and self.intent.wallet in found[1]
-
-    def position(self, address: str) -> TokenState | None:
-        """A fund account of the user's position: not the wallet's, but the wallet may spend or close it,
-        or a program holds it (a strategy's vault, whose program pays out on the user's signature)."""
-        for side in (self.before, self.after):
-            state = side.get(address)
-            token = state.token if state else None
-            if token is not None and token.owner != self.intent.wallet and (
-                self.intent.wallet in (token.delegate, token.close_authority) or self.wallet_alone_signs_for(token.owner)
-                or not Pubkey.from_string(token.owner).is_on_curve()
-            ):
-                return token
-        return None
+    def moved_to(self, address: str, *, lamports: bool) -> int:
+        return sum(m.amount for m in self.moves if m.destination == address and m.lamports == lamports)
 
     def token_gain(self, address: str) -> int:
         amounts = [s.token.amount if s is not None and s.token is not None else 0 for s in (self.before.get(address), self.after.get(address))]
         return amounts[1] - amounts[0]
 
+    def context(self) -> Context:
+        wsol = {a for a in self.user for s in (self.before.get(a), self.after.get(a)) if s and s.token and s.token.native}
+        if self.resolved is not None:
+            wsol |= wsol_accounts_opened(self.resolved, self.intent.wallet)
+        return Context(self.intent.action, self.intent.wallet, self.intent.payer, self.intent.strategy_program,
+                       frozenset(self.user), frozenset(self.user | set(self.controlled)), frozenset(wsol), self.intent.funds_recipient)
+
 
 def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[str, State | None],
-            *, fee: int, decimals: Mapping[str, int] | None = None,
-            multisigs: Mapping[str, tuple[int, tuple[str, ...]]] | None = None, priority_fee: int = 0) -> Check:
-    """The verdict on a simulated transaction; `before`/`after` cover every account it may write."""
+            *, fee: int, decimals: Mapping[str, int] | None = None, resolved: Resolved | None = None,
+            inner: Inner | None = None, priority_fee: int = 0) -> Check:
+    """The verdict on a simulated transaction; `before`/`after` cover every account it may write,
+    `resolved` is its message and `inner` the simulation's inner instructions."""
     decimals = dict(decimals or {})
-    seen = _Observed(intent, before, after, decimals, fee, dict(multisigs or {}))
+    seen = _Observed(intent, before, after, decimals, fee, resolved, dict(inner or {}))
     rent = sum(seen.opened_rent(a) for a in after)
-    foreign_rent = sum(seen.opened_rent(a) for a in after if a not in seen.user)
-    allowance = fee + foreign_rent
+    allowance = fee + sum(seen.own_rent(a) for a in after)
     sol, tokens = seen.user_sol(), seen.tokens()
     diffs: list[str] = []
+    verdicts_ = tuple(verdicts(resolved, seen.context())) if resolved is not None else ()
+    if intent.action in NEEDED:
+        diffs += [v.reason for v in verdicts_ if not v.ok]
     wsol = intent.mint == WSOL_MINT
     diffs += _amount_rules(intent, seen, sol, tokens, allowance, decimals)
     if not wsol:
@@ -204,9 +216,10 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
     if cost > intent.max_sol_cost:
         diffs.append(f"fee and rent come to {amount_text(cost, None, decimals)}, more than the "
                      f"{amount_text(intent.max_sol_cost, None, decimals)} allowed")
-    diffs += _destinations(intent, seen, sol, tokens, allowance, decimals)
+    diffs += _destinations(seen, tokens, decimals)
+    diffs += _strategy_payouts(seen, decimals)
     diffs += _authorities(seen, decimals)
-    diffs += _positions(seen, decimals)
+    diffs += _controlled(seen, resolved)
     # Shown apart: SOL in the wallet and payer, and each token (wrapped SOL by that name).
     native = sum(seen.gain(a) for a in {intent.wallet, intent.payer})
     changes = [{"asset": "SOL", "mint": None, "change": native, "text": _signed(native, None, decimals)}]
@@ -215,8 +228,125 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
     observed = {
         "sol": sol, "tokens": tokens, "fee": fee, "rent": rent, "changes": changes,
         "accounts": [_account_change(seen, a) for a in after if seen.gain(a) or before.get(a) != after.get(a)],
+        "strategy_transfers": [{"instruction": m.top_level, "from": m.source, "to": m.destination, "amount": m.amount,
+                                "asset": "SOL" if m.lamports else "token"} for m in seen.moves],
     }
-    return Check(intent.to_dict(), observed, tuple(dict.fromkeys(diffs)), summary(intent, fee, rent, decimals, changes, priority_fee))
+    verified = _verified(intent, seen, verdicts_)
+    return Check(intent.to_dict(), observed, tuple(dict.fromkeys(diffs)), summary(intent, fee, rent, decimals, changes, priority_fee),
+                 verdicts_, verified)
+
+
+def _verified(intent: Intent, seen: _Observed, verdicts_: tuple[Verdict, ...]) -> tuple[str, ...]:
+    pinned = intent.strategy_program
+    facts = [f"the strategy program trusted is {pinned} (pinned for this cluster, not taken from the service)" if pinned
+             else "no strategy program is trusted: nothing may move value to anyone else"]
+    if verdicts_:
+        facts.append(f"{len(verdicts_)} instruction(s), each one an allowed program and kind where it uses your authority")
+    facts.append(f"your accounts: {len(seen.user)} (wallet, payer, token accounts), and {len(seen.controlled)} more your keys control")
+    facts.append(f"{len(seen.moves)} transfer(s) made by the strategy program, read from the simulation's inner instructions")
+    return tuple(facts)
+
+
+def _destinations(seen: _Observed, tokens: dict[str, int], decimals: Mapping[str, int]) -> list[str]:
+    """Value reaches an account not the user's only by a transfer the pinned program makes to it.
+
+    Lamports a stranger's account gains are refused unless they are tokens (wrapped SOL) the
+    program moved, or the rent of an account that is the user's own."""
+    diffs = []
+    falling = {m for m, d in tokens.items() if d < 0}
+    for address in seen.after:
+        if address in seen.user:
+            continue
+        before, after = seen.before.get(address), seen.after.get(address)
+        token_after = after.token if after else None
+        if token_after is not None and token_after.mint in falling:
+            gained = token_after.amount - (before.token.amount if before and before.token else 0)
+            if gained > seen.moved_to(address, lamports=False):
+                diffs.append(f"{amount_text(gained, token_after.mint, decimals)} to {short(address)} "
+                             f"(owned by {short(token_after.owner)}), not asked for")
+                continue
+        gained = seen.gain(address) - seen.own_rent(address)
+        if gained <= 0:
+            continue
+        if token_after is not None and token_after.native:
+            gained -= max(seen.token_gain(address), 0) if seen.moved_to(address, lamports=False) >= seen.token_gain(address) else 0
+        gained -= seen.moved_to(address, lamports=True) if seen.intent.action != "deposit" else 0
+        if gained > 0:
+            owner = f" (a new account owned by {short(after.owner)})" if after is not None and before is None and after.owner else ""
+            diffs.append(f"{amount_text(gained, None, decimals)} to {short(address)}{owner}, not asked for")
+    return diffs
+
+
+def _strategy_payouts(seen: _Observed, decimals: Mapping[str, int]) -> list[str]:
+    """What the strategy program pays out of its accounts goes to the user (or to the recipient
+    the user named when closing); a withdrawal may pay a fee elsewhere, at most 1 % of it."""
+    diffs = []
+    intent = seen.intent
+    outward = [m for m in seen.moves if m.source not in seen.user and m.destination not in seen.user
+               and not m.lamports and m.destination != _recipient_account(seen)]
+    if not outward:
+        return diffs
+    received = sum(m.amount for m in seen.moves if m.destination in seen.user and not m.lamports)
+    allowed = -(-received * MAX_WITHDRAW_FEE_BPS // 10_000) if intent.action == "withdraw" else 0
+    if intent.action == "deposit" or sum(m.amount for m in outward) > allowed:
+        mint = intent.mint
+        for m in outward:
+            if intent.action == "deposit" and m.source not in seen.controlled:
+                continue  # the strategy's own bookkeeping between its accounts, not the user's value
+            diffs.append(f"{amount_text(m.amount, mint, decimals)} of your position to {short(m.destination)}, not asked for")
+    return diffs
+
+
+def _recipient_account(seen: _Observed) -> str | None:
+    """The token account the position's remainder may go to when closing: one the named recipient owns."""
+    recipient = seen.intent.funds_recipient
+    if recipient is None or seen.intent.action != "close-account":
+        return None
+    for address, state in seen.after.items():
+        if state is not None and state.token is not None and (state.token.owner == recipient or address == recipient):
+            return address
+    return recipient
+
+
+def _controlled(seen: _Observed, resolved: Resolved | None) -> list[str]:
+    """Accounts the user's keys control that the request does not change: they must not change."""
+    diffs = []
+    nonce = _lifetime_nonce(resolved)
+    for address, kind in sorted(seen.controlled.items()):
+        before, after = seen.before.get(address), seen.after.get(address)
+        if before == after or (kind == "nonce" and address == nonce and after is not None and before is not None
+                               and after.lamports == before.lamports and after.owner == before.owner):
+            continue
+        if kind == "position":
+            if after is None:
+                continue  # a closed position: its lamports are followed like any other SOL
+            if position_user(after) != seen.intent.wallet:
+                diffs.append(f"your position {short(address)} would belong to {short(position_user(after) or '?')}")
+            continue
+        if kind == "delegated" and after is not None and before is not None and after.token and before.token \
+                and after.token.amount >= before.token.amount and after.token == before.token:
+            continue
+        diffs.append(f"your {_KIND_NAMES[kind]} {short(address)} changes, not asked for")
+    for address, name in ((seen.intent.wallet, "wallet"), (seen.intent.payer, "payer")):
+        before, after = seen.before.get(address), seen.after.get(address)
+        if before is not None and after is not None and before.owner and (after.owner != before.owner or after.size != before.size):
+            what = f"assigned to program {short(after.owner)}" if after.owner != before.owner else f"given {after.size} bytes of data"
+            diffs.append(f"your {name} {short(address)} would be {what}")
+    return diffs
+
+
+_KIND_NAMES = {"delegated": "token account (you are its delegate or close authority)", "nonce": "nonce account",
+               "stake": "stake account", "mint": "mint", "position": "position", "token": "token account"}
+
+
+def _lifetime_nonce(resolved: Resolved | None) -> str | None:
+    """The nonce account a durable-nonce transaction advances in its first instruction."""
+    if resolved is None or not resolved.instructions:
+        return None
+    program_index, accounts, data = resolved.instructions[0]
+    if resolved.keys[program_index] == programs.SYSTEM_PROGRAM and data[:4] == b"\x04\x00\x00\x00" and accounts:
+        return resolved.keys[accounts[0]]
+    return None
 
 
 def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals: Mapping[str, int]) -> list[str]:
@@ -248,55 +378,6 @@ def _amount_rules(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, i
         if other == WSOL_MINT and (wsol or sol >= -allowance):
             continue  # wrapped SOL back in the wallet as SOL: the SOL rule covers it
         diffs.append(f"your {_symbol(other)} falls by {amount_text(-change, other, decimals)}, not asked for")
-    return diffs
-
-
-def _destinations(intent: Intent, seen: _Observed, sol: int, tokens: dict[str, int], allowance: int, decimals: Mapping[str, int]) -> list[str]:
-    """Where what left the user went: only into accounts the strategy holds for the user."""
-    diffs = []
-    falling = {m for m, d in tokens.items() if d < 0}
-    for address in seen.after:
-        if address in seen.user:
-            continue
-        before, after = seen.before.get(address), seen.after.get(address)
-        token_after = after.token if after else None
-        if token_after is not None and token_after.mint in falling:
-            gained = token_after.amount - (before.token.amount if before and before.token else 0)
-            if gained > 0 and not seen.held_for_user(address):
-                diffs.append(f"{amount_text(gained, token_after.mint, decimals)} to {short(address)} "
-                             f"(owned by {short(token_after.owner)}), not asked for")
-    wsol_out = intent.mint == WSOL_MINT and intent.action == "deposit"
-    named = 0
-    if sol < -allowance or wsol_out:
-        for address in seen.after:
-            gained = seen.gain(address)
-            if address in seen.user or gained - seen.opened_rent(address) <= 0 or (wsol_out and seen.held_for_user(address)):
-                continue
-            after = seen.after.get(address)
-            token = after.token if after is not None else None
-            if token is not None and token.mint in falling and not token.native:
-                continue  # already named as tokens above
-            diffs.append(f"{amount_text(gained, None, decimals)} to {short(address)}, not asked for")
-            named += 1
-    if sol < -allowance and not named and not (intent.mint == WSOL_MINT):
-        diffs.append(f"{amount_text(-sol - allowance, None, decimals)} leaves your accounts beyond the network fee and rent")
-    return diffs
-
-
-def _positions(seen: _Observed, decimals: Mapping[str, int]) -> list[str]:
-    """What leaves the user's position goes to the user; only a withdrawal may pay a fee, at most 1 %."""
-    diffs = []
-    for mint in sorted({t.mint for a in seen.after if (t := seen.position(a)) is not None}):
-        left = -sum(min(seen.token_gain(a), 0) for a in seen.after if (t := seen.position(a)) is not None and t.mint == mint)
-        if left <= 0:
-            continue
-        allowed = -(-left * MAX_WITHDRAW_FEE_BPS // 10_000) if seen.intent.action == "withdraw" else 0
-        others = [(a, gain) for a in seen.after if a not in seen.user and seen.position(a) is None
-                  and (state := seen.after.get(a)) is not None and state.token is not None and state.token.mint == mint
-                  and (gain := seen.token_gain(a)) > 0]
-        if sum(gain for _, gain in others) > allowed:
-            for address, gain in others:
-                diffs.append(f"{amount_text(gain, mint, decimals)} of your position to {short(address)}, not asked for")
     return diffs
 
 
@@ -343,7 +424,7 @@ def _account_change(seen: _Observed, address: str) -> dict[str, Any]:
             "mint": token.mint, "owner": token.owner, "amount": token.amount, "delegate": token.delegate,
             "delegated_amount": token.delegated_amount, "close_authority": token.close_authority}}
 
-    return {"address": address, "user": address in seen.user, "lamports_change": seen.gain(address),
+    return {"address": address, "user": address in seen.user, "controlled": seen.controlled.get(address), "lamports_change": seen.gain(address),
             "before": side(seen.before.get(address)), "after": side(seen.after.get(address))}
 
 

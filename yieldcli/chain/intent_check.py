@@ -6,13 +6,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from solders.pubkey import Pubkey
 
 from yieldcli.chain.intent import Check, Intent, compare
 from yieldcli.chain.rpc_types import Simulation
-from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, multisig_of, network_fee, state_of, writable_addresses
+from yieldcli.chain.instruction_rules import Resolved, resolve
+from yieldcli.chain.pinned import pinned_program
+from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, network_fee, state_of, writable_addresses
 from yieldcli.errors import Refused
 from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
@@ -24,11 +27,19 @@ class AccountsKeptChanging(Refused):
     """Other transactions kept changing the accounts while they were read and simulated."""
 
 
+def what_to_read(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> tuple[Resolved, list[str]]:
+    """What the check needs from the chain: the message's accounts resolved, and the accounts to read
+    before and to have returned by the simulation (every account it may write). The simulation must
+    also return its inner instructions: what the strategy program moved is read from them."""
+    return resolve(message, lookup_tables), writable_addresses(message, lookup_tables)
+
+
 async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None
                             ) -> tuple[Check | None, Simulation]:
     """Read, simulate and compare: `(Check | None, Simulation)`; the check is None when the simulation failed."""
     message = tx.message
-    addresses = writable_addresses(message, lookup_tables)
+    resolved, addresses = what_to_read(message, lookup_tables)
+    intent = replace(intent, strategy_program=pinned_program(await rpc.genesis_hash(), intent.strategy_program))
     keys = [Pubkey.from_string(a) for a in addresses]
     # The pre-state and the simulation are two requests: another transaction landing between them
     # would show its effect as this one's. Read the pre-state again after simulating; only when it
@@ -47,27 +58,18 @@ async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Ma
     before = {a: state_of(i) for a, i in zip(addresses, before_infos)}
     after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
     decimals = await _decimals(rpc, before, after)
-    multisigs = await _multisigs(rpc, intent, addresses, simulation.accounts, before, after)
     fee = network_fee(message)
     priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE
-    return compare(intent, before, after, fee=fee, decimals=decimals, multisigs=multisigs, priority_fee=priority), simulation
+    return compare(intent, before, after, fee=fee, decimals=decimals, resolved=resolved,
+                   inner=inner_by_instruction(simulation.inner_instructions), priority_fee=priority), simulation
 
 
-async def _multisigs(rpc: Any, intent: Intent, addresses: Sequence[str], simulated: Sequence[Any],
-                     *sides: Mapping[str, State | None]) -> dict[str, tuple[int, tuple[str, ...]]]:
-    """Token multisigs owning the token accounts involved, as they stand after the transaction.
+def inner_by_instruction(raw: Sequence[Mapping[str, Any]]) -> dict[int, list[tuple[int, tuple[int, ...], bytes]]]:
+    """The RPC's innerInstructions (base58 data) by top-level index."""
+    from yieldcli.addresses import b58decode
 
-    A fund account may be owned by a multisig the wallet signs for alone: then it is the user's
-    position, not a stranger's account. One this transaction writes is read from the simulation.
-    """
-    owners = {s.token.owner for side in sides for s in side.values() if s and s.token} - {intent.wallet, intent.payer}
-    found = {a: m for a, info in zip(addresses, simulated) if a in owners and (m := multisig_of(info)) is not None}
-    rest = sorted(owners - set(addresses))
-    if rest:
-        for address, info in zip(rest, await rpc.multiple_accounts([Pubkey.from_string(a) for a in rest])):
-            if (m := multisig_of(info)) is not None:
-                found[address] = m
-    return found
+    return {int(entry["index"]): [(int(i["programIdIndex"]), tuple(int(a) for a in i["accounts"]), b58decode(i["data"]))
+                                  for i in entry["instructions"]] for entry in raw or ()}
 
 
 async def _decimals(rpc: Any, *sides: Mapping[str, State | None]) -> dict[str, int]:

@@ -222,6 +222,7 @@ class Rpc:
             "encoding": "base64",
             "sigVerify": False,
             "replaceRecentBlockhash": False,
+            "innerInstructions": True,  # the intent guard reads what the strategy program moved
             **self._commitment(commitment),
         }
         if addresses:
@@ -248,6 +249,7 @@ class Rpc:
             units_consumed=value.get("unitsConsumed"),
             accounts=after,
             token_balances=tuple(balances),
+            inner_instructions=tuple(value.get("innerInstructions") or ()),
         )
 
     async def send(
