@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from yieldcli.solana import programs
 
@@ -97,6 +97,9 @@ class Context:
     funds_recipient: str | None = None
 
 
+MakeVerdict = Callable[[str, bool, str], Verdict]
+
+
 def short(address: str) -> str:
     return f"{address[:4]}…{address[-4:]}" if len(address) > 12 else address
 
@@ -148,7 +151,7 @@ def _needed(ctx: Context, rule: str) -> bool:
     return rule in NEEDED.get(ctx.action, frozenset())
 
 
-def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Any) -> Verdict:
+def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
     tag = struct.unpack_from("<I", data)[0] if len(data) >= 4 else -1
     name = SYSTEM_KINDS.get(tag, f"instruction {tag}")
     kind = f"System {name}"
@@ -164,7 +167,7 @@ def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Any
     return verdict(kind, False, f"instruction {index}: {kind} of {_whose(ctx, target)}")
 
 
-def _token(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Any) -> Verdict:
+def _token(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
     tag = data[0] if data else -1
     name = TOKEN_KINDS.get(tag, f"instruction {tag}")
     kind = f"Token {name}"
@@ -187,7 +190,7 @@ def _is_wsol(ctx: Context, address: str) -> bool:
     return address in ctx.wsol
 
 
-def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Any) -> Verdict:
+def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
     tag = data[0] if data else 0
     kind = f"ATA {ATA_KINDS.get(tag, f'instruction {tag}')}"
     if tag in (0, 1) and len(keys) >= 3 and keys[0] in (ctx.wallet, ctx.payer):

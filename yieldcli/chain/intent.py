@@ -280,7 +280,7 @@ def _destinations(seen: _Observed, tokens: dict[str, int], decimals: Mapping[str
 def _strategy_payouts(seen: _Observed, decimals: Mapping[str, int]) -> list[str]:
     """What the strategy program pays out of its accounts goes to the user (or to the recipient
     the user named when closing); a withdrawal may pay a fee elsewhere, at most 1 % of it."""
-    diffs = []
+    diffs: list[str] = []
     intent = seen.intent
     outward = [m for m in seen.moves if m.source not in seen.user and m.destination not in seen.user
                and not m.lamports and m.destination != _recipient_account(seen)]

@@ -83,6 +83,7 @@ class TransactOptions:
     priority_fee_source: str = "request"  # where a default came from, for the log
     max_fee: int | None = None  # lamports of base plus priority fee allowed
     expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
+    strategy_program: str | None = None  # the strategy's program off mainnet (chain/pinned.py decides which is trusted)
 
     def validate(self) -> None:
         if self.commitment not in COMMITMENTS:

@@ -89,8 +89,9 @@ class TxOptions(TransactOptions):
 
 
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
-        shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions)}
+        shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions) if f.name != "strategy_program"}
         return TransactOptions(**{**shared, "priority_fee_insists": self.priority_fee_source == "flag",
+                                  "strategy_program": session.settings.value("strategy_program"),
                                   "expected_cluster": _expected_cluster(session, request)})
 
 
