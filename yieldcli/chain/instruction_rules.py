@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from yieldcli.chain.intent_text import short
 from yieldcli.solana import programs
 
 MEMO_PROGRAMS = (programs.MEMO_PROGRAM, programs.MEMO_V1_PROGRAM)
@@ -49,6 +50,8 @@ class Resolved:
 
 @dataclass(frozen=True)
 class Verdict:
+    """One instruction's verdict; `index` counts from 0 (as in the review's JSON), the text from 1 (as the review shows #n)."""
+
     index: int
     program: str
     kind: str
@@ -100,10 +103,6 @@ class Context:
 MakeVerdict = Callable[[str, bool, str], Verdict]
 
 
-def short(address: str) -> str:
-    return f"{address[:4]}…{address[-4:]}" if len(address) > 12 else address
-
-
 def verdicts(resolved: Resolved, ctx: Context) -> list[Verdict]:
     return [_verdict(i, resolved, ctx) for i in range(len(resolved.instructions))]
 
@@ -136,7 +135,7 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
     a, key = uses[0]
     how = "your wallet as a signer" if key == ctx.wallet and r.signer[a] else (
         "the payer as a signer" if key == ctx.payer and r.signer[a] else f"your account {short(key)} writable")
-    return verdict("not allowed", False, f"instruction {index}: program {name} is not one this request needs, and it is given {how}")
+    return verdict("not allowed", False, f"instruction {index + 1}: program {name} is not one this request needs, and it is given {how}")
 
 
 def _whose(ctx: Context, address: str) -> str:
@@ -162,9 +161,9 @@ def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Mak
         to = keys[1]
         if to in ctx.owned and to not in (ctx.wallet, ctx.payer) and _needed(ctx, "system.transfer.own"):
             return verdict(kind, True, "wraps SOL into your own token account")
-        return verdict(kind, False, f"instruction {index}: {kind} of {lamports} lamports from {_whose(ctx, keys[0])} to {short(to)}")
+        return verdict(kind, False, f"instruction {index + 1}: {kind} of {lamports} lamports from {_whose(ctx, keys[0])} to {short(to)}")
     target = keys[1] if tag in (0, 3) and len(keys) > 1 else (keys[0] if keys else "?")
-    return verdict(kind, False, f"instruction {index}: {kind} of {_whose(ctx, target)}")
+    return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, target)}")
 
 
 def _token(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
@@ -179,11 +178,11 @@ def _token(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Make
         return verdict(kind, True, "closes your wrapped-SOL account to your wallet (unwraps)")
     if tag in (3, 12):
         to = keys[2] if tag == 12 and len(keys) > 2 else (keys[1] if len(keys) > 1 else "?")
-        return verdict(kind, False, f"instruction {index}: {kind} from {_whose(ctx, account)} to {short(to)} "
+        return verdict(kind, False, f"instruction {index + 1}: {kind} from {_whose(ctx, account)} to {short(to)} "
                        "(only the strategy program may move your tokens)")
     if tag == 9 and len(keys) >= 2:
-        return verdict(kind, False, f"instruction {index}: {kind} of {_whose(ctx, account)} to {_whose(ctx, keys[1])}")
-    return verdict(kind, False, f"instruction {index}: {kind} of {_whose(ctx, account)}")
+        return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)} to {_whose(ctx, keys[1])}")
+    return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)}")
 
 
 def _is_wsol(ctx: Context, address: str) -> bool:
@@ -199,5 +198,5 @@ def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVe
             return verdict(kind, True, "opens your own token account")
         if owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient"):
             return verdict(kind, True, "opens the token account of the recipient you named")
-        return verdict(kind, False, f"instruction {index}: {kind} of a token account for {short(owner)}, paid by {_whose(ctx, keys[0])}")
-    return verdict(kind, False, f"instruction {index}: {kind} with {_whose(ctx, keys[0] if keys else '?')}")
+        return verdict(kind, False, f"instruction {index + 1}: {kind} of a token account for {short(owner)}, paid by {_whose(ctx, keys[0])}")
+    return verdict(kind, False, f"instruction {index + 1}: {kind} with {_whose(ctx, keys[0] if keys else '?')}")

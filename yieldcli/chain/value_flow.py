@@ -111,7 +111,7 @@ def wsol_accounts_opened(resolved: Resolved, wallet: str) -> set[str]:
     """The wallet's wrapped-SOL associated token accounts that ATA instructions open."""
     from yieldcli.tokens import WSOL_MINT
 
-    keys = resolved.keys
+    keys, opened = resolved.keys, wallet_token_accounts_opened(resolved, wallet)
     return {keys[accounts[1]] for program_index, accounts, data in resolved.instructions
             if keys[program_index] == programs.ASSOCIATED_TOKEN_PROGRAM and len(accounts) >= 6 and keys[accounts[3]] == WSOL_MINT
-            and keys[accounts[1]] in wallet_token_accounts_opened(resolved, wallet)}
+            and keys[accounts[1]] in opened}

@@ -61,6 +61,7 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
     if effect is None:
         return
     _draw_changes(console, effect["observed"]["changes"])
+    _draw_verdicts(console, effect.get("instructions") or [])
     if effect["differences"]:
         asked = effect["expected"]["action"] != "transaction"
         header = "  does NOT match your request:" if asked else "  more than the network fee and rent (state the intent with --expect):"
@@ -69,6 +70,14 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
             _say(console, f"    ✗ {printable(difference)}", "red")
     else:
         _say(console, "  matches your request", "green")
+
+
+def _draw_verdicts(console: Console, verdicts: list[dict[str, Any]]) -> None:
+    """Each instruction's verdict, numbered as the review numbers instructions: a refusal in red."""
+    for v in verdicts:
+        mark, style = ("✓", "dim") if v["ok"] else ("✗", "red")
+        reason = str(v["reason"]).removeprefix(f"instruction {v['index'] + 1}: ")
+        _say(console, f"  {mark} #{v['index'] + 1} {printable(v['kind'])}: {printable(reason)}", style)
 
 
 def fee_line(fee: dict[str, Any] | None) -> str | None:
