@@ -315,7 +315,7 @@ def close_order(settings: ChainSettings, strategy_id: str, asset: str, *, wallet
     wallet, payer = identity(settings, wallet, payer)
     params = {"user_pubkey": wallet, "strategy_id": strategy_id, "mint": mint, "payer": payer,
               "funds_recipient": recipient, "user_token_account": token_account}
-    request = UserRequest("close-account", payer, {wallet, payer}, wallet, strategy_id, mint)
+    request = UserRequest("close-account", payer, {wallet, payer}, wallet, strategy_id, mint, funds_recipient=recipient)
     return Order(request, "/close-user-account", params)
 
 

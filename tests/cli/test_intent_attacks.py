@@ -188,3 +188,16 @@ def test_the_legitimate_flows_confirm(world, priority):
         effect = done.json()["effect"]
         assert done.json()["status"] == "confirmed" and effect["differences"] == [], (flow, effect)
         assert all(v["ok"] for v in effect["instructions"]), (flow, effect["instructions"])
+
+
+def test_close_pays_the_remainder_to_the_recipient_named_and_to_no_one_else(world):
+    named = Keypair().pubkey()
+    world.doctor(payout_to_stranger(world))
+    before = world.snapshot()
+    refused = world.yield_("close-account", "--asset", "USDC", "--recipient", str(named), "--send", "--yes")
+    assert refused.code == 10 and "USDC of your position to" in refused.stderr, refused.stderr
+    assert world.snapshot() == before
+    world.stand_in.doctor = None
+    done = world.yield_("close-account", "--asset", "USDC", "--recipient", str(named), "--send", "--yes", "-o", "json")
+    assert done.code == 0 and done.json()["effect"]["differences"] == [], done.stderr
+    assert world.runtime.token_account(programs.associated_token_address(named, USDC_MINT))[2] > 0

@@ -50,6 +50,7 @@ class UserRequest:
     amount: int | None = None  # base units; None with a mint means everything
     exclude_fees: bool = False
     unwrap: bool = False
+    funds_recipient: str | None = None  # close-account: who the user named to receive the position's remainder
 
 
 @dataclass

@@ -82,7 +82,7 @@ def intent_of(request: UserRequest, options: TransactOptions, review: Review, ke
         action=action, wallet=wallet, payer=payer, mint=request.mint, amount=request.amount,
         strategy=request.strategy_id, exclude_fees=request.exclude_fees, unwrap=request.unwrap,
         max_sol_cost=max_sol_cost, strategy_program=options.strategy_program,
-        funds_recipient=getattr(request, "funds_recipient", None),
+        funds_recipient=request.funds_recipient,
     )
 
 

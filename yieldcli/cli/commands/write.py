@@ -244,6 +244,6 @@ def close_account(
     from yieldcli.chain.transact import UserRequest
     from yieldcli.cli.commands.txflow import run
 
-    request = UserRequest("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint)
+    request = UserRequest("close-account", payer_key, {wallet_key, payer_key}, wallet_key, strategy_id, mint, funds_recipient=recipient)
     _with_nonce_authority(session, tx, request)
     run(session, out, tx, request, _obtainer(session, "/close-user-account", params, tx, payer_key), needs_rpc=tx.ix)
