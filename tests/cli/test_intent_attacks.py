@@ -127,8 +127,8 @@ def test_verdicts_are_in_the_json_and_the_review(world):
     assert verdicts[2]["reason"] == "instruction 3: System Assign of your wallet"
     assert any("pinned for this cluster" in fact for fact in shown["effect"]["verified"])
     table = world.yield_(*DEPOSIT, "-o", "table")
-    assert "✗ #3 System Assign: System Assign of your wallet" in table.stdout, table.stdout
-    assert "✓ #2 strategy program" in table.stdout
+    assert "      ✗ System Assign of your wallet" in table.stdout, table.stdout
+    assert "      ✓ the strategy's pinned program; what it moves is checked in the simulation" in table.stdout
 
 
 def test_the_python_client_with_an_always_yes_confirm_is_refused(world):

@@ -304,7 +304,8 @@ def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, p
         from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
 
         draw_effect(con, result.get("effect"), result.get("fee"))
-        draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}")
+        draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}",
+                    verdicts=(result.get("effect") or {}).get("instructions"))
         draw_simulation(con, result["simulation"])
 
     out.before_prompt(paint, prompting=prompting)

@@ -61,7 +61,6 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
     if effect is None:
         return
     _draw_changes(console, effect["observed"]["changes"])
-    _draw_verdicts(console, effect.get("instructions") or [])
     if effect["differences"]:
         asked = effect["expected"]["action"] != "transaction"
         header = "  does NOT match your request:" if asked else "  more than the network fee and rent (state the intent with --expect):"
@@ -70,14 +69,6 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
             _say(console, f"    ✗ {printable(difference)}", "red")
     else:
         _say(console, "  matches your request", "green")
-
-
-def _draw_verdicts(console: Console, verdicts: list[dict[str, Any]]) -> None:
-    """Each instruction's verdict, numbered as the review numbers instructions: a refusal in red."""
-    for v in verdicts:
-        mark, style = ("✓", "dim") if v["ok"] else ("✗", "red")
-        reason = str(v["reason"]).removeprefix(f"instruction {v['index'] + 1}: ")
-        _say(console, f"  {mark} #{v['index'] + 1} {printable(v['kind'])}: {printable(reason)}", style)
 
 
 def fee_line(fee: dict[str, Any] | None) -> str | None:
@@ -114,7 +105,9 @@ def _draw_changes(console: Console, changes: list[dict[str, Any]]) -> None:
         _say(console, " " * (whole_width - len(whole)) + text, style)
 
 
-def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title: str) -> None:
+def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title: str,
+                verdicts: list[dict[str, Any]] | None = None) -> None:
+    """The transaction: who signs, and each instruction with the intent guard's verdict on it (when checked)."""
     _say(console, title, "bold")
     _line(console, "  cluster:          ", cluster)
     _line(console, "  fee payer:        ", _addr(review["fee_payer"]))
@@ -125,18 +118,23 @@ def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title
         state = "signed" if s["signed"] else ("INVALID signature" if s["invalid"] else "not signed")
         payer = " (fee payer)" if s["fee_payer"] else ""
         _line(console, "    ", _addr(s["address"]), f"{payer}: {state}", style="red" if s["invalid"] else None)
+    by_index = {v["index"]: v for v in verdicts or ()}
     for ix in review["instructions"]:
-        _draw_instruction(console, ix)
+        _draw_instruction(console, ix, by_index.get(ix["index"]))
     for warning in review.get("warnings", ()):
         _say(console, f"  warning: {printable(warning)}", "yellow")
 
 
-def _draw_instruction(console: Console, ix: dict[str, Any]) -> None:
+def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, Any] | None = None) -> None:
     kind = f" {ix['kind']}" if ix.get("kind") else ""
     unknown = "  UNKNOWN PROGRAM" if ix["unknown"] else ""
     _line(console, f"  #{ix['index'] + 1} {ix['program']}{kind}  ", _addr(ix["program_id"]), unknown,
           style="bold red" if ix["unknown"] else "bold")
     margin = " " * DETAIL_INDENT
+    if verdict is not None:  # the text says `instruction N: …` for a refusal; here the header already numbers it
+        reason = str(verdict["reason"]).removeprefix(f"instruction {verdict['index'] + 1}: ")
+        mark, style = ("✓", "green") if verdict["ok"] else ("✗", "red")
+        _say(console, f"{margin}{mark} {printable(reason)}", style)
     for key, value in (ix.get("details") or {}).items():
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
         _line(console, f"{margin}{key}: ", shown)
