@@ -201,3 +201,21 @@ def test_close_pays_the_remainder_to_the_recipient_named_and_to_no_one_else(worl
     done = world.yield_("close-account", "--asset", "USDC", "--recipient", str(named), "--send", "--yes", "-o", "json")
     assert done.code == 0 and done.json()["effect"]["differences"] == [], done.stderr
     assert world.runtime.token_account(programs.associated_token_address(named, USDC_MINT))[2] > 0
+
+
+def test_a_strategy_program_named_for_another_deployment_is_the_only_one_trusted(world):
+    from yieldcli.client import Client
+    from yieldcli.errors import Refused
+    from tests.conftest import TEST_API_KEY
+    from yieldcli.sandbox.demo import demo_keypair
+
+    other = str(Keypair().pubkey())
+    # The command line: the setting replaces the sandbox's program, whose deposit then uses the user's authority unvouched.
+    refused = world.run(*DEPOSIT, "--send", "--yes", env={**world.env(), "YIELD_STRATEGY_PROGRAM": other})
+    assert refused.code == 10 and "Sandbox strategy program is not one this request needs" in refused.stderr, refused.stderr
+    # The Python client: the same per write.
+    with Client(api_url=world.stand_in.url, api_key=TEST_API_KEY, strategy=DEMO_STRATEGY_ID, rpc_url=world.sandbox.rpc_url,
+                keypair=demo_keypair(), journal_path=world.keypair + ".journal") as client:
+        with pytest.raises(Refused, match="Sandbox strategy program is not one this request needs"):
+            client.deposit("USDC", "10", strategy_program=other).send(confirm=lambda *a: True)
+        assert client.deposit("USDC", "10").send(confirm=lambda *a: True).status == "confirmed"
