@@ -16,20 +16,14 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import AllocateParams, AssignParams, TransferParams, allocate, assign, transfer
 
-from tests.cli.test_intent import TOKEN, USDC_MINT, USER_ATA, WALLET, World, _token_ix
+from tests.cli.test_intent import TOKEN, USDC_MINT, USER_ATA, WALLET, _token_ix, destination_swapped
+from tests.cli.test_intent import world  # noqa: F401 (the fixture: the sandbox behind a stand-in service)
 from yieldcli.solana import programs, strategy_program
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
 
 SYSTEM = Pubkey.from_string(programs.SYSTEM_PROGRAM)
 STAKE = Pubkey.from_string("Stake11111111111111111111111111111111111111")
 POSITION = strategy_program.position_address(WALLET, DEMO_STRATEGY_ID, USDC_MINT)
-
-
-@pytest.fixture
-def world(sandbox, run, tmp_path):
-    w = World(sandbox, run, tmp_path)
-    yield w
-    w.stand_in.stop()
 
 
 def pda_owned_account(w):
@@ -39,14 +33,7 @@ def pda_owned_account(w):
 
 
 def to_pda_vault(w):
-    account = pda_owned_account(w)
-
-    def change(ixs):
-        i = _token_ix(ixs)
-        amount = struct.unpack_from("<Q", bytes(ixs[i].data), 1)[0]
-        ixs[i] = programs.token_transfer_checked(USER_ATA, USDC_MINT, account, WALLET, amount, 6)
-        return ixs
-    return change
+    return destination_swapped(pda_owned_account(w))
 
 
 def append(make):
