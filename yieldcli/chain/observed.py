@@ -137,7 +137,8 @@ def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, 
             continue
         if token_after is not None and token_after.native:
             gained -= max(seen.token_gain(address), 0) if seen.moved_to(address, lamports=False) >= seen.token_gain(address) else 0
-        gained -= seen.moved_to(address, lamports=True) if seen.intent.action != "deposit" else 0
+        # SOL the program takes from the user into the strategy; what it pays out of the strategy is checked in `strategy_payouts`.
+        gained -= sum(m.amount for m in seen.moves if m.lamports and m.destination == address and m.source in seen.user)
         if gained > 0:
             owner = f" (a new account owned by {short(after.owner)})" if after is not None and before is None and after.owner else ""
             diffs.append(f"{amount_text(gained, None, decimals)} to {short(address)}{owner}, not asked for")
@@ -150,17 +151,18 @@ def strategy_payouts(seen: Observed, decimals: Mapping[str, int]) -> list[str]:
     diffs: list[str] = []
     intent = seen.intent
     outward = [m for m in seen.moves if m.source not in seen.user and m.destination not in seen.user
-               and not m.lamports and m.destination != _recipient_account(seen)]
+               and m.destination != _recipient_account(seen)]
     if not outward:
         return diffs
     received = sum(m.amount for m in seen.moves if m.destination in seen.user and not m.lamports)
+    mint = intent.mint
     allowed = -(-received * MAX_WITHDRAW_FEE_BPS // 10_000) if intent.action == "withdraw" else 0
     if intent.action == "deposit" or sum(m.amount for m in outward) > allowed:
-        mint = intent.mint
         for m in outward:
             if intent.action == "deposit" and m.source not in seen.controlled:
                 continue  # the strategy's own bookkeeping between its accounts, not the user's value
-            diffs.append(f"{amount_text(m.amount, mint, decimals)} of your position to {short(m.destination)}, not asked for")
+            what = amount_text(m.amount, None if m.lamports else mint, decimals)
+            diffs.append(f"{what} of your position to {short(m.destination)}, not asked for")
     return diffs
 
 
