@@ -91,7 +91,7 @@ ATTACKS = {
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_each_attack_is_refused_before_signing_and_the_chain_is_unchanged(world, name):
+def test_each_attack_is_refused_before_signing_and_the_chain_is_unchanged(world, name, record_property):
     command, make, code, message = ATTACKS[name]
     world.new_account = Keypair()
     if "SOL" in command:
@@ -99,6 +99,7 @@ def test_each_attack_is_refused_before_signing_and_the_chain_is_unchanged(world,
     world.doctor(make(world))
     before = world.snapshot()
     refused = world.yield_(*command, "--send", "--yes", "-o", "json")
+    record_property("outcome", f"exit {refused.code}: {refused.stderr.splitlines()[0] if refused.stderr else ''}")  # for the attack table
     assert refused.code == code, refused.stderr
     assert message in refused.stderr, refused.stderr
     assert "signature" not in refused.json()

@@ -167,13 +167,14 @@ def snapshot(w):
 
 @pytest.mark.parametrize("action", list(ACTIONS))
 @pytest.mark.parametrize("attack", list(APPENDED))
-def test_an_appended_instruction_using_the_users_authority_is_refused(world, attack, action):
+def test_an_appended_instruction_using_the_users_authority_is_refused(world, attack, action, record_property):
     make, message = APPENDED[attack]
     if "SOL" in action and "withdraw" in action:
         assert world.yield_("deposit", "--asset", "SOL", "--amount", "0.5", "--send", "--yes").code == 0
     world.doctor(lambda ixs: ixs + [make(world, world.holdings)])
     before = snapshot(world)
     refused = world.yield_(*ACTIONS[action], "--send", "--yes", "-o", "json")
+    record_property("outcome", f"exit {refused.code}: {refused.stderr.splitlines()[0] if refused.stderr else ''}")  # for the attack table
     assert refused.code in (10, 11), refused.stderr
     if refused.code == 10:
         assert message in refused.stderr, refused.stderr

@@ -196,7 +196,7 @@ def controlled_unchanged(seen: Observed, resolved: Resolved | None) -> list[str]
                 and after.token.amount >= before.token.amount and after.token == before.token:
             continue
         diffs.append(f"your {_KIND_NAMES[kind]} {short(address)} changes, not asked for")
-    for address, name in ((seen.intent.wallet, "wallet"), (seen.intent.payer, "payer")):
+    for address, name in {seen.intent.payer: "payer", seen.intent.wallet: "wallet"}.items():  # one line when the wallet pays
         before, after = seen.before.get(address), seen.after.get(address)
         if before is not None and after is not None and before.owner and (after.owner != before.owner or after.size != before.size):
             what = f"assigned to program {short(after.owner)}" if after.owner != before.owner else f"given {after.size} bytes of data"
