@@ -99,6 +99,14 @@ class Observed:
                 or (state.token is not None and state.token.owner == self.intent.funds_recipient is not None))
         return self.opened_rent(address) if mine else 0
 
+    def mint_of(self, address: str) -> str | None:
+        """The mint of a token account, from the chain (before, else after)."""
+        for side in (self.before, self.after):
+            state = side.get(address)
+            if state is not None and state.token is not None:
+                return state.token.mint
+        return self.intent.mint
+
     def moved_to(self, address: str, *, lamports: bool) -> int:
         return sum(m.amount for m in self.moves if m.destination == address and m.lamports == lamports)
 
@@ -146,24 +154,24 @@ def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, 
 
 
 def strategy_payouts(seen: Observed, decimals: Mapping[str, int]) -> list[str]:
-    """What the strategy program pays out of its accounts goes to the user (or to the recipient
-    the user named when closing); a withdrawal may pay a fee elsewhere, at most 1 % of it."""
-    diffs: list[str] = []
+    """What the strategy program pays out of its accounts to someone else than the user.
+
+    On a withdrawal or close it goes to the user (or to the recipient the user named when closing);
+    a withdrawal may pay a fee elsewhere, at most 1 % of what the user receives. On any other request
+    the program may move value between accounts that are not the user's (a deposit into its vault, a
+    payer's transaction for another wallet), but not out of one the user's keys control."""
     intent = seen.intent
     outward = [m for m in seen.moves if m.source not in seen.user and m.destination not in seen.user
                and m.destination != _recipient_account(seen)]
-    if not outward:
-        return diffs
-    received = sum(m.amount for m in seen.moves if m.destination in seen.user and not m.lamports)
-    mint = intent.mint
-    allowed = -(-received * MAX_WITHDRAW_FEE_BPS // 10_000) if intent.action == "withdraw" else 0
-    if intent.action == "deposit" or sum(m.amount for m in outward) > allowed:
-        for m in outward:
-            if intent.action == "deposit" and m.source not in seen.controlled:
-                continue  # the strategy's own bookkeeping between its accounts, not the user's value
-            what = amount_text(m.amount, None if m.lamports else mint, decimals)
-            diffs.append(f"{what} of your position to {short(m.destination)}, not asked for")
-    return diffs
+    if intent.action in ("withdraw", "close-account"):
+        received = sum(m.amount for m in seen.moves if m.destination in seen.user and not m.lamports)
+        allowed = -(-received * MAX_WITHDRAW_FEE_BPS // 10_000) if intent.action == "withdraw" else 0
+        if sum(m.amount for m in outward) <= allowed:
+            return []
+    else:
+        outward = [m for m in outward if m.source in seen.controlled]
+    return [f"{amount_text(m.amount, None if m.lamports else seen.mint_of(m.source), decimals)} of your position to "
+            f"{short(m.destination)}, not asked for" for m in outward]
 
 
 def _recipient_account(seen: Observed) -> str | None:
