@@ -216,7 +216,7 @@ def test_auto_never_pays_more_than_the_default_ceiling_without_max_fee(busy):
     assert "give --max-fee LAMPORTS to allow it" in result.stderr  # the hint, from the command line's table
     # Allowed by --max-fee, the fee is still counted by the intent guard's SOL cap (--max-sol-cost).
     capped = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto",
-                 "--max-fee", "100000000", "--max-sol-cost", "0.01", "-o", "json")
+                 "--max-fee", "1000000000", "--max-sol-cost", "0.01", "-o", "json")
     assert capped.code == 10, capped.stderr
     assert "fee and rent come to" in capped.stderr and "more than the 0.01 SOL allowed" in capped.stderr
     assert wallet_state(cli) == before

@@ -265,7 +265,7 @@ def test_the_deposit_review_at_200_columns_shows_whole_addresses(screen):
     usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
     assert all(len(line) <= 200 for line in lines)
     assert any(f"mint: {usdc}" in line for line in lines)
-    assert any("  #2 Token Program transferChecked  TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA" == line for line in lines)
+    assert any("  #2 Sandbox strategy program deposit  SandboxStrategy1111111111111111111111111111" == line for line in lines)
     token_row = table_rows("\n".join(lines), "Token account")[0]
     assert token_row.split()[1:] == ["USDC", "1,250.75", "1,240.75", "-10.00", usdc, DEMO_WALLET]
     assert not any("…" in line for line in lines[1:])  # the summary alone speaks of the wallet in short
