@@ -49,6 +49,7 @@ class Holdings:
         self.delegated = rt.create_associated_token_account(Keypair().pubkey(), USDC_MINT)
         account = rt.get_account(self.delegated)
         data = bytearray(account.data)
+        data[64:72] = struct.pack("<Q", 5 * 10**6)  # it holds 5 USDC the wallet may spend
         data[72:108] = struct.pack("<I", 1) + bytes(WALLET)
         data[121:129] = struct.pack("<Q", 2**64 - 1)
         data[129:165] = struct.pack("<I", 1) + bytes(WALLET)

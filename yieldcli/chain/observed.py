@@ -148,7 +148,8 @@ def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, 
         # SOL the program takes from the user into the strategy; what it pays out of the strategy is checked in `strategy_payouts`.
         gained -= sum(m.amount for m in seen.moves if m.lamports and m.destination == address and m.source in seen.user)
         if gained > 0:
-            owner = f" (a new account owned by {short(after.owner)})" if after is not None and before is None and after.owner else ""
+            program = programs.PROGRAM_NAMES.get(after.owner, short(after.owner)) if after is not None else ""
+            owner = f" (a new account owned by {program})" if after is not None and before is None and after.owner else ""
             diffs.append(f"{amount_text(gained, None, decimals)} to {short(address)}{owner}, not asked for")
     return diffs
 
