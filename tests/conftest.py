@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 YIELD = str(Path(sys.executable).with_name("yield"))
+ROOT = Path(__file__).resolve().parent.parent
 TEST_API_KEY = "test-key-5f1d0c9a7b3e4d2c"
 
 
@@ -37,7 +38,7 @@ class Result:
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
-    """A clean environment: no YIELD_* variables, private HOME/XDG dirs, a file keyring in them."""
+    """A clean environment: no YIELD_* variables, private HOME/XDG dirs, a stand-in keyring in them."""
     for name in list(os.environ):
         if name.startswith("YIELD_") or name in ("NO_COLOR", "FORCE_COLOR"):
             monkeypatch.delenv(name)
@@ -46,7 +47,9 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
+    # The stand-in OS keyring of tests/keyring_backend.py; `yield` runs import it through PYTHONPATH.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.keyring_backend.StandInKeyring")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     return home
 
 

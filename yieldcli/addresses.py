@@ -30,6 +30,11 @@ def b58encode(data: bytes) -> str:
     return "1" * leading_zeros + "".join(reversed(out))
 
 
+def is_base58(text: str) -> bool:
+    """Non-empty, and only base58 characters."""
+    return bool(text) and all(c in _INDEX for c in text)
+
+
 def is_pubkey(text: str) -> bool:
     if not 32 <= len(text) <= 44:
         return False

@@ -77,7 +77,9 @@ def _refuse_past_u64(whole: str, text: str, name: str) -> None:
 
 
 def scale(raw: int, decimals: int) -> Decimal:
-    """Base units to token units, exactly."""
+    """Base units to token units, exactly. Zero is `Decimal(0)`: scaled, it would print as `0E-9`."""
+    if raw == 0:
+        return Decimal(0)
     return Decimal(raw).scaleb(-decimals)
 
 

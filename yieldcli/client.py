@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
     from solders.keypair import Keypair
 
+    from yieldcli.chain.sign import Signer
+
     from yieldcli.api.aio import AsyncServiceClient
     from typing import Unpack
 
@@ -65,7 +67,9 @@ def load_profile(name: str | None = None) -> Profile:
 
     env = Environment()
     profile = config.resolve_profile(name, env)
-    settings = config.Settings(env, config.ConfigFile.load(Path(config.resolve_config_path(None, env).value)), profile)
+    file = config.ConfigFile.load(Path(config.resolve_config_path(None, env).value))
+    config.check_profile(file, profile)
+    settings = config.Settings(env, file, profile)
     timeout_text = str(settings.value("timeout"))
     try:
         timeout = float(timeout_text)
@@ -96,7 +100,7 @@ class _Reads:
 class _Writes:
     """Where and as whom both clients sign and send: resolved at the first write (reads never load solders)."""
 
-    def __init__(self, rpc_url: str | None, keypair: Keypair | str | Path | None, journal_path: str | Path | None,
+    def __init__(self, rpc_url: str | None, keypair: Signer | Keypair | str | Path | None, journal_path: str | Path | None,
                  timeout: float):
         self._given = (rpc_url, keypair, journal_path, timeout)
         self._settings: ChainSettings | None = None
@@ -140,10 +144,11 @@ class Client:
 
     def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                  strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
-                 keypair: Keypair | str | Path | None = None, journal_path: str | Path | None = None):
+                 keypair: Signer | Keypair | str | Path | None = None, journal_path: str | Path | None = None):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
         the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
-        Solana JSON-RPC; `keypair`: a solders Keypair or a keypair file; `journal_path`: where sent
+        Solana JSON-RPC; `keypair`: a solders Keypair, a keypair file, a Ledger keypair URL
+        (`usb://ledger?key=0`) or a `LedgerSigner`; `journal_path`: where sent
         signatures are kept until settled (default: the one `yield` uses)."""
         from yieldcli.api.sync import ServiceClient
 
@@ -248,9 +253,10 @@ class Client:
         return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits))
 
     def _decimals_of_unknown(self, mint: str, owner: str) -> int:
-        from yieldcli.client_writes import decimals_in_balances
+        from yieldcli.client_writes import decimals_of_mint
 
-        return decimals_in_balances(self._api.balances(owner, asset=mint), mint)
+        settings = self._writes.settings(self.api_url)
+        return decimals_of_mint(mint, settings.rpc_url, settings.timeout, lambda: self._api.balances(owner, asset=mint))
 
     def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
                       payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
@@ -268,7 +274,7 @@ class AsyncClient:
 
     def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                  strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
-                 keypair: Keypair | str | Path | None = None, journal_path: str | Path | None = None):
+                 keypair: Signer | Keypair | str | Path | None = None, journal_path: str | Path | None = None):
         from yieldcli.api.aio import AsyncServiceClient
 
         self._api: AsyncServiceClient = AsyncServiceClient(api_url or _public_service_url(), api_key, timeout=timeout,
@@ -373,15 +379,16 @@ class AsyncClient:
                     strategy: str | None, wallet: str | None, payer: str | None, token_account: str | None,
                     extra: dict[str, Any], ix: bool, limits: LimitArgs) -> AsyncPreparedTransaction:
         from yieldcli import tokens
-        from yieldcli.client_writes import Limits, decimals_in_balances, identity, move_order, prepare_write_async
+        from yieldcli.client_writes import Limits, decimals_of_mint_async, identity, move_order, prepare_write_async
 
         settings = self._writes.settings(self.api_url)
         mint = tokens.resolve_asset(asset, "asset")
-        # An unknown mint's decimals come from the service, read here: the order is built without awaiting.
+        # An unknown mint's decimals (from the chain), read here: the order is built without awaiting.
         decimals = None
         if amount is not None and tokens.by_mint(mint) is None:
             owner = identity(settings, wallet, payer)[0]
-            decimals = decimals_in_balances(await self._api.balances(owner, asset=mint), mint)
+            decimals = await decimals_of_mint_async(mint, settings.rpc_url, settings.timeout,
+                                                    lambda: self._api.balances(owner, asset=mint))
         order = move_order(settings, action, self._reads.strategy_id(strategy), asset, amount, raw, everything,
                            lambda _mint, _owner: decimals or 0,  # asked only when fetched above
                            wallet=wallet, payer=payer,

@@ -10,7 +10,7 @@ rebroadcast as the same bytes, the wait, one typed outcome.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
+    from yieldcli.chain.sign import Signer
+
     from yieldcli.api.aio import AsyncServiceClient
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.compute_budget import FeeSummary
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact_outcomes import Outcome, Signed
 
 Confirm = Callable[[str, "Prepared"], bool]
+Progress = Callable[[str, "str | None"], None]
 T = TypeVar("T")
 
 
@@ -40,14 +43,14 @@ class ChainSettings:
     """Where and as whom transactions are signed and sent."""
 
     rpc_url: str
-    keypair: Keypair | None
+    keypair: Signer | None  # a solders Keypair, or a key on a Ledger
     journal_path: Path
     timeout: float
     expected_cluster: str | None  # "mainnet-beta" for the public service; None for the sandbox
 
-    def need_keypair(self) -> Keypair:
+    def need_keypair(self) -> Signer:
         if self.keypair is None:
-            raise UsageError("no keypair: create the client with keypair= (a Keypair or a keypair file)",
+            raise UsageError("no keypair: create the client with keypair= (a Keypair, a keypair file or a Ledger)",
                              kind="usage.no_keypair")
         return self.keypair
 
@@ -57,7 +60,7 @@ class ChainSettings:
         return Journal(self.journal_path)
 
 
-def chain_settings(api_url: str, rpc_url: str | None, keypair: Keypair | str | Path | None,
+def chain_settings(api_url: str, rpc_url: str | None, keypair: Signer | Keypair | str | Path | None,
                    journal_path: str | Path | None, timeout: float) -> ChainSettings:
     """The same defaults as `yield`: the journal in its data folder, mainnet-beta unless the service is local."""
     from urllib.parse import urlsplit
@@ -67,9 +70,10 @@ def chain_settings(api_url: str, rpc_url: str | None, keypair: Keypair | str | P
     from yieldcli.urls import is_loopback
 
     if isinstance(keypair, (str, Path)):
-        from yieldcli.chain.keypairs import load_keypair
+        from yieldcli.chain.keypairs import load_signer
 
-        keypair = load_keypair(str(Path(keypair).expanduser())).keypair
+        # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
+        keypair = load_signer(keypair if isinstance(keypair, str) else str(keypair.expanduser())).signer
     path = Path(journal_path) if journal_path is not None else data_dir(Environment()) / "in-flight.json"
     expected = None if is_loopback(urlsplit(api_url).hostname) else "mainnet-beta"
     return ChainSettings(rpc_url or "", keypair, path, timeout, expected)
@@ -105,6 +109,12 @@ class _Reviewed:
         """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
         return self._prepared.result
 
+    @property
+    def message_hash(self) -> str | None:
+        """With a Ledger: the hash it shows when it blind-signs (base58 of the message's SHA-256), to compare."""
+        value = self._prepared.result.get("message_hash")
+        return str(value) if value is not None else None
+
     def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True,
                     again: bool = False) -> tuple[Prepared, Hooks]:
         """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
@@ -125,15 +135,17 @@ class PreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
+    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
+             progress: Progress | None = None) -> Outcome:
         """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
-        with wait=False). `again`: send although an earlier transaction for this wallet landed since."""
-        return self._complete(*self._completion(True, confirm, wait, again))
+        with wait=False). `again`: send although an earlier transaction for this wallet landed since.
+        `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far)."""
+        return self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.transact import complete
 
-        outcome: Outcome = _on_rpc(self._settings, prepared.options,
+        outcome: Outcome = _on_rpc(self._settings.rpc_url, self._settings.timeout, prepared.options.commitment,
                                    lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()))
         return outcome
 
@@ -148,8 +160,9 @@ class AsyncPreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False) -> Outcome:
-        return await self._complete(*self._completion(True, confirm, wait, again))
+    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
+                   progress: Progress | None = None) -> Outcome:
+        return await self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc import Rpc
@@ -159,23 +172,37 @@ class AsyncPreparedTransaction(_Reviewed):
             return await complete(rpc, prepared, hooks, self._settings.journal())
 
 
-def _on_rpc(settings: ChainSettings, options: TransactOptions, step: Callable[[Any], Any]) -> Any:
+def _heard(completion: tuple[Prepared, Hooks], progress: Progress | None) -> tuple[Prepared, Hooks]:
+    """`completion` with its hooks telling `progress` how the wait goes."""
+    prepared, hooks = completion
+    return (prepared, hooks) if progress is None else (prepared, replace(hooks, progress=progress))
+
+
+def _on_rpc(rpc_url: str, timeout: float, commitment: str, step: Callable[[Any], Any]) -> Any:
     """One pipeline step on its own event loop and RPC connection (a blocking client has no loop of its own)."""
     from yieldcli.chain.rpc import Rpc
 
     async def run() -> Any:
-        async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
+        async with Rpc(rpc_url, timeout=timeout, commitment=commitment) as rpc:
             return await step(rpc)
+
+    return _on_loop(run)
+
+
+def _on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
+    """`run()` to completion on an event loop of its own (a blocking client has none)."""
+    async def main() -> Any:
+        return await run()
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run())
+        return asyncio.run(main())
     # Called from a running event loop (a notebook, an async application): on a thread of its own.
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run()).result()
+        return pool.submit(asyncio.run, main()).result()
 
 
 def amount_in_base_units(mint: str, amount: Decimal | str | int | None, raw: int | None, everything: bool,
@@ -202,6 +229,49 @@ def amount_in_base_units(mint: str, amount: Decimal | str | int | None, raw: int
     return Amount.parse(text, decimals, name="amount").raw
 
 
+def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, balances: Callable[[], Any]) -> int:
+    """`decimals_of_mint_async` for the blocking client: `balances()` is called, not awaited."""
+    async def fetched() -> Any:
+        return balances()
+
+    result: int = _on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
+    return result
+
+
+async def decimals_of_mint_async(mint: str, rpc_url: str | None, timeout: float,
+                                 balances: Callable[[], Awaitable[Any]]) -> int:
+    """A mint's decimals: a known token's; else read from its mint account on chain, as spl-token
+    does (a chain fact the service does not control); the service's `balances()` answer only when
+    no RPC is given or it cannot be reached."""
+    from yieldcli import tokens
+    from yieldcli.chain.rpc import Rpc
+    from yieldcli.errors import NetworkError
+
+    known = tokens.by_mint(mint)
+    if known:
+        return known.decimals
+    if rpc_url:
+        try:
+            async with Rpc(rpc_url, timeout=timeout) as rpc:
+                places = await _decimals_on_chain(rpc, mint)
+        except NetworkError:
+            places = -1  # no answer: the service's word below, as without an RPC
+        if places is None:
+            raise UsageError(f"{mint} is not a token mint on the RPC {rpc_url}", kind="usage.asset.not_a_mint")
+        if places >= 0:
+            return places
+    return decimals_in_balances(await balances(), mint)
+
+
+async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:
+    from solders.pubkey import Pubkey
+
+    from yieldcli.solana import programs
+
+    info = await rpc.account_info(Pubkey.from_string(mint))
+    return programs.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
+
+
 def decimals_in_balances(body: Any, mint: str) -> int:
     """A mint's decimals from the service's balances answer for it."""
     items = body.get("data", []) if isinstance(body, dict) else []
@@ -221,7 +291,7 @@ class Order:
     params: dict[str, Any]
 
 
-def _ready(settings: ChainSettings, order: Order, options: TransactOptions) -> tuple[Keypair, str, TransactOptions]:
+def _ready(settings: ChainSettings, order: Order, options: TransactOptions) -> tuple[Signer, str, TransactOptions]:
     keypair = settings.need_keypair()
     payer = order.request.expected_payer or str(keypair.pubkey())
     return keypair, payer, replace(options, sign=True, send=False, expected_cluster=settings.expected_cluster)
@@ -235,7 +305,7 @@ def prepare_write(api: ServiceClient, settings: ChainSettings, order: Order, *, 
 
     keypair, payer, options = _ready(settings, order, limits.options())
     obtain = from_service(api.post, order.path, order.params, payer, ix=ix)
-    prepared = _on_rpc(settings, options, lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
+    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment, lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
                                                                 Hooks(), lambda: [keypair]))
     assert isinstance(prepared, Prepared)  # an unsigned transaction cannot have landed already
     return PreparedTransaction(prepared, settings)

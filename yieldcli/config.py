@@ -286,6 +286,17 @@ def resolve_profile(flag: str | None, env: Environment) -> Setting:
     return Setting("profile", DEFAULT_PROFILE, "default", "")
 
 
+def check_profile(config: ConfigFile, profile: Setting) -> None:
+    """A profile named (flag or environment) must be one the config file has: a typo must not fall
+    back to the top-level settings, which may be production's. The default profile always exists."""
+    if profile.value == DEFAULT_PROFILE or profile.value in config.profiles():
+        return
+    known = config.profiles()
+    has = f"its profiles are {', '.join(known)}" if known else "it has no profiles"
+    raise ConfigError(f"unknown profile {profile.value!r} (from {profile.location or profile.source}): "
+                      f"not in the config file {config.path}; {has}", kind="config.profile.unknown")
+
+
 def resolve_config_path(flag: str | None, env: Environment) -> Setting:
     if not_empty(flag, "--config"):
         return Setting("config", flag, "flag", "--config")

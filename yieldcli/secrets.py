@@ -13,6 +13,7 @@ from yieldcli.errors import ConfigError
 
 KEYRING_SERVICE = "yield"
 NO_BACKEND_HINT = f"no OS keyring is available here: set {API_KEY_ENV} instead"
+PLAINTEXT_HINT = f"set {API_KEY_ENV} instead, or use an OS keyring (Secret Service, KWallet, macOS Keychain, Windows Credential Locker)"
 
 
 class ApiKey(NamedTuple):
@@ -76,7 +77,7 @@ def store_api_key(profile: str, value: str) -> str:
 
 
 def delete_api_key(profile: str) -> bool:
-    keyring = _keyring()
+    keyring = _keyring(plaintext_ok=True)  # removing a key from a plaintext store is what is wanted
     from keyring.errors import PasswordDeleteError
 
     try:
@@ -88,7 +89,7 @@ def delete_api_key(profile: str) -> bool:
     return True
 
 
-def _keyring():
+def _keyring(*, plaintext_ok: bool = False):
     try:
         import keyring
         from keyring.backends.fail import Keyring as FailKeyring
@@ -100,7 +101,32 @@ def _keyring():
         raise ConfigError(f"no usable keyring backend ({type(exc).__name__})", hint=NO_BACKEND_HINT) from None
     if isinstance(backend, FailKeyring):
         raise ConfigError("no OS keyring backend is available", hint=NO_BACKEND_HINT)
+    plain = plaintext_backend(backend)
+    if plain and not plaintext_ok:
+        raise ConfigError(f"the keyring backend {plain} keeps secrets in a file in plain (or merely encoded) text: "
+                          "the API key is not stored or read there", hint=PLAINTEXT_HINT, kind="config.keyring.plaintext")
     return keyring
+
+
+def keyring_problem() -> ConfigError | None:
+    """Why the keyring cannot hold the API key here (none, unloadable, or plaintext), else None."""
+    try:
+        _keyring()
+    except ConfigError as exc:
+        return exc
+    return None
+
+
+def plaintext_backend(backend: object) -> str | None:
+    """The name of a backend that writes secrets readably to disk (keyrings.alt's file and
+    base64 stores, a chainer that includes one), else None. An encrypted file store is not one."""
+    for one in [backend, *getattr(backend, "backends", ())]:
+        cls = type(one)
+        name = f"{cls.__module__}.{cls.__qualname__}"
+        if "plaintext" in name.lower() or "base64" in name.lower() or (
+                cls.__module__.startswith("keyrings.alt") and "Encrypted" not in cls.__qualname__):
+            return name
+    return None
 
 
 def _backend_error(exc: Exception, action: str) -> ConfigError:

@@ -80,8 +80,8 @@ def test_the_request_timeout_takes_ascii_digits_only(api, sandbox, value):
 @pytest.mark.parametrize("value", ["３", "nan", "inf", "100000"])
 def test_the_confirmation_timeout_takes_ascii_digits_only(chain, sandbox, value):
     refuse_every_request(sandbox)
-    result = chain("deposit", "--asset", "USDC", "--amount", "1", "--timeout", value)
-    assert result.code == 2 and "--timeout" in one_line_error(result)
+    result = chain("deposit", "--asset", "USDC", "--amount", "1", "--confirm-timeout", value)
+    assert result.code == 2 and "--confirm-timeout" in one_line_error(result)
 
 
 def test_a_timeout_from_the_environment_or_the_config_file_is_a_configuration_error(api, isolated):

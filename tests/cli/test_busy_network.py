@@ -54,8 +54,11 @@ def wallet_state(cli) -> tuple[int, int]:
 
 
 def test_without_a_priority_fee_it_expires_and_with_auto_it_lands(busy):
-    # Slots of 50 ms and a 10-block window: a blockhash lives half a second, so expiry comes quickly.
-    cli = busy(min_priority_fee=MIN_PRICE, blockhash_window=10, slot_ms=50)
+    # Mainnet's slots and window: the blockhash outlives any delay between the service building the
+    # transaction and the send, however loaded the machine. The busy sandbox passes over an underpriced
+    # transaction until its blockhash is gone, at once (it did so on a wall clock of half a second,
+    # which a loaded machine could spend before the send: the blockhash was unknown, not expired).
+    cli = busy(min_priority_fee=MIN_PRICE)
     before = wallet_state(cli)
 
     plain = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-o", "json")
@@ -188,7 +191,7 @@ def test_a_nonce_transaction_that_cannot_land_ends_when_its_nonce_moves_on(busy,
     signed = tmp_path / "signed.json"
     signed.write_text(built.stdout)
     runtime.set_fault("pending", count=1)  # the cluster holds it: it neither lands nor is forgotten
-    sent = cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "--timeout", "1", "-o", "json")
+    sent = cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "--confirm-timeout", "1", "-o", "json")
     assert sent.code == 8, sent.stderr
     signature = sent.json()["signature"]
     # No block height ends it: however many slots pass, it may still land.

@@ -26,6 +26,7 @@ CASES = {
     "yield config set ": ["api_url", "rpc_url", "strategy"],
     "yield deposit --commitment ": ["confirmed", "finalized", "processed"],
     "yield --color ": ["always", "auto", "never"],
+    "yield completion ": ["bash", "fish", "zsh"],
 }
 
 

@@ -91,6 +91,7 @@ def test_auth_login_status_logout_with_the_keyring(run, sandbox):
     assert env_status["source"] == "env"
     assert run("--api-url", sandbox.url, "balances", DEMO_WALLET, env={"YIELD_API_KEY": "other-key-0123456789"}).code == 4
     # per profile
+    assert run("--profile", "other", "config", "set", "output", "json").code == 0
     assert run("--profile", "other", "auth", "status").code == 3
     assert run("auth", "logout").code == 0
     assert run("auth", "status").code == 3
@@ -110,6 +111,37 @@ def test_no_keyring_backend_is_exit_3_pointing_at_the_env_variable(run, sandbox)
     assert run("--api-url", sandbox.url, "balances", DEMO_WALLET, env={**env, "YIELD_API_KEY": TEST_API_KEY}).code == 0
     missing = run("--api-url", sandbox.url, "balances", DEMO_WALLET, env=env)
     assert missing.code == 4 and "Missing credentials" in missing.stderr
+
+
+def test_a_plaintext_keyring_is_refused_and_doctor_says_so(run, isolated):
+    env = {"PYTHON_KEYRING_BACKEND": "tests.keyring_backend.Base64FileKeyring"}
+    login = run("auth", "login", "--with-token", input=TEST_API_KEY, env=env)
+    assert login.code == 3 and "YIELD_API_KEY" in login.stderr and "OS keyring" in login.stderr, login.stderr
+    assert "plain" in login.stderr and TEST_API_KEY not in login.stderr
+    assert not (isolated / "keyring_pass.cfg").exists()  # nothing written, not even encoded
+    # a key left there earlier is not used, and doctor says why
+    (isolated / "keyring_pass.cfg").write_text(json.dumps({"yield/api-key:default": "dGVzdC1rZXk="}))
+    doctor = run("--api-url", "http://127.0.0.1:9", "doctor", "-o", "json", env=env)
+    row = next(c for c in doctor.json()["checks"] if c["name"] == "API key")
+    assert doctor.code == 3 and row["status"] == "fail" and "plain" in row["detail"], doctor.stdout
+    with_env = run("--api-url", "http://127.0.0.1:9", "doctor", "-o", "json", env={**env, "YIELD_API_KEY": TEST_API_KEY})
+    row = next(c for c in with_env.json()["checks"] if c["name"] == "API key")
+    assert row["status"] == "warn" and "plain" in row["detail"]  # the variable works; the backend is still named
+    assert run("auth", "logout", env=env).code == 0  # the old copy can be removed
+    assert "yield/api-key:default" not in (isolated / "keyring_pass.cfg").read_text()
+
+
+def test_an_unknown_profile_is_a_configuration_error_listing_the_profiles(run, sandbox):
+    assert run("--profile", "staging", "config", "set", "api_url", sandbox.url).code == 0
+    assert run("--profile", "prod", "config", "set", "strategy", DEMO_STRATEGY_ID).code == 0
+    for args, env in ((["config", "get", "api_url"], {"YIELD_PROFILE": "stagign"}),
+                      (["--profile", "nope", "positions", DEMO_WALLET], {"YIELD_API_KEY": TEST_API_KEY}),
+                      (["positions", DEMO_WALLET, "--profile", "nope"], {"YIELD_API_KEY": TEST_API_KEY})):
+        result = run(*args, env=env)
+        assert result.code == 3, (args, result.stderr)
+        assert "unknown profile" in result.stderr and "prod, staging" in result.stderr and not result.stdout
+    assert run("--profile", "staging", "config", "get", "api_url").stdout.strip() == sandbox.url
+    assert run("--profile", "default", "config", "get", "api_url").code == 0
 
 
 def test_the_key_is_never_written_to_the_config_file(run, isolated):

@@ -154,7 +154,9 @@ def test_in_json_modes_an_error_is_also_one_json_object_on_stderr(api, sandbox):
 
     service = api("--json", "strategy", "info", "no-such-strategy")
     assert service.code == 5
-    assert _json_error(service) == {"code": 5, "kind": service_kind(service), "message": "Strategy not found", "hint": None}
+    assert _json_error(service) == {
+        "code": 5, "kind": service_kind(service), "message": "Strategy not found: 'no-such-strategy' (from the command line)",
+        "hint": "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from"}
 
     with socket.socket() as closed:  # a port nobody listens on: connection refused
         closed.bind(("127.0.0.1", 0))
@@ -173,7 +175,7 @@ def service_kind(result) -> str:
 
 def test_json_because_stdout_is_not_a_terminal_writes_it_too_and_a_table_does_not(api):
     piped = api("strategy", "info", "no-such-strategy")  # stdout is a pipe here: JSON by default
-    assert piped.code == 5 and _json_error(piped)["message"] == "Strategy not found"
+    assert piped.code == 5 and _json_error(piped)["message"].startswith("Strategy not found")
     table = api("strategy", "info", "no-such-strategy", "-o", "table")
     assert table.code == 5 and table.stderr.strip().splitlines() == [one_line_error(table)]
     assert "{" not in table.stderr

@@ -220,12 +220,12 @@ def burn_from_user(ixs):
 
 
 ATTACKS = {
-    "amount 1000 instead of 10": (lambda w: amount_changed, "expected −10 USDC, simulated −1000 USDC"),
+    "amount 1000 instead of 10": (lambda w: amount_changed, "expected -10 USDC, simulated -1,000 USDC"),
     "destination swapped to a stranger": (lambda w: destination_swapped(w.stranger_ata), "10 USDC to "),
     "extra 5 SOL to a third party": (lambda w: extra_sol(w.stranger), "5 SOL to "),
     "Approve u64 max to a stranger": (lambda w: approve_max(w.stranger), f"may spend {U64_MAX} of your USDC"),
     "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "SetAuthority: your USDC account"),
-    "burn from the user's account": (lambda w: burn_from_user, "expected −10 USDC, simulated −15 USDC"),
+    "burn from the user's account": (lambda w: burn_from_user, "expected -10 USDC, simulated -15 USDC"),
     "priority fee of 0.2 SOL": (lambda w: lambda ixs: [set_compute_unit_price(10**9)] + ixs,
                                 "fee and rent come to 0.200005 SOL, more than the 0.01 SOL allowed"),
 }
@@ -276,12 +276,12 @@ def test_closing_the_users_token_account_to_another_is_refused(world):
 def test_the_review_names_every_difference_first_and_in_red(world):
     world.doctor(amount_changed)
     shown = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "table", "--color", "always")
-    assert shown.code == 0  # review only: nothing to refuse yet
+    assert shown.code == 10  # review only: the review is printed, and the exit code says what it found
     first, second = shown.stdout.splitlines()[:2]
     # The fee is said once, on the line below the summary (with its parts when there is a priority fee).
     assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee" not in first
     assert second.strip().startswith("fee 0.000005 SOL")
-    assert "\x1b[31m" in shown.stdout and "✗ expected −10 USDC, simulated −1000 USDC" in shown.stdout
+    assert "\x1b[31m" in shown.stdout and "✗ expected -10 USDC, simulated -1,000 USDC" in shown.stdout
 
 
 def test_send_without_the_check_is_refused_but_sign_is_allowed(world):
@@ -303,7 +303,7 @@ def test_unsafe_allow_mismatch_on_a_terminal_shows_the_differences_and_still_ask
     term = Terminal("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "--unsafe-allow-mismatch",
                     env=world.env())
     term.expect("Sign and send this deposit?")  # --yes does not skip the question when the request is not met
-    assert b"expected \xe2\x88\x9210 USDC, simulated \xe2\x88\x921000 USDC" in term.screen
+    assert b"expected -10 USDC, simulated -1,000 USDC" in term.screen
     term.type("n\n")
     assert term.wait() == 12 and b"declined; nothing was signed" in term.screen
 
@@ -347,12 +347,12 @@ def test_tx_sign_and_send_check_the_stated_intent(world, tmp_path):
     doctored.write_text(built.stdout)
     for command in ("sign", "send"):
         refused = world.yield_("tx", command, str(doctored), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else []))
-        assert refused.code == 10 and "expected −10 USDC, simulated −1000 USDC" in refused.stderr, refused.stderr
+        assert refused.code == 10 and "expected -10 USDC, simulated -1,000 USDC" in refused.stderr, refused.stderr
     # without --expect, signing may only cost the fee: 1000 USDC leaving is named
     plain = world.yield_("tx", "sign", str(doctored))
-    assert plain.code == 10 and "your USDC falls by 1000 USDC" in plain.stderr
+    assert plain.code == 10 and "your USDC falls by 1,000 USDC" in plain.stderr
     inspected = world.yield_("tx", "inspect", str(doctored), "--expect", "deposit:USDC:10", "-o", "json")
-    assert inspected.code == 0 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
+    assert inspected.code == 10 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
 
     world.stand_in.doctor = None
     honest = tmp_path / "honest.json"
@@ -402,3 +402,20 @@ def test_send_is_refused_when_the_rpc_cannot_be_reached(world):
     env = {**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"}  # nothing listens on the discard port
     refused = world.run("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env=env)
     assert refused.code == 10 and "could not be checked (the simulation could not run)" in refused.stderr, refused.stderr
+
+
+def test_a_review_exits_with_what_its_check_found(world):
+    review = ("deposit", "--asset", "USDC", "--amount", "1", "-o", "json")
+    ok = world.yield_(*review)
+    assert ok.code == 0 and ok.json()["simulation"]["ok"] and ok.json()["effect"]["differences"] == []
+    unreachable = world.run(*review, env={**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"})
+    assert unreachable.code == 6 and "not checked" in unreachable.stderr, unreachable.stderr
+    assert unreachable.json()["simulation"]["skipped"] and unreachable.json()["review"]  # the review is still printed
+    unchecked = world.yield_(*review, "--no-simulate")
+    assert unchecked.code == 10 and "not checked" in unchecked.stderr and unchecked.json()["transaction"]
+    world.doctor(amount_changed)
+    mismatch = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json")
+    assert mismatch.code == 10 and "expected -10 USDC, simulated -1,000 USDC" in mismatch.stderr
+    world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
+    failed = world.yield_(*review)
+    assert failed.code == 11 and "simulation failed" in failed.stderr and failed.json()["simulation"]["ok"] is False

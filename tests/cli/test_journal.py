@@ -30,8 +30,11 @@ def chain_env(sandbox, tmp_path):
 
 
 def start(env, *args):
+    # SIGINT as on a fresh terminal even when this test run was started in the background, where the
+    # shell has it ignored (and a child inherits that).
     return subprocess.Popen([YIELD, *args], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def held_once(sandbox, timeout=60.0) -> str:
@@ -46,7 +49,7 @@ def held_once(sandbox, timeout=60.0) -> str:
 def killed_while_pending(env, sandbox) -> str:
     """A deposit sent, held pending, its sender killed with SIGKILL: the signature it left in the journal."""
     sandbox.runtime.set_fault("pending", count=1)
-    proc = start(env, *DEPOSIT, "--timeout", "300")
+    proc = start(env, *DEPOSIT, "--confirm-timeout", "300")
     signature = held_once(sandbox)
     proc.kill()
     proc.wait(timeout=30)
@@ -60,7 +63,7 @@ def journal_path(isolated) -> Path:
 def test_eight_parallel_deposits_while_the_first_is_pending_send_exactly_one(chain, chain_env, sandbox):
     before = usdc_position(chain)
     sandbox.runtime.set_fault("pending", count=8)
-    procs = [start(chain_env, *DEPOSIT, "--timeout", "2", "-o", "json") for _ in range(8)]
+    procs = [start(chain_env, *DEPOSIT, "--confirm-timeout", "2", "-o", "json") for _ in range(8)]
     outs = [(p.wait(timeout=180), *p.communicate()) for p in procs]
     assert all(code == 8 for code, _, _ in outs), [(c, e) for c, _, e in outs]
     assert all("Traceback" not in err for _, _, err in outs)
@@ -97,7 +100,7 @@ def test_the_same_rpc_spelled_three_ways_is_one_cluster(chain, sandbox):
     before = usdc_position(chain)
     sandbox.runtime.set_fault("pending", count=3)
     port = sandbox.rpc_url.rsplit(":", 1)[1]
-    first = chain(*DEPOSIT, "--timeout", "1", "-o", "json")
+    first = chain(*DEPOSIT, "--confirm-timeout", "1", "-o", "json")
     assert first.code == 8, first.stderr
     signature = first.json()["signature"]
     for url in (f"http://127.0.0.1:{port}/", f"http://localhost:{port}", f"http://LOCALHOST:{port}//"):
@@ -140,7 +143,7 @@ def test_kill_9_before_the_blockhash_passes_blocks_and_an_expired_entry_is_dropp
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_during_the_wait_prints_the_signature_and_exits_130(chain, chain_env, sandbox, sig):
     sandbox.runtime.set_fault("pending", count=1)
-    proc = start(chain_env, *DEPOSIT, "--timeout", "300", "-o", "json")
+    proc = start(chain_env, *DEPOSIT, "--confirm-timeout", "300", "-o", "json")
     signature = held_once(sandbox)
     proc.send_signal(sig)
     code = proc.wait(timeout=60)
@@ -276,3 +279,32 @@ def test_an_rpc_on_another_cluster_is_refused_before_signing(chain, sandbox, tmp
     finally:
         other.stop()
     assert usdc_position(chain) == before
+
+
+def test_a_bot_sending_without_waiting_is_not_blocked_by_its_own_landed_sends(chain, sandbox, isolated):
+    before = usdc_position(chain)
+    signatures = []
+    for _ in range(3):
+        sent = chain(*DEPOSIT, "--no-wait", "-o", "json")
+        assert sent.code == 0, sent.stderr
+        signatures.append(sent.json()["signature"])
+        if len(signatures) > 1:  # the one before landed: settled, said on stderr, not refused
+            assert f"your earlier deposit {signatures[-2]} (sent without waiting) landed" in sent.stderr
+    assert usdc_position(chain) == before + 3 * UNIT
+    # one still pending blocks the next, and the refusal says how to learn its fate
+    sandbox.runtime.set_fault("pending", count=1)
+    held = chain(*DEPOSIT, "--no-wait", "-o", "json").json()["signature"]
+    blocked = chain(*DEPOSIT, "--no-wait")
+    assert blocked.code == 8 and f"yield tx status {held}" in blocked.stderr
+    sandbox.runtime.set_fault("clear")
+    sandbox.runtime.release_pending()
+    assert chain(*DEPOSIT, "--no-wait").code == 0
+    assert usdc_position(chain) == before + 5 * UNIT
+
+
+def test_the_refusal_after_a_killed_run_names_tx_status_and_again(chain, chain_env, sandbox):
+    signature = killed_while_pending(chain_env, sandbox)
+    sandbox.runtime.release_pending()
+    refused = chain(*DEPOSIT, "--no-wait")  # a landing its sender never reported still needs acknowledging
+    assert refused.code == 10
+    assert f"yield tx status {signature}" in refused.stderr and "--again" in refused.stderr

@@ -244,7 +244,7 @@ def test_the_deposit_review_fits_80_columns_effect_first_amounts_whole(screen):
     assert "not signed: add --sign" in text and "__done__0" in text
     lines = review_lines(s)
     assert lines[0].startswith(f"deposit 10 USDC from {DEMO_WALLET[:4]}…{DEMO_WALLET[-4:]} to strategy ")
-    assert lines[1:5] == ["  fee 0.000005 SOL", "  your SOL:   −0.000005 SOL", "  your USDC: −10 USDC", "  matches your request"]
+    assert lines[1:5] == ["  fee 0.000005 SOL", "  your SOL:   -0.000005 SOL", "  your USDC: -10 USDC", "  matches your request"]
     too_wide = [line for line in lines if len(line) > 80]
     assert not too_wide, "\n".join(too_wide)
     assert not CUT_NUMBER.search(re.sub(r"\b\w{4}…\w{4}\b", "", "\n".join(lines)))  # only addresses shortened
@@ -253,7 +253,7 @@ def test_the_deposit_review_fits_80_columns_effect_first_amounts_whole(screen):
     assert token_row.split() == ["7tnd…gv7z", "USDC", "1,250.75", "1,240.75", "-10.00", "EPjF…Dt1v",
                                  f"{DEMO_WALLET[:4]}…{DEMO_WALLET[-4:]}"]
     coloured = s.text(escapes=True)
-    assert re.search(r"\x1b\[31m\s*-10\.00", coloured) and re.search(r"\x1b\[31m−10 USDC", coloured)
+    assert re.search(r"\x1b\[31m\s*-10\.00", coloured) and re.search(r"\x1b\[31m-10 USDC", coloured)
 
 
 def test_the_deposit_review_at_200_columns_shows_whole_addresses(screen):

@@ -4,11 +4,19 @@ import fcntl
 import os
 import pty
 import select
+import signal
 import subprocess
 import termios
 import time
 
 from tests.conftest import TEST_API_KEY, YIELD
+
+
+def _terminal_child() -> None:
+    """In the child: the pty becomes its controlling terminal, and Ctrl-C interrupts as on a fresh
+    terminal, even when this test run was started in the background (which ignores SIGINT)."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Terminal:
@@ -20,7 +28,7 @@ class Terminal:
         self.proc = subprocess.Popen([YIELD, *args], stdin=slave, stdout=slave, stderr=slave,
                                      env={**os.environ, "TERM": "dumb", **(env or {})}, close_fds=True,
                                      start_new_session=True,
-                                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+                                     preexec_fn=_terminal_child)
         os.close(slave)
         self.screen = b""
 
@@ -86,3 +94,29 @@ def test_tables_are_the_default_on_a_terminal():
     term = Terminal("--sandbox", "balances")
     assert term.wait() == 0
     assert b"Balances" in term.screen and b"page 1 of 2, 14 balances: use --all" in term.screen
+
+
+def test_ctrl_c_at_the_prompt_ends_at_once_and_nothing_is_signed(run):
+    before = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send")
+    term.expect("Sign and send this deposit?")
+    started = time.monotonic()
+    term.type("\x03")  # Ctrl-C: the terminal sends SIGINT to the command
+    assert term.wait(timeout=5) == 130, term.screen
+    assert time.monotonic() - started < 5
+    assert b"declined; nothing was signed" in term.screen and b"Traceback" not in term.screen
+    after = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    assert after == before
+
+
+def test_close_account_asks_on_a_terminal_and_says_what_comes_back(run):
+    term = Terminal("--sandbox", "close-account", "--asset", "USDT", "--send", "-o", "json")
+    term.expect("Sign and send this close-account?")
+    screen = term.screen.decode().replace("\r", "")
+    assert "close the USDT fund account of 5PJ1…Vr9k" in screen
+    # the position account's rent (128 bytes: 0.00178176 SOL) less the fee, on a line the terminal may wrap
+    assert "+1218.904117 USDT and +0.00177676 SOL back to you" in " ".join(screen.split()), screen
+    term.type("n\n")
+    assert term.wait() == 12
+    refused = run("--sandbox", "close-account", "--asset", "USDT", "--sign")  # off a terminal: --yes first
+    assert refused.code == 2 and "--yes" in refused.stderr

@@ -89,7 +89,9 @@ def test_a_hint_missing_the_field_it_names_is_left_out_rather_than_wrong():
     assert hint_for(TransactionPending("no signature known", kind="tx.pending")) is None
     refused = YieldError("an earlier deposit landed", kind="refused.landed_before")
     refused.action = "deposit"
-    assert hint_for(refused) == "check your position first; add --again to send another deposit"
+    assert hint_for(refused) is None  # no signature to name
+    refused.signature = "5sig"
+    assert hint_for(refused) == "see it with `yield tx status 5sig` and check your position; add --again to send another deposit"
 
 
 def test_the_fee_and_cluster_refusals_get_their_flags_from_the_table():

@@ -72,6 +72,13 @@ def test_balances_split_into_wallet_and_position_parts_exactly(client):
             assert balance.wallet_part_decimal + balance.funds_decimal == balance.total_balance_decimal
 
 
+def test_a_zero_amount_prints_as_0(client):
+    """The demo wallet holds none of USDS outside its position: 0, not `0E-6`, in print and f-strings."""
+    usds = next(b for b in client.iter_balances(DEMO_WALLET) if b.token_symbol == "USDS")
+    assert usds.wallet_part == 0 and usds.wallet_part_decimal == 0
+    assert str(usds.wallet_part_decimal) == "0" and f"{usds.wallet_part_decimal}" == "0"
+
+
 def test_earnings_give_token_units_only_for_known_tokens(client):
     records = list(client.iter_earnings(DEMO_WALLET))
     usdc = [r for r in records if r.base_asset == "USDC"]

@@ -134,3 +134,31 @@ def test_a_priority_fee_is_in_the_fee_and_the_transaction(wallet):
     assert priced.fee.priority_fee == priced.fee.unit_limit and priced.fee.unit_price == 1_000_000
     assert wallet.deposit("USDC", "1", priority_fee=1_000_000).fee.priority_fee == priced.fee.priority_fee
     assert priced.result["fee"]["total"] == priced.fee.base_fee + priced.fee.priority_fee
+
+
+def test_an_unknown_mint_s_decimals_come_from_its_mint_account(wallet, sandbox, journal):
+    """Client and AsyncClient read them from the chain (3 here), not from the service."""
+    from solders.account import Account
+    from solders.keypair import Keypair
+    from solders.pubkey import Pubkey
+
+    from yieldcli import AsyncClient, UsageError
+    from yieldcli.solana.programs import TOKEN_PROGRAM
+
+    mint = Keypair().pubkey()
+    data = bytearray(82)
+    data[44], data[45] = 3, 1  # decimals, initialized
+    sandbox.runtime.set_account(mint, Account(lamports=1_461_600, data=bytes(data), owner=Pubkey.from_string(TOKEN_PROGRAM),
+                                              executable=False))
+    with pytest.raises(UsageError, match="has 4 fraction digits but the token has 3 decimals"):
+        wallet.deposit(str(mint), Decimal("1.5555"))
+
+    async def main() -> None:
+        async with AsyncClient(api_url=sandbox.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID,
+                               rpc_url=sandbox.rpc_url, keypair=demo_keypair(), journal_path=journal) as client:
+            await client.deposit(str(mint), Decimal("1.5555"))
+
+    with pytest.raises(UsageError, match="the token has 3 decimals"):
+        asyncio.run(main())
+    with pytest.raises(UsageError, match="is not a token mint on the RPC"):
+        wallet.deposit(str(Keypair().pubkey()), Decimal("1"))

@@ -3,7 +3,9 @@
 - nothing outside `yieldcli/cli/` (the library: everything a Python user may import) imports the
   command line (`yieldcli.cli`, typer, rich, click);
 - `cli/render/` does not import `api/`; `sandbox/` and `solana/` do not import the client's `chain/`;
-- `solana/` is shared by both sides and imports neither.
+- `solana/` is shared by both sides and imports neither;
+- `mcp/` (the agent server) never imports the command line; nothing but `mcp/` and the command
+  that starts it (`cli/commands/mcp_cmd.py`) imports the `mcp` SDK, so no other command loads it.
 An import under `if TYPE_CHECKING:` names a type for annotations and is not run: it is not a
 dependency and is not counted.
 """
@@ -31,7 +33,12 @@ RULES: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("yieldcli.cli.render",), ("yieldcli.api",)),
     (("yieldcli.sandbox",), ("yieldcli.chain", "yieldcli.cli.commands", "yieldcli.cli.render", "yieldcli.cli.session")),
     (("yieldcli.solana",), ("yieldcli.chain", "yieldcli.sandbox", "yieldcli.api")),
+    (("yieldcli.mcp",), CLI),
 ]
+# Who may import the `mcp` SDK (and the modules of ours that import it at their top).
+MCP_SDK = ("mcp", "yieldcli.mcp.server", "yieldcli.mcp.reads", "yieldcli.mcp.writes", "yieldcli.mcp.approvals",
+           "yieldcli.mcp.results")
+MCP_SDK_USERS = ("yieldcli.mcp", "yieldcli.cli.commands.mcp_cmd")
 
 
 def module_name(path: Path) -> str:
@@ -69,6 +76,14 @@ def test_every_module_keeps_to_its_layer(path):
         if under(name, scope):
             bad = {m for m in runtime_imports(path) if under(m, forbidden)}
             assert not bad, f"{name} imports {sorted(bad)}"
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=module_name)
+def test_only_the_mcp_command_imports_the_mcp_sdk(path):
+    name = module_name(path)
+    if not under(name, MCP_SDK_USERS):
+        bad = {m for m in runtime_imports(path) if under(m, MCP_SDK)}
+        assert not bad, f"{name} imports {sorted(bad)}"
 
 
 def test_the_checker_counts_lazy_imports_and_not_type_only_ones(tmp_path):

@@ -40,6 +40,9 @@ def test_the_examples_run_in_order_in_one_program(tmp_path):
     assert any(line.startswith("USDC ") for line in lines[3:])
     assert "deposit 1.5 USDC from 5PJ1…Vr9k to strategy" in result.stdout  # the effect, checked
     assert re.fullmatch(r"confirmed \w{80,90} in slot \d+", lines[-1])
+    # SandboxServer("sandbox") keeps every file it writes in that folder, none beside it.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "home", "sandbox"]  # home: the test's HOME
+    assert {"state.json", "chain.json"} <= {p.name for p in (tmp_path / "sandbox").iterdir()}
     from yieldcli.chain.journal import Journal
 
     journal = tmp_path / "data" / "yield" / "in-flight.json"

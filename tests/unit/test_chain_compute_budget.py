@@ -59,6 +59,18 @@ class KnownFees:
     async def simulate(self, tx, *, accounts=(), commitment=None):
         return await self.real.simulate(tx, accounts=accounts, commitment=commitment)
 
+    @property
+    def commitment(self):
+        return self.real.commitment
+
+    async def batch(self, calls):
+        """The fee question answered here, the rest by the real RPC, in one batch: answers in order."""
+        from yieldcli.chain.rpc_batch import Answer
+
+        others = [c for c in calls if c[0] != "getRecentPrioritizationFees"]
+        real = iter(await self.real.batch(others) if others else [])
+        return [Answer(m, await self.call(m, p)) if m == "getRecentPrioritizationFees" else next(real) for m, p in calls]
+
 
 def test_parse_every_compute_budget_instruction():
     ixs = [set_compute_unit_limit(300_000), set_compute_unit_price(12_345), request_heap_frame(64 * 1024),

@@ -81,7 +81,7 @@ def test_a_deposit_of_exactly_what_was_asked_passes():
 
 def test_a_different_amount_is_named_with_both_figures():
     check = compare(DEPOSIT, *deposit_states(moved=1_000_000_000), fee=FEE, **strategy((USER_ATA, FUND, 1_000_000_000)))
-    assert check.differences == ("expected −10 USDC, simulated −1000 USDC",)
+    assert check.differences == ("expected -10 USDC, simulated -1,000 USDC",)
 
 
 def test_tokens_to_a_strangers_account_are_named_even_when_the_amount_is_right():
@@ -115,7 +115,7 @@ def test_approve_set_owner_and_close_authority_on_a_users_account_are_mismatches
     after[USER_ATA] = token(USDC, STRANGER, 40_000_000)
     differences = compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences
     assert any(d.startswith("SetAuthority: your USDC account") and "would belong to" in d for d in differences)
-    assert "expected −10 USDC, simulated −5000 USDC" in differences  # what it holds is no longer the user's
+    assert "expected -10 USDC, simulated -5,000 USDC" in differences  # what it holds is no longer the user's
 
 
 def test_closing_a_users_account_to_someone_else_is_named_but_back_to_the_wallet_is_fine():
@@ -242,25 +242,36 @@ def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
 
 
 class _ShiftingRpc:
-    """Pre-state reads from a script (what a busy account looks like between requests); simulation succeeds."""
+    """Answers batches as a node does (each answer with its context slot): pre-state reads from a script
+    (what a busy account looks like between requests), slots from another; the simulation succeeds."""
 
-    def __init__(self, lamports_per_read):
+    commitment = "confirmed"
+
+    def __init__(self, lamports_per_read, slots=None):
         self.reads, self.simulations = list(lamports_per_read), 0
+        self.slots = list(slots or [])
 
-    async def multiple_accounts(self, keys):
-        from yieldcli.chain.rpc_types import AccountInfo
+    def _slot(self):
+        return self.slots.pop(0) if self.slots else 7
 
-        lamports = self.reads.pop(0) if len(self.reads) > 1 else self.reads[0]
-        return [AccountInfo(k, lamports, Pubkey.default(), b"", False, 0) for k in keys]
+    async def batch(self, calls):
+        from yieldcli.chain.rpc_batch import Answer
+
+        answers = []
+        for method, params in calls:
+            if method == "simulateTransaction":
+                self.simulations += 1
+                n = len(params[1].get("accounts", {}).get("addresses", []))
+                value = {"err": None, "logs": [], "accounts": [None] * n, "unitsConsumed": 1}
+            else:
+                lamports = self.reads.pop(0) if len(self.reads) > 1 else self.reads[0]
+                value = [{"lamports": lamports, "owner": str(Pubkey.default()), "data": ["", "base64"],
+                          "executable": False, "rentEpoch": 0} for _ in params[0]]
+            answers.append(Answer(method, {"context": {"slot": self._slot()}, "value": value}))
+        return answers
 
     async def genesis_hash(self):
         return "sandbox"
-
-    async def simulate(self, tx, accounts=()):
-        from types import SimpleNamespace
-
-        self.simulations += 1
-        return SimpleNamespace(ok=True, accounts=[None] * len(accounts), err=None, inner_instructions=())
 
 
 def test_the_pre_state_is_read_again_until_it_holds_still_around_the_simulation():
@@ -286,3 +297,46 @@ def test_the_pre_state_is_read_again_until_it_holds_still_around_the_simulation(
     with pytest.raises(AccountsKeptChanging) as refused:
         asyncio.run(check_transaction(rpc, tx, close))
     assert refused.value.exit_code == ExitCode.REFUSED and rpc.simulations == STABLE_READ_ATTEMPTS
+    # Equal reads whose slots say the re-read came from before the simulation (a load-balanced node
+    # behind): not shown to hold around it, asked again.
+    rpc = _ShiftingRpc([SOL], slots=[9, 10, 8, 10, 10, 10])
+    asyncio.run(check_transaction(rpc, tx, close))
+    assert rpc.simulations == 2
+
+
+def test_a_pre_state_read_ahead_is_trusted_only_if_it_still_holds_after_the_simulation():
+    import asyncio
+
+    from solders.signature import Signature
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.chain.intent_check import check_transaction
+    from yieldcli.chain.rpc_batch import Answer
+
+    payer = Pubkey.from_string(WALLET)
+    ix = transfer(TransferParams(from_pubkey=payer, to_pubkey=Pubkey.from_string(STRANGER), lamports=1))
+    tx = VersionedTransaction.populate(MessageV0.try_compile(payer, [ix], [], Hash.default()), [Signature.default()])
+    close = Intent("close-account", WALLET, WALLET, USDC, None)
+
+    class AheadRpc(_ShiftingRpc):
+        """The pre-read was asked ahead and answered on an earlier exchange, before a transaction landed."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.batches = []
+
+        def answered(self, call):
+            value = [{"lamports": SOL + 1, "owner": str(Pubkey.default()), "data": ["", "base64"], "executable": False,
+                      "rentEpoch": 0} for _ in call[1][0]]
+            return Answer(call[0], {"context": {"slot": 5}, "value": value})
+
+        async def batch(self, calls):
+            self.batches.append([m for m, _ in calls])
+            return await super().batch(calls)
+
+    rpc = AheadRpc([SOL])
+    asyncio.run(check_transaction(rpc, tx, close))
+    # The first batch trusted the early pre-read and re-read after simulating: it had moved, so the
+    # whole read-simulate-read was asked again, in one batch.
+    assert rpc.batches[0][0] == "simulateTransaction" and rpc.batches[1][:2] == ["getMultipleAccounts", "simulateTransaction"]
+    assert rpc.simulations == 2

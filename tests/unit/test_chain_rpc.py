@@ -231,3 +231,41 @@ def test_chain_modules_do_not_import_solana_py():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_genesis_hash_is_remembered_a_day_for_a_public_url_and_never_for_loopback(isolated):
+    from yieldcli.chain import genesis_memory as memory
+
+    url = "https://rpc.example.com/?api-key=secret-123"
+    assert memory.recall(url) is None
+    memory.remember(url, "GENESIS", now=1_000_000.0)
+    assert memory.recall(url, now=1_000_000.0 + 3600) == "GENESIS"
+    assert memory.recall(url, now=1_000_000.0 + memory.LIFETIME_SECONDS) is None  # a bounded lifetime
+    assert memory.recall("https://other.example.com", now=1_000_000.0) is None
+    text = memory._path().read_text()
+    assert "secret-123" not in text and "example" not in text  # URLs are kept as hashes: keys never land on disk
+    memory.remember("http://127.0.0.1:8899", "LOCAL", now=1_000_000.0)
+    assert memory.recall("http://127.0.0.1:8899", now=1_000_000.0) is None  # a local validator can be reset
+
+
+def test_a_batch_is_one_exchange_answered_in_order_with_errors_per_question(sandbox_chain):
+    import asyncio
+
+    from yieldcli.chain.rpc import Rpc, RpcError
+    from yieldcli.sandbox.rpc.relay import RpcRelay
+
+    _, server = sandbox_chain
+
+    async def ask(url):
+        async with Rpc(url) as rpc:
+            rpc.ask_ahead([("getSlot", [])])
+            answers = await rpc.batch([("getGenesisHash", []), ("noSuchMethod", []), ("getBlockHeight", [])])
+            slot = await rpc.call("getSlot")  # answered ahead: no exchange of its own
+            return answers, slot
+
+    with RpcRelay(server.url) as relay:
+        answers, slot = asyncio.run(ask(relay.url))
+        assert [e.methods for e in relay.exchanges] == [("getSlot", "getGenesisHash", "noSuchMethod", "getBlockHeight")]
+    assert answers[0].value() and isinstance(answers[2].value(), int) and isinstance(slot, int)
+    with pytest.raises(RpcError, match="-32601"):
+        answers[1].value()

@@ -53,7 +53,8 @@ ROOT = typer.main.get_command(app)
     (["balances", "W", "--verbose"], ["--verbose", "balances", "W"]),
     (["balances", "W", "--api-url", "U", "-o", "json"], ["--api-url", "U", "balances", "W", "-o", "json"]),
     (["--debug", "strategy", "info", "--profile=p"], ["--debug", "--profile=p", "strategy", "info"]),
-    (["deposit", "--timeout", "90"], ["deposit", "--timeout", "90"]),  # the command's own --timeout
+    (["deposit", "--confirm-timeout", "90"], ["deposit", "--confirm-timeout", "90"]),  # the command's own option
+    (["deposit", "--timeout", "9"], ["--timeout", "9", "deposit"]),  # --timeout is global everywhere
     (["balances", "--", "--verbose"], ["balances", "--", "--verbose"]),
     (["--json"], ["--json"]),
 ])

@@ -32,8 +32,8 @@ def result(*, fee=None, summary=None, before=1_250_750_000, change=-10_000_000, 
             "summary": summary or f"deposit 10 USDC from 5PJ1…Vr9k to strategy sandbox-0000-4000-8000-000000000001; fee 0.000005551 SOL",
             "expected": {"action": "deposit"},
             "observed": {"changes": [
-                {"asset": "SOL", "change": -5551, "text": "−0.000005551 SOL"},
-                {"asset": "USDC", "change": change, "text": "−10 USDC"},
+                {"asset": "SOL", "change": -5551, "text": "-0.000005551 SOL"},
+                {"asset": "USDC", "change": change, "text": "-10 USDC"},
             ]},
             "differences": list(differences),
         },
@@ -124,10 +124,10 @@ def test_a_huge_amount_is_never_cut_even_when_the_row_cannot_fit():
 def test_losses_are_red_gains_green():
     text = draw(80, result(fee=FEE), colour=True)
     assert re.search(r"\x1b\[31m\s*-10\.00", text)  # the simulated change
-    assert re.search(r"\x1b\[31m−10 USDC", text)  # the effect on the user
+    assert re.search(r"\x1b\[31m-10 USDC", text)  # the effect on the user
     assert "\x1b[32m  matches your request" in text
     gain = draw(80, result(change=7_000_000), colour=True)
-    assert re.search(r"\x1b\[32m\s*−10 USDC", gain) and "+7.00" in ANSI.sub("", gain)
+    assert re.search(r"\x1b\[32m\s*-10 USDC", gain) and "+7.00" in ANSI.sub("", gain)
 
 
 def test_a_long_summary_is_split_at_its_parts_not_wherever_a_word_ends():

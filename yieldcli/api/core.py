@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable, Mapping, NamedTuple, Union
 from urllib.parse import quote, urlencode, urlsplit
 
-from yieldcli import __version__
+from yieldcli import __version__, exact_json
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
 from yieldcli.urls import check_base_url, redact_url, scrub
@@ -68,6 +68,9 @@ class ClientCore:
         # What errors and --verbose show: the URL may carry credentials (user:password@, ?api_key=).
         self.shown_url = redact_url(self.base_url)
         self._has_key = bool(api_key)
+        from yieldcli.secrets import mask
+
+        self._key_shown = mask(api_key)  # as every other place shows a key
         self._retry = retry
         self._log = log
         self._headers = {"user-agent": f"yield/{__version__}", "accept": "application/json"}
@@ -134,7 +137,7 @@ class ClientCore:
         status = response.status
         if 200 <= status < 300:
             try:
-                body: JSON = json.loads(response.content)
+                body: JSON = exact_json.loads(response.content)
             except (ValueError, UnicodeDecodeError):
                 raise ServiceError(
                     f"the service answered HTTP {status} with a body that is not JSON ({_describe_body(response)})",
@@ -165,7 +168,7 @@ class ClientCore:
         if self._log is None:
             return
         elapsed = (time.perf_counter() - started) * 1000
-        key = "x-api-key: ****" if self._has_key else "no x-api-key"
+        key = f"x-api-key: {self._key_shown}" if self._has_key else "no x-api-key"
         self._log(f"{request.method} {self.shown_url}{request.target} ({key}) -> {status} in {elapsed:.0f} ms")
 
 

@@ -238,8 +238,15 @@ class CallRpc(Protocol):
 
 async def recent_prioritization_fees(rpc: CallRpc, accounts: Sequence[Pubkey]) -> list[int]:
     """Per recent slot, the lowest price (micro-lamports) a transaction locking `accounts` paid to land."""
-    keys = [str(a) for a in accounts][:MAX_FEE_ACCOUNTS]
-    result = await rpc.call("getRecentPrioritizationFees", [keys])
+    return fees_of(await rpc.call(*fees_question(accounts)))
+
+
+def fees_question(accounts: Sequence[Pubkey]) -> tuple[str, list[Any]]:
+    return "getRecentPrioritizationFees", [[str(a) for a in accounts][:MAX_FEE_ACCOUNTS]]
+
+
+def fees_of(result: Any) -> list[int]:
+    """getRecentPrioritizationFees' answer as prices, each checked to be a u64."""
     if not isinstance(result, list):
         raise ServiceError("the RPC answered getRecentPrioritizationFees with something other than a list")
     fees = []
@@ -265,7 +272,22 @@ async def auto_unit_price(rpc: CallRpc, accounts: Sequence[Pubkey], pct: int = A
 
 
 class BudgetRpc(CallRpc, Protocol):
+    commitment: str
+
     async def simulate(self, tx: VersionedTransaction, *, accounts: Sequence[Pubkey] = (), commitment: str | None = None) -> Simulation: ...
+
+    async def batch(self, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]: ...
+
+
+async def auto_price_and_trial(rpc: BudgetRpc, accounts: Sequence[Pubkey], trial: VersionedTransaction) -> tuple[int, Simulation]:
+    """The auto price and the trial's simulation in one exchange: the fee question adds no round trip."""
+    import base64
+
+    from yieldcli.chain.read_around import simulation_config, simulation_of
+
+    simulate = ("simulateTransaction", [base64.b64encode(bytes(trial)).decode("ascii"), simulation_config(rpc.commitment, [])])
+    fees, simulated = await rpc.batch([fees_question(accounts), simulate])
+    return percentile(fees_of(fees.value())), simulation_of(simulated.value()["value"], [], [])
 
 
 @dataclass(frozen=True)
@@ -333,16 +355,15 @@ async def apply_priority_fee(
     if not isinstance(message, (Message, MessageV0)):
         raise UsageError(f"cannot set the fee of a {type(message).__name__} transaction: only legacy and v0 messages are supported")
     instructions = decompile_message(message, lookup_tables)
-    if unit_price == "auto":
-        price = await auto_unit_price(rpc, writable_accounts(instructions))
-    elif isinstance(unit_price, int) and not isinstance(unit_price, bool):
-        price = unit_price
-    else:
+    if unit_price != "auto" and (not isinstance(unit_price, int) or isinstance(unit_price, bool)):
         raise UsageError(f"invalid priority fee {unit_price!r}", hint="give auto or a whole number of micro-lamports per compute unit")
     # Measured at price 0: the price does not change the units used, and the full 1.4M limit at the
     # real price could cost more than the payer holds, failing a transaction that can pay its real fee.
     trial = _unsigned(recompile_message(message, with_compute_budget(instructions, MAX_COMPUTE_UNIT_LIMIT, 0), lookup_tables))
-    simulation = await rpc.simulate(trial)
+    if isinstance(unit_price, int):
+        price, simulation = unit_price, await rpc.simulate(trial)
+    else:
+        price, simulation = await auto_price_and_trial(rpc, writable_accounts(instructions), trial)
     if not simulation.ok or simulation.units_consumed is None:
         why = describe_error(simulation.err) if simulation.err is not None else "the RPC did not report the units consumed"
         raise SimulationFailed(f"the simulation to measure compute units failed: {why}; nothing was signed or sent")

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from yieldcli.amounts import scale
+from yieldcli.amounts import format_units
 from yieldcli.chain.instruction_rules import NEEDED, Resolved, Verdict, verdicts
-from yieldcli.chain.intent_text import amount_text, plain, short, signed, symbol
+from yieldcli.chain.intent_text import amount_text, short, signed, symbol
 from yieldcli.chain.observed import Observed, controlled_unchanged, destinations, strategy_payouts
 from yieldcli.chain.state import State
 from yieldcli.chain.value_flow import Inner
@@ -226,7 +226,7 @@ def summary(intent: Intent, fee: int, rent: int, decimals: Mapping[str, int] | N
         seen = ", ".join(c["text"] for c in changes if c["change"]) or "no change"
         head = f"transaction for {short(intent.wallet)}: {seen}"
     parts = [head, f"fee {amount_text(fee, None, decimals)}"
-             + (f" (priority {plain(scale(priority_fee, 9))})" if priority_fee else "")]
+             + (f" (priority {format_units(priority_fee, 9, min_fraction=0)})" if priority_fee else "")]
     if rent:
         parts.append(f"rent {amount_text(rent, None, decimals)}")
     return "; ".join(parts)

@@ -12,26 +12,27 @@ from typing import Any
 from solders.pubkey import Pubkey
 
 from yieldcli.chain.intent import Check, Intent, compare
+from yieldcli.chain.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
 from yieldcli.chain.rpc_types import Simulation
 from yieldcli.chain.instruction_rules import Resolved, resolve
 from yieldcli.chain.pinned import pinned_program
 from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, network_fee, state_of, writable_addresses
-from yieldcli.errors import Refused
 from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
 
-STABLE_READ_ATTEMPTS = 5  # pre-state, simulation, pre-state again: tries before giving up on a busy account
-
-
-class AccountsKeptChanging(Refused):
-    """Other transactions kept changing the accounts while they were read and simulated."""
+__all__ = ["STABLE_READ_ATTEMPTS", "AccountsKeptChanging", "check_transaction", "what_to_read"]
 
 
 def what_to_read(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> tuple[Resolved, list[str]]:
     """What the check needs from the chain: the message's accounts resolved, and the accounts to read
     before and to have returned by the simulation (every account it may write). The simulation must
     also return its inner instructions: what the strategy program moved is read from them."""
-    return resolve(message, lookup_tables), writable_addresses(message, lookup_tables)
+    return resolve(message, lookup_tables), check_accounts(message, lookup_tables)
+
+
+def check_accounts(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+    """The accounts the check reads around the simulation, in a stable order (so asked ahead they match)."""
+    return sorted(writable_addresses(message, lookup_tables))
 
 
 async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None
@@ -39,32 +40,33 @@ async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Ma
     """Read, simulate and compare: `(Check | None, Simulation)`; the check is None when the simulation failed."""
     message = tx.message
     resolved, addresses = what_to_read(message, lookup_tables)
-    intent = replace(intent, strategy_program=pinned_program(await rpc.genesis_hash(), intent.strategy_program))
     keys = [Pubkey.from_string(a) for a in addresses]
-    # The pre-state and the simulation are two requests: another transaction landing between them
-    # would show its effect as this one's. Read the pre-state again after simulating; only when it
-    # did not move is the difference this transaction's alone.
-    for _ in range(STABLE_READ_ATTEMPTS):
-        before_infos = await rpc.multiple_accounts(keys)
-        simulation = await rpc.simulate(tx, accounts=keys)
-        if not simulation.ok:
-            return None, simulation
-        if await rpc.multiple_accounts(keys) == before_infos:
-            break
-    else:
-        raise AccountsKeptChanging(
-            f"the accounts this transaction writes changed during each of {STABLE_READ_ATTEMPTS} checks; nothing was signed"
-        )
-    before = {a: state_of(i) for a, i in zip(addresses, before_infos)}
+    # The cluster's identity decides which strategy program is trusted; when not known yet, the
+    # question rides in the check's own batch rather than costing a round trip of its own.
+    if hasattr(rpc, "ask_ahead") and rpc.known_genesis() is None:
+        rpc.ask_ahead([("getGenesisHash", [])])
+    # The pre-state and the simulation are separate answers: another transaction landing between them
+    # would show its effect as this one's. `read_around` shows the pre-state held around the simulation.
+    # The accounts it only reads ride along: the mints of its token accounts are usually among them,
+    # and the comparison needs unknown mints' decimals.
+    readonly = [Pubkey.from_string(a) for a in _readonly_candidates(message, addresses, lookup_tables)]
+    around = await read_around(rpc, keys, tx, also_read=readonly, inner_instructions=True,
+                               also_read_for=lambda infos: _seen_in(addresses, infos))
+    simulation = around.simulation
+    if not simulation.ok:
+        return None, simulation
+    intent = replace(intent, strategy_program=pinned_program(await rpc.genesis_hash(), intent.strategy_program))
+    before = {a: state_of(i) for a, i in zip(addresses, around.before)}
     after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
-    decimals = await _decimals(rpc, before, after)
+    known = {str(k): info for k, info in around.also.items()}
+    decimals = await _mints(rpc, known, before, after)
     fee = network_fee(message)
     priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE
     return compare(intent, before, after, fee=fee, decimals=decimals, resolved=resolved,
                    inner=inner_by_instruction(simulation.inner_instructions), priority_fee=priority), simulation
 
 
-def inner_by_instruction(raw: Sequence[Mapping[str, Any]]) -> dict[int, list[tuple[int, tuple[int, ...], bytes]]]:
+def inner_by_instruction(raw: Sequence[Mapping[str, Any]] | None) -> dict[int, list[tuple[int, tuple[int, ...], bytes]]]:
     """The RPC's innerInstructions (base58 data) by top-level index."""
     from yieldcli.addresses import b58decode
 
@@ -72,14 +74,42 @@ def inner_by_instruction(raw: Sequence[Mapping[str, Any]]) -> dict[int, list[tup
                                   for i in entry["instructions"]] for entry in raw or ()}
 
 
-async def _decimals(rpc: Any, *sides: Mapping[str, State | None]) -> dict[str, int]:
+def _seen_in(addresses: Sequence[str], infos: Sequence[Any]) -> list[Pubkey]:
+    """The unknown mints of the token accounts in a pre-state read ahead: read with the check."""
+    states = {a: state_of(i) for a, i in zip(addresses, infos)}
+    return [Pubkey.from_string(a) for a in _unknown_mints(states)]
+
+
+def _readonly_candidates(message: Any, writable: Sequence[str], lookup_tables: Mapping[str, Sequence[str]] | None) -> list[str]:
+    """The accounts the message loads read-only, but for programs and sysvars (never a mint)."""
+    static = [str(k) for k in message.account_keys]
+    programs_called = {static[ix.program_id_index] for ix in message.instructions}
+    loaded = [str((lookup_tables or {}).get(str(lookup.account_key), ())[i])
+              for lookup in getattr(message, "address_table_lookups", None) or ()
+              for i in lookup.readonly_indexes if i < len((lookup_tables or {}).get(str(lookup.account_key), ()))]
+    skip = set(writable) | programs_called
+    return [a for a in dict.fromkeys([*static, *loaded]) if a not in skip and not a.startswith("Sysvar")]
+
+
+async def _mints(rpc: Any, known: Mapping[str, Any], *sides: Mapping[str, State | None]) -> dict[str, int]:
+    """The decimals of unknown mints: from `known` (read with the pre-state), the others read in one request."""
+    mints = _unknown_mints(*sides)
+    wanted = [a for a in mints if a not in known]
+    infos = dict(known)
+    if wanted:
+        infos.update(zip(wanted, await rpc.multiple_accounts([Pubkey.from_string(a) for a in wanted])))
+    return _decimals(mints, infos)
+
+
+def _unknown_mints(*sides: Mapping[str, State | None]) -> list[str]:
+    return sorted({s.token.mint for side in sides for s in side.values() if s and s.token and not by_mint(s.token.mint)})
+
+
+def _decimals(mints: Sequence[str], infos: Mapping[str, Any]) -> dict[str, int]:
     """Decimals of the mints involved that are not known tokens, read from their mint accounts."""
-    mints = sorted({s.token.mint for side in sides for s in side.values() if s and s.token and not by_mint(s.token.mint)})
-    if not mints:
-        return {}
-    infos = await rpc.multiple_accounts([Pubkey.from_string(m) for m in mints])
     found = {}
-    for mint, info in zip(mints, infos):
+    for mint in mints:
+        info = infos.get(mint)
         places = programs.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
         if places is not None:
             found[mint] = places

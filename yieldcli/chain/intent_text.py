@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
 
-from yieldcli.amounts import scale
+from yieldcli.amounts import format_units
 from yieldcli.tokens import by_mint
 
 
@@ -16,18 +15,13 @@ def short(address: str) -> str:
 def amount_text(raw: int, mint: str | None, decimals: Mapping[str, int]) -> str:
     """`10 USDC`, `0.000005 SOL` (mint None), or base units when the decimals are unknown."""
     if mint is None:
-        return f"{plain(scale(raw, 9))} SOL"
+        return f"{format_units(raw, 9, min_fraction=0)} SOL"
     known = by_mint(mint)
     places = known.decimals if known else decimals.get(mint)
     name = known.symbol if known else short(mint)
     if places is None:
         return f"{raw} base units of {name}"
-    return f"{plain(scale(raw, places))} {name}"
-
-
-def plain(value: Decimal) -> str:
-    text = format(value, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return f"{format_units(raw, places, min_fraction=0)} {name}"
 
 
 def symbol(mint: str) -> str:
@@ -36,4 +30,5 @@ def symbol(mint: str) -> str:
 
 
 def signed(raw: int, mint: str | None, decimals: Mapping[str, int]) -> str:
-    return ("−" if raw < 0 else "+") + amount_text(abs(raw), mint, decimals)
+    # The minus sign the tables use too (amounts.format_units): one way to write an amount everywhere.
+    return ("-" if raw < 0 else "+") + amount_text(abs(raw), mint, decimals)

@@ -36,11 +36,14 @@ class InFlight:
     # A durable-nonce transaction can land until its nonce account holds another value than this one.
     nonce_account: str | None = None
     nonce_value: str | None = None
+    # Sent without waiting (--no-wait): its sender reported it as sent and moved on, so its landing
+    # is expected and settles it; one whose sender was killed or timed out must be acknowledged.
+    detached: bool = False
 
 
 _FIELDS = {f.name: f.type for f in fields(InFlight)}
 # Journals written before durable nonces lack these; their entries all have a block-height deadline.
-_OPTIONAL = {"nonce_account", "nonce_value"}
+_OPTIONAL = {"nonce_account", "nonce_value", "detached"}
 
 
 class Journal:
@@ -135,10 +138,10 @@ class Journal:
 
 
 def new_entry(signature: str, cluster: str, last_valid_block_height: int | None, action: str, wallet: str,
-              nonce_account: str | None = None, nonce_value: str | None = None) -> InFlight:
+              nonce_account: str | None = None, nonce_value: str | None = None, *, detached: bool = False) -> InFlight:
     if last_valid_block_height is None and (nonce_account is None or nonce_value is None):
         raise ValueError("a journal entry needs a last valid block height or a durable nonce")
-    return InFlight(signature, cluster, last_valid_block_height, action, wallet, time.time(), nonce_account, nonce_value)
+    return InFlight(signature, cluster, last_valid_block_height, action, wallet, time.time(), nonce_account, nonce_value, detached)
 
 
 def _entry(item: object) -> InFlight:
@@ -149,6 +152,7 @@ def _entry(item: object) -> InFlight:
     lifetime_ok = (type(entry.last_valid_block_height) is int and nonce == (None, None)) or (
         entry.last_valid_block_height is None and all(isinstance(n, str) for n in nonce))
     if not (isinstance(entry.signature, str) and isinstance(entry.cluster, str) and isinstance(entry.wallet, str)
-            and isinstance(entry.action, str) and lifetime_ok and isinstance(entry.sent_at, (int, float))):
+            and isinstance(entry.action, str) and lifetime_ok and isinstance(entry.sent_at, (int, float))
+            and isinstance(entry.detached, bool)):
         raise ValueError("an entry has a field of the wrong type")
     return entry

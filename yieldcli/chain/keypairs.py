@@ -15,6 +15,8 @@ from yieldcli.files import STDIN_SOURCES, printable, read_small_file, read_small
 if TYPE_CHECKING:  # solders is imported only where a Keypair is built: reading a public key needs none
     from solders.keypair import Keypair
 
+    from yieldcli.chain.sign import Signer
+
 # A solana-keygen file is about 230 bytes; pretty-printed, under 1 KB. Anything much larger is not one.
 KEYPAIR_MAX_BYTES = 4096
 
@@ -53,7 +55,7 @@ def read_keypair_bytes(source: str, *, stdin: TextIO | None = None, origin: str 
                 "no keypair on standard input",
                 kind="config.keypair.stdin_empty",
             )
-        return parse_keypair_json(text, "standard input"), None, "standard input"
+        return parse_keypair_text(text, "standard input"), None, "standard input"
     if ":" in source.split("/", 1)[0] and not _exists(source):
         # solana-keygen also knows prompt:, usb:// and ASK; we only read files and stdin.
         raise UsageError(
@@ -69,7 +71,7 @@ def read_keypair_bytes(source: str, *, stdin: TextIO | None = None, origin: str 
         text = found.data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{where} is not a solana-keygen JSON file (not UTF-8 text)") from None
-    return parse_keypair_json(text, where), permission_warning(path, found.mode), where
+    return parse_keypair_text(text, where), permission_warning(path, found.mode), where
 
 
 def _exists(source: str) -> bool:
@@ -79,13 +81,35 @@ def _exists(source: str) -> bool:
         return False
 
 
+def parse_keypair_text(text: str, where: str) -> bytes:
+    """A keypair as solana-keygen writes it (a JSON array), or as wallets export it: the 64-byte
+    secret key in base58 on one line."""
+    from yieldcli.addresses import is_base58
+
+    stripped = text.strip()
+    if is_base58(stripped):  # one word of base58 characters: never JSON
+        return parse_keypair_base58(stripped, where)
+    return parse_keypair_json(text, where)
+
+
+def parse_keypair_base58(text: str, where: str) -> bytes:
+    """A base58 secret key of 64 bytes (secret then public half). Messages never quote it."""
+    from yieldcli.addresses import b58decode
+
+    secret = b58decode(text)
+    if len(secret) != 64:
+        raise ConfigError(f"{where} holds base58 text of {len(secret)} bytes; a secret key (secret and public half) has 64")
+    return secret
+
+
 def parse_keypair_json(text: str, where: str) -> bytes:
     """A solana-keygen keypair: a JSON array of 64 integers 0..255 (secret key then public key)."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: `[[[[...` nested past Python's limit
         # The decoder's message quotes the document: never show it.
-        raise ConfigError(f"{where} is not JSON; expected a solana-keygen keypair (an array of 64 numbers)") from None
+        raise ConfigError(f"{where} is not JSON; expected a solana-keygen keypair (an array of 64 numbers) "
+                          "or a base58 secret key on one line") from None
     if not isinstance(value, list):
         raise ConfigError(f"{where} holds JSON {type(value).__name__}, not a solana-keygen keypair (an array of 64 numbers)")
     if len(value) != 64:
@@ -110,3 +134,34 @@ def public_key_text(source: str, origin: str = "") -> str:
 
     secret, _, _ = read_keypair_bytes(source, origin=origin)
     return b58encode(secret[32:])
+
+
+# --- keypair URLs (a key on a Ledger): one dispatch, before anything reads a file ------------------
+
+
+class LoadedSigner(NamedTuple):
+    signer: Signer
+    warning: str | None
+
+
+def load_signer(source: str, *, stdin: TextIO | None = None) -> LoadedSigner:
+    """A Ledger for `usb://ledger…` (the Solana CLI's keypair URLs), else the keypair `load_keypair` reads."""
+    from yieldcli.chain.ledger.urls import is_ledger_url
+
+    if is_ledger_url(source):
+        from yieldcli.chain.ledger.signer import LedgerSigner
+
+        return LoadedSigner(LedgerSigner(source), None)
+    loaded = load_keypair(source, stdin=stdin)
+    return LoadedSigner(loaded.keypair, loaded.warning)
+
+
+def signer_public_key(source: str, origin: str = "") -> str:
+    """The base58 public key a keypair source names: asked of the Ledger for a keypair URL."""
+    from yieldcli.chain.ledger.urls import is_ledger_url
+
+    if is_ledger_url(source):
+        from yieldcli.chain.ledger.signer import LedgerSigner
+
+        return str(LedgerSigner(source).pubkey())
+    return public_key_text(source, origin)

@@ -25,17 +25,18 @@ from yieldcli.chain.rpc_types import (
     SignatureStatus,
     Simulation,
     TokenAmount,
-    TokenBalanceChange,
     TransactionRecord,
 )
 from yieldcli.solana.cluster import cluster_of, commitment_rank
-from yieldcli.solana.programs import parse_token_account
 from yieldcli.solana.transaction_errors import describe_error
-from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed
+from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, YieldError
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:  # imported when an Rpc opens: solana-py costs ~230 ms
     from solana.rpc.async_api import AsyncClient
+    from solana.rpc.async_http_provider import AsyncHTTPProvider
+
+    from yieldcli.chain.rpc_batch import Answer, Call
 
 _MAX_STATUSES_PER_CALL = 256
 _MAX_ACCOUNTS_PER_CALL = 100
@@ -88,6 +89,8 @@ class Rpc:
         self._client: AsyncClient | None = None
         self._ids = itertools.count(1)
         self._genesis: str | None = None
+        self._riders: list[Call] = []  # asked ahead, sent with the next exchange
+        self._answered: dict[str, Answer] = {}  # answers asked ahead, each used once
 
     async def __aenter__(self) -> "Rpc":
         self._open()
@@ -110,28 +113,76 @@ class Rpc:
         return self._client
 
     async def call(self, method: str, params: list[Any] | None = None) -> Any:
-        """Send one JSON-RPC request and return its `result`, or raise a yieldcli error."""
+        """The `result` of one JSON-RPC request (answered ahead, or riding with questions asked ahead),
+        or raise a yieldcli error."""
+        from yieldcli.chain.rpc_batch import key_of, send_batch
+
+        params = params or []
+        answer = self._answered.pop(key_of(method, params), None)
+        if answer is None and self._riders:
+            (answer,) = await send_batch(self, [(method, params)])
+        return answer.value() if answer is not None else await self.call_now(method, params)
+
+    async def batch(self, calls: Sequence[Call]) -> list[Answer]:
+        """Several questions in one HTTP exchange (with any asked ahead): their answers, in order."""
+        from yieldcli.chain.rpc_batch import send_batch
+
+        return await send_batch(self, calls)
+
+    def ask_ahead(self, calls: Sequence[Call]) -> None:
+        """Questions the caller will ask soon: they ride on the next exchange, whatever it is."""
+        from yieldcli.chain.rpc_batch import key_of
+
+        known = {key_of(m, p) for m, p in self._riders} | set(self._answered)
+        self._riders.extend(c for c in calls if key_of(*c) not in known)
+
+    def take_riders(self) -> list[Call]:
+        riders, self._riders = self._riders, []
+        return riders
+
+    def keep_answers(self, answers: dict[str, Answer]) -> None:
+        self._answered.update(answers)
+
+    def answered(self, call: Call) -> Answer | None:
+        """The answer to `call` asked ahead and already received (used once), else None: nothing is sent."""
+        from yieldcli.chain.rpc_batch import key_of
+
+        return self._answered.pop(key_of(*call), None)
+
+    def next_id(self) -> int:
+        first = next(self._ids)
+        self._ids = itertools.count(first + 1000)  # a batch's ids never meet the next request's
+        return first
+
+    def provider(self) -> AsyncHTTPProvider:
+        return self._open()._provider
+
+    async def call_now(self, method: str, params: list[Any]) -> Any:
+        """Send one JSON-RPC request now and return its `result`, or raise a yieldcli error."""
         from pydantic import ValidationError
         from solana.exceptions import SolanaRpcException
         from solana.rpc.jsonrpc import JsonRpcRequest, SolanaJsonRpcError
 
         client = self._open()
-        request = JsonRpcRequest(id=next(self._ids), method=method, params=params or [])
+        request = JsonRpcRequest(id=next(self._ids), method=method, params=params)
         try:
             return await client.send_rpc_request(request, Any)
         except SolanaJsonRpcError as exc:
-            raise self._rpc_error(method, exc.code, exc.message, exc.data) from None
+            raise self.answer_error(method, exc.code, exc.message, exc.data) from None
         except SolanaRpcException as exc:
-            raise self._transport_error(method, exc.__cause__) from None
+            raise self.transport_error(method, exc.__cause__) from None
         except ValidationError:
             raise RpcError(f"RPC {self.shown_url} answered {method} with something that is not a JSON-RPC response") from None
         except BaseException as exc:
             # pyo3's PanicException derives from BaseException; never let it crash the CLI.
             if type(exc).__name__ == "PanicException":
-                raise RpcError(f"RPC {self.shown_url} answered {method} with a response that could not be read") from None
+                raise self.unreadable(method) from None
             raise
 
-    def _transport_error(self, method: str, cause: BaseException | None) -> Exception:
+    def unreadable(self, method: str) -> RpcError:
+        return RpcError(f"RPC {self.shown_url} answered {method} with a response that could not be read")
+
+    def transport_error(self, method: str, cause: BaseException | None) -> YieldError:
         import httpx2
 
         where = f"RPC {self.shown_url}"
@@ -157,7 +208,7 @@ class Rpc:
         name = type(cause).__name__ if cause is not None else "unknown error"
         return NetworkError(f"connection to {where} failed during {method}: {name}", hint="check your network and try again")
 
-    def _rpc_error(self, method: str, code: int, message: str, data: Any) -> Exception:
+    def answer_error(self, method: str, code: int, message: str, data: Any) -> YieldError:
         where = f"RPC {self.shown_url}"
         if code == -32002 and method == "sendTransaction":
             err = data.get("err") if isinstance(data, dict) else None
@@ -216,41 +267,13 @@ class Rpc:
         `accounts` are returned as they would be after the transaction; those that are token
         accounts also get their balance before and after in `token_balances`.
         """
-        addresses = [str(a) for a in accounts]
-        before = await self.multiple_accounts(accounts, commitment=commitment) if addresses else []
-        config: dict[str, Any] = {
-            "encoding": "base64",
-            "sigVerify": False,
-            "replaceRecentBlockhash": False,
-            "innerInstructions": True,  # the intent guard reads what the strategy program moved
-            **self._commitment(commitment),
-        }
-        if addresses:
-            config["accounts"] = {"encoding": "base64", "addresses": addresses}
+        from yieldcli.chain.read_around import simulation_config, simulation_of
+
+        keys = list(accounts)
+        before = await self.multiple_accounts(keys, commitment=commitment) if keys else []
+        config = simulation_config(self._commitment(commitment)["commitment"], keys)
         result = await self.call("simulateTransaction", [base64.b64encode(bytes(tx)).decode("ascii"), config])
-        value = result["value"]
-        post_raw = value.get("accounts") or [None] * len(addresses)
-        after = tuple(_account(Pubkey.from_string(a), raw) for a, raw in zip(addresses, post_raw))
-        balances = []
-        # A failed simulation returns null accounts: there is no "after" to compare with.
-        if value.get("err") is None and value.get("accounts") is not None:
-            for address, pre, post in zip(addresses, before, after):
-                pre_t = parse_token_account(str(pre.owner), pre.data) if pre else None
-                post_t = parse_token_account(str(post.owner), post.data) if post else None
-                either = pre_t or post_t
-                if either:
-                    mint, owner, _ = either
-                    balances.append(
-                        TokenBalanceChange(address, mint, owner, pre_t[2] if pre_t else None, post_t[2] if post_t else None)
-                    )
-        return Simulation(
-            err=value.get("err"),
-            logs=tuple(value.get("logs") or ()),
-            units_consumed=value.get("unitsConsumed"),
-            accounts=after,
-            token_balances=tuple(balances),
-            inner_instructions=tuple(value.get("innerInstructions") or ()),
-        )
+        return simulation_of(result["value"], keys, before)
 
     async def send(
         self,
@@ -345,34 +368,33 @@ class Rpc:
         """'ok', or raises (an unhealthy node answers with error -32005)."""
         return str(await self.call("getHealth"))
 
-    async def genesis_hash(self) -> str:
-        """The cluster's identity; asked once per `Rpc`, as it never changes."""
+    def known_genesis(self) -> str | None:
+        """The cluster's identity without asking: asked before by this `Rpc`, or remembered for its URL."""
         if self._genesis is None:
-            value = await self.call("getGenesisHash")
-            if not isinstance(value, str) or not value:
-                raise RpcError(f"RPC {self.shown_url} answered getGenesisHash with something that is not a hash")
-            self._genesis = value
+            from yieldcli.chain.genesis_memory import recall
+
+            self._genesis = recall(self.url)
         return self._genesis
+
+    async def genesis_hash(self) -> str:
+        """The cluster's identity; asked once, as it never changes (and remembered for the URL a while)."""
+        known = self.known_genesis()
+        if known is not None:
+            return known
+        value = await self.call("getGenesisHash")
+        if not isinstance(value, str) or not value:
+            raise RpcError(f"RPC {self.shown_url} answered getGenesisHash with something that is not a hash")
+        from yieldcli.chain.genesis_memory import remember
+
+        remember(self.url, value)
+        self._genesis = value
+        return value
 
     async def version(self) -> dict[str, Any]:
         return dict(await self.call("getVersion"))
 
 
 def _account(address: Pubkey, raw: dict[str, Any] | None) -> AccountInfo | None:
-    if raw is None:
-        return None
-    data = raw.get("data")
-    if isinstance(data, list) and len(data) == 2 and data[1] == "base64":
-        payload = base64.b64decode(data[0])
-    elif isinstance(data, str):
-        payload = base64.b64decode(data)
-    else:
-        raise RpcError(f"the RPC returned account {address} in an encoding other than base64")
-    return AccountInfo(
-        address=address,
-        lamports=int(raw["lamports"]),
-        owner=Pubkey.from_string(raw["owner"]),
-        data=payload,
-        executable=bool(raw.get("executable", False)),
-        rent_epoch=int(raw.get("rentEpoch", 0)),
-    )
+    from yieldcli.chain.read_around import account_of
+
+    return account_of(address, raw)

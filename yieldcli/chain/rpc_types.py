@@ -69,7 +69,7 @@ class Simulation:
     units_consumed: int | None
     accounts: tuple[AccountInfo | None, ...]  # post-simulation state of the requested accounts
     token_balances: tuple[TokenBalanceChange, ...]  # requested accounts that are token accounts
-    inner_instructions: tuple[dict[str, Any], ...] = ()  # the RPC's innerInstructions: what each instruction invoked
+    inner_instructions: Any = None  # the RPC's JSON, when asked for
 
     @property
     def ok(self) -> bool:

@@ -4,14 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
-from solders.keypair import Keypair
 from solders.message import to_bytes_versioned
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.decode import encode_transaction
+
+
+class Signer(Protocol):
+    """What signs a slot: a solders Keypair, or a key on a device (`yieldcli.chain.ledger.signer.LedgerSigner`).
+
+    A device may also have `before_sign(message: bytes) -> None`, called before the user is asked,
+    that raises when it could not sign this message (a Ledger with blind signing off), and
+    `message_hash(message: bytes) -> str`, what its screen will show for the person to compare."""
+
+    def pubkey(self) -> Pubkey: ...
+
+    def sign_message(self, message: bytes, /) -> Signature: ...
+
+
+def before_sign(signers: Iterable[Signer], message: bytes) -> None:
+    for signer in signers:
+        check = getattr(signer, "before_sign", None)
+        if check is not None:
+            check(message)
 
 
 @dataclass(frozen=True)
@@ -53,7 +72,7 @@ def signature_slots(tx: VersionedTransaction) -> list[SignatureSlot]:
     return slots
 
 
-def sign_transaction(tx: VersionedTransaction, keypairs: Iterable[Keypair]) -> SignResult:
+def sign_transaction(tx: VersionedTransaction, keypairs: Iterable[Signer]) -> SignResult:
     """Sign the slots whose key is one of `keypairs`; other slots keep their signature or stay empty."""
     message = tx.message
     keys = list(message.account_keys)

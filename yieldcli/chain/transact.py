@@ -25,13 +25,13 @@ from yieldcli.errors import Declined, NetworkError, UsageError
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
-    from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.compute_budget import FeeSummary
     from yieldcli.chain.intent import Check
     from yieldcli.chain.journal import Journal
     from yieldcli.chain.review import Review
+    from yieldcli.chain.sign import Signer
 
 COMMITMENTS = ("processed", "confirmed", "finalized")
 ACTIONS = ("deposit", "withdraw", "close-account")
@@ -124,7 +124,7 @@ class Prepared:
     fees: FeeSummary | None
     effect: Check | None  # the intent check's verdict; None when it could not run
     result: Result  # review, fee, simulation and effect as JSON shows them
-    signers: list[Keypair]
+    signers: list[Signer]
     last_valid_block_height: int | None
     lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
 
@@ -134,21 +134,28 @@ class Prepared:
 
 
 async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions,
-                  hooks: Hooks, load_signers: Callable[[], Sequence[Keypair]] | None = None,
+                  hooks: Hooks, load_signers: Callable[[], Sequence[Signer]] | None = None,
                   journal: Journal | None = None) -> Prepared | Outcome:
     """Obtain, budget, review, check signability and simulate. An Outcome instead when this exact
     (already signed) transaction turns out to have landed: nothing more to do."""
     from solders.pubkey import Pubkey
 
     from yieldcli.chain import transact_checks as checks
+    from yieldcli.chain.ask_ahead import ask_ahead_check_reads, ask_ahead_for
     from yieldcli.chain.signers_check import check_signable
     from yieldcli.chain.review import review_transaction
     from yieldcli.urls import redact_url
 
     options.validate()
     to_review = await obtain(rpc)
+    ask_ahead_for(rpc, to_review, options)  # the cluster and deadline questions ride on the next exchange
+    unreachable: NetworkError | None = None
     if rpc is not None and not to_review.lookup_tables:
-        to_review.lookup_tables = await checks.lookup_tables(rpc, to_review.transaction)
+        try:
+            to_review.lookup_tables = await checks.lookup_tables(rpc, to_review.transaction)
+        except NetworkError as exc:  # the review names what it can; the check cannot run
+            unreachable = exc
+    ask_ahead_check_reads(rpc, to_review, options)  # rides with the priority fee's question, when there is one
     # The fee is set before anything else looks at the transaction: the review, the intent check and
     # the signature all see the final one.
     fees = await checks.budget(rpc, options, to_review, hooks.log)
@@ -159,7 +166,7 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     if to_review.service_answer is not None:
         result["service_answer"] = to_review.service_answer
 
-    signers: list[Keypair] = []
+    signers: list[Signer] = []
     if options.sign or options.send:
         if load_signers is None:
             raise UsageError("signing needs a keypair", kind="usage.no_keypair")
@@ -190,11 +197,19 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
 
     intent = checks.intent_of(request, options, review, signers[0] if signers else None)
     check = None
-    if options.simulate and rpc:
+    if options.simulate and rpc and unreachable is not None:
+        result["simulation"] = checks.unreachable(unreachable)
+    elif options.simulate and rpc:
         result["simulation"], check = await checks.simulate(rpc, tx, to_review.lookup_tables, intent, request)
     else:
         result["simulation"] = None
     result["effect"] = check.to_dict() if check is not None else None
+    if any(hasattr(signer, "message_hash") for signer in signers):
+        from yieldcli.chain.ledger.signer import message_hash
+        from yieldcli.chain.sign import message_bytes
+
+        # What a Ledger shows when it blind-signs: the person compares it with the review's.
+        result["message_hash"] = message_hash(message_bytes(tx))
     return Prepared(request, options, rpc_url, tx, review, fees, check, result, signers, last_valid,
                     to_review.lookup_tables)
 
@@ -219,7 +234,7 @@ async def _landed_already(rpc: Any, rpc_url: str, journal: Journal, options: Tra
 async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None) -> Outcome:
     """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature."""
     from yieldcli.chain import transact_checks as checks
-    from yieldcli.chain.sign import sign_transaction
+    from yieldcli.chain.sign import before_sign, message_bytes, sign_transaction
 
     options, result, tx = prepared.options, prepared.result, prepared.transaction
     hooks.on_review(prepared)
@@ -234,6 +249,9 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
         last_valid = await checks.deadline_for(rpc, tx)
 
     verb = "Sign and send" if options.send else "Sign"
+    # A device that could not sign this message (a Ledger with blind signing off) says so before
+    # the person is asked, and before anything is sent to it to sign.
+    before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
     if not hooks.confirm(f"{verb} this {prepared.request.action}?", prepared):
@@ -245,10 +263,12 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
                          kind="usage.not_a_signer")
     result["transaction"] = signed.to_base64()
     result["missing_signers"] = [str(k) for k in signed.missing]
-    result["signature"] = str(signed.transaction.signatures[0])
+    fee_payer_signature = signed.transaction.signatures[0]
+    # None until the fee payer has signed: the placeholder (all ones) is no transaction's signature.
+    result["signature"] = None if fee_payer_signature == type(fee_payer_signature).default() else str(fee_payer_signature)
     if not options.send:
         result["status"] = "signed" if signed.complete else "partially-signed"
-        return Signed(result, result["transaction"], result["signature"], result["missing_signers"])
+        return Signed(result, result["transaction"], result["signature"] or "", result["missing_signers"])
     if not signed.complete:
         raise UsageError("cannot send: the transaction still needs signatures from " + ", ".join(result["missing_signers"]),
                          kind="usage.missing_signers")
@@ -262,7 +282,7 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
 
 
 async def run(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions, hooks: Hooks,
-              load_signers: Callable[[], Sequence[Keypair]] | None = None, journal: Journal | None = None) -> Outcome:
+              load_signers: Callable[[], Sequence[Signer]] | None = None, journal: Journal | None = None) -> Outcome:
     """Prepare and complete: one outcome (the landed one, when this exact transaction landed before)."""
     prepared = await prepare(rpc, rpc_url, request, obtain, options, hooks, load_signers, journal)
     if not isinstance(prepared, Prepared):

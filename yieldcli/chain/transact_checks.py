@@ -15,7 +15,7 @@ from yieldcli.errors import NetworkError, Refused, SimulationFailed, Transaction
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
-    from solders.keypair import Keypair
+    from yieldcli.chain.sign import Signer
     from solders.message import Message, MessageV0
     from solders.transaction import VersionedTransaction
 
@@ -68,7 +68,7 @@ def fee_dict(fees: FeeSummary | None) -> dict[str, int] | None:
             "compute_unit_limit": fees.unit_limit, "compute_unit_price": fees.unit_price}
 
 
-def intent_of(request: UserRequest, options: TransactOptions, review: Review, keypair: Keypair | None) -> Intent:
+def intent_of(request: UserRequest, options: TransactOptions, review: Review, keypair: Signer | None) -> Intent:
     """What the user asked, for the guard: whoever signs is the user; without an action, only paying fees."""
     from yieldcli.chain.intent import DEFAULT_MAX_SOL_COST, Intent
 
@@ -96,8 +96,8 @@ async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[Addr
     tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
     try:
         check, sim = await check_transaction(rpc, tx, intent, tables)
-    except NetworkError as exc:  # a send is then refused by `guard`: it needs the check
-        return {"skipped": f"the RPC could not be reached: {exc.message}"}, None
+    except NetworkError as exc:  # a send is then refused before signing: it needs the check
+        return unreachable(exc), None
     except ValueError as exc:  # a lookup table could not be read: the accounts it loads are unknown
         return {"skipped": f"the transaction's accounts could not all be resolved: {exc}"}, None
 
@@ -143,6 +143,10 @@ def guard(options: TransactOptions, result: Result, check: Check | None, hooks: 
     if options.unsafe_allow_mismatch:
         hooks.allowed_mismatch(list(check.differences))
         return
+    if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
+        raise with_report(Refused(
+            "refusing to sign: the transaction does more than pay the network fee and rent, and no intent was stated: "
+            + "; ".join(check.differences), kind="refused.mismatch.unstated"), result, "refused")
     raise with_report(Refused(
         "refusing to sign: the transaction does not do what was asked: " + "; ".join(check.differences),
         hint="nothing was signed; the service may be faulty or compromised", kind="refused.mismatch",
@@ -159,10 +163,18 @@ def message_of(tx: VersionedTransaction) -> Message | MessageV0:
     return message
 
 
+def unreachable(exc: NetworkError) -> Result:
+    """The simulation's entry when the RPC could not be reached: not checked, for that reason."""
+    from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE
+
+    return {"skipped": f"{RPC_UNREACHABLE}: {exc.message}"}
+
+
 async def lookup_tables(rpc: Any, tx: VersionedTransaction) -> tuple[AddressLookupTableAccount, ...]:
     """The tables a v0 message loads accounts from, so the review names every account.
 
-    An unreadable table is not fatal: the review then says which accounts it could not resolve.
+    A table that is not there is not fatal: the review then says which accounts it could not resolve.
+    An RPC that cannot be reached raises NetworkError: then nothing can be checked, and that is the reason.
     """
     from yieldcli.chain.instructions import fetch_lookup_table
 
@@ -170,6 +182,8 @@ async def lookup_tables(rpc: Any, tx: VersionedTransaction) -> tuple[AddressLook
     for lookup in getattr(tx.message, "address_table_lookups", None) or ():
         try:
             tables.append(await fetch_lookup_table(rpc, lookup.account_key))
+        except NetworkError:
+            raise
         except YieldError:
             continue
     return tuple(tables)

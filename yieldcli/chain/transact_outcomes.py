@@ -14,6 +14,9 @@ from typing import Any, TypeVar
 from yieldcli.errors import (
     Declined,
     ExitCode,
+    NetworkError,
+    Refused,
+    SimulationFailed,
     TransactionExpired,
     TransactionFailed,
     TransactionPending,
@@ -21,6 +24,8 @@ from yieldcli.errors import (
 )
 
 Result = dict[str, Any]
+# How the review says the RPC was out of reach (the simulation's `skipped`); a review-only run then exits as a network error.
+RPC_UNREACHABLE = "the RPC could not be reached"
 
 
 @dataclass
@@ -43,6 +48,27 @@ class Unsigned(Outcome):
     """Reviewed only: nothing was signed (the request did not ask for a signature)."""
 
     transaction: str = ""  # base64
+
+    def error(self) -> YieldError | None:
+        """A review is a dry run that scripts gate on: a success only when the simulation ran and the
+        effect is what was asked; otherwise what the check found, as a send would have ended."""
+        simulation, effect = self.result.get("simulation"), self.result.get("effect")
+        if simulation is None:
+            return Refused("reviewed only, and not checked: the simulation was turned off", kind="refused.unchecked.review")
+        skipped = simulation.get("skipped")
+        if skipped:
+            if str(skipped).startswith(RPC_UNREACHABLE):
+                return NetworkError(f"reviewed only, and not checked: {skipped}", kind="network.rpc.unreachable")
+            return Refused(f"reviewed only, and not checked: {skipped}", kind="refused.unchecked.review")
+        if not simulation.get("ok"):
+            return SimulationFailed(f"reviewed only: the simulation failed: {simulation.get('error')}", kind="simulation.review")
+        if self.result.get("action") == "transaction":
+            return None  # a transaction looked at with no request stated: nothing to match
+        if effect is None or effect.get("differences"):
+            differences = "; ".join(effect.get("differences", ())) if effect else "no check"
+            return Refused(f"reviewed only: the transaction does not do what was asked: {differences}",
+                           kind="refused.mismatch.review")
+        return None
 
 
 @dataclass

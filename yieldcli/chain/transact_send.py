@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from yieldcli.chain import confirm
     from yieldcli.chain.journal import InFlight, Journal
     from yieldcli.chain.nonce import NonceLifetime
+    from yieldcli.chain.settle import Settled
     from yieldcli.chain.transact import Hooks, TransactOptions, UserRequest
 
 
@@ -63,7 +64,7 @@ async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserR
             # knows this one may land, and of several runs for this wallet at once only one sends.
             others = journal.claim(new_entry(
                 signature, cluster, None if nonce else last_valid, request.action, wallet,
-                *((str(nonce.account), str(nonce.value)) if nonce else ()),
+                *((str(nonce.account), str(nonce.value)) if nonce else ()), detached=not options.wait,
             ))
             if others:
                 raise _earlier_pending(others[0])
@@ -145,6 +146,7 @@ async def _settle_before_send(rpc: Any, journal: Journal, cluster: str, wallet: 
     settled = await settle(journal, rpc, cluster, wallet)
     for entry, status in settled.failed:
         hooks.warn(f"your earlier {entry.action} {entry.signature} failed on chain in slot {status.slot}")
+    _settle_detached(journal, settled, hooks)
     if settled.pending:
         raise _earlier_pending(settled.pending[0])
     if not settled.landed:
@@ -155,6 +157,7 @@ async def _settle_before_send(rpc: Any, journal: Journal, cluster: str, wallet: 
             error = Refused("; ".join(lines) + f"; not sending another {request.action} unless asked to send again",
                             kind="refused.landed_before")
             setattr(error, "action", request.action)
+            setattr(error, "signature", settled.landed[0][0].signature)
             raise error
         for line in lines:
             hooks.warn(line)
@@ -164,6 +167,16 @@ async def _settle_before_send(rpc: Any, journal: Journal, cluster: str, wallet: 
         for line in lines:
             hooks.warn(line)
     journal.remove(*(entry.signature for entry, _ in settled.landed))
+
+
+def _settle_detached(journal: Journal, settled: Settled, hooks: Hooks) -> None:
+    """Earlier transactions sent without waiting that landed: expected, so settled here, not refused."""
+    detached = [(entry, status) for entry, status in settled.landed if entry.detached]
+    for entry, status in detached:
+        hooks.warn(f"your earlier {entry.action} {entry.signature} (sent without waiting) landed in slot {status.slot}")
+    if detached:
+        journal.remove(*(entry.signature for entry, _ in detached))
+        settled.landed = [pair for pair in settled.landed if not pair[0].detached]
 
 
 def _earlier_pending(entry: InFlight) -> TransactionPending:

@@ -8,7 +8,6 @@ import typer
 
 from typer.core import TyperGroup
 
-from yieldcli import __version__
 from yieldcli.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -30,9 +29,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "close-account": ("yieldcli.cli.commands.write", "close_account"),
     "tx": ("yieldcli.cli.commands.tx", "tx_app"),
     "nonce": ("yieldcli.cli.commands.nonce_cmd", "nonce_app"),
+    "ledger": ("yieldcli.cli.commands.ledger_cmd", "ledger_app"),
     "auth": ("yieldcli.cli.commands.auth", "auth_app"),
     "config": ("yieldcli.cli.commands.config_cmd", "config_app"),
     "sandbox": ("yieldcli.cli.commands.sandbox_cmd", "sandbox_app"),
+    "completion": ("yieldcli.cli.commands.completion_cmd", "completion"),
+    "mcp": ("yieldcli.cli.commands.mcp_cmd", "mcp_app"),
 }
 
 
@@ -51,6 +53,31 @@ class LazyCommands(TyperGroup):
         if name not in _BUILT:  # asked for twice per run: by the option hoisting, then by click
             _BUILT[name] = self._build(name)
         return _BUILT[name]
+
+    def resolve_command(self, ctx, args):
+        """A mistyped command gets the closest names (typer's own suggestion sees no lazy commands)."""
+        from typer import _click as click
+
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.UsageError as exc:
+            from difflib import get_close_matches
+
+            matches = get_close_matches(args[0], list(COMMANDS), n=1) if args else []
+            if matches and "Did you mean" not in exc.message:
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
+            raise
+
+    def invoke(self, ctx):
+        try:
+            result = super().invoke(ctx)
+            ctx.close()  # here rather than after: what closing writes (--jq's results) may meet the pipe too
+            return result
+        except BrokenPipeError:
+            # The reader went away (`yield ... | head -1`): not an error. Caught here because click
+            # turns it into exit 1, which the README keeps for bugs.
+            _silence_stdout()
+            raise typer.Exit(ExitCode.OK)
 
     @staticmethod
     def _build(name: str):
@@ -83,9 +110,12 @@ app = typer.Typer(
 )
 
 
-def _version(value: bool) -> None:
+def _version(ctx: typer.Context, value: bool) -> None:
     if value:
-        print(f"yield {__version__}")
+        from yieldcli.cli.version import VERBOSE_FLAGS, version_text
+
+        # Eager: answered before -v is parsed, so the line says whether it was there.
+        sys.stdout.write(version_text(any(arg in VERBOSE_FLAGS for arg in sys.argv[1:] + list(ctx.args or ()))))
         raise typer.Exit()
 
 
@@ -104,7 +134,10 @@ def root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),
     no_pager: bool = typer.Option(False, "--no-pager", help="Do not page long output on a terminal (env YIELD_PAGER, PAGER)."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    keypair: Optional[str] = typer.Option(None, "--keypair", "-k", help="Keypair file, or - for stdin: the wallet of reads, the signer of writes (env YIELD_KEYPAIR).", show_default=False),
+    url: Optional[str] = typer.Option(None, "--url", "-u", help="Solana RPC URL or moniker (env YIELD_RPC_URL).", show_default=False),
+    jq: Optional[str] = typer.Option(None, "--jq", help="Filter the JSON output with a jq expression (strings printed raw).", show_default=False),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version (with -v: Python, solders, solana-py, platform)."),
 ) -> None:
     from yieldcli.environment import Environment
     from yieldcli.cli.session import GlobalOptions, Session
@@ -112,7 +145,7 @@ def root(
     options = GlobalOptions(
         profile=profile, config=config, api_url=api_url, timeout=timeout,
         output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
-        no_pager=no_pager,
+        no_pager=no_pager, keypair=keypair, url=url, jq=jq,
     )
     global _SESSION
     session = _SESSION = Session(Environment(), options)
@@ -127,6 +160,10 @@ def main(argv: Optional[list] = None) -> None:
     from typer import _click as click  # typer vendors click; its exceptions carry click's exit codes
 
     args = sys.argv[1:] if argv is None else argv
+    from yieldcli.cli.render.ascii_fallback import protect
+
+    protect(sys.stdout)
+    protect(sys.stderr)
     global _STDERR_COLOR
     _STDERR_COLOR = _stderr_color(args)
     if "_YIELD_COMPLETE" in os.environ:
@@ -154,6 +191,8 @@ def main(argv: Optional[list] = None) -> None:
     except (Exception, KeyboardInterrupt) as exc:
         from yieldcli.cli.cli_errors import describe_any
 
+        if _SESSION is not None:
+            _SESSION.explain(exc)
         _fail(exc, debug, describe_any(exc), args)
     else:
         sys.exit(code if isinstance(code, int) else ExitCode.OK)

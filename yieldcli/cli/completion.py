@@ -5,6 +5,7 @@ line, newline-separated) and `COMP_CWORD` (the index of the word being completed
 one candidate per line. No candidates means "complete file names" (the scripts fall back to them).
 Every Tab press starts a process, so option values are answered before the command tree is built.
 Regenerate the scripts with `python -m yieldcli.cli.completion completions/`; a test fails when stale.
+`yield completion SHELL` prints the same script.
 """
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ def _profiles(env: Mapping[str, str], words: list[str]) -> list[str]:
         return []
 
 
+def _sort_fields(env: Mapping[str, str], words: list[str]) -> list[str]:
+    """The fields of the listing on the line: positions or balances."""
+    from yieldcli.api.sort_fields import SORT_FIELDS
+
+    kind = next((word for word in words if word in SORT_FIELDS), None)
+    return list(SORT_FIELDS[kind]) if kind else []
+
+
 def _config_keys(env: Mapping[str, str], words: list[str]) -> list[str]:
     from yieldcli.config import SPECS
 
@@ -58,6 +67,7 @@ OPTION_VALUES: dict[str, Callable[[Mapping[str, str], list[str]], list[str]] | t
     "--color": COLOR_MODES,
     "--order": ORDERS,
     "--profile": _profiles,
+    "--sort-by": _sort_fields,
 }
 # Values of `config set KEY VALUE`, by key.
 SETTING_VALUES: dict[str, tuple[str, ...]] = {"output": OUTPUT_FORMATS, "color": COLOR_MODES, "rpc_url": RPC_MONIKERS}
@@ -139,6 +149,8 @@ def _from_tree(before: list[str], current: str, env: Mapping[str, str]) -> list[
         return list(own) + [name for name in global_options if name not in own and command is not root]
     if hasattr(command, "list_commands"):
         return [name for name in command.list_commands(None)]
+    if path == ["completion"] and not positional:
+        return list(SHELLS)
     if path[:1] == ["config"] and path[1:] in (["get"], ["set"], ["unset"]):
         if not positional:
             return _config_keys(env, before)

@@ -28,6 +28,9 @@ class GlobalOptions(NamedTuple):
     debug: bool = False
     sandbox: bool = False
     no_pager: bool = False
+    keypair: str | None = None  # -k/--keypair and -u/--url given to any command (its own, when it has them, win)
+    url: str | None = None
+    jq: str | None = None
 
 
 class Session:
@@ -39,6 +42,17 @@ class Session:
         self._sandbox: Any = None
         self._closers: list = []
         self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
+        self._stdin_keypair: str | None = None  # a keypair read from standard input (-k -), kept for a second use
+        self.creates_profile = False  # `config set` writes the profile it names: it need not exist yet
+        # What `explain` adds to an error: where the strategy id came from, which key was sent and from where.
+        self._strategy_origin: tuple[str, str] | None = None
+        self._key_found: Any = None
+        self._why_no_key: str | None = None
+        self._jq: Any = None
+        if options.jq is not None:
+            from yieldcli.cli.render.jq_filter import JqFilter
+
+            self._jq = JqFilter(options.jq)  # a bad expression is refused before any request
 
     # --- settings --------------------------------------------------------------------------------
 
@@ -47,10 +61,14 @@ class Session:
         if self._settings is None:
             config_path = cfg.resolve_config_path(self.options.config, self.env)
             config = cfg.ConfigFile.load(Path(config_path.value).expanduser())
+            profile = cfg.resolve_profile(self.options.profile, self.env)
+            if not self.creates_profile:
+                cfg.check_profile(config, profile)
             flags = {"api_url": self.options.api_url, "timeout": self.options.timeout,
-                     "output": self.options.output, "color": self.options.color}
+                     "output": self.options.output, "color": self.options.color,
+                     "keypair": self.options.keypair, "rpc_url": self.options.url}
             forced = {"api_url": lambda: self.sandbox().url} if self.options.sandbox else {}
-            self._settings = cfg.Settings(self.env, config, cfg.resolve_profile(self.options.profile, self.env), flags,
+            self._settings = cfg.Settings(self.env, config, profile, flags,
                                           self._sandbox_overrides(), forced)
         return self._settings
 
@@ -81,12 +99,20 @@ class Session:
     # --- output ----------------------------------------------------------------------------------
 
     def output(self, requested: str | None = None, as_json: bool = False) -> Output:
+        if self._jq is not None:
+            requested, as_json = self._jq_mode("json" if as_json else requested), False
         if as_json or requested is not None:
             resolved = resolve_mode("json" if as_json else requested, self.env)
         else:
             resolved = self.settings.checked("output", lambda value, name: resolve_mode(value, self.env))
         color_choice = self.settings.checked("color", _color_choice)
         self.output_mode = resolved
+        if resolved != "table":
+            from yieldcli.cli.render.ascii_fallback import protect
+
+            protect(self.env.stdout, machine=True)
+        if self._jq is not None:  # what the command writes is held for the filter (see jq_filter)
+            self._jq.capture(self.env)
         return Output(
             self.env,
             resolved,
@@ -95,6 +121,13 @@ class Session:
             pager=not self.options.no_pager,
             color_choice=color_choice,
         )
+
+    def _jq_mode(self, requested: str | None) -> str:
+        """--jq reads JSON: JSON unless NDJSON was asked for; the config file's table does not count."""
+        mode = resolve_mode(requested or self.options.output or "json", self.env)
+        if mode not in ("json", "ndjson"):
+            raise UsageError(f"--jq filters JSON, not {mode}", hint="drop -o, or use -o json")
+        return mode
 
     def log(self, text: str) -> None:
         """--verbose diagnostics on stderr."""
@@ -117,6 +150,7 @@ class Session:
 
                 url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
                 found, why_none = find_api_key(self.env, self.profile)
+                self._key_found, self._why_no_key = found, why_none  # for `explain`
                 key = found.value if found else None
                 if found:
                     problem = api_key_problem(found.value)
@@ -143,14 +177,29 @@ class Session:
 
     # --- defaults for wallet and strategy ------------------------------------------------------------
 
-    def strategy(self, flag: str | None) -> str:
+    def strategy(self, flag: str | None, given_as: str = "--strategy") -> str:
         value = cfg.not_empty(flag, "--strategy") or self.settings.value("strategy")
         if not value:
             raise UsageError(
                 "no strategy given",
                 hint="pass --strategy ID, set YIELD_STRATEGY, or `yield config set strategy ID`",
             )
+        setting = self.settings.get("strategy")
+        self._strategy_origin = (str(value), given_as if flag else (setting.location or setting.source))
         return value
+
+    def explain(self, error: BaseException) -> None:
+        """Add to an error what only this run knows: where a strategy id the service does not know came
+        from, and which API key the service refused."""
+        from yieldcli.errors import AuthError, ServiceError
+
+        if isinstance(error, AuthError):
+            self._explain_auth(error)
+        origin = self._strategy_origin
+        if origin and isinstance(error, ServiceError) and "strategy not found" in error.message.lower():
+            strategy_id, where = origin
+            error.message = f"{error.message}: {strategy_id!r} (from {where})"
+            error.hint = "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from"
 
     def wallet(self, given: str | None, *, signing: bool = False, keypair_flag: str | None = None,
                name: str = "wallet address") -> str:
@@ -165,10 +214,6 @@ class Session:
             return DEMO_WALLET
         if signing:
             keypair = self.keypair_source(keypair_flag)
-            from yieldcli.files import reads_stdin
-
-            if reads_stdin(str(keypair.value)):
-                raise UsageError("with a keypair on standard input, name the wallet with --wallet")
         else:
             keypair = self._keypair_setting(self.settings)
             if keypair.value is None:
@@ -176,7 +221,52 @@ class Session:
                     "no wallet given and no keypair configured",
                     hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
                 )
-        return pubkey_of_keypair_file(Path(str(keypair.value)).expanduser(), keypair.source)
+        from yieldcli.files import reads_stdin
+
+        if reads_stdin(str(keypair.value)):
+            from yieldcli.addresses import b58encode
+            from yieldcli.chain.keypairs import read_keypair_bytes
+
+            secret, _, _ = read_keypair_bytes("-", stdin=self.keypair_stdin())
+            return b58encode(secret[32:])
+        return pubkey_of_keypair_file(str(keypair.value), keypair.source)
+
+    def load_signer(self, source: str) -> Any:
+        """A Ledger for `usb://ledger…`, else a keypair file (or `-`: standard input, read once per run); a file
+        others can read is warned about."""
+        from yieldcli.chain.keypairs import load_signer
+        from yieldcli.files import reads_stdin
+
+        loaded = load_signer(source, stdin=self.keypair_stdin() if reads_stdin(source) else None)
+        if loaded.warning:
+            self.output().warn(loaded.warning)
+        return loaded.signer
+
+    def keypair_stdin(self) -> Any:
+        """Standard input as a keypair source, read once: the wallet and the signer both come from it."""
+        import io
+
+        if self._stdin_keypair is None:
+            from yieldcli.chain.keypairs import KEYPAIR_MAX_BYTES
+            from yieldcli.files import read_small_stream
+
+            self._stdin_keypair = read_small_stream(self.env.stdin, limit=KEYPAIR_MAX_BYTES, what="the keypair", error=ConfigError)
+        return io.StringIO(self._stdin_keypair)
+
+    def _explain_auth(self, error: Any) -> None:
+        """Which key the service refused and where it came from; with no usable keyring, the variable."""
+        from yieldcli.config import API_KEY_ENV
+        from yieldcli.secrets import mask
+
+        found, why_none = self._key_found, self._why_no_key
+        if found is not None and found.source == "env":
+            error.message = f"{error.message} (the key {mask(found.value)} from {API_KEY_ENV})"
+            error.hint = f"fix or unset {API_KEY_ENV}: it is used before any key stored with `yield auth login`"
+        elif found is not None:
+            error.message = f"{error.message} (the key {mask(found.value)} from the {found.location})"
+            error.hint = f"store the right key with `yield auth login`, or set {API_KEY_ENV}"
+        elif why_none:  # the keyring cannot hold a key here: logging in would fail too
+            error.hint = f"set {API_KEY_ENV} ({why_none})"
 
     # --- the chain side --------------------------------------------------------------------------
 
@@ -209,6 +299,8 @@ class Session:
     def close(self) -> None:
         while self._closers:
             self._closers.pop()()
+        if self._jq is not None:  # after the rest: a failing expression must not skip a closer
+            self._jq.finish()
 
 
 def sandbox_state_path(env: Environment) -> Path:
@@ -227,13 +319,13 @@ def sandbox_keypair_path(env: Environment) -> Path:
     return path
 
 
-def pubkey_of_keypair_file(path: Path, source: str = "") -> str:
-    """The public half of a solana-keygen file, without importing solders."""
-    from yieldcli.chain.keypairs import public_key_text
+def pubkey_of_keypair_file(path: Path | str, source: str = "") -> str:
+    """The public half of a solana-keygen file (without importing solders), or a Ledger's for a keypair URL."""
+    from yieldcli.chain.keypairs import signer_public_key
 
     spec = cfg.SPECS["keypair"]
     named = {"flag": spec.flag, "env": spec.env}.get(source, source)
-    return public_key_text(str(path), f" (from {named})" if named else "")
+    return signer_public_key(str(path), f" (from {named})" if named else "")
 
 
 def _color_choice(value: Any, name: str) -> str:

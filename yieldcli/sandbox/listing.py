@@ -8,6 +8,7 @@ from urllib.parse import parse_qsl
 
 from yieldcli.sandbox.responses import BadRequest, error_response
 from yieldcli.sandbox.rows import Rows
+from yieldcli.api.sort_fields import BALANCE_SORT_FIELDS, POSITION_SORT_FIELDS  # noqa: F401 (the service module imports them from here)
 
 DEFAULT_LIMIT = 10
 INT32_MAX = 2**31 - 1
@@ -61,8 +62,6 @@ def parse_query(query: str, fields: tuple[str, ...]) -> dict[str, Any]:
 
 # ---- listings ------------------------------------------------------------------------------------
 
-POSITION_SORT_FIELDS = ("apy", "decimals", "total_deposited_value", "total_position_value", "yield_earned")
-BALANCE_SORT_FIELDS = ("decimals", "total_balance")
 
 
 def paginate(

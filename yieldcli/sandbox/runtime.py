@@ -135,6 +135,13 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         genesis = self._clock.genesis
         self._svm.set_slot_hashes([(s, Hash(blockhash_bytes(genesis, s))) for s in range(slot, max(slot - SLOT_HASHES_KEPT, 0), -1)])
 
+    def _expire_blockhash_of(self, tx: VersionedTransaction) -> None:
+        """Move the chain past the last block height at which `tx` could land."""
+        last = self.last_valid_block_height(str(tx.message.recent_blockhash))
+        target = (last if last is not None else self._clock.height + self._clock.window) + 1
+        self._advance(max(1, target - self._clock.height))
+        self._save()
+
     def _advance(self, slots: int = 1) -> None:
         self._clock.advance(slots)
         self._new_slot()
@@ -256,16 +263,16 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
                 if sent <= self.network.drop_sends:
                     return SendOutcome(signature, False, None, "dropped")
                 if compute_budget(tx.message)[0] < self.network.min_priority_fee:
+                    # Passed over by every leader until its blockhash is gone: the minute that takes
+                    # on mainnet passes at once, so the expiry never races the sender's own steps.
+                    self._expire_blockhash_of(tx)
                     return SendOutcome(signature, False, None, "underpriced")
             if any(str(held.signatures[0]) == signature for held in self._held):
                 # Sent again while held (a rebroadcast): a leader deduplicates by signature.
                 return SendOutcome(signature, False, None, "pending")
             if self.faults.expire > 0:
                 self.faults.expire -= 1
-                last = self.last_valid_block_height(str(tx.message.recent_blockhash))
-                target = (last if last is not None else self._clock.height + self._clock.window) + 1
-                self._advance(max(1, target - self._clock.height))
-                self._save()
+                self._expire_blockhash_of(tx)
                 return SendOutcome(signature, False, None, "expire")
             if self.faults.pending > 0:
                 self.faults.pending -= 1

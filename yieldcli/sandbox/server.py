@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from yieldcli.sandbox.strategy_rpc import StrategyRpcServer
 
 CHAIN_FILE = "chain.json"
+STATE_FILE = "state.json"
 RPC_PORT_FILE = "rpc-port"
 
 MAX_BODY_BYTES = 1 << 20
@@ -179,8 +180,18 @@ class _HTTPServer(ThreadingHTTPServer):
         pass
 
 
+def _state_file(path: Path | str) -> Path:
+    given = Path(path)
+    if given.is_dir() or not given.suffix:
+        given.mkdir(parents=True, exist_ok=True)
+        return given / STATE_FILE
+    return given
+
+
 class SandboxServer:
-    """The sandbox service on `host:port` (port 0: any free port), state in `state_path`.
+    """The sandbox service on `host:port` (port 0: any free port), state in `state_path`: a file, or
+    a folder (one that exists, or a name without a suffix) that then holds `state.json`. Every file
+    the sandbox keeps (state, chain, lock, RPC port) is in that one folder.
 
     Binds at construction, so `url` is known before `start()` or `serve_forever()`.
 
@@ -216,7 +227,7 @@ class SandboxServer:
 
             self._network = Network.from_env(os.environ)
         self.api_key = api_key if api_key is not None else secrets.token_urlsafe(24)
-        self.ledger = Ledger(state_path, seed_positions=seed_positions, seed_wallets=seed_wallets)
+        self.ledger = Ledger(_state_file(state_path), seed_positions=seed_positions, seed_wallets=seed_wallets)
         self.service = Service(self.ledger, self.api_key, latency_ms=latency_ms)
         bind_host = host.strip("[]")
         family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET

@@ -58,7 +58,7 @@ def status(
     if found is None:
         raise ConfigError(
             f"no API key for profile {session.profile!r}" + (f": {why_none}" if why_none else ""),
-            hint=f"run `yield auth login` or set {API_KEY_ENV}",
+            hint=f"set {API_KEY_ENV}" if why_none else f"run `yield auth login` or set {API_KEY_ENV}",
         )
     body: dict[str, Any] = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
     verdict = None

@@ -34,7 +34,29 @@ def _validate(key: str, value: str) -> str:
         check_base_url(value)
     if key == "timeout":
         parse_seconds(value, name="timeout")
+    if key == "keypair":
+        _check_keypair_file(value)
     return value
+
+
+def _check_keypair_file(value: str) -> None:
+    """A keypair path is written only once it reads as a keypair (`-` is standard input: read when used; a Ledger URL
+    is checked for its form, the device is asked when it signs)."""
+    from yieldcli.chain.ledger.urls import is_ledger_url, parse_ledger_url
+    from yieldcli.files import reads_stdin
+
+    if reads_stdin(value):
+        return
+    if is_ledger_url(value):
+        parse_ledger_url(value)
+        return
+    from yieldcli.chain.keypairs import read_keypair_bytes
+    from yieldcli.errors import ConfigError
+
+    try:
+        read_keypair_bytes(value)
+    except ConfigError as exc:
+        raise UsageError(f"not set: {exc.message}", hint=exc.hint or "give the path of a solana-keygen keypair file") from None
 
 
 def _target_profile(session) -> str | None:
@@ -107,6 +129,7 @@ def set_(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name."
     Example: yield --profile prod config set strategy 43620ba3-354c-456b-aa3c-5bf7fa46a6d4
     """
     session = session_of(ctx)
+    session.creates_profile = True
     profile = _target_profile(session)
     config = session.settings.config
     config.set(key, _validate(key, value), profile)

@@ -80,9 +80,18 @@ def api_key_source(session) -> Check:
     from yieldcli.secrets import find_api_key, mask
 
     found, why_none = find_api_key(session.env, session.profile)
+    if found is not None and found.source == "env":
+        from yieldcli.secrets import keyring_problem
+
+        problem = keyring_problem()
+        if problem is not None and problem.kind == "config.keyring.plaintext":  # `auth login` would be refused here
+            return Check("API key", "warn", f"{mask(found.value)} from {found.location}; {problem.message}",
+                         "keep using the variable, or use an OS keyring")
     if found is None:
+        # The keyring unusable (none, or one that keeps secrets in plain text): logging in cannot help.
+        hint = f"set {cfg.API_KEY_ENV}, or use an OS keyring" if why_none else f"run `yield auth login` or set {cfg.API_KEY_ENV}"
         return Check("API key", "fail", f"none for profile {session.profile!r}" + (f" ({why_none})" if why_none else ""),
-                     f"run `yield auth login` or set {cfg.API_KEY_ENV}", ExitCode.CONFIG)
+                     hint, ExitCode.CONFIG)
     return Check("API key", "ok", f"{mask(found.value)} from {found.location or found.source}")
 
 
@@ -224,6 +233,10 @@ def keypair(session, flag: str | None) -> Check:
     value = str(setting.value)
     if reads_stdin(value):
         return Check("keypair", "ok", "read from standard input when needed")
+    from yieldcli.chain.ledger.urls import is_ledger_url
+
+    if is_ledger_url(value):
+        return ledger(value)
     from yieldcli.cli.session import pubkey_of_keypair_file
 
     path = Path(value).expanduser()
@@ -236,6 +249,21 @@ def keypair(session, flag: str | None) -> Check:
         return Check("keypair", "warn", f"{_home(session, path)} ({pubkey}) is readable by others (mode {mode:04o})",
                      f"chmod 600 {path}")
     return Check("keypair", "ok", f"{_home(session, path)} ({pubkey}), private to you")
+
+
+def ledger(url: str) -> Check:
+    """A Ledger keypair: the device, the Solana app's version, blind signing, the configured key's address."""
+    from yieldcli.cli.commands.ledger_cmd import doctor_facts
+
+    try:
+        facts = doctor_facts(url)
+    except YieldError as exc:
+        return Check("keypair", "fail", f"{url}: {exc.message}", hint_for(exc) or "", int(exc.exit_code))
+    detail = (f"{url} on {facts['device']}: Solana app {facts['version']}, blind signing {facts['blind_signing']}; "
+              f"{facts['path']} is {facts['address']}")
+    if facts["blind_signing"] == "off":
+        return Check("keypair", "warn", detail, hint_for(YieldError("", kind="ledger.blind_signing_disabled")) or "")
+    return Check("keypair", "ok", detail)
 
 
 def solana_cli_config(session) -> Check:

@@ -43,17 +43,13 @@ def create(
     if commitment not in ("processed", "confirmed", "finalized"):
         raise UsageError(f"invalid --commitment {commitment!r}", hint="use processed, confirmed or finalized")
     if timeout <= 0:
-        raise UsageError(f"invalid --timeout {timeout}: expected a positive number of seconds")
+        raise UsageError(f"invalid --confirm-timeout {timeout}: expected a positive number of seconds")
     if not yes and not session.env.interactive:
         raise UsageError("creating a nonce account needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
     if outfile is not None and Path(outfile).expanduser().exists():
         raise UsageError(f"{outfile} already exists; not overwriting a keypair file", hint="choose another --outfile")
-    from yieldcli.chain.keypairs import load_keypair
-
-    loaded = load_keypair(str(session.keypair_source(keypair).value), stdin=session.env.stdin)
-    if loaded.warning:
-        out.warn(loaded.warning)
-    result = asyncio.run(_create(session, out, session.rpc_url(url), loaded.keypair, authority, outfile, yes, commitment, timeout))
+    signer = session.load_signer(str(session.keypair_source(keypair).value))
+    result = asyncio.run(_create(session, out, session.rpc_url(url), signer, authority, outfile, yes, commitment, timeout))
     out.report(result, lambda: (f"nonce account {result['address']} (authority {result['authority']}) created in slot {result['slot']}",
                                 f"nonce: {result['nonce']}"))
 
@@ -76,7 +72,9 @@ async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Op
             question = (f"Create nonce account {address} on {redact_url(rpc_url)}, authority {authority}, "
                         f"funded with {lamports} lamports ({_sol(lamports)} SOL) "
                         f"by {payer.pubkey()}?")
-            if not typer.confirm(question, default=False, err=True):
+            from yieldcli.cli.prompts import ask
+
+            if not ask(question):
                 raise typer.Abort()
         if outfile is not None:
             _write_keypair(Path(outfile).expanduser(), nonce_keypair)
@@ -170,12 +168,8 @@ def nonce_authority_signer(session, value: str):
 
     if is_pubkey(value) and not Path(value).expanduser().exists():
         return value, None
-    from yieldcli.chain.keypairs import load_keypair
-
-    loaded = load_keypair(value, stdin=session.env.stdin)
-    if loaded.warning:
-        session.output().warn(loaded.warning)
-    return str(loaded.keypair.pubkey()), loaded.keypair
+    signer = session.load_signer(value)
+    return str(signer.pubkey()), signer
 
 
 async def build_on_nonce_account(rpc, body, payer, options) -> tuple:

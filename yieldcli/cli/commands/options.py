@@ -61,7 +61,9 @@ Asset = Annotated[
     Optional[str],
     typer.Option("--asset", help="Filter by asset: a mint address or a known symbol (USDC, USDT, SOL, ...).", show_default=False),
 ]
-SortBy = Annotated[Optional[str], typer.Option("--sort-by", help="Field to sort by, e.g. balance.", show_default=False)]
+SortBy = Annotated[Optional[str], typer.Option(
+    "--sort-by", help="Field to sort by: balance, decimals, total_balance (balances); balance, apy, decimals, "
+                      "total_deposited_value, total_position_value, yield_earned (positions).", show_default=False)]
 SortOrder = Annotated[Optional[Order], typer.Option("--order", help="Sort order: asc or desc.", show_default=False)]
 Page = Annotated[
     Optional[int],
@@ -69,7 +71,7 @@ Page = Annotated[
 ]
 Limit = Annotated[
     Optional[int],
-    typer.Option("--limit", click_type=WholeNumber(0, INT32_MAX), help="Items per page.", show_default=False),
+    typer.Option("--limit", click_type=WholeNumber(1, INT32_MAX), help="Items per page.", show_default=False),
 ]
 All = Annotated[bool, typer.Option("--all", help="Follow every page and return all items.")]
 WalletsFile = Annotated[
@@ -81,13 +83,14 @@ Concurrency = Annotated[int, typer.Option("--concurrency", click_type=WholeNumbe
 # --- transactions -------------------------------------------------------------------------------
 
 Ix = Annotated[bool, typer.Option("--ix", help="Ask for raw instructions (/ix) and build the transaction locally.")]
-Sign = Annotated[bool, typer.Option("--sign", help="Sign (after review) and print the signed transaction; do not send.")]
-Send = Annotated[bool, typer.Option("--send", help="Sign, send, and wait for confirmation.")]
+Sign = Annotated[bool, typer.Option("--sign", help="Sign (after review) and print the signed transaction; do not send. Not with --send.")]
+Send = Annotated[bool, typer.Option("--send", help="Sign, send, and wait for confirmation (it signs: no --sign needed).")]
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before signing (required off a terminal).")]
 NoWait = Annotated[bool, typer.Option("--no-wait", help="Print the signature right after sending.")]
 NoSimulate = Annotated[bool, typer.Option("--no-simulate", help="Skip the simulation before signing.")]
 Commitment = Annotated[str, typer.Option("--commitment", help="processed, confirmed or finalized.")]
-ConfirmTimeout = Annotated[float, typer.Option("--timeout", click_type=Seconds(), help="Seconds to wait for confirmation.")]
+# Not --timeout: that is the global seconds per request, accepted before or after any command.
+ConfirmTimeout = Annotated[float, typer.Option("--confirm-timeout", click_type=Seconds(), help="Seconds to wait for confirmation.")]
 UnsafeAllowMismatch = Annotated[bool, typer.Option(
     "--unsafe-allow-mismatch",
     help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, after showing every difference.",
@@ -121,12 +124,21 @@ NonceAuthority = Annotated[Optional[str], typer.Option(
 )]
 Keypair = Annotated[
     Optional[str],
-    typer.Option("--keypair", "-k", help="Keypair file, or - for stdin (default: YIELD_KEYPAIR, profile, Solana CLI config).", show_default=False),
+    typer.Option("--keypair", "-k", help="Keypair file, - for stdin, or a Ledger key: usb://ledger?key=N/M (default: YIELD_KEYPAIR, profile, Solana CLI config).", show_default=False),
 ]
 RpcUrl = Annotated[
     Optional[str],
     typer.Option("--url", "-u", help="Solana RPC URL or moniker: mainnet-beta, devnet, testnet, localhost (m/d/t/l).", show_default=False),
 ]
+
+
+def check_sort_by(kind: str, value: Optional[str]) -> Optional[str]:
+    """--sort-by: one of the fields `kind` can be sorted by, refused before any request otherwise."""
+    from yieldcli.api.sort_fields import SORT_FIELDS
+
+    if value is not None and value not in SORT_FIELDS[kind]:
+        raise UsageError(f"invalid --sort-by {value!r} for {kind}", hint="use one of: " + ", ".join(SORT_FIELDS[kind]))
+    return value
 
 
 def with_tx_options(*, exclude: tuple[str, ...] = ()):

@@ -25,14 +25,25 @@ def _wallets(session, wallet: Optional[str], wallets_file: Optional[str]) -> lis
     return read_wallets_file(wallets_file, session.env.stdin)
 
 
+def _say_if_past_the_last_page(out, result, page) -> None:
+    """An empty page past the last is no error, but a script paging by hand should know (stderr)."""
+    if page is None or result.entries:
+        return
+    last = result.meta().get("total_pages")
+    if isinstance(last, int) and page > max(last, 1):
+        out.warn(f"page {page} is past the last page of {result.kind} ({last})")
+
+
 def _emit(session, out, kind, fetch, parse_item, wallets, page, limit, fetch_all, concurrency) -> None:
     """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently."""
     from yieldcli.cli.render.progress import page_progress
 
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
-            out.page(collect(kind, lambda p, n: fetch(wallets, p, n), parse_item, page=page, limit=limit,
-                             fetch_all=fetch_all, concurrency=concurrency, progress=progress), progress)
+            result = collect(kind, lambda p, n: fetch(wallets, p, n), parse_item, page=page, limit=limit,
+                             fetch_all=fetch_all, concurrency=concurrency, progress=progress)
+            _say_if_past_the_last_page(out, result, page)
+            out.page(result, progress)
         return
     from yieldcli.wallets import in_order
 
@@ -77,7 +88,7 @@ def strategy_info(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    strategy_id = session.strategy(strategy_id)
+    strategy_id = session.strategy(strategy_id, given_as="the command line")
     body = session.api().strategy_info(strategy_id)
     out.object("strategy", body, models.strategy(body))
 
@@ -106,7 +117,7 @@ def positions(
     wallets = _wallets(session, wallet, wallets_file)
     strategy_id = session.strategy(strategy)
     mint = resolve_asset(asset)
-    query = {"asset": mint, "sort_by": sort_by, "sort_order": order.value if order else None}
+    query = {"asset": mint, "sort_by": opt.check_sort_by("positions", sort_by), "sort_order": order.value if order else None}
 
     def fetch(who, page_no, size):
         return session.api().positions(who, strategy_id, **query, page=page_no, limit=size)
@@ -137,7 +148,11 @@ def balances(
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
     mint = resolve_asset(asset)
-    query = {"asset": mint, "sort_by": sort_by, "sort_order": order.value if order else None}
+    if mint == tokens.WSOL_MINT:
+        # Balances list both SOLs, and the service calls both "SOL": say which one this is.
+        out.info(f"--asset {asset} is wrapped SOL ({tokens.WSOL_MINT}), the token positions hold; "
+                 f"for native SOL use --asset {tokens.NATIVE_SOL_PSEUDO_MINT}")
+    query = {"asset": mint, "sort_by": opt.check_sort_by("balances", sort_by), "sort_order": order.value if order else None}
 
     def fetch(who, page_no, size):
         return session.api().balances(who, **query, page=page_no, limit=size)

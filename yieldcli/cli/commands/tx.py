@@ -93,6 +93,7 @@ def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Opti
     async def obtain(rpc) -> TransactionToReview:
         return TransactionToReview(tx)
 
+    options.given_transaction = True
     run(session, out, options, request, obtain)
 
 
@@ -186,15 +187,22 @@ def status(
         raise UsageError(f"invalid signature {signature!r}: expected base58 text of 64 bytes") from None
     import asyncio
 
+    from yieldcli.urls import redact_url
+
     rpc_url = session.rpc_url(url)
     result = asyncio.run(_status(session, rpc_url, signature))
     out.report(result, lambda: [f"{signature}: {result['status']}" + (f" in slot {result['slot']}" if result.get("slot") else "")])
     if result["status"] == "failed":
-        raise TransactionFailed(f"transaction {signature} failed on chain: {result['error']}")
+        raise TransactionFailed(f"transaction {signature} failed on chain: {result['error']}", kind="tx.failed")
     if result["status"] == "expired":
-        raise TransactionExpired(f"transaction {signature} expired without landing; nothing was spent")
-    if result["status"] in ("unknown", "pending", "processed") :
-        raise TransactionPending(f"transaction {signature} is {result['status']}", hint="check again later")
+        raise TransactionExpired(f"transaction {signature} expired without landing; nothing was spent", kind="tx.expired")
+    if result["status"] == "unknown":
+        raise TransactionPending(
+            f"transaction {signature} is unknown to the RPC {redact_url(rpc_url)}", kind="tx.unknown",
+            hint="check that -u/--url is the cluster it was sent to; if it was sent, check again later")
+    if result["status"] == "processed":
+        raise TransactionPending(f"transaction {signature} is processed, not yet confirmed", kind="tx.pending",
+                                 hint="check again later")
 
 
 async def _status(session, rpc_url: str, signature: str) -> dict:

@@ -11,7 +11,6 @@ import asyncio
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-import typer
 
 from yieldcli.chain.transact import TransactOptions
 from yieldcli.errors import Refused, UsageError, YieldError
@@ -45,9 +44,15 @@ class TxOptions(TransactOptions):
     nonce: str | None = None  # durable-nonce account to build on (with --ix)
     nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
     extra_signers: list = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
+    # A transaction handed to `yield tx`: its cluster is the one its blockhash belongs to, whatever
+    # service URL is configured (it may have been built against the sandbox, or by anyone).
+    given_transaction: bool = False
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
+        if self.sign and self.send:
+            raise UsageError("--sign and --send exclude each other",
+                             hint="--send signs and sends; --sign signs and prints the transaction without sending")
         self._resolve_fees(session)
         if self.nonce is not None and not self.ix:
             raise UsageError("--nonce needs --ix", hint="a durable nonce is built into the transaction yield compiles from /ix instructions")
@@ -65,9 +70,10 @@ class TxOptions(TransactOptions):
         if self.commitment not in COMMITMENTS:
             raise UsageError(f"invalid --commitment {self.commitment!r}", hint="use processed, confirmed or finalized")
         if self.timeout <= 0:
-            raise UsageError(f"invalid --timeout {self.timeout}: expected a positive number of seconds")
-        if always_confirm and (self.sign or self.send) and not self.yes:
-            raise UsageError("closing an account needs --yes", hint="review it first without --sign/--send, then add --yes")
+            raise UsageError(f"invalid --confirm-timeout {self.timeout}: expected a positive number of seconds")
+        if always_confirm and (self.sign or self.send) and not self.yes and not session.env.interactive:
+            raise UsageError("closing an account needs --yes when not on a terminal",
+                             hint="review it first without --sign/--send, then add --yes")
         if self.send and not self.yes and not session.env.interactive:
             raise UsageError("--send needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
 
@@ -92,7 +98,7 @@ class TxOptions(TransactOptions):
         shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions) if f.name != "strategy_program"}
         return TransactOptions(**{**shared, "priority_fee_insists": self.priority_fee_source == "flag",
                                   "strategy_program": session.settings.value("strategy_program"),
-                                  "expected_cluster": _expected_cluster(session, request)})
+                                  "expected_cluster": None if self.given_transaction else _expected_cluster(session, request)})
 
 
 def run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False) -> None:
@@ -166,13 +172,21 @@ class _Spinner:
 
 def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _Spinner]:
     from yieldcli.chain.transact import Hooks
+    from yieldcli.cli.prompts import ask
 
     def confirm(text: str, prepared: transact.Prepared) -> bool:
-        if not _prompts(session, options, prepared):
+        prompting = _prompts(session, options, prepared)
+        if prompting and prepared.effect is not None:
+            from yieldcli.cli.render.review_view import effect_summary
+
+            session.env.stderr.write(effect_summary(prepared.result["effect"]) + "\n")
+        if prepared.result.get("message_hash"):
+            # Just above our prompt, or (--yes) just before the Ledger shows its own hash.
+            session.env.stderr.write(hash_line(prepared.result["message_hash"]) + "\n")
+            session.env.stderr.flush()
+        if not prompting:
             return True  # --yes (checked in `TxOptions.check`), or no terminal to ask on and --sign only
-        if prepared.effect is not None:
-            session.env.stderr.write(prepared.effect.summary + "\n")
-        return typer.confirm(text, default=False, err=True)
+        return ask(text)
 
     def allowed_mismatch(differences: list[str]) -> None:
         out.warn("--unsafe-allow-mismatch: the transaction does NOT do what was asked:")
@@ -180,7 +194,7 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
             session.env.stderr.write(f"  ✗ {difference}\n")
 
     def confirm_again(text: str) -> bool:
-        return typer.confirm(text, default=False, err=True)
+        return ask(text)
 
     def on_review(prepared: transact.Prepared) -> None:
         prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
@@ -223,13 +237,7 @@ class _SignalsCancel:
 
 
 def _load_keypair(session: Session, options: TxOptions):
-    from yieldcli.chain.keypairs import load_keypair
-
-    setting = session.keypair_source(options.keypair)
-    loaded = load_keypair(str(setting.value), stdin=session.env.stdin)
-    if loaded.warning:
-        session.output().warn(loaded.warning)
-    return loaded.keypair
+    return session.load_signer(str(session.keypair_source(options.keypair).value))
 
 
 def _expected_cluster(session: Session, request: UserRequest) -> str | None:
@@ -272,12 +280,12 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
                 session.env.stderr.write("".join(f"    {line}\n" for line in logs))
 
             out.for_people(show_logs)
-        error = outcome.error()
-        if error is not None:
-            from yieldcli.cli import cli_errors
+    error = outcome.error()  # a review that found a problem, or a send that did not end well
+    if error is not None:
+        from yieldcli.cli import cli_errors
 
-            error.hint = cli_errors.hint_for(error)
-            raise error
+        error.hint = cli_errors.hint_for(error)
+        raise error
 
 
 def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:
@@ -297,6 +305,11 @@ def _draw_position(out: Output, position: dict[str, Any]) -> None:
     out.page(PageResult("positions", [(position, models.position(position, 0))], dict))
 
 
+def hash_line(message_hash: str) -> str:
+    """The Ledger shows `Message Hash` when it blind-signs: the same text, for the person to compare."""
+    return f"message hash {message_hash}: compare it with your Ledger"
+
+
 def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, prompting: bool = False) -> None:
     """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
 
@@ -307,6 +320,8 @@ def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, p
         draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}",
                     verdicts=(result.get("effect") or {}).get("instructions"))
         draw_simulation(con, result["simulation"])
+        if result.get("message_hash"):
+            con.print(hash_line(result["message_hash"]), markup=False, highlight=False, soft_wrap=True)
 
     out.before_prompt(paint, prompting=prompting)
 

@@ -9,7 +9,7 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.amounts import Amount
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.errors import UsageError, YieldError
+from yieldcli.errors import UsageError
 
 AmountOpt = Annotated[Optional[str], typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False)]
 AllOpt = Annotated[bool, typer.Option("--all", help="Everything: the whole balance (deposit) or position (withdraw).")]
@@ -38,40 +38,33 @@ def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
     """Refusals that need nothing looked up: run first, before any request."""
     if all_ and amount is not None:
         raise UsageError("--amount and --all exclude each other", hint="give one of them")
-    if not all_ and amount is None:
-        raise UsageError("give --amount X or --all")
     if amount is not None:
         Amount.check_syntax(amount, raw=raw)
 
 
-def _amount(session, mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[Amount]:
+def _amount(session, tx, mint: str, wallet: str, amount: Optional[str], raw: bool) -> Optional[Amount]:
     """Exact base units: positive, within u64, no more fraction digits than the mint has, never a float."""
     if amount is None:
         return None
-    if raw:
-        return Amount.parse_raw(amount, decimals_of(session, mint, wallet) or 0)
-    places = decimals_of(session, mint, wallet)
-    if places is None:
-        raise UsageError(
-            f"unknown mint {mint}: its decimals are not known, so --amount cannot be converted",
-            hint="pass the amount in base units with --raw",
-        )
-    return Amount.parse(amount, places)
+    if raw:  # the mint's decimals only say how the amount reads; base units need none
+        known = tokens.by_mint(mint)
+        return Amount.parse_raw(amount, known.decimals if known else 0)
+    return Amount.parse(amount, decimals_of(session, tx, mint, wallet))
 
 
-def decimals_of(session, mint: str, wallet: str) -> Optional[int]:
-    """The mint's decimals: the known tokens, else the service's balance data for the wallet (None: unknown)."""
-    known = tokens.by_mint(mint)
-    if known:
-        return known.decimals
+def decimals_of(session, tx, mint: str, wallet: str) -> int:
+    """The mint's decimals: the known tokens, else the mint account on chain (the RPC of -u, the
+    profile or the sandbox), else, with no RPC answering, the service's balance data."""
+    from yieldcli.client_writes import decimals_of_mint
+
     try:
-        body = session.api().balances(wallet, asset=mint)
-        for item in body.get("data", []) if isinstance(body, dict) else []:
-            if isinstance(item, dict) and item.get("token_address") == mint and isinstance(item.get("decimals"), int):
-                return int(item["decimals"])
-    except YieldError:
-        pass  # the service could not tell: the caller says what to do instead
-    return None
+        return decimals_of_mint(mint, session.rpc_url(tx.rpc_url), session.timeout(),
+                                lambda: session.api().balances(wallet, asset=mint))
+    except UsageError as exc:
+        if exc.kind == "usage.amount":  # nowhere to read them from
+            raise UsageError(f"unknown mint {mint}: its decimals are not known, so --amount cannot be converted",
+                             hint="pass the amount in base units with --raw") from None
+        raise
 
 
 def _obtainer(session, path: str, params: dict[str, Any], tx, payer: str):
@@ -106,16 +99,22 @@ class TransferOrder(NamedTuple):
     amount: Optional[Amount]  # None: --all
 
 
+def check_required(asset: Optional[str], amount: Optional[str], all_: bool) -> None:
+    """Everything missing, said at once: `yield deposit` alone needs --asset and an amount."""
+    missing = (["--asset"] if asset is None else []) + (["--amount (or --all)"] if amount is None and not all_ else [])
+    if missing:
+        raise UsageError("missing " + " and ".join(missing), hint="e.g. --asset USDC --amount 10")
+
+
 def _transfer_order(session, tx, asset, amount, all_, raw, token_account, strategy, wallet, payer) -> TransferOrder:
+    check_required(asset, amount, all_)
     tx.check(session)
     check_amount_flags(amount, all_, raw)
-    if asset is None:
-        raise UsageError("--asset is required", hint="e.g. --asset USDC")
     mint = tokens.resolve_asset(asset)
     token_account = _pubkey_option(token_account, "--token-account")
     strategy_id = session.strategy(strategy)
     wallet_key, payer_key = _identity(session, tx, wallet, payer)
-    return TransferOrder(mint, token_account, strategy_id, wallet_key, payer_key, _amount(session, mint, wallet_key, amount, raw))
+    return TransferOrder(mint, token_account, strategy_id, wallet_key, payer_key, _amount(session, tx, mint, wallet_key, amount, raw))
 
 
 def _run_transfer_order(session, out, tx, action: str, path: str, order: TransferOrder, extra: dict[str, Any]) -> None:
@@ -217,7 +216,7 @@ def close_account(
     json_: opt.Json = False,
     tx=None,  # the shared transaction flags, from with_tx_options
 ) -> None:
-    """Close a user fund account and return its rent. Signing or sending always needs --yes.
+    """Close a user fund account: what it holds and its rent come back to you. Asks on a terminal; needs --yes off one.
 
     Example: yield close-account --strategy ID --asset USDC --send --yes
     """

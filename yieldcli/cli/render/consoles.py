@@ -9,10 +9,17 @@ from rich.console import Console
 from yieldcli.environment import Environment
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich exits 1 here; a closed pipe is no error: the command's one handler ends it with 0.
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def console(env: Environment, *, stderr: bool, color: bool) -> Console:
     stream = env.stderr if stderr else env.stdout
     tty = env.stderr_isatty if stderr else env.stdout_isatty
-    return Console(
+    return _Console(
         file=stream,
         color_system="auto" if color else None,
         force_terminal=color or None,

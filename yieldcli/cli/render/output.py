@@ -13,6 +13,7 @@ import io
 import json
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
+from yieldcli import exact_json
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 
@@ -89,7 +90,7 @@ class Output:
         elif self.mode == "json":
             self._json_page(result)
         elif self.mode == "ndjson":
-            self.ndjson(raw for raw, _ in result.entries)
+            self.ndjson((raw for raw, _ in result.entries), line=exact_json.dumps_line)
         else:
             self.csv(result.kind, (raw for raw, _ in result.entries))
 
@@ -201,13 +202,16 @@ class Output:
 
     def before_prompt(self, paint: Callable[[Console], None], *, prompting: bool) -> None:
         """What a person reads before deciding (a transaction's review), drawn with rich: on stdout in
-        a table; in the machine formats, whose stdout is the script's, on stderr when a prompt
+        a table (through the pager when longer than the screen); in the machine formats, whose stdout is the script's, on stderr when a prompt
         follows and not at all otherwise."""
-        if self.mode != "table" and not prompting:
+        if self.mode == "table":
+            self._draw(paint)  # paged like a read when longer than the screen, all read before the prompt
+            return
+        if not prompting:
             return
         from yieldcli.cli.render.consoles import console
 
-        paint(console(self.env, stderr=self.mode != "table", color=self.color))
+        paint(console(self.env, stderr=True, color=self.color))
 
     def records(self, rows: list[dict[str, Any]], *, fields: Sequence[str], table: Callable[[], None],
                 whole: Any = None) -> None:
@@ -243,10 +247,11 @@ class Output:
 
         self._draw(lambda console: layout.draw(console, columns, title=title))
 
-    def ndjson(self, items: Iterable[dict[str, Any]]) -> None:
+    def ndjson(self, items: Iterable[dict[str, Any]], line: Callable[[Any], str] = dumps) -> None:
+        """One JSON object a line; `line` is exact_json's for the service's own items (the same bytes, faster)."""
         out = self.env.stdout
         for item in items:
-            out.write(dumps(item) + "\n")
+            out.write(line(item) + "\n")
         out.flush()
 
     def csv(self, kind: str, items: Iterable[dict[str, Any]]) -> None:

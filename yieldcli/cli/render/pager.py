@@ -60,7 +60,10 @@ def show(env: Environment, text: str, *, enabled: bool) -> None:
         pipe = proc.stdin
         assert pipe is not None  # Popen(stdin=PIPE) above
         try:
-            pipe.write(text.encode("utf-8", errors="replace"))
+            # In the terminal's encoding, as stdout would have written it (see ascii_fallback).
+            stream = env.stdout
+            pipe.write(text.encode(getattr(stream, "encoding", None) or "utf-8",
+                                   errors=getattr(stream, "errors", None) or "replace"))
             pipe.close()
         except BrokenPipeError:  # the user quit before reading everything
             pass

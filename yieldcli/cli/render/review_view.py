@@ -43,10 +43,24 @@ def sol(lamports: int) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def effect_summary(effect: dict[str, Any]) -> str:
+    """The check's one-line summary; closing an account also says what comes back to the user
+    (`close the USDT fund account of 5PJ1…Vr9k in …: +1218.904117 USDT and +0.00203428 SOL back to you`)."""
+    text = str(effect["summary"])
+    if effect["expected"]["action"] != "close-account":
+        return text
+    gains = [c for c in effect["observed"]["changes"] if isinstance(c.get("change"), int) and c["change"] > 0]
+    back = [str(c["text"]) for c in sorted(gains, key=lambda c: c.get("mint") is None)]  # the position, then SOL
+    if not back:
+        return text
+    head, sep, rest = text.partition("; ")
+    return f"{head}: {' and '.join(back)} back to you{sep}{rest}"
+
+
 def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, Any] | None = None) -> None:
     """What the transaction does to the user, first: the summary, the fee, each balance change, every difference."""
     if effect is not None:
-        parts = printable(effect["summary"]).split("; ")
+        parts = printable(effect_summary(effect)).split("; ")
         if fee is not None and fee_line(fee):  # the summary's `fee X SOL` is said again, with its parts, just below
             parts = [p for p in parts if not p.startswith(f"fee {sol(fee['total'])} SOL")] or parts
         if cell_len("; ".join(parts)) <= console.width:
@@ -93,7 +107,7 @@ def draw_fee(console: Console, fee: dict[str, Any] | None) -> None:
 
 
 def _draw_changes(console: Console, changes: list[dict[str, Any]]) -> None:
-    """`your USDC: −10 USDC`, one a line, labels and whole parts aligned so the points line up."""
+    """`your USDC: -10 USDC`, one a line, labels and whole parts aligned so the points line up."""
     labels = [f"your {printable(c['asset'])}:" for c in changes]
     texts = [printable(c["text"]) for c in changes]
     wholes = [t.split(" ", 1)[0].split(".", 1)[0] for t in texts]
@@ -135,8 +149,12 @@ def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, A
         reason = str(verdict["reason"]).removeprefix(f"instruction {verdict['index'] + 1}: ")
         mark, style = ("✓", "green") if verdict["ok"] else ("✗", "red")
         _say(console, f"{margin}{mark} {printable(reason)}", style)
-    for key, value in (ix.get("details") or {}).items():
+    details = ix.get("details") or {}
+    for key, value in details.items():
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
+        if key == "ui_amount" and isinstance(details.get("amount"), int) and isinstance(details.get("decimals"), int):
+            # Written as every other amount for people (grouped, trimmed); JSON keeps the RPC's text.
+            shown = format_units(details["amount"], details["decimals"], min_fraction=0)
         _line(console, f"{margin}{key}: ", shown)
     accounts = ix["accounts"]
     if not accounts:

@@ -25,7 +25,12 @@ def short(address: str) -> str:
     return layout.short_id(address)
 
 
+NATIVE_SOL_LABEL = "SOL (native)"
+
+
 def symbol_for(mint: str, reported: str = "") -> str:
+    if mint == tokens.NATIVE_SOL_PSEUDO_MINT:
+        return NATIVE_SOL_LABEL  # beside wrapped SOL, which the service also calls SOL
     if reported:
         return reported
     known = tokens.by_mint(mint)

@@ -35,7 +35,38 @@ FEATURE_SET = 3294202862
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
-class RpcServer(Methods, SandboxControls):
+class Served:
+    """A loopback HTTP server on a thread of its own: `.start()`, `.url`, `.stop()`, or a context manager."""
+
+    _httpd: ThreadingHTTPServer
+    _thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> Self:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+            self._thread = None
+        self._httpd.server_close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+class RpcServer(Served, Methods, SandboxControls):
     """`RpcServer(runtime).start()`; `.url`; `.stop()`. Also a context manager."""
 
     def __init__(
@@ -84,30 +115,6 @@ class RpcServer(Methods, SandboxControls):
             "sandbox_expireBlockhash": self._expire_blockhash,
             "sandbox_mintTo": self._mint_to,
         }
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> Self:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join()
-            self._thread = None
-        self._httpd.server_close()
-
-    def __enter__(self) -> "RpcServer":
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
     # ---- dispatch
 

@@ -1,0 +1,88 @@
+"""`yield mcp`: serve the library to an agent over MCP (stdio, or streamable HTTP on loopback), and
+`yield mcp audit`: print the agent server's audit log and check its hash chain."""
+
+from typing import Annotated, Optional
+
+import typer
+
+from yieldcli.cli.commands import options as opt
+from yieldcli.cli.commands.context import session_of
+from yieldcli.errors import ConfigError, UsageError
+
+mcp_app = typer.Typer(help="Serve reads and policy-bound writes to an AI agent over MCP.\n\n"
+                           "Example: yield mcp --policy ~/.config/yield/mcp-policy.toml",
+                      invoke_without_command=True, rich_markup_mode=None,
+                      context_settings={"help_option_names": ["-h", "--help"]})
+
+Policy = Annotated[Optional[str], typer.Option(
+    "--policy", help="Policy file (default: $XDG_CONFIG_HOME/yield/mcp-policy.toml; none: writes are off).",
+    show_default=False)]
+
+
+@mcp_app.callback()
+def mcp(ctx: typer.Context, policy: Policy = None,
+        http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 (a bearer token is printed).")] = False,
+        port: Annotated[int, typer.Option("--port", click_type=opt.WholeNumber(1, 65535), help="Port for --http.")] = 8788,
+        keypair: opt.Keypair = None, url: opt.RpcUrl = None) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    session = session_of(ctx)
+    served = _served(session, policy, keypair, url)
+    from yieldcli.mcp import server  # the SDK is imported here, by this command only
+
+    if http:
+        server.run_http(served, port)
+    else:
+        server.run_stdio(served)
+
+
+@mcp_app.command("audit")
+def audit(ctx: typer.Context) -> None:
+    """Print the audit log (one JSON entry a line) and check that its hash chain is whole."""
+    import json
+    import sys
+
+    from yieldcli.mcp.audit import AuditLog, default_audit_path
+    from yieldcli.config import data_dir
+
+    log = AuditLog(default_audit_path(data_dir(session_of(ctx).env)))
+    for entry in log.entries():
+        sys.stdout.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    broken = log.verify()
+    if broken:
+        raise ConfigError(f"the audit log {log.path} was altered: {broken}", kind="config.audit")
+    sys.stderr.write(f"{len(log.entries())} entries; hash chain intact ({log.path})\n")
+
+
+def _served(session, policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]):
+    from pathlib import Path
+
+    from yieldcli import Client
+    from yieldcli.config import config_dir, data_dir
+    from yieldcli.files import reads_stdin
+    from yieldcli.mcp.audit import AuditLog, default_audit_path
+    from yieldcli.mcp.policy import default_policy_path, load_policy
+    from yieldcli.mcp.server import Served
+
+    if keypair_flag is not None and reads_stdin(keypair_flag):
+        raise UsageError("yield mcp speaks MCP on standard input: give the keypair as a file")
+    policy_path = Path(policy_flag).expanduser() if policy_flag else default_policy_path(config_dir(session.env))
+    policy = load_policy(policy_path, required=policy_flag is not None)
+    api_url, api_key = _service(session)
+    keypair = session.keypair_source(keypair_flag).value
+    client = Client(api_url, api_key, timeout=session.timeout(), strategy=session.strategy(None),
+                    rpc_url=session.rpc_url(url_flag), keypair=str(keypair))
+    wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
+    return Served(client, wallet, policy, AuditLog(default_audit_path(data_dir(session.env))))
+
+
+def _service(session) -> tuple:
+    """The service's URL and API key, as every other command resolves them."""
+    if session.options.sandbox:
+        sandbox = session.sandbox()
+        return sandbox.url, sandbox.api_key
+    from yieldcli.secrets import find_api_key
+    from yieldcli.urls import check_base_url
+
+    found, _ = find_api_key(session.env, session.profile)
+    return session.settings.checked("api_url", lambda value, name: check_base_url(value)), found.value if found else None

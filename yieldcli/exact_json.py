@@ -1,0 +1,78 @@
+"""JSON for pages of the service's answers, at memory speed, with exactly the bytes the stdlib gives.
+
+msgspec decodes and encodes in C, an order of magnitude faster than the stdlib per item, and keeps
+integers of any size exact (u128 amounts stay ints; orjson would make them floats, and is never
+used). Its text differs from `json.dumps(ensure_ascii=False)` only in the spaces after separators
+(`msgspec.json.format` puts them back) and in floats written with an exponent or not finite
+(1e-05, 1e+22, NaN): the decoder marks those as `ReprFloat`, whose text is the stdlib's. Small bodies
+are read by the stdlib with the same marks, so whichever decoder read a value, `dumps_line` writes
+what `json.dumps` would have. msgspec is imported only when a large body or a page line needs it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+LARGE_BODY = 4096  # bytes: below this the stdlib is as fast, and msgspec's import is not paid
+
+
+class ReprFloat(float):
+    """A float whose JSON text is the stdlib's (exponent form, NaN, Infinity)."""
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    shown = repr(value)
+    return ReprFloat(value) if "e" in shown or "n" in shown else value
+
+
+def _constant(name: str) -> float:
+    return ReprFloat(float(name))  # NaN, Infinity, -Infinity, as the stdlib accepts them
+
+
+def loads(content: bytes) -> Any:
+    """`json.loads(content)`, the same values (floats that print differently marked as ReprFloat)."""
+    if len(content) >= LARGE_BODY:
+        import msgspec
+
+        try:
+            return _decoder().decode(content)
+        except msgspec.DecodeError:
+            pass  # what msgspec refuses (NaN, another encoding, ...) is the stdlib's to accept or refuse
+    return json.loads(content, parse_float=_float, parse_constant=_constant)
+
+
+def dumps_line(value: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False)`, byte for byte, for a value `loads` decoded."""
+    import msgspec
+
+    try:
+        text: str = msgspec.json.format(_encoder().encode(value), indent=0).decode("utf-8")
+        return text
+    except (msgspec.MsgspecError, TypeError, UnicodeError):
+        return json.dumps(value, ensure_ascii=False)  # a lone surrogate, a type JSON has not: the stdlib's answer
+
+
+_cache: dict[str, Any] = {}
+
+
+def _decoder() -> Any:
+    if "decoder" not in _cache:
+        import msgspec
+
+        _cache["decoder"] = msgspec.json.Decoder(float_hook=_float)
+    return _cache["decoder"]
+
+
+def _encoder() -> Any:
+    if "encoder" not in _cache:
+        import msgspec
+
+        def as_stdlib(obj: Any) -> Any:
+            if isinstance(obj, float):
+                return msgspec.Raw(json.dumps(float(obj)).encode())
+            raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+        _cache["encoder"] = msgspec.json.Encoder(enc_hook=as_stdlib)
+    return _cache["encoder"]

@@ -1,0 +1,57 @@
+"""The person's yes, asked by MCP elicitation, for writes above the automatic limits.
+
+The question is written here from the proposal (the library's effect summary, the fee, the policy's
+reason), never from the model's words, and names the proposal it is bound to. The SDK asks it the way
+the client's protocol revision expects: inside the `tools/call` as an `input_required` result that the
+client answers on its retry (2026-07-28 on; the answer counts only for this exact question, carried in
+sealed request state), or as an `elicitation/create` request mid-call (2025-11-25 and before). A
+client that declared no elicitation is never asked and gets a refusal; decline and cancel sign nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.resolve import Elicit
+from pydantic import BaseModel, Field
+
+from yieldcli.mcp.proposals import Book
+from yieldcli.mcp.results import inert
+
+
+class Approve(BaseModel):
+    approve: bool = Field(description="Sign and send exactly this transaction")
+
+
+class NotNeeded:
+    """The policy lets this proposal through without asking (or refuses it anyway)."""
+
+
+class CannotAsk:
+    """The client cannot be asked: it declared no elicitation."""
+
+
+def question(book: Book, proposal_id: str) -> str:
+    p = book.find(proposal_id)
+    fee = "unknown" if p.fee is None else f"{p.fee} lamports"
+    return (f"Approve proposal {p.id}: {inert(p.summary, 300)}. Network fee: {fee}. "
+            f"Why you are asked: {inert(p.decision.reason, 200)}. Nothing is signed unless you approve.")
+
+
+def asker(book: Book) -> Any:
+    """The resolver the `execute` tool's approval parameter is filled by (see `mcp.server.mcpserver.resolve`)."""
+
+    def approval(proposal_id: str, ctx: Context) -> Elicit[Approve] | NotNeeded | CannotAsk:
+        try:
+            proposal = book.find(proposal_id)
+        except Exception:
+            return NotNeeded()  # the tool body reports the unknown proposal
+        if proposal.state != "open" or book.current_decision(proposal).verdict != "approval":
+            return NotNeeded()
+        capabilities = ctx.client_capabilities
+        if capabilities is None or capabilities.elicitation is None:
+            return CannotAsk()
+        return Elicit(question(book, proposal_id), Approve)
+
+    return approval

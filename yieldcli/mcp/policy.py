@@ -1,0 +1,211 @@
+"""The user's rules for what an agent may have signed: a TOML file no tool can change.
+
+    writes = true                 # off unless true
+    kill_switch = false           # true: every write is refused
+    actions = ["deposit", "withdraw"]   # "close-account" too; it always asks the person
+    writes_per_hour = 10
+
+    [assets.USDC]                 # only the assets named here; amounts in token units, as text
+    auto_per_call = "10"          # up to this per call, and
+    auto_daily = "50"             # up to this in a rolling 24 h, without asking
+    per_call = "100"              # never more per call, even with a yes
+    daily = "500"                 # never more in a rolling 24 h, even with a yes
+
+The file is read once, at start: a change made while the server runs (by an agent's other tools)
+takes effect only when the person restarts it. It must not be writable by anyone but its owner,
+and its owner must be the user or root.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yieldcli.errors import ConfigError, Refused
+
+ACTIONS = ("deposit", "withdraw", "close-account")
+_TOP_KEYS = {"writes", "kill_switch", "actions", "writes_per_hour", "assets"}
+_LIMIT_KEYS = ("auto_per_call", "auto_daily", "per_call", "daily")
+
+
+@dataclass(frozen=True)
+class AssetLimits:
+    """Base units of one mint: the automatic limits, then the hard ones."""
+
+    symbol: str
+    decimals: int
+    auto_per_call: int
+    auto_daily: int
+    per_call: int
+    daily: int
+
+
+@dataclass(frozen=True)
+class Policy:
+    writes: bool = False
+    kill_switch: bool = False
+    actions: tuple[str, ...] = ()
+    writes_per_hour: int = 0
+    assets: dict[str, AssetLimits] = field(default_factory=dict)  # by mint
+    source: str = "(none: writes are off)"
+    text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "writes": self.writes, "kill_switch": self.kill_switch,
+                "actions": list(self.actions), "writes_per_hour": self.writes_per_hour,
+                "assets": {mint: {"symbol": a.symbol, **{k: _units(getattr(a, k), a.decimals) for k in _LIMIT_KEYS}}
+                           for mint, a in self.assets.items()}}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What the audit log says was reserved (sent or about to be) in the windows that count."""
+
+    day: int = 0  # base units of this mint in the last 24 h
+    auto_day: int = 0  # of which without a person's yes
+    writes_last_hour: int = 0
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str  # "auto", "approval" or "refused"
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"verdict": self.verdict, "reason": self.reason}
+
+
+def decide(policy: Policy, action: str, mint: str, raw: int, budget: Budget) -> Decision:
+    """What the policy says of one write of `raw` base units of `mint`, given what was already reserved."""
+    if policy.kill_switch:
+        return Decision("refused", "the policy's kill switch is on")
+    if not policy.writes:
+        return Decision("refused", f"writes are off in the policy ({policy.source})")
+    if action not in policy.actions:
+        return Decision("refused", f"the policy does not allow {action}")
+    limits = policy.assets.get(mint)
+    if limits is None:
+        return Decision("refused", "the policy does not allow this asset")
+    if budget.writes_last_hour >= policy.writes_per_hour:
+        return Decision("refused", f"the policy allows {policy.writes_per_hour} write(s) an hour")
+    amount = _units(raw, limits.decimals)
+    if raw > limits.per_call:
+        return Decision("refused", f"{amount} {limits.symbol} is above the per-call limit of "
+                                   f"{_units(limits.per_call, limits.decimals)}")
+    if budget.day + raw > limits.daily:
+        return Decision("refused", f"{amount} {limits.symbol} would pass the 24-hour limit of "
+                                   f"{_units(limits.daily, limits.decimals)} "
+                                   f"({_units(budget.day, limits.decimals)} already used)")
+    if action == "close-account":
+        return Decision("approval", "closing an account always needs your approval")
+    if raw > limits.auto_per_call or budget.auto_day + raw > limits.auto_daily:
+        return Decision("approval", f"{amount} {limits.symbol} is above the automatic limits")
+    return Decision("auto", "within the automatic limits")
+
+
+def refuse(decision: Decision) -> None:
+    if decision.verdict == "refused":
+        raise Refused(f"the policy refuses this: {decision.reason}; nothing was signed", kind="refused.policy")
+
+
+def default_policy_path(config_dir: Path) -> Path:
+    return config_dir / "mcp-policy.toml"
+
+
+def load_policy(path: Path, *, required: bool) -> Policy:
+    """The policy at `path`; a missing file is no policy (writes off) unless `required`."""
+    import tomllib
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"no policy file at {path}", kind="config.policy") from None
+        return Policy()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the policy {path}: {exc.strerror}", kind="config.policy") from None
+    _check_private(path, info)
+    try:
+        text = path.read_text(encoding="utf-8")
+        body = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read the policy {path}: {exc}", kind="config.policy") from None
+    return _parse(body, str(path), text)
+
+
+def _check_private(path: Path, info: os.stat_result) -> None:
+    """Refuse a policy others could rewrite: the file, or the folder it is in."""
+    for target, what in ((info, "policy file"), (os.stat(path.parent), "folder of the policy file")):
+        if target.st_uid not in (os.getuid(), 0):
+            raise ConfigError(f"the {what} {path} belongs to another user: refusing to start", kind="config.policy")
+        if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not (target.st_mode & stat.S_ISVTX):
+            raise ConfigError(f"the {what} {path} can be written by others: refusing to start "
+                              f"(chmod go-w it)", kind="config.policy")
+
+
+def _parse(body: dict[str, Any], source: str, text: str) -> Policy:
+    from yieldcli import tokens
+
+    unknown = set(body) - _TOP_KEYS
+    if unknown:
+        raise _bad(source, f"unknown setting(s) {', '.join(sorted(unknown))}")
+    actions = body.get("actions", [])
+    if not isinstance(actions, list) or any(a not in ACTIONS for a in actions):
+        raise _bad(source, f"actions must be a list of {', '.join(ACTIONS)}")
+    assets: dict[str, AssetLimits] = {}
+    for name, table in _table(body.get("assets", {}), source, "assets").items():
+        token = tokens.by_symbol(name) or tokens.by_mint(name)
+        if token is None:
+            raise _bad(source, f"unknown asset {name!r}: name a known token")
+        limits = _table(table, source, f"assets.{name}")
+        if set(limits) - set(_LIMIT_KEYS):
+            raise _bad(source, f"assets.{name}: only {', '.join(_LIMIT_KEYS)}")
+        assets[token.mint] = AssetLimits(token.symbol, token.decimals,
+                                         *(_limit(limits, key, token.decimals, source, name) for key in _LIMIT_KEYS))
+    return Policy(_flag(body, "writes", source), _flag(body, "kill_switch", source), tuple(actions),
+                  _count(body.get("writes_per_hour", 0), source), assets, source, text)
+
+
+def _limit(table: dict[str, Any], key: str, decimals: int, source: str, asset: str) -> int:
+    from yieldcli.amounts import Amount
+    from yieldcli.errors import UsageError
+
+    value = table.get(key, "0")
+    if not isinstance(value, str):  # a TOML float is not exact: amounts are text
+        raise _bad(source, f"assets.{asset}.{key} must be a decimal string such as \"10.5\"")
+    try:
+        return Amount.parse(value, decimals, name=f"assets.{asset}.{key}").raw if value.strip("0.") else 0
+    except UsageError as exc:
+        raise _bad(source, str(exc)) from None
+
+
+def _table(value: Any, source: str, name: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _bad(source, f"{name} must be a table")
+    return value
+
+
+def _flag(body: dict[str, Any], key: str, source: str) -> bool:
+    value = body.get(key, False)
+    if not isinstance(value, bool):
+        raise _bad(source, f"{key} must be true or false")
+    return value
+
+
+def _count(value: Any, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _bad(source, "writes_per_hour must be a whole number")
+    return value
+
+
+def _bad(source: str, why: str) -> ConfigError:
+    return ConfigError(f"invalid policy {source}: {why}", kind="config.policy")
+
+
+def _units(raw: int, decimals: int) -> str:
+    from yieldcli.amounts import format_units
+
+    return format_units(raw, decimals, min_fraction=0)

@@ -1,0 +1,221 @@
+"""Proposals: a typed intent, prepared and checked through the library's front door, held until
+executed once (or expired).
+
+`prepare` asks the service for the transaction, and the library reviews, simulates and checks it
+against the intent (`Client.deposit/withdraw/close_account`); the answer is the effect summary, the
+fee and the policy's decision. `execute` starts again from the intent: a fresh transaction from the
+service, a fresh simulation and check; then, in the callback the library calls immediately before
+signing, the policy decides again on what that fresh transaction does and the amount is reserved in
+the audit log, so concurrent executes (in this process or another) cannot pass the limits together.
+All of it is blocking code, run on worker threads.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from yieldcli.errors import Refused, TransactionExpired, TransactionFailed, UsageError
+from yieldcli.mcp.audit import AuditLog
+from yieldcli.mcp.policy import Budget, Decision, Policy, decide, refuse
+
+PROPOSAL_SECONDS = 300.0
+# Errors after signing that mean nothing was sent: an earlier transaction of the wallet in flight or
+# landed (the journal), or the node refused it before broadcast.
+NOTHING_SENT = ("tx.pending.earlier", "refused.landed_before")
+
+
+@dataclass(frozen=True)
+class Intent:
+    action: str  # deposit, withdraw or close-account
+    asset: str  # as given: a known symbol or a mint address
+    amount: str | None = None  # token units as a decimal string; None with everything
+    everything: bool = False
+    exclude_fees: bool = False
+    unwrap_wsol: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "asset": self.asset, "amount": "all" if self.everything else self.amount,
+                "exclude_fees": self.exclude_fees, "unwrap_wsol": self.unwrap_wsol}
+
+
+@dataclass
+class Proposal:
+    id: str
+    intent: Intent
+    mint: str
+    raw: int  # base units the transaction moves, as simulated
+    summary: str
+    fee: int | None  # lamports
+    decision: Decision
+    expires_at: float
+    state: str = "open"  # open, executing, done, declined, refused, expired
+    approved: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+
+class Book:
+    """The proposals of one server, and the two steps that use the wallet."""
+
+    def __init__(self, client: Any, policy: Policy, audit: AuditLog, clock: Callable[[], float] = time.time):
+        self._client = client
+        self.policy = policy
+        self.audit = audit
+        self._clock = clock
+        self._proposals: dict[str, Proposal] = {}
+        # One write at a time for the wallet: the library's journal refuses a send while an earlier one
+        # for the wallet could still land, so concurrent executes wait here for their turn instead.
+        self._one_at_a_time = threading.Lock()
+        self._reservations: list[str] = []  # hashes of the entries this server reserved with
+
+    def _check_log(self) -> None:
+        """The limits are counted from the log: a log whose chain is broken, or that lost a reservation
+        this server wrote (edited, truncated, deleted), counts nothing reliably, so nothing is signed."""
+        broken = self.audit.verify()
+        present = {entry.get("hash") for entry in self.audit.entries()}
+        if broken or any(h not in present for h in self._reservations):
+            raise Refused(f"the audit log {self.audit.path} was altered ({broken or 'entries are missing'}): the "
+                          "limits cannot be counted; nothing was signed", kind="refused.audit")
+
+    def budget(self, mint: str) -> Budget:
+        return Budget(*self.audit.budget(mint))
+
+    def prepare(self, intent: Intent) -> Proposal:
+        mint = _mint(intent.asset)
+        if intent.everything and intent.amount is not None:
+            raise UsageError("give an amount or all, not both", kind="usage.amount")
+        self.audit.append("prepare", intent=intent.to_dict())
+        try:
+            prepared = self._prepared(intent)
+        except Exception as exc:  # a refusal of the guard, a failed simulation, the service's error
+            self.audit.append("prepare_failed", intent=intent.to_dict(), kind=getattr(exc, "kind", type(exc).__name__))
+            raise
+        effect = prepared.effect
+        fee = prepared.fee.base_fee + prepared.fee.priority_fee if prepared.fee else None
+        proposal_id = secrets.token_urlsafe(12)
+        if effect is None or not effect.ok:
+            why = "the check could not run" if effect is None else "; ".join(effect.differences)
+            decision = Decision("refused", f"the transaction does not do what was asked: {why}")
+            summary = effect.summary if effect else "not checked"
+            raw = 0
+        else:
+            summary, raw = effect.summary, _moved(intent, effect, mint)
+            decision = decide(self.policy, intent.action, mint, raw, self.budget(mint))
+        proposal = Proposal(proposal_id, intent, mint, raw, summary, fee, decision,
+                            self._clock() + PROPOSAL_SECONDS, "refused" if decision.verdict == "refused" else "open")
+        self._proposals[proposal_id] = proposal
+        self.audit.append("proposed", proposal=proposal_id, intent=intent.to_dict(), mint=mint, raw=str(raw),
+                          summary=summary, fee=fee, decision=decision.to_dict())
+        return proposal
+
+    def find(self, proposal_id: str) -> Proposal:
+        proposal = self._proposals.get(proposal_id)
+        if proposal is None:
+            raise UsageError("no such proposal: prepare the write first", kind="usage.proposal_unknown")
+        return proposal
+
+    def current_decision(self, proposal: Proposal) -> Decision:
+        return decide(self.policy, proposal.intent.action, proposal.mint, proposal.raw, self.budget(proposal.mint))
+
+    def claim(self, proposal_id: str) -> Proposal:
+        """The proposal, now executing: a second execute of it is refused, whatever happens to the first."""
+        proposal = self.find(proposal_id)
+        with proposal.lock:
+            if proposal.state == "open" and self._clock() > proposal.expires_at:
+                proposal.state = "expired"
+            if proposal.state != "open":
+                raise Refused(f"proposal {proposal_id} is {proposal.state}: it cannot be executed; prepare again",
+                              kind=f"refused.proposal_{proposal.state}")
+            proposal.state = "executing"
+        return proposal
+
+    def execute(self, proposal: Proposal, approved: bool, progress: Callable[[str, str | None], None]) -> Any:
+        """Fresh transaction, check, policy and reservation immediately before signing; then send and wait."""
+        self.audit.append("execute", proposal=proposal.id, approved=approved)
+        with self._one_at_a_time:
+            try:
+                return self._execute(proposal, approved, progress)
+            finally:
+                proposal.state = "done"
+
+    def _execute(self, proposal: Proposal, approved: bool, progress: Callable[[str, str | None], None]) -> Any:
+        prepared = self._prepared(proposal.intent)
+        reserved: list[bool] = []
+
+        def confirm(_prompt: str, fresh: Any) -> bool:
+            effect = fresh.effect
+            if effect is None or not effect.ok:
+                raise Refused("the fresh transaction does not do what was asked; nothing was signed",
+                              kind="refused.mismatch")
+            raw = _moved(proposal.intent, effect, proposal.mint)
+            if raw > proposal.raw and (proposal.intent.action == "deposit" or raw > proposal.raw * 101 // 100):
+                raise Refused("the fresh transaction moves more than the proposal said; prepare again",
+                              kind="refused.changed")
+            with self.audit.locked():
+                self._check_log()
+                decision = decide(self.policy, proposal.intent.action, proposal.mint, raw, self.budget(proposal.mint))
+                refuse(decision)
+                if decision.verdict == "approval" and not approved:
+                    raise Refused("this write now needs the person's approval (the automatic limits were reached "
+                                  "since it was proposed); execute it again to ask", kind="refused.approval_needed")
+                entry = self.audit.append_locked("reserved", proposal=proposal.id, mint=proposal.mint, raw=raw,
+                                                 automatic=decision.verdict == "auto", summary=effect.summary)
+                self._reservations.append(entry["hash"])
+            reserved.append(True)
+            return True
+
+        try:
+            # `again`: each proposal is a write of its own, executed once (`claim`); an earlier one that
+            # landed is no reason to refuse this one.
+            outcome = prepared.send(confirm=confirm, progress=progress, again=True)
+        except BaseException as exc:
+            kind = getattr(exc, "kind", type(exc).__name__)
+            self.audit.append("failed", proposal=proposal.id, kind=kind, signed=bool(reserved))
+            # Before the reservation nothing was signed. After it, only the refusals below are known to
+            # have sent nothing; after any other error a send may have happened, so the amount stays
+            # reserved (the limits over-count rather than under-count).
+            if reserved and (kind in NOTHING_SENT or isinstance(exc, (TransactionFailed, TransactionExpired))):
+                self.audit.append("released", proposal=proposal.id, why=kind)
+            raise
+        status = outcome.result.get("status")
+        self.audit.append("outcome", proposal=proposal.id, status=status, signature=getattr(outcome, "signature", None),
+                          slot=getattr(outcome, "slot", None))
+        if status in ("failed", "expired"):  # nothing moved: the amount is free again
+            self.audit.append("released", proposal=proposal.id, why=status)
+        elif getattr(outcome, "already_processed", False):
+            # The same bytes had landed already (an identical write in the same slot): nothing new moved.
+            self.audit.append("released", proposal=proposal.id, why="already processed")
+        return outcome
+
+    def _prepared(self, intent: Intent) -> Any:
+        if intent.action == "close-account":
+            return self._client.close_account(intent.asset)
+        # The decimal string goes to the library as text: its parser is the command line's (no exponents,
+        # no more fraction digits than the token has, nothing past u64).
+        amount = None if intent.everything else intent.amount
+        if intent.action == "deposit":
+            return self._client.deposit(intent.asset, amount, all=intent.everything)
+        return self._client.withdraw(intent.asset, amount, all=intent.everything, exclude_fees=intent.exclude_fees,
+                                     unwrap_wsol=intent.unwrap_wsol)
+
+
+def _mint(asset: str) -> str:
+    from yieldcli.tokens import resolve_asset
+
+    return resolve_asset(asset, "asset")
+
+
+def _moved(intent: Intent, effect: Any, mint: str) -> int:
+    """Base units of `mint` the write moves, as simulated (a close counts none: it always asks)."""
+    if intent.action == "close-account":
+        return 0
+    tokens = effect.observed.get("tokens", {}) if isinstance(effect.observed, dict) else {}
+    change = tokens.get(mint)
+    if isinstance(change, int) and change:
+        return abs(change)
+    expected = effect.expected.get("amount") if isinstance(effect.expected, dict) else None
+    return expected if isinstance(expected, int) else 0

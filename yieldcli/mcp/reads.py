@@ -1,0 +1,160 @@
+"""The read tools: strategy, positions, balances, earnings, health of the configured wallet.
+
+Amounts are exact strings, in base units and in token units; names and symbols from the service
+are made inert (`results.inert`); no read takes a wallet, a strategy or a URL from the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel
+
+from yieldcli.mcp.results import failure, inert, ok
+
+ITEM_LIMIT = 200  # items per read: enough for one wallet, bounded for the model's context
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+
+
+class Amount(BaseModel):
+    base_units: str
+    token_units: str | None  # None when the token's decimals are not known
+
+
+class StrategyOut(BaseModel):
+    strategy_id: str
+    strategy_name: str
+    assets: list[str]
+    apy: str | None  # variable, never guaranteed
+
+
+class PositionOut(BaseModel):
+    token_symbol: str
+    token_address: str
+    fund_id: str
+    strategy_name: str
+    deposited: Amount
+    value: Amount
+    yield_earned: Amount
+    apy: str | None
+
+
+class BalanceOut(BaseModel):
+    token_symbol: str
+    token_address: str
+    total: Amount
+    in_wallet: Amount
+    in_strategy: Amount | None
+
+
+class EarningOut(BaseModel):
+    fund_id: str
+    fund_name: str
+    base_asset: str
+    position_value: Amount
+    yield_earned: Amount
+    apy: str | None
+
+
+class Positions(BaseModel):
+    wallet: str
+    positions: list[PositionOut]
+    truncated: bool
+
+
+class Balances(BaseModel):
+    wallet: str
+    balances: list[BalanceOut]
+    truncated: bool
+
+
+class Earnings(BaseModel):
+    wallet: str
+    earnings: list[EarningOut]
+    truncated: bool
+
+
+class Health(BaseModel):
+    status: str
+
+
+def amount(raw: int, decimals: int | None) -> Amount:
+    from yieldcli.amounts import scale
+
+    return Amount(base_units=str(raw), token_units=None if decimals is None else format(scale(raw, decimals), "f"))
+
+
+def _apy(value: Any) -> str | None:
+    return None if value is None else inert(value, 32)
+
+
+def _first(items: Any) -> tuple[list[Any], bool]:
+    taken: list[Any] = []
+    for item in items:
+        if len(taken) == ITEM_LIMIT:
+            return taken, True
+        taken.append(item)
+    return taken, False
+
+
+def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
+    async def run(build: Callable[[], BaseModel]) -> CallToolResult:
+        try:
+            return ok(await anyio.to_thread.run_sync(build))
+        except Exception as exc:  # every failure is the model's tool error, never a traceback
+            return failure(exc)
+
+    @server.tool(annotations=READ, description="The strategy this server works with: name, assets, APY (variable).")
+    async def strategy() -> Annotated[CallToolResult, StrategyOut]:
+        def build() -> StrategyOut:
+            s = client.strategy()
+            return StrategyOut(strategy_id=inert(s.strategy_id), strategy_name=inert(s.strategy_name),
+                               assets=[inert(a) for a in s.assets[:ITEM_LIMIT]], apy=_apy(s.apy))
+        return await run(build)
+
+    @server.tool(annotations=READ, description="The wallet's positions in the strategy; optionally one asset "
+                                               "(a symbol such as USDC). Amounts are exact strings.")
+    async def positions(asset: str | None = None) -> Annotated[CallToolResult, Positions]:
+        def build() -> Positions:
+            items, cut = _first(client.iter_positions(wallet, asset=_asset(asset)))
+            return Positions(wallet=wallet, truncated=cut, positions=[PositionOut(
+                token_symbol=inert(p.token_symbol, 16), token_address=inert(p.token_address), fund_id=inert(p.fund_id),
+                strategy_name=inert(p.strategy_name), deposited=amount(p.total_deposited_value, p.decimals),
+                value=amount(p.total_position_value, p.decimals), yield_earned=amount(p.yield_earned, p.decimals),
+                apy=_apy(p.apy)) for p in items])
+        return await run(build)
+
+    @server.tool(annotations=READ, description="The wallet's token balances: in the wallet and in the strategy.")
+    async def balances(asset: str | None = None) -> Annotated[CallToolResult, Balances]:
+        def build() -> Balances:
+            items, cut = _first(client.iter_balances(wallet, asset=_asset(asset)))
+            return Balances(wallet=wallet, truncated=cut, balances=[BalanceOut(
+                token_symbol=inert(b.token_symbol, 16), token_address=inert(b.token_address),
+                total=amount(b.total_balance, b.decimals), in_wallet=amount(b.wallet_part, b.decimals),
+                in_strategy=None if b.funds is None else amount(b.funds, b.decimals)) for b in items])
+        return await run(build)
+
+    @server.tool(annotations=READ, description="The yield the wallet earned, per fund.")
+    async def earnings() -> Annotated[CallToolResult, Earnings]:
+        def build() -> Earnings:
+            items, cut = _first(client.iter_earnings(wallet))
+            return Earnings(wallet=wallet, truncated=cut, earnings=[EarningOut(
+                fund_id=inert(e.fund_id), fund_name=inert(e.fund_name), base_asset=inert(e.base_asset, 16),
+                position_value=amount(e.position_value, e.decimals), yield_earned=amount(e.yield_earned, e.decimals),
+                apy=_apy(e.apy)) for e in items])
+        return await run(build)
+
+    @server.tool(annotations=READ, description="Whether the service answers.")
+    async def health() -> Annotated[CallToolResult, Health]:
+        return await run(lambda: Health(status=inert(client.health(), 32)))
+
+
+def _asset(value: str | None) -> str | None:
+    from yieldcli.tokens import asset_filter
+
+    return None if value is None else asset_filter(value)

@@ -1,0 +1,144 @@
+"""The write tools: typed intents in, proposals out; `execute` signs a proposal once.
+
+No tool takes transaction bytes, a key, a strategy, a wallet or a URL: those come from `yield`'s
+settings. What is signed is decided by the library's check and the user's policy, not by the model.
+"""
+
+from typing import Annotated, Any, Literal
+
+import anyio
+from anyio.from_thread import run as run_in_loop
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Resolve
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from yieldcli.errors import Declined, Refused
+from yieldcli.mcp.approvals import Approve, CannotAsk, asker
+from yieldcli.mcp.proposals import Book, Intent, Proposal
+from yieldcli.mcp.results import failure, inert, ok
+
+PREPARE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
+EXECUTE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
+Asset = Annotated[str, Field(max_length=44, description="A known symbol (USDC, SOL, ...) or a mint address")]
+DecimalText = Annotated[str, Field(max_length=40, description="Token units as a decimal string, e.g. \"1.5\"")]
+
+
+class Decision(BaseModel):
+    verdict: Literal["auto", "approval", "refused"]
+    reason: str
+
+
+class ProposalOut(BaseModel):
+    proposal_id: str
+    action: str
+    asset: str
+    amount: dict[str, str | None]  # base_units and token_units the transaction moves, as simulated
+    effect: str  # the library's summary of the simulated effect
+    fee_lamports: str | None
+    policy: Decision
+    expires_at: float  # Unix seconds
+    executable: bool
+
+
+class OutcomeOut(BaseModel):
+    proposal_id: str
+    status: str  # confirmed, failed, expired or pending
+    signature: str | None
+    slot: int | None
+    effect: str
+    new_transaction: bool  # false: these exact bytes had landed before (an identical write): nothing new moved
+
+
+def _proposal_out(p: Proposal) -> ProposalOut:
+    from yieldcli.mcp.reads import amount
+    from yieldcli.tokens import by_mint
+
+    token = by_mint(p.mint)
+    return ProposalOut(proposal_id=p.id, action=p.intent.action, asset=token.symbol if token else p.mint,
+                       amount=amount(p.raw, token.decimals if token else None).model_dump(), effect=inert(p.summary, 300),
+                       fee_lamports=None if p.fee is None else str(p.fee),
+                       policy=Decision(verdict=p.decision.verdict, reason=inert(p.decision.reason, 300)),  # type: ignore[arg-type]
+                       expires_at=p.expires_at, executable=p.state == "open")
+
+
+def register_writes(server: MCPServer, book: Book) -> None:
+    async def propose(intent: Intent) -> CallToolResult:
+        try:
+            return ok(_proposal_out(await anyio.to_thread.run_sync(book.prepare, intent)))
+        except Exception as exc:
+            return failure(exc)
+
+    @server.tool(annotations=PREPARE, description=(
+        "Propose a deposit of `amount` token units of `asset` into the strategy. Nothing is signed: the answer "
+        "is a proposal (its simulated effect, fee and the policy's decision) to pass to execute."))
+    async def prepare_deposit(asset: Asset, amount: DecimalText) -> Annotated[CallToolResult, ProposalOut]:
+        return await propose(Intent("deposit", asset, amount))
+
+    @server.tool(annotations=PREPARE, description=(
+        "Propose a withdrawal of `amount` token units of `asset` (or all=true for everything). exclude_fees: "
+        "receive the full amount; unwrap_wsol: SOL arrives unwrapped. Nothing is signed."))
+    async def prepare_withdraw(asset: Asset, amount: DecimalText | None = None, all: bool = False,
+                               exclude_fees: bool = False,
+                               unwrap_wsol: bool | None = None) -> Annotated[CallToolResult, ProposalOut]:
+        return await propose(Intent("withdraw", asset, amount, all, exclude_fees, unwrap_wsol))
+
+    @server.tool(annotations=PREPARE, description=(
+        "Propose closing the wallet's account for `asset` in the strategy (its rent comes back). "
+        "Always needs the person's approval. Nothing is signed."))
+    async def prepare_close_account(asset: Asset) -> Annotated[CallToolResult, ProposalOut]:
+        return await propose(Intent("close-account", asset))
+
+    approval_of = asker(book)
+
+    @server.tool(annotations=EXECUTE, description=(
+        "Execute a proposal, once: the transaction is built and checked afresh, the policy decides again, "
+        "the person is asked when the policy says so, then it is signed, sent and confirmed."))
+    async def execute(proposal_id: Annotated[str, Field(max_length=64)], ctx: Context,
+                      approval: Annotated[ElicitationResult[Approve], Resolve(approval_of)],
+                      ) -> Annotated[CallToolResult, OutcomeOut]:
+        try:
+            proposal = book.find(proposal_id)
+            approved = _approved(book, proposal, approval)
+            book.claim(proposal_id)
+            if approved:
+                proposal.approved = True
+                book.audit.append("approved", proposal=proposal_id)
+            progress = _progress(ctx)
+            outcome = await anyio.to_thread.run_sync(book.execute, proposal, approved, progress)
+            result = outcome.result
+            return ok(OutcomeOut(proposal_id=proposal_id, status=str(result.get("status")),
+                                 signature=getattr(outcome, "signature", None) or result.get("signature"),
+                                 slot=getattr(outcome, "slot", None) or result.get("slot"), effect=inert(proposal.summary, 300),
+                                 new_transaction=not getattr(outcome, "already_processed", False)))
+        except Exception as exc:
+            return failure(exc)
+
+
+def _approved(book: Book, proposal: Proposal, approval: ElicitationResult[Any]) -> bool:
+    """Whether the person said yes; a no, a cancel or a client that cannot ask is a refusal here."""
+    data = approval.data if isinstance(approval, AcceptedElicitation) else None
+    if isinstance(data, CannotAsk):
+        book.audit.append("refused", proposal=proposal.id, why="the client cannot elicit")
+        raise Refused("this write needs the person's approval and this client cannot ask for it (no elicitation); "
+                      "nothing was signed", kind="refused.approval_unavailable")
+    if data is None or (isinstance(data, Approve) and not data.approve):
+        book.audit.append("declined", proposal=proposal.id, answer="no" if data is not None else approval.action)
+        if proposal.state == "open":
+            proposal.state = "declined"
+        raise Declined("the person did not approve this write; nothing was signed", kind="declined")
+    return isinstance(data, Approve)
+
+
+def _progress(ctx: Context) -> Any:
+    steps = iter(range(1, 1000))
+
+    def report(stage: str, seen: str | None) -> None:
+        message = f"{stage}: {seen or 'sent, not yet seen'}"
+        try:
+            run_in_loop(ctx.report_progress, next(steps), None, message)
+        except Exception:  # a client gone away must not stop the wait for a sent transaction
+            pass
+
+    return report
