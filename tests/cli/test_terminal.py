@@ -115,7 +115,7 @@ def test_close_account_asks_on_a_terminal_and_says_what_comes_back(run):
     screen = term.screen.decode().replace("\r", "")
     assert "close the USDT fund account of 5PJ1…Vr9k" in screen
     # the position account's rent (128 bytes: 0.00178176 SOL) less the fee, on a line the terminal may wrap
-    assert "+1218.904117 USDT and +0.00177676 SOL back to you" in " ".join(screen.split()), screen
+    assert "+1,218.904117 USDT and +0.00177676 SOL back to you" in " ".join(screen.split()), screen
     term.type("n\n")
     assert term.wait() == 12
     refused = run("--sandbox", "close-account", "--asset", "USDT", "--sign")  # off a terminal: --yes first

@@ -45,7 +45,7 @@ def sol(lamports: int) -> str:
 
 def effect_summary(effect: dict[str, Any]) -> str:
     """The check's one-line summary; closing an account also says what comes back to the user
-    (`close the USDT fund account of 5PJ1…Vr9k in …: +1218.904117 USDT and +0.00203428 SOL back to you`)."""
+    (`close the USDT fund account of 5PJ1…Vr9k in …: +1,218.904117 USDT and +0.00203428 SOL back to you`)."""
     text = str(effect["summary"])
     if effect["expected"]["action"] != "close-account":
         return text
