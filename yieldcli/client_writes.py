@@ -352,6 +352,7 @@ class LimitArgs(TypedDict, total=False):
     max_sol_cost: int | None
     commitment: str
     timeout: float
+    strategy_program: str | None
 
 
 @dataclass(frozen=True)
@@ -363,6 +364,7 @@ class Limits:
     max_sol_cost: int | None = None  # lamports of fee and rent the transaction may take from the wallet
     commitment: str = DEFAULT_COMMITMENT
     timeout: float = DEFAULT_CONFIRM_TIMEOUT  # seconds to wait for the commitment
+    strategy_program: str | None = None  # the strategy's program off mainnet (as the strategy_program setting)
 
     def options(self) -> TransactOptions:
         from yieldcli.chain.compute_budget import parse_priority_fee
@@ -371,7 +373,7 @@ class Limits:
         # "auto" or a whole number, as text or an int: the same rule as the command line's flag.
         price = None if self.priority_fee is None else parse_priority_fee(str(self.priority_fee))
         return TransactOptions(priority_fee=price, max_fee=self.max_fee, max_sol_cost=self.max_sol_cost,
-                               commitment=self.commitment, timeout=self.timeout)
+                               commitment=self.commitment, timeout=self.timeout, strategy_program=self.strategy_program)
 
 
 def move_order(settings: ChainSettings, action: str, strategy_id: str, asset: str, amount: Decimal | str | None,

@@ -48,6 +48,8 @@ SPECS: dict[str, Spec] = {
              "auto, or micro-lamports per compute unit, for transactions sent (default: none)"),
         Spec("max_fee", "YIELD_MAX_FEE", "--max-fee", None,
              "most lamports a transaction may pay in fees, base plus priority (default: no cap; 0.01 SOL of priority fee with auto)"),
+        Spec("strategy_program", "YIELD_STRATEGY_PROGRAM", None, None,
+             "the strategy's on-chain program on a cluster other than mainnet (mainnet's is pinned; default: the sandbox's)"),
     )
 }
 # The API key is a setting too, but never in the config file and never a flag.

@@ -36,7 +36,7 @@ _FIELDS: dict[str, dict[str, str]] = {
     "deposit": {"wallet": "user_key", "payer": "payer_key", "mint": "base_asset", "amount": "amount"},
     "withdraw": {"wallet": "user_key", "payer": "payer_key", "mint": "base_asset", "amount": "amount",
                  "exclude_fees": "exclude_fees", "unwrap": "unwrap_wsol_ata"},
-    "close-account": {"wallet": "user_pubkey", "payer": "payer", "mint": "mint"},
+    "close-account": {"wallet": "user_pubkey", "payer": "payer", "mint": "mint", "funds_recipient": "funds_recipient"},
 }
 
 
@@ -82,7 +82,8 @@ def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, sign
     payer = given("payer")
     return UserRequest(action, payer, {k for k in (wallet, payer, *signers) if k}, wallet,
                        params.get("strategy_id"), given("mint"), amount=given("amount"),
-                       exclude_fees=bool(given("exclude_fees")), unwrap=bool(given("unwrap")))
+                       exclude_fees=bool(given("exclude_fees")), unwrap=bool(given("unwrap")),
+                       funds_recipient=given("funds_recipient"))
 
 
 def deposit_order(*, strategy_id: str, mint: str, wallet: str, payer: str, amount: int | None,

@@ -70,7 +70,7 @@ class StandIn:
                 conn.request(self.command, self.path, body=body or None, headers=headers)
                 answer = conn.getresponse()
                 payload = answer.read()
-                if answer.status == 200 and self.path.split("?")[0] in ("/deposit/tx", "/withdraw/tx") and stand_in.doctor:
+                if answer.status == 200 and self.path.split("?")[0] in ("/deposit/tx", "/withdraw/tx", "/close-user-account/tx") and stand_in.doctor:
                     tx = VersionedTransaction.from_bytes(base64.b64decode(json.loads(payload)))
                     payload = json.dumps(base64.b64encode(bytes(stand_in.doctor(tx))).decode()).encode()
                 self.send_response(answer.status)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from solders.pubkey import Pubkey
@@ -13,35 +14,20 @@ from solders.pubkey import Pubkey
 from yieldcli.chain.intent import Check, Intent, compare
 from yieldcli.chain.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
 from yieldcli.chain.rpc_types import Simulation
-from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, multisig_of, network_fee, state_of, writable_addresses
+from yieldcli.chain.instruction_rules import Resolved, resolve
+from yieldcli.chain.pinned import pinned_program
+from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, network_fee, state_of, writable_addresses
 from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
 
-__all__ = ["STABLE_READ_ATTEMPTS", "AccountsKeptChanging", "check_transaction"]
+__all__ = ["STABLE_READ_ATTEMPTS", "AccountsKeptChanging", "check_transaction", "what_to_read"]
 
-async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None
-                            ) -> tuple[Check | None, Simulation]:
-    """Read, simulate and compare: `(Check | None, Simulation)`; the check is None when the simulation failed."""
-    message = tx.message
-    addresses = check_accounts(message, lookup_tables)
-    keys = [Pubkey.from_string(a) for a in addresses]
-    # The pre-state and the simulation are separate answers: another transaction landing between them
-    # would show its effect as this one's. `read_around` shows the pre-state held around the simulation.
-    # The accounts it only reads ride along: the owners and mints of its token accounts are usually
-    # among them, and the comparison needs those (multisig owners, unknown mints' decimals).
-    readonly = [Pubkey.from_string(a) for a in _readonly_candidates(message, addresses, lookup_tables)]
-    around = await read_around(rpc, keys, tx, also_read=readonly,
-                               also_read_for=lambda infos: _seen_in(intent, addresses, infos))
-    simulation = around.simulation
-    if not simulation.ok:
-        return None, simulation
-    before = {a: state_of(i) for a, i in zip(addresses, around.before)}
-    after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
-    known = {str(k): info for k, info in around.also.items()}
-    decimals, multisigs = await _mints_and_owners(rpc, intent, addresses, simulation.accounts, known, before, after)
-    fee = network_fee(message)
-    priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE
-    return compare(intent, before, after, fee=fee, decimals=decimals, multisigs=multisigs, priority_fee=priority), simulation
+
+def what_to_read(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> tuple[Resolved, list[str]]:
+    """What the check needs from the chain: the message's accounts resolved, and the accounts to read
+    before and to have returned by the simulation (every account it may write). The simulation must
+    also return its inner instructions: what the strategy program moved is read from them."""
+    return resolve(message, lookup_tables), check_accounts(message, lookup_tables)
 
 
 def check_accounts(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> list[str]:
@@ -49,15 +35,53 @@ def check_accounts(message: Any, lookup_tables: Mapping[str, Sequence[str]] | No
     return sorted(writable_addresses(message, lookup_tables))
 
 
-def _seen_in(intent: Intent, addresses: Sequence[str], infos: Sequence[Any]) -> list[Pubkey]:
-    """The owners and unknown mints of the token accounts in a pre-state read ahead: read with the check."""
+async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None
+                            ) -> tuple[Check | None, Simulation]:
+    """Read, simulate and compare: `(Check | None, Simulation)`; the check is None when the simulation failed."""
+    message = tx.message
+    resolved, addresses = what_to_read(message, lookup_tables)
+    keys = [Pubkey.from_string(a) for a in addresses]
+    # The cluster's identity decides which strategy program is trusted; when not known yet, the
+    # question rides in the check's own batch rather than costing a round trip of its own.
+    if hasattr(rpc, "ask_ahead") and rpc.known_genesis() is None:
+        rpc.ask_ahead([("getGenesisHash", [])])
+    # The pre-state and the simulation are separate answers: another transaction landing between them
+    # would show its effect as this one's. `read_around` shows the pre-state held around the simulation.
+    # The accounts it only reads ride along: the mints of its token accounts are usually among them,
+    # and the comparison needs unknown mints' decimals.
+    readonly = [Pubkey.from_string(a) for a in _readonly_candidates(message, addresses, lookup_tables)]
+    around = await read_around(rpc, keys, tx, also_read=readonly, inner_instructions=True,
+                               also_read_for=lambda infos: _seen_in(addresses, infos))
+    simulation = around.simulation
+    if not simulation.ok:
+        return None, simulation
+    intent = replace(intent, strategy_program=pinned_program(await rpc.genesis_hash(), intent.strategy_program))
+    before = {a: state_of(i) for a, i in zip(addresses, around.before)}
+    after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
+    known = {str(k): info for k, info in around.also.items()}
+    decimals = await _mints(rpc, known, before, after)
+    fee = network_fee(message)
+    priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE
+    return compare(intent, before, after, fee=fee, decimals=decimals, resolved=resolved,
+                   inner=inner_by_instruction(simulation.inner_instructions), priority_fee=priority), simulation
+
+
+def inner_by_instruction(raw: Sequence[Mapping[str, Any]] | None) -> dict[int, list[tuple[int, tuple[int, ...], bytes]]]:
+    """The RPC's innerInstructions (base58 data) by top-level index."""
+    from yieldcli.addresses import b58decode
+
+    return {int(entry["index"]): [(int(i["programIdIndex"]), tuple(int(a) for a in i["accounts"]), b58decode(i["data"]))
+                                  for i in entry["instructions"]] for entry in raw or ()}
+
+
+def _seen_in(addresses: Sequence[str], infos: Sequence[Any]) -> list[Pubkey]:
+    """The unknown mints of the token accounts in a pre-state read ahead: read with the check."""
     states = {a: state_of(i) for a, i in zip(addresses, infos)}
-    wanted = [*_unknown_mints(states), *sorted(_owners(intent, states) - set(addresses))]
-    return [Pubkey.from_string(a) for a in wanted]
+    return [Pubkey.from_string(a) for a in _unknown_mints(states)]
 
 
 def _readonly_candidates(message: Any, writable: Sequence[str], lookup_tables: Mapping[str, Sequence[str]] | None) -> list[str]:
-    """The accounts the message loads read-only, but for programs and sysvars (never a mint or an owner)."""
+    """The accounts the message loads read-only, but for programs and sysvars (never a mint)."""
     static = [str(k) for k in message.account_keys]
     programs_called = {static[ix.program_id_index] for ix in message.instructions}
     loaded = [str((lookup_tables or {}).get(str(lookup.account_key), ())[i])
@@ -67,37 +91,14 @@ def _readonly_candidates(message: Any, writable: Sequence[str], lookup_tables: M
     return [a for a in dict.fromkeys([*static, *loaded]) if a not in skip and not a.startswith("Sysvar")]
 
 
-async def _mints_and_owners(rpc: Any, intent: Intent, addresses: Sequence[str], simulated: Sequence[Any],
-                            known: Mapping[str, Any], *sides: Mapping[str, State | None]
-                            ) -> tuple[dict[str, int], dict[str, tuple[int, tuple[str, ...]]]]:
-    """The decimals of unknown mints and the multisigs owning token accounts involved: from `known`
-    (read with the pre-state), the others read in one request."""
+async def _mints(rpc: Any, known: Mapping[str, Any], *sides: Mapping[str, State | None]) -> dict[str, int]:
+    """The decimals of unknown mints: from `known` (read with the pre-state), the others read in one request."""
     mints = _unknown_mints(*sides)
-    owners = _owners(intent, *sides)
-    rest = sorted(owners - set(addresses))
-    wanted = [a for a in [*mints, *rest] if a not in known]
+    wanted = [a for a in mints if a not in known]
     infos = dict(known)
     if wanted:
         infos.update(zip(wanted, await rpc.multiple_accounts([Pubkey.from_string(a) for a in wanted])))
-    return _decimals(mints, infos), _multisigs(owners, addresses, simulated, rest, infos)
-
-
-def _owners(intent: Intent, *sides: Mapping[str, State | None]) -> set[str]:
-    return {s.token.owner for side in sides for s in side.values() if s and s.token} - {intent.wallet, intent.payer}
-
-
-def _multisigs(owners: set[str], addresses: Sequence[str], simulated: Sequence[Any], rest: Sequence[str],
-               infos: Mapping[str, Any]) -> dict[str, tuple[int, tuple[str, ...]]]:
-    """Token multisigs owning the token accounts involved, as they stand after the transaction.
-
-    A fund account may be owned by a multisig the wallet signs for alone: then it is the user's
-    position, not a stranger's account. One this transaction writes is read from the simulation.
-    """
-    found = {a: m for a, info in zip(addresses, simulated) if a in owners and (m := multisig_of(info)) is not None}
-    for address in rest:
-        if (m := multisig_of(infos.get(address))) is not None:
-            found[address] = m
-    return found
+    return _decimals(mints, infos)
 
 
 def _unknown_mints(*sides: Mapping[str, State | None]) -> list[str]:

@@ -41,6 +41,8 @@ class State:
     lamports: int
     size: int
     token: TokenState | None
+    owner: str = ""  # the owning program
+    data: bytes = b""  # raw, for the accounts whose authority the guard reads (nonce, stake, mint, position)
 
 
 def parse_token(owner_program: str, data: bytes) -> TokenState | None:
@@ -61,19 +63,6 @@ def parse_token(owner_program: str, data: bytes) -> TokenState | None:
     )
 
 
-MULTISIG_SIZE = 355  # SPL Token multisig: m u8, n u8, initialized u8, 11 signer keys
-
-
-def multisig_of(info: Any) -> tuple[int, tuple[str, ...]] | None:
-    """(required signatures, signers) of an SPL Token multisig account, or None for anything else."""
-    if info is None or str(info.owner) not in (programs.TOKEN_PROGRAM, programs.TOKEN_2022_PROGRAM):
-        return None
-    data = bytes(info.data)
-    if len(data) != MULTISIG_SIZE or not data[2] or not 1 <= data[0] <= data[1] <= 11:
-        return None
-    return data[0], tuple(str(Pubkey.from_bytes(data[3 + 32 * i : 35 + 32 * i])) for i in range(data[1]))
-
-
 def state_of(info: Any) -> State | None:
     """`chain.rpc.AccountInfo` (or None) to the intent check's view.
 
@@ -82,7 +71,8 @@ def state_of(info: Any) -> State | None:
     """
     if info is None or info.lamports == 0:
         return None
-    return State(info.lamports, len(info.data), parse_token(str(info.owner), bytes(info.data)))
+    data = bytes(info.data)
+    return State(info.lamports, len(data), parse_token(str(info.owner), data), str(info.owner), data)
 
 
 def network_fee(message: Message | MessageV0) -> int:

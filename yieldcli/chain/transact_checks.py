@@ -82,7 +82,8 @@ def intent_of(request: UserRequest, options: TransactOptions, review: Review, ke
     return Intent(
         action=action, wallet=wallet, payer=payer, mint=request.mint, amount=request.amount,
         strategy=request.strategy_id, exclude_fees=request.exclude_fees, unwrap=request.unwrap,
-        max_sol_cost=max_sol_cost,
+        max_sol_cost=max_sol_cost, strategy_program=options.strategy_program,
+        funds_recipient=request.funds_recipient,
     )
 
 
@@ -126,7 +127,7 @@ async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[Addr
 def refuse_before_signing(options: TransactOptions, result: Result, check: Check | None, hooks: Hooks) -> None:
     """Nothing is signed that does not do what was asked: every refusal here comes before any signature."""
     sim = result["simulation"]
-    if options.send and sim and not sim.get("skipped") and not sim["ok"]:
+    if (options.sign or options.send) and sim and not sim.get("skipped") and not sim["ok"]:
         raise with_report(SimulationFailed(f"the simulation failed, nothing was signed or sent: {sim['error']}",
                                            kind="simulation"), result, "simulation-failed")
     if check is None:

@@ -43,6 +43,7 @@ class UserRequest:
     amount: int | None = None  # base units; None with a mint means everything
     exclude_fees: bool = False
     unwrap: bool = False
+    funds_recipient: str | None = None  # close-account: who the user named to receive the position's remainder
 
 
 @dataclass
@@ -76,6 +77,7 @@ class TransactOptions:
     priority_fee_source: str = "request"  # where a default came from, for the log
     max_fee: int | None = None  # lamports of base plus priority fee allowed
     expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
+    strategy_program: str | None = None  # the strategy's program off mainnet (chain/pinned.py decides which is trusted)
 
     def validate(self) -> None:
         if self.commitment not in COMMITMENTS:

@@ -185,7 +185,41 @@ def rpc(session, url_flag: str | None) -> list[Check]:
                             ExitCode.CONFIG))
     else:
         checks.append(Check("RPC cluster", "ok", f"{cluster}: {expected_name}, as the service's"))
+    if checks[-1].status != "fail":  # on the wrong cluster, its program says nothing more
+        checks.append(strategy_program(session, url, genesis))
     return checks
+
+
+def strategy_program(session, url: str, genesis: str) -> Check:
+    """The program the intent guard trusts on this cluster: pinned, and deployed there."""
+    import asyncio
+
+    from yieldcli.chain.pinned import pinned_program, setting_problem
+    from yieldcli.chain.rpc import Rpc
+
+    setting = session.settings.get("strategy_program")
+    configured = str(setting.value) if setting.value else None
+    program = pinned_program(genesis, configured)
+    problem = setting_problem(genesis, configured)
+    if problem:
+        return Check("strategy program", "warn", problem, "yield config unset strategy_program")
+
+    async def ask() -> Any:
+        async with Rpc(url, timeout=session.timeout()) as client:
+            return await client.call("getAccountInfo", [program, {"encoding": "base64"}])
+
+    try:
+        answer = asyncio.run(ask())
+        found = answer.get("value") if isinstance(answer, dict) else None
+    except YieldError as exc:
+        return Check("strategy program", "warn", f"{program}: could not be read: {exc.message}")
+    source = f"from {setting.source}" if configured else "pinned for this cluster"
+    if not found or not found.get("executable"):
+        # Named by a setting (or mainnet's pin) it must be there; the sandbox's default only on the sandbox.
+        return Check("strategy program", "fail" if configured or GENESIS_HASHES.get(genesis) == SERVICE_CLUSTER else "warn", f"{program} ({source}) is not a program on this cluster: "
+                     "deposits and withdrawals will be refused", "set strategy_program to the strategy's program on this cluster",
+                     ExitCode.CONFIG)
+    return Check("strategy program", "ok", f"{program} ({source}), deployed")
 
 
 def keypair(session, flag: str | None) -> Check:

@@ -95,8 +95,9 @@ class TxOptions(TransactOptions):
 
 
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
-        shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions)}
+        shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions) if f.name != "strategy_program"}
         return TransactOptions(**{**shared, "priority_fee_insists": self.priority_fee_source == "flag",
+                                  "strategy_program": session.settings.value("strategy_program"),
                                   "expected_cluster": None if self.given_transaction else _expected_cluster(session, request)})
 
 
@@ -313,7 +314,8 @@ def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, p
         from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
 
         draw_effect(con, result.get("effect"), result.get("fee"))
-        draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}")
+        draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}",
+                    verdicts=(result.get("effect") or {}).get("instructions"))
         draw_simulation(con, result["simulation"])
         if result.get("message_hash"):
             con.print(hash_line(result["message_hash"]), markup=False, highlight=False, soft_wrap=True)

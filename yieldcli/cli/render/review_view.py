@@ -45,7 +45,7 @@ def sol(lamports: int) -> str:
 
 def effect_summary(effect: dict[str, Any]) -> str:
     """The check's one-line summary; closing an account also says what comes back to the user
-    (`close the USDT fund account of 5PJ1…Vr9k in …: +1218.904117 USDT and +0.00203428 SOL back to you`)."""
+    (`close the USDT fund account of 5PJ1…Vr9k in …: +1,218.904117 USDT and +0.00203428 SOL back to you`)."""
     text = str(effect["summary"])
     if effect["expected"]["action"] != "close-account":
         return text
@@ -119,7 +119,9 @@ def _draw_changes(console: Console, changes: list[dict[str, Any]]) -> None:
         _say(console, " " * (whole_width - len(whole)) + text, style)
 
 
-def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title: str) -> None:
+def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title: str,
+                verdicts: list[dict[str, Any]] | None = None) -> None:
+    """The transaction: who signs, and each instruction with the intent guard's verdict on it (when checked)."""
     _say(console, title, "bold")
     _line(console, "  cluster:          ", cluster)
     _line(console, "  fee payer:        ", _addr(review["fee_payer"]))
@@ -130,18 +132,23 @@ def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title
         state = "signed" if s["signed"] else ("INVALID signature" if s["invalid"] else "not signed")
         payer = " (fee payer)" if s["fee_payer"] else ""
         _line(console, "    ", _addr(s["address"]), f"{payer}: {state}", style="red" if s["invalid"] else None)
+    by_index = {v["index"]: v for v in verdicts or ()}
     for ix in review["instructions"]:
-        _draw_instruction(console, ix)
+        _draw_instruction(console, ix, by_index.get(ix["index"]))
     for warning in review.get("warnings", ()):
         _say(console, f"  warning: {printable(warning)}", "yellow")
 
 
-def _draw_instruction(console: Console, ix: dict[str, Any]) -> None:
+def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, Any] | None = None) -> None:
     kind = f" {ix['kind']}" if ix.get("kind") else ""
     unknown = "  UNKNOWN PROGRAM" if ix["unknown"] else ""
     _line(console, f"  #{ix['index'] + 1} {ix['program']}{kind}  ", _addr(ix["program_id"]), unknown,
           style="bold red" if ix["unknown"] else "bold")
     margin = " " * DETAIL_INDENT
+    if verdict is not None:  # the text says `instruction N: …` for a refusal; here the header already numbers it
+        reason = str(verdict["reason"]).removeprefix(f"instruction {verdict['index'] + 1}: ")
+        mark, style = ("✓", "green") if verdict["ok"] else ("✗", "red")
+        _say(console, f"{margin}{mark} {printable(reason)}", style)
     details = ix.get("details") or {}
     for key, value in details.items():
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)

@@ -1,0 +1,82 @@
+"""The pure rules of the intent guard: instruction verdicts by program and kind, whose accounts are whose, the pin."""
+
+import struct
+
+from solders.hash import Hash
+from solders.instruction import AccountMeta, Instruction
+from solders.keypair import Keypair
+from solders.message import MessageV0
+from solders.pubkey import Pubkey
+from solders.system_program import AssignParams, TransferParams, assign, transfer
+
+from yieldcli.chain.cluster_identity import GENESIS_HASHES
+from yieldcli.chain.instruction_rules import Context, resolve, verdicts
+from yieldcli.chain.pinned import pinned_program, setting_problem
+from yieldcli.chain.state import State
+from yieldcli.chain.value_flow import authority_kind
+from yieldcli.solana import programs
+from yieldcli.tokens import STRATEGY_PROGRAM_ID, WSOL_MINT
+
+WALLET = Keypair().pubkey()
+STRANGER = Keypair().pubkey()
+PINNED = Pubkey.from_string(programs.SANDBOX_STRATEGY_PROGRAM)
+WSOL_ATA = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MINT))
+
+
+def judge(action, *ixs, controlled=(), wsol=()):
+    message = MessageV0.try_compile(WALLET, list(ixs), [], Hash.default())
+    owned = frozenset({str(WALLET), str(WSOL_ATA)})
+    ctx = Context(action, str(WALLET), str(WALLET), str(PINNED), owned, owned | {str(c) for c in controlled},
+                  frozenset(str(w) for w in wsol))
+    return verdicts(resolve(message), ctx)
+
+
+def test_a_deposit_may_wrap_sol_into_the_users_own_account_only():
+    wrap = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=WSOL_ATA, lamports=5))
+    sync = programs.token_sync_native(WSOL_ATA)
+    away = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=STRANGER, lamports=5))
+    found = judge("deposit", wrap, sync, away, wsol=[WSOL_ATA])
+    assert [v.ok for v in found] == [True, True, False]
+    assert found[2].reason == f"instruction 3: System Transfer of 5 lamports from your wallet to {str(STRANGER)[:4]}…{str(STRANGER)[-4:]}"
+    # The same wrap is not a kind a withdrawal needs.
+    assert not judge("withdraw", wrap)[0].ok
+
+
+def test_kinds_are_named_by_index_and_only_the_pinned_program_is_trusted():
+    found = judge("withdraw", assign(AssignParams(pubkey=WALLET, owner=STRANGER)),
+                  Instruction(PINNED, b"\x02", [AccountMeta(WALLET, True, False)]),
+                  Instruction(STRANGER, b"", [AccountMeta(WALLET, True, False)]),
+                  Instruction(STRANGER, b"", [AccountMeta(Keypair().pubkey(), False, True)]))
+    assert found[0].reason == "instruction 1: System Assign of your wallet" and not found[0].ok
+    assert found[1].ok and found[1].kind == "strategy program"
+    assert not found[2].ok and "is not one this request needs, and it is given your wallet as a signer" in found[2].reason
+    assert found[3].ok  # given none of the user's accounts: it cannot use the user's authority
+
+
+def test_unwrapping_closes_the_users_wsol_account_to_the_wallet_and_nowhere_else():
+    assert judge("withdraw", programs.token_close_account(WSOL_ATA, WALLET, WALLET), wsol=[WSOL_ATA])[0].ok
+    assert not judge("withdraw", programs.token_close_account(WSOL_ATA, STRANGER, WALLET), wsol=[WSOL_ATA])[0].ok
+    assert not judge("deposit", programs.token_close_account(WSOL_ATA, WALLET, WALLET), wsol=[WSOL_ATA])[0].ok
+
+
+def test_what_the_wallet_controls_is_read_from_the_account():
+    wallet = str(WALLET)
+    nonce = State(10, 80, None, programs.SYSTEM_PROGRAM, struct.pack("<II", 1, 1) + bytes(WALLET) + bytes(40))
+    assert authority_kind(nonce, wallet, None) == "nonce"
+    stake = State(10, 200, None, "Stake11111111111111111111111111111111111111", bytes(12) + bytes(STRANGER) + bytes(WALLET) + bytes(124))
+    assert authority_kind(stake, wallet, None) == "stake"
+    mint = State(10, 82, None, programs.TOKEN_PROGRAM, struct.pack("<I", 1) + bytes(WALLET) + bytes(46))
+    assert authority_kind(mint, wallet, None) == "mint"
+    position = State(10, 128, None, str(PINNED), b"YSPOSIT1" + bytes(WALLET) + bytes(88))
+    assert authority_kind(position, wallet, str(PINNED)) == "position"
+    assert authority_kind(position, wallet, STRATEGY_PROGRAM_ID) is None  # only the pinned program's positions
+    assert authority_kind(State(10, 0, None, programs.SYSTEM_PROGRAM, b""), wallet, None) is None
+
+
+def test_the_program_is_pinned_per_cluster():
+    mainnet = GENESIS_HASHES["mainnet-beta"]
+    assert pinned_program(mainnet, None) == STRATEGY_PROGRAM_ID
+    assert pinned_program(mainnet, str(STRANGER)) == STRATEGY_PROGRAM_ID  # a setting never replaces mainnet's pin
+    assert setting_problem(mainnet, str(STRANGER)) is not None
+    assert pinned_program("sandbox-genesis", None) == programs.SANDBOX_STRATEGY_PROGRAM
+    assert pinned_program(GENESIS_HASHES["devnet"], str(STRANGER)) == str(STRANGER)

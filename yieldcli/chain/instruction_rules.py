@@ -1,0 +1,202 @@
+"""Which instructions may use the user's authority: a verdict for each top-level instruction.
+
+An instruction that is given the wallet or the payer as a signer, or one of the user's accounts as
+writable, uses the user's authority. It must belong to an allowed program (the pinned strategy
+program, System, SPL Token, Token-2022, Associated Token Account, Compute Budget, Memo) and, for
+System, Token and ATA, be one of the few kinds the action needs, on the user's own accounts. The
+strategy program's own effects are checked from the simulation (`value_flow.py`), not here.
+Pure: the message's accounts are resolved and the states read by the caller.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from yieldcli.chain.intent_text import short
+from yieldcli.solana import programs
+
+MEMO_PROGRAMS = (programs.MEMO_PROGRAM, programs.MEMO_V1_PROGRAM)
+SYSTEM_KINDS = {0: "CreateAccount", 1: "Assign", 2: "Transfer", 3: "CreateAccountWithSeed", 4: "AdvanceNonceAccount",
+                5: "WithdrawNonceAccount", 6: "InitializeNonceAccount", 7: "AuthorizeNonceAccount", 8: "Allocate",
+                9: "AllocateWithSeed", 10: "AssignWithSeed", 11: "TransferWithSeed", 12: "UpgradeNonceAccount"}
+TOKEN_KINDS = {0: "InitializeMint", 1: "InitializeAccount", 2: "InitializeMultisig", 3: "Transfer", 4: "Approve",
+               5: "Revoke", 6: "SetAuthority", 7: "MintTo", 8: "Burn", 9: "CloseAccount", 10: "FreezeAccount",
+               11: "ThawAccount", 12: "TransferChecked", 13: "ApproveChecked", 14: "MintToChecked", 15: "BurnChecked",
+               16: "InitializeAccount2", 17: "SyncNative", 18: "InitializeAccount3"}
+ATA_KINDS = {0: "Create", 1: "CreateIdempotent", 2: "RecoverNested"}
+
+# What each action may ask of System, Token and ATA with the user's authority (README: "What `yield`
+# checks before it signs"). Compute Budget, Memo, the transaction's own nonce advance and the pinned
+# strategy program are allowed for every action.
+NEEDED: dict[str, frozenset[str]] = {
+    "deposit": frozenset({"ata.create.own", "system.transfer.own", "token.sync_native.own"}),
+    "withdraw": frozenset({"ata.create.own", "token.close.own_wsol"}),
+    "close-account": frozenset({"ata.create.own", "ata.create.recipient"}),
+}
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A message's accounts in order (static keys, then lookup-table writable, then readonly) and flags."""
+
+    keys: tuple[str, ...]
+    signer: tuple[bool, ...]
+    writable: tuple[bool, ...]
+    instructions: tuple[tuple[int, tuple[int, ...], bytes], ...]  # (program index, account indexes, data)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One instruction's verdict; `index` counts from 0 (as in the review's JSON), the text from 1 (as the review shows #n)."""
+
+    index: int
+    program: str
+    kind: str
+    ok: bool
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "program": self.program, "program_name": programs.PROGRAM_NAMES.get(self.program),
+                "kind": self.kind, "ok": self.ok, "reason": self.reason}
+
+
+def resolve(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> Resolved:
+    """Every account the message names, lookup tables resolved; raise if a table cannot be."""
+    static = [str(k) for k in message.account_keys]
+    header = message.header
+    loaded_w: list[str] = []
+    loaded_r: list[str] = []
+    for lookup in getattr(message, "address_table_lookups", None) or ():
+        entries = (lookup_tables or {}).get(str(lookup.account_key))
+        for index in (*lookup.writable_indexes, *lookup.readonly_indexes):
+            if entries is None or index >= len(entries):
+                raise ValueError(f"lookup table {lookup.account_key} could not be read, so account #{index} in it is unknown")
+        loaded_w += [str(entries[i]) for i in lookup.writable_indexes]  # type: ignore[index]
+        loaded_r += [str(entries[i]) for i in lookup.readonly_indexes]  # type: ignore[index]
+    signed = header.num_required_signatures
+    signer = [i < signed for i in range(len(static))] + [False] * (len(loaded_w) + len(loaded_r))
+    writable = [
+        i < signed - header.num_readonly_signed_accounts if i < signed else i < len(static) - header.num_readonly_unsigned_accounts
+        for i in range(len(static))
+    ] + [True] * len(loaded_w) + [False] * len(loaded_r)
+    instructions = tuple((ix.program_id_index, tuple(bytes(ix.accounts)), bytes(ix.data)) for ix in message.instructions)
+    return Resolved(tuple(static + loaded_w + loaded_r), tuple(signer), tuple(writable), instructions)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who the user is and what the chain says is theirs."""
+
+    action: str
+    wallet: str
+    payer: str
+    pinned: str | None  # the strategy program trusted on this cluster
+    owned: frozenset[str]  # the wallet, the payer and every token account the wallet owns (before or after)
+    controlled: frozenset[str]  # accounts the user's keys can change: owned, plus delegated, closable, nonce, stake, mint
+    wsol: frozenset[str]  # the user's wrapped-SOL accounts (an unwrap closes one, a wrap may open one)
+    funds_recipient: str | None = None
+
+
+MakeVerdict = Callable[[str, bool, str], Verdict]
+
+
+def verdicts(resolved: Resolved, ctx: Context) -> list[Verdict]:
+    return [_verdict(i, resolved, ctx) for i in range(len(resolved.instructions))]
+
+
+def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
+    program_index, accounts, data = r.instructions[index]
+    program = r.keys[program_index]
+    keys = [r.keys[a] for a in accounts]
+
+    def verdict(kind: str, ok: bool, reason: str) -> Verdict:
+        return Verdict(index, program, kind, ok, reason)
+
+    if program == programs.COMPUTE_BUDGET_PROGRAM:
+        return verdict("Compute Budget", True, "sets the fee and compute limit")
+    if program in MEMO_PROGRAMS:
+        return verdict("Memo", True, "a note; moves nothing")
+    if ctx.pinned is not None and program == ctx.pinned:
+        return verdict("strategy program", True, "the strategy's pinned program; what it moves is checked in the simulation")
+    uses = [(a, k) for a, k in zip(accounts, keys)
+            if (k in (ctx.wallet, ctx.payer) and r.signer[a]) or (k in ctx.controlled and r.writable[a])]
+    if not uses:
+        return verdict("other", True, "given none of your accounts: it cannot use your authority")
+    if program == programs.SYSTEM_PROGRAM:
+        return _system(index, keys, data, ctx, verdict)
+    if program in programs.TOKEN_PROGRAMS:
+        return _token(index, keys, data, ctx, verdict)
+    if program == programs.ASSOCIATED_TOKEN_PROGRAM:
+        return _ata(index, keys, data, ctx, verdict)
+    name = programs.PROGRAM_NAMES.get(program, program)
+    a, key = uses[0]
+    how = "your wallet as a signer" if key == ctx.wallet and r.signer[a] else (
+        "the payer as a signer" if key == ctx.payer and r.signer[a] else f"your account {short(key)} writable")
+    return verdict("not allowed", False, f"instruction {index + 1}: program {name} is not one this request needs, and it is given {how}")
+
+
+def _whose(ctx: Context, address: str) -> str:
+    if address == ctx.wallet:
+        return "your wallet"
+    if address == ctx.payer:
+        return "the payer"
+    return f"your account {short(address)}" if address in ctx.controlled else short(address)
+
+
+def _needed(ctx: Context, rule: str) -> bool:
+    return rule in NEEDED.get(ctx.action, frozenset())
+
+
+def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
+    tag = struct.unpack_from("<I", data)[0] if len(data) >= 4 else -1
+    name = SYSTEM_KINDS.get(tag, f"instruction {tag}")
+    kind = f"System {name}"
+    if tag == 4 and index == 0:
+        return verdict(kind, True, "advances the durable nonce this transaction is built on")  # checked against the chain before
+    if tag == 2 and len(keys) >= 2 and len(data) >= 12:
+        lamports = struct.unpack_from("<Q", data, 4)[0]
+        to = keys[1]
+        if to in ctx.owned and to not in (ctx.wallet, ctx.payer) and _needed(ctx, "system.transfer.own"):
+            return verdict(kind, True, "wraps SOL into your own token account")
+        return verdict(kind, False, f"instruction {index + 1}: {kind} of {lamports} lamports from {_whose(ctx, keys[0])} to {short(to)}")
+    target = keys[1] if tag in (0, 3) and len(keys) > 1 else (keys[0] if keys else "?")
+    return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, target)}")
+
+
+def _token(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
+    tag = data[0] if data else -1
+    name = TOKEN_KINDS.get(tag, f"instruction {tag}")
+    kind = f"Token {name}"
+    account = keys[0] if keys else "?"
+    if tag == 17 and account in ctx.owned and _is_wsol(ctx, account) and _needed(ctx, "token.sync_native.own"):
+        return verdict(kind, True, "updates your wrapped-SOL balance")
+    if tag == 9 and len(keys) >= 2 and account in ctx.owned and keys[1] == ctx.wallet and _is_wsol(ctx, account) \
+            and _needed(ctx, "token.close.own_wsol"):
+        return verdict(kind, True, "closes your wrapped-SOL account to your wallet (unwraps)")
+    if tag in (3, 12):
+        to = keys[2] if tag == 12 and len(keys) > 2 else (keys[1] if len(keys) > 1 else "?")
+        return verdict(kind, False, f"instruction {index + 1}: {kind} from {_whose(ctx, account)} to {short(to)} "
+                       "(only the strategy program may move your tokens)")
+    if tag == 9 and len(keys) >= 2:
+        return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)} to {_whose(ctx, keys[1])}")
+    return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)}")
+
+
+def _is_wsol(ctx: Context, address: str) -> bool:
+    return address in ctx.wsol
+
+
+def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
+    tag = data[0] if data else 0
+    kind = f"ATA {ATA_KINDS.get(tag, f'instruction {tag}')}"
+    if tag in (0, 1) and len(keys) >= 3 and keys[0] in (ctx.wallet, ctx.payer):
+        owner = keys[2]
+        if owner == ctx.wallet and _needed(ctx, "ata.create.own"):
+            return verdict(kind, True, "opens your own token account")
+        if owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient"):
+            return verdict(kind, True, "opens the token account of the recipient you named")
+        return verdict(kind, False, f"instruction {index + 1}: {kind} of a token account for {short(owner)}, paid by {_whose(ctx, keys[0])}")
+    return verdict(kind, False, f"instruction {index + 1}: {kind} with {_whose(ctx, keys[0] if keys else '?')}")
