@@ -31,7 +31,6 @@ from yieldcli.chain.transact_types import (
 from yieldcli.errors import Declined, NetworkError, UsageError
 
 if TYPE_CHECKING:
-    from solders.address_lookup_table_account import AddressLookupTableAccount
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.journal import Journal
