@@ -46,7 +46,7 @@ class Intent:
             "action": self.action, "wallet": self.wallet, "payer": self.payer, "mint": self.mint,
             "amount": "all" if self.amount is None else self.amount, "strategy": self.strategy,
             "exclude_fees": self.exclude_fees, "unwrap": self.unwrap, "max_sol_cost": self.max_sol_cost,
-            "strategy_program": self.strategy_program, "funds_recipient": self.funds_recipient,
+            "strategy_program": self.strategy_program, "recipient": self.funds_recipient,
         }
 
 
