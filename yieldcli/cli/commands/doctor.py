@@ -215,8 +215,11 @@ def strategy_program(session, url: str, genesis: str) -> Check:
         return Check("strategy program", "warn", f"{program}: could not be read: {exc.message}")
     source = f"from {setting.source}" if configured else "pinned for this cluster"
     if not found or not found.get("executable"):
+        from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER
+
         # Named by a setting (or mainnet's pin) it must be there; the sandbox's default only on the sandbox.
-        return Check("strategy program", "fail" if configured or GENESIS_HASHES.get(genesis) == SERVICE_CLUSTER else "warn", f"{program} ({source}) is not a program on this cluster: "
+        must_be_there = configured or genesis == GENESIS_HASHES[SERVICE_CLUSTER]
+        return Check("strategy program", "fail" if must_be_there else "warn", f"{program} ({source}) is not a program on this cluster: "
                      "deposits and withdrawals will be refused", "set strategy_program to the strategy's program on this cluster",
                      ExitCode.CONFIG)
     return Check("strategy program", "ok", f"{program} ({source}), deployed")
