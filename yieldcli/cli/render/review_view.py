@@ -148,7 +148,9 @@ def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, A
     if verdict is not None:  # the text says `instruction N: …` for a refusal; here the header already numbers it
         reason = str(verdict["reason"]).removeprefix(f"instruction {verdict['index'] + 1}: ")
         mark, style = ("✓", "green") if verdict["ok"] else ("✗", "red")
-        _say(console, f"{margin}{mark} {printable(reason)}", style)
+        # A reason is never cut (it says why something is refused): wrapped to the screen, hanging under the mark.
+        _say(console, textwrap.fill(printable(reason), width=max(console.width, 40), initial_indent=f"{margin}{mark} ",
+                                    subsequent_indent=f"{margin}  ", break_long_words=False, break_on_hyphens=False), style)
     details = ix.get("details") or {}
     for key, value in details.items():
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
