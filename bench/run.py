@@ -46,8 +46,14 @@ class Figure:
 def timed(cmd: list[str], env: dict[str, str], stdin: str | None = None) -> tuple[float, int]:
     """Wall time in ms and peak RSS in KiB of one cold process (os.wait4 gives the child's own rusage)."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if stdin is not None:
         proc.stdin.write(stdin)
         proc.stdin.close()
@@ -81,14 +87,23 @@ def mcp_tools_list(env: dict[str, str]) -> float:
     import json
 
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
     ]
     started = time.perf_counter()
-    proc = subprocess.Popen([YIELD, "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [YIELD, "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
     proc.stdin.flush()
@@ -110,25 +125,33 @@ def peak_memory(name: str, cmd: list[str], env: dict[str, str], runs: int) -> Fi
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="cold runs per start-up figure (default 7)")
-    parser.add_argument("--heavy-runs", type=int, default=3, help="runs per pagination/memory/wallets figure (default 3)")
+    parser.add_argument(
+        "--heavy-runs", type=int, default=3, help="runs per pagination/memory/wallets figure (default 3)"
+    )
     args = parser.parse_args()
-
-    from far_rpc import DELAY, cpu_per_item, write_figures
-
-    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, seeded_wallet_addresses
-    from yieldcli.sandbox.server import SandboxServer
 
     import compileall
 
+    from far_rpc import DELAY, cpu_per_item, write_figures
+
     import yieldcli
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, seeded_wallet_addresses
+    from yieldcli.sandbox.server import SandboxServer
 
     # What `pip install` does: bytecode compiled once. An editable install under
     # PYTHONDONTWRITEBYTECODE=1 would otherwise recompile every changed module on every run.
     compileall.compile_dir(str(Path(yieldcli.__file__).parent), quiet=1)
     work = Path(tempfile.mkdtemp(prefix="yield-bench-"))
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env = {**base_env, "HOME": str(work), "XDG_CONFIG_HOME": str(work / "config"), "XDG_DATA_HOME": str(work / "data"),
-           "YIELD_API_KEY": KEY, "YIELD_STRATEGY": DEMO_STRATEGY_ID, "NO_COLOR": "1"}
+    env = {
+        **base_env,
+        "HOME": str(work),
+        "XDG_CONFIG_HOME": str(work / "config"),
+        "XDG_DATA_HOME": str(work / "data"),
+        "YIELD_API_KEY": KEY,
+        "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+        "NO_COLOR": "1",
+    }
     rows: list[tuple[str, str, str, str]] = []
     checks: list[tuple[str, float, float, bool]] = []
 
@@ -148,8 +171,11 @@ def main() -> None:
         completion_env = {**env, "_YIELD_COMPLETE": "complete_bash", "COMP_WORDS": "yield pos", "COMP_CWORD": "1"}
         commands = [
             ("yield strategy info -o json", [YIELD, "strategy", "info", DEMO_STRATEGY_ID, "-o", "json"], env1),
-            ("argparse + http.client script", [PYTHON, str(HERE / "minimal_strategy_info.py"), DEMO_STRATEGY_ID,
-                                               "--api-url", plain.url], env1),
+            (
+                "argparse + http.client script",
+                [PYTHON, str(HERE / "minimal_strategy_info.py"), DEMO_STRATEGY_ID, "--api-url", plain.url],
+                env1,
+            ),
             ("python -c pass", [PYTHON, "-c", "pass"], env),
             ("yield --version", [YIELD, "--version"], env),
             ("yield --version -v", [YIELD, "--version", "-v"], env),
@@ -162,23 +188,36 @@ def main() -> None:
         node = shutil.which("node")
         has_sdk = bool(node) and (HERE / "node_modules" / "@breezebaby" / "breeze-sdk").exists()
         if has_sdk:
-            commands.insert(2, ("TypeScript SDK in node", [str(node), str(HERE / "sdk_strategy_info.mjs"), plain.url,
-                                                           DEMO_STRATEGY_ID], env1))
+            commands.insert(
+                2,
+                (
+                    "TypeScript SDK in node",
+                    [str(node), str(HERE / "sdk_strategy_info.mjs"), plain.url, DEMO_STRATEGY_ID],
+                    env1,
+                ),
+            )
         fig = interleaved(commands, args.runs)
         for name, _, _ in commands:
             row(fig[name])
         if not has_sdk:
-            rows.append(("TypeScript SDK in node", "skipped", "", "node or bench/node_modules missing: npm ci --prefix bench"))
+            rows.append(
+                ("TypeScript SDK in node", "skipped", "", "node or bench/node_modules missing: npm ci --prefix bench")
+            )
         info, bare = fig["yield strategy info -o json"].median, fig["python -c pass"].median
         check("(1) strategy info / minimal Python  <= 2.0", info / fig["argparse + http.client script"].median, 2.0)
         if has_sdk:
             check("(1) strategy info / TypeScript SDK  <= 0.7", info / fig["TypeScript SDK in node"].median, 0.7)
         check("(2) --version / python -c pass      <= 2.0", fig["yield --version"].median / bare, 2.0)
         check("(2) --help / strategy info          <= 1.2", fig["yield --help"].median / info, 1.2)
-        check("(2) completion / strategy info      <= 1.2", fig["completion request (yield pos<Tab>)"].median / info, 1.2)
+        check(
+            "(2) completion / strategy info      <= 1.2", fig["completion request (yield pos<Tab>)"].median / info, 1.2
+        )
         check("(6) import yieldcli / python -c pass <= 1.2", fig["python -c 'import yieldcli'"].median / bare, 1.2)
-        check("(6) from yieldcli import Client / strategy info <= 0.6",
-              fig["python -c 'from yieldcli import Client'"].median / info, 0.6)
+        check(
+            "(6) from yieldcli import Client / strategy info <= 0.6",
+            fig["python -c 'from yieldcli import Client'"].median / info,
+            0.6,
+        )
 
         # The agent server: from start to the answer of tools/list (it imports the mcp SDK; the
         # commands above never do, which is why their figures do not move).
@@ -208,14 +247,18 @@ def main() -> None:
         servers += [small, large]
         mem_cmd = [YIELD, "positions", DEMO_WALLET, "--all", "--limit", "100", "-o", "ndjson"]
         mem_small = peak_memory("peak RSS, 1,000 items", mem_cmd, {**env, "YIELD_API_URL": small.url}, args.heavy_runs)
-        mem_large = peak_memory("peak RSS, 100,000 items", mem_cmd, {**env, "YIELD_API_URL": large.url}, args.heavy_runs)
+        mem_large = peak_memory(
+            "peak RSS, 100,000 items", mem_cmd, {**env, "YIELD_API_URL": large.url}, args.heavy_runs
+        )
         row(mem_small)
         row(mem_large)
         check("(4) memory 100k / memory 1k          <= 1.5", mem_large.median / mem_small.median, 1.5)
         ten_k = SandboxServer(work / "ten-k" / "state.json", api_key=KEY, seed_positions=9_993).start()
         servers.append(ten_k)
         per_item = cpu_per_item(env, YIELD, DEMO_WALLET, small.url, ten_k.url, 1_000, 10_000, args.heavy_runs)
-        rows.append(("CPU per item, positions --all -o ndjson", f"{per_item:.2f} µs", "", "(10k − 1k items), user + system"))
+        rows.append(
+            ("CPU per item, positions --all -o ndjson", f"{per_item:.2f} µs", "", "(10k − 1k items), user + system")
+        )
         check("(7) CPU µs per streamed item        <= 4.0", per_item, 4.0)
 
         # 8: writes against a far RPC (100 ms per HTTP exchange) -----------------------------------------
@@ -232,8 +275,12 @@ def main() -> None:
         wallets = seeded_wallet_addresses(1000)
         wallets_file = work / "wallets.txt"
         wallets_file.write_text("\n".join(wallets) + "\n")
-        one_call = measure("balances --wallets-file, 1,000 wallets", [YIELD, "balances", "--wallets-file", str(wallets_file),
-                           "-o", "ndjson"], env5, args.heavy_runs)
+        one_call = measure(
+            "balances --wallets-file, 1,000 wallets",
+            [YIELD, "balances", "--wallets-file", str(wallets_file), "-o", "ndjson"],
+            env5,
+            args.heavy_runs,
+        )
         sample = wallets[:: len(wallets) // 20][:20]
         started = time.perf_counter()
         for wallet in sample:

@@ -61,7 +61,12 @@ def run(isolated):
         full_env = dict(os.environ)
         full_env.update(env or {})
         proc = subprocess.run(
-            [YIELD, *args], input=input, capture_output=True, text=True, env=full_env, timeout=timeout,
+            [YIELD, *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=timeout,
             stdin=None if input is not None else subprocess.DEVNULL,
         )
         if "--debug" not in args:

@@ -16,13 +16,34 @@ if TYPE_CHECKING:
     from typing import Any
 
     from yieldcli.api.models import Balance, BodyError, Meta, Page, Position, Strategy, YieldRecord
+    from yieldcli.chain.transact_outcomes import (
+        ConfirmationRequired,
+        Confirmed,
+        Expired,
+        Failed,
+        Outcome,
+        Pending,
+        Sent,
+        SentThenInterrupted,
+        Signed,
+        Unsigned,
+    )
     from yieldcli.client import AsyncClient, Client
-    from yieldcli.chain.transact_outcomes import (Confirmed, ConfirmationRequired, Expired, Failed, Outcome,
-                                                  Pending, Sent, SentThenInterrupted, Signed, Unsigned)
     from yieldcli.client_writes import AsyncPreparedTransaction, PreparedTransaction
-    from yieldcli.errors import (AuthError, ConfigError, Declined, NetworkError, Refused, ServiceError,
-                                 SimulationFailed, TransactionExpired, TransactionFailed, TransactionPending,
-                                 UsageError, YieldError)
+    from yieldcli.errors import (
+        AuthError,
+        ConfigError,
+        Declined,
+        NetworkError,
+        Refused,
+        ServiceError,
+        SimulationFailed,
+        TransactionExpired,
+        TransactionFailed,
+        TransactionPending,
+        UsageError,
+        YieldError,
+    )
 
 _EXPORTS = {
     "Client": "yieldcli.client",

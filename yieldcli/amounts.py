@@ -18,7 +18,7 @@ class Amount(NamedTuple):
     decimals: int
 
     @classmethod
-    def parse(cls, text: str, decimals: int, *, name: str = "--amount") -> "Amount":
+    def parse(cls, text: str, decimals: int, *, name: str = "--amount") -> Amount:
         """Parse token units (`1.5`) into base units, refusing what is not exactly representable."""
         whole, fraction = split_decimal(text, name=name)
         if len(fraction) > decimals:
@@ -40,22 +40,26 @@ class Amount(NamedTuple):
             raise UsageError(f"invalid value for {name}: {numbers.quoted(text)} must be greater than zero")
 
     @classmethod
-    def parse_raw(cls, text: str, decimals: int, *, name: str = "--amount") -> "Amount":
+    def parse_raw(cls, text: str, decimals: int, *, name: str = "--amount") -> Amount:
         """Parse base units (`--raw`): ASCII digits only."""
         digits = numbers.whole_digits(
-            text, name=name, what="a whole number of base units",
+            text,
+            name=name,
+            what="a whole number of base units",
             hint="with --raw, give the amount in base units with digits 0-9, for example 1500000",
         )
         _refuse_past_u64(digits, text, name)
         return cls.from_raw(numbers.to_int(digits), decimals, name=name, shown=text)
 
     @classmethod
-    def from_raw(cls, raw: int, decimals: int, *, name: str = "--amount", shown: str | None = None) -> "Amount":
+    def from_raw(cls, raw: int, decimals: int, *, name: str = "--amount", shown: str | None = None) -> Amount:
         shown = numbers.quoted(str(raw) if shown is None else shown)
         if raw <= 0:
             raise UsageError(f"invalid value for {name}: {shown} must be greater than zero")
         if raw > U64_MAX:
-            raise UsageError(f"invalid value for {name}: {shown} is more than the largest amount (u64) a token can hold")
+            raise UsageError(
+                f"invalid value for {name}: {shown} is more than the largest amount (u64) a token can hold"
+            )
         return cls(raw, decimals)
 
     def to_decimal(self) -> Decimal:
@@ -73,7 +77,9 @@ def split_decimal(text: str, *, name: str = "--amount") -> tuple[str, str]:
 def _refuse_past_u64(whole: str, text: str, name: str) -> None:
     # Checked on the digits, before int(): Python refuses to convert more than 4300 digits.
     if numbers.significant_digits(whole) > _U64_DIGITS:
-        raise UsageError(f"invalid value for {name}: {numbers.quoted(text)} is more than the largest amount (u64) a token can hold")
+        raise UsageError(
+            f"invalid value for {name}: {numbers.quoted(text)} is more than the largest amount (u64) a token can hold"
+        )
 
 
 def scale(raw: int, decimals: int) -> Decimal:

@@ -14,7 +14,8 @@ a client's transport is imported when the client is created.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
 
 from yieldcli.api import models
 from yieldcli.api.pagination import DEFAULT_CONCURRENCY, every_item, every_item_async, typed_page
@@ -23,18 +24,16 @@ from yieldcli.errors import UsageError
 if TYPE_CHECKING:
     from decimal import Decimal
     from pathlib import Path
+    from typing import Unpack
 
     from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.chain.sign import Signer
-
     from yieldcli.api.aio import AsyncServiceClient
-    from typing import Unpack
-
-    from yieldcli.client_writes import AsyncPreparedTransaction, ChainSettings, LimitArgs, PreparedTransaction
     from yieldcli.api.core import JSON
     from yieldcli.api.sync import ServiceClient
+    from yieldcli.chain.sign import Signer
+    from yieldcli.client_writes import AsyncPreparedTransaction, ChainSettings, LimitArgs, PreparedTransaction
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -42,8 +41,16 @@ DEFAULT_TIMEOUT = 30.0
 class Profile:
     """Where a client's settings came from: the command line's resolution, read-only."""
 
-    def __init__(self, name: str, api_url: str, api_key: str | None, timeout: float, strategy: str | None,
-                 rpc_url: str | None = None, keypair: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        api_url: str,
+        api_key: str | None,
+        timeout: float,
+        strategy: str | None,
+        rpc_url: str | None = None,
+        keypair: str | None = None,
+    ):
         self.rpc_url = rpc_url
         self.keypair = keypair  # a keypair file's path
         self.name = name
@@ -78,9 +85,15 @@ def load_profile(name: str | None = None) -> Profile:
         raise ConfigError(f"invalid timeout {timeout_text!r}: expected a number of seconds") from None
     found, _ = find_api_key(env, profile.value)
     strategy, rpc_url, keypair = (settings.value(key) for key in ("strategy", "rpc_url", "keypair"))
-    return Profile(str(profile.value), str(settings.value("api_url")), found.value if found else None, timeout,
-                   str(strategy) if strategy else None, str(rpc_url) if rpc_url else None,
-                   str(keypair) if keypair else None)
+    return Profile(
+        str(profile.value),
+        str(settings.value("api_url")),
+        found.value if found else None,
+        timeout,
+        str(strategy) if strategy else None,
+        str(rpc_url) if rpc_url else None,
+        str(keypair) if keypair else None,
+    )
 
 
 class _Reads:
@@ -101,8 +114,13 @@ class _Reads:
 class _Writes:
     """Where and as whom both clients sign and send: resolved at the first write (reads never load solders)."""
 
-    def __init__(self, rpc_url: str | None, keypair: Signer | Keypair | str | Path | None, journal_path: str | Path | None,
-                 timeout: float):
+    def __init__(
+        self,
+        rpc_url: str | None,
+        keypair: Signer | Keypair | str | Path | None,
+        journal_path: str | Path | None,
+        timeout: float,
+    ):
         self._given = (rpc_url, keypair, journal_path, timeout)
         self._settings: ChainSettings | None = None
 
@@ -123,8 +141,9 @@ def _public_service_url() -> str:
     return DEFAULT_API_URL
 
 
-def _query(asset: str | None = None, sort_by: str | None = None, order: str | None = None,
-           **more: str | int | None) -> dict[str, str | int | None]:
+def _query(
+    asset: str | None = None, sort_by: str | None = None, order: str | None = None, **more: str | int | None
+) -> dict[str, str | int | None]:
     if order is not None and order not in ("asc", "desc"):
         raise UsageError(f"invalid order {order!r}: expected 'asc' or 'desc'")
     return {"asset": asset, "sort_by": sort_by, "sort_order": order, **more}
@@ -143,9 +162,18 @@ class Client:
     `PreparedTransaction` to look at (`.effect.summary`) before `.send(confirm=...)`.
     """
 
-    def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
-                 keypair: Signer | Keypair | str | Path | None = None, journal_path: str | Path | None = None):
+    def __init__(
+        self,
+        api_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        strategy: str | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rpc_url: str | None = None,
+        keypair: Signer | Keypair | str | Path | None = None,
+        journal_path: str | Path | None = None,
+    ):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
         the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
         Solana JSON-RPC; `keypair`: a solders Keypair, a keypair file, a Ledger keypair URL
@@ -153,7 +181,9 @@ class Client:
         signatures are kept until settled (default: the one `yield` uses)."""
         from yieldcli.api.sync import ServiceClient
 
-        self._api: ServiceClient = ServiceClient(api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1))
+        self._api: ServiceClient = ServiceClient(
+            api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
+        )
         self._reads = _Reads(strategy, concurrency)
         self._writes = _Writes(rpc_url, keypair, journal_path, timeout)
 
@@ -182,16 +212,32 @@ class Client:
     def strategy(self, strategy_id: str | None = None) -> models.Strategy:
         return models.strategy(self._api.strategy_info(self._reads.strategy_id(strategy_id)))
 
-    def positions(self, wallet: str, strategy: str | None = None, *, asset: str | None = None,
-                  sort_by: str | None = None, order: str | None = None, page: int | None = None,
-                  limit: int | None = None) -> models.Page[models.Position]:
-        body = self._api.positions(wallet, self._reads.strategy_id(strategy),
-                                   **_query(asset, sort_by, order, page=page, limit=limit))
+    def positions(
+        self,
+        wallet: str,
+        strategy: str | None = None,
+        *,
+        asset: str | None = None,
+        sort_by: str | None = None,
+        order: str | None = None,
+        page: int | None = None,
+        limit: int | None = None,
+    ) -> models.Page[models.Position]:
+        body = self._api.positions(
+            wallet, self._reads.strategy_id(strategy), **_query(asset, sort_by, order, page=page, limit=limit)
+        )
         return typed_page("positions", body, models.position)
 
-    def iter_positions(self, wallet: str, strategy: str | None = None, *, asset: str | None = None,
-                       sort_by: str | None = None, order: str | None = None,
-                       limit: int | None = None) -> Iterator[models.Position]:
+    def iter_positions(
+        self,
+        wallet: str,
+        strategy: str | None = None,
+        *,
+        asset: str | None = None,
+        sort_by: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> Iterator[models.Position]:
         """Every position on every page; pages are fetched concurrently and yielded in order."""
         strategy_id, query = self._reads.strategy_id(strategy), _query(asset, sort_by, order)
 
@@ -200,14 +246,28 @@ class Client:
 
         return every_item("positions", fetch, models.position, limit=limit, concurrency=self._reads.concurrency)
 
-    def balances(self, wallet: str, *, asset: str | None = None, sort_by: str | None = None,
-                 order: str | None = None, page: int | None = None,
-                 limit: int | None = None) -> models.Page[models.Balance]:
+    def balances(
+        self,
+        wallet: str,
+        *,
+        asset: str | None = None,
+        sort_by: str | None = None,
+        order: str | None = None,
+        page: int | None = None,
+        limit: int | None = None,
+    ) -> models.Page[models.Balance]:
         body = self._api.balances(wallet, **_query(asset, sort_by, order, page=page, limit=limit))
         return typed_page("balances", body, models.balance)
 
-    def iter_balances(self, wallet: str, *, asset: str | None = None, sort_by: str | None = None,
-                      order: str | None = None, limit: int | None = None) -> Iterator[models.Balance]:
+    def iter_balances(
+        self,
+        wallet: str,
+        *,
+        asset: str | None = None,
+        sort_by: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> Iterator[models.Balance]:
         query = _query(asset, sort_by, order)
 
         def fetch(page: int | None, size: int | None) -> JSON:
@@ -215,22 +275,36 @@ class Client:
 
         return every_item("balances", fetch, models.balance, limit=limit, concurrency=self._reads.concurrency)
 
-    def earnings(self, wallet: str, *, fund: str | None = None, page: int | None = None,
-                 limit: int | None = None) -> models.Page[models.YieldRecord]:
+    def earnings(
+        self, wallet: str, *, fund: str | None = None, page: int | None = None, limit: int | None = None
+    ) -> models.Page[models.YieldRecord]:
         body = self._api.earnings(wallet, fund_id=fund, page=page, limit=limit)
         return typed_page("earnings", body, models.yield_record)
 
-    def iter_earnings(self, wallet: str, *, fund: str | None = None,
-                      limit: int | None = None) -> Iterator[models.YieldRecord]:
+    def iter_earnings(
+        self, wallet: str, *, fund: str | None = None, limit: int | None = None
+    ) -> Iterator[models.YieldRecord]:
         def fetch(page: int | None, size: int | None) -> JSON:
             return self._api.earnings(wallet, fund_id=fund, page=page, limit=size)
 
         return every_item("earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency)
 
-    def deposit(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None, all: bool = False,
-                strategy: str | None = None, wallet: str | None = None, payer: str | None = None,
-                token_account: str | None = None, ix: bool = False, nonce: str | None = None,
-                nonce_authority: Keypair | str | Path | None = None, **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+    def deposit(
+        self,
+        asset: str,
+        amount: Decimal | str | None = None,
+        *,
+        raw: int | None = None,
+        all: bool = False,
+        strategy: str | None = None,
+        wallet: str | None = None,
+        payer: str | None = None,
+        token_account: str | None = None,
+        ix: bool = False,
+        nonce: str | None = None,
+        nonce_authority: Keypair | str | Path | None = None,
+        **limits: Unpack[LimitArgs],
+    ) -> PreparedTransaction:
         """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`.
         `nonce`: build on this durable-nonce account (from the service's instructions), whose authority
         is the keypair unless `nonce_authority` names another (a Keypair or keypair file signs here, a
@@ -238,31 +312,88 @@ class Client:
         max_fee and max_sol_cost (lamports), commitment, timeout (seconds of waiting)."""
         from yieldcli.client_writes import Limits, move_order, prepare_write
 
-        order = move_order(self._writes.settings(self.api_url), "deposit", self._reads.strategy_id(strategy), asset,
-                           amount, raw, all, self._decimals_of_unknown,
-                           wallet=wallet, payer=payer, token_account=token_account)
-        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits),
-                             nonce=nonce, nonce_authority=nonce_authority)
+        order = move_order(
+            self._writes.settings(self.api_url),
+            "deposit",
+            self._reads.strategy_id(strategy),
+            asset,
+            amount,
+            raw,
+            all,
+            self._decimals_of_unknown,
+            wallet=wallet,
+            payer=payer,
+            token_account=token_account,
+        )
+        return prepare_write(
+            self._api,
+            self._writes.settings(self.api_url),
+            order,
+            ix=ix,
+            limits=Limits(**limits),
+            nonce=nonce,
+            nonce_authority=nonce_authority,
+        )
 
-    def withdraw(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None, all: bool = False,
-                 strategy: str | None = None, wallet: str | None = None, payer: str | None = None,
-                 token_account: str | None = None, exclude_fees: bool = False, unwrap_wsol: bool | None = None,
-                 ix: bool = False, nonce: str | None = None, nonce_authority: Keypair | str | Path | None = None,
-                 **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+    def withdraw(
+        self,
+        asset: str,
+        amount: Decimal | str | None = None,
+        *,
+        raw: int | None = None,
+        all: bool = False,
+        strategy: str | None = None,
+        wallet: str | None = None,
+        payer: str | None = None,
+        token_account: str | None = None,
+        exclude_fees: bool = False,
+        unwrap_wsol: bool | None = None,
+        ix: bool = False,
+        nonce: str | None = None,
+        nonce_authority: Keypair | str | Path | None = None,
+        **limits: Unpack[LimitArgs],
+    ) -> PreparedTransaction:
         """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
         from yieldcli.client_writes import Limits, move_order, prepare_write
 
-        order = move_order(self._writes.settings(self.api_url), "withdraw", self._reads.strategy_id(strategy), asset,
-                           amount, raw, all, self._decimals_of_unknown,
-                           wallet=wallet, payer=payer, token_account=token_account, exclude_fees=exclude_fees,
-                           unwrap_wsol=unwrap_wsol)
-        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits),
-                             nonce=nonce, nonce_authority=nonce_authority)
+        order = move_order(
+            self._writes.settings(self.api_url),
+            "withdraw",
+            self._reads.strategy_id(strategy),
+            asset,
+            amount,
+            raw,
+            all,
+            self._decimals_of_unknown,
+            wallet=wallet,
+            payer=payer,
+            token_account=token_account,
+            exclude_fees=exclude_fees,
+            unwrap_wsol=unwrap_wsol,
+        )
+        return prepare_write(
+            self._api,
+            self._writes.settings(self.api_url),
+            order,
+            ix=ix,
+            limits=Limits(**limits),
+            nonce=nonce,
+            nonce_authority=nonce_authority,
+        )
 
-    def prepare_transaction(self, transaction: str | bytes | VersionedTransaction, action: str = "transaction", *,
-                            asset: str | None = None, amount: Decimal | str | None = None, raw: int | None = None,
-                            all: bool = False, payer: str | None = None, wallet: str | None = None,
-                            **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+    def prepare_transaction(
+        self,
+        transaction: str | bytes | VersionedTransaction,
+        action: str = "transaction",
+        *,
+        asset: str | None = None,
+        amount: Decimal | str | None = None,
+        raw: int | None = None,
+        all: bool = False,
+        payer: str | None = None,
+        wallet: str | None = None,
+        **limits: Unpack[LimitArgs],
+    ) -> PreparedTransaction:
         """A transaction built elsewhere (base64 text, bytes, or a VersionedTransaction), reviewed,
         simulated and checked against what it is said to do, then `.sign()`ed or `.send()`ed as
         `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` "deposit" or "withdraw" of
@@ -272,8 +403,9 @@ class Client:
         from yieldcli.client_writes import Limits, given_order, prepare_given
 
         settings = self._writes.settings(self.api_url)
-        request, obtain = given_order(settings, transaction, action, asset, amount, raw, all, payer=payer,
-                                      wallet=wallet)
+        request, obtain = given_order(
+            settings, transaction, action, asset, amount, raw, all, payer=payer, wallet=wallet
+        )
         return prepare_given(settings, request, obtain, Limits(**limits))
 
     def _decimals_of_unknown(self, mint: str, owner: str) -> int | None:
@@ -281,32 +413,70 @@ class Client:
         from yieldcli.orders import decimals_in_balances
 
         settings = self._writes.settings(self.api_url)
-        return decimals_of_mint(mint, settings.rpc_url, settings.timeout,
-                                lambda: decimals_in_balances(self._api.balances(owner, asset=mint), mint))
+        return decimals_of_mint(
+            mint,
+            settings.rpc_url,
+            settings.timeout,
+            lambda: decimals_in_balances(self._api.balances(owner, asset=mint), mint),
+        )
 
-    def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
-                      payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
-                      ix: bool = False, nonce: str | None = None, nonce_authority: Keypair | str | Path | None = None,
-                      **limits: Unpack[LimitArgs]) -> PreparedTransaction:
+    def close_account(
+        self,
+        asset: str,
+        *,
+        strategy: str | None = None,
+        wallet: str | None = None,
+        payer: str | None = None,
+        recipient: str | None = None,
+        token_account: str | None = None,
+        ix: bool = False,
+        nonce: str | None = None,
+        nonce_authority: Keypair | str | Path | None = None,
+        **limits: Unpack[LimitArgs],
+    ) -> PreparedTransaction:
         """Prepare closing the wallet's fund account for a strategy and asset (its rent returns)."""
         from yieldcli.client_writes import Limits, close_order, prepare_write
 
-        order = close_order(self._writes.settings(self.api_url), self._reads.strategy_id(strategy), asset,
-                            wallet=wallet, payer=payer, recipient=recipient, token_account=token_account)
-        return prepare_write(self._api, self._writes.settings(self.api_url), order, ix=ix, limits=Limits(**limits),
-                             nonce=nonce, nonce_authority=nonce_authority)
+        order = close_order(
+            self._writes.settings(self.api_url),
+            self._reads.strategy_id(strategy),
+            asset,
+            wallet=wallet,
+            payer=payer,
+            recipient=recipient,
+            token_account=token_account,
+        )
+        return prepare_write(
+            self._api,
+            self._writes.settings(self.api_url),
+            order,
+            ix=ix,
+            limits=Limits(**limits),
+            nonce=nonce,
+            nonce_authority=nonce_authority,
+        )
 
 
 class AsyncClient:
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
-    def __init__(self, api_url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, rpc_url: str | None = None,
-                 keypair: Signer | Keypair | str | Path | None = None, journal_path: str | Path | None = None):
+    def __init__(
+        self,
+        api_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        strategy: str | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rpc_url: str | None = None,
+        keypair: Signer | Keypair | str | Path | None = None,
+        journal_path: str | Path | None = None,
+    ):
         from yieldcli.api.aio import AsyncServiceClient
 
-        self._api: AsyncServiceClient = AsyncServiceClient(api_url or _public_service_url(), api_key, timeout=timeout,
-                                                           max_connections=max(concurrency, 1))
+        self._api: AsyncServiceClient = AsyncServiceClient(
+            api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
+        )
         self._reads = _Reads(strategy, concurrency)
         self._writes = _Writes(rpc_url, keypair, journal_path, timeout)
 
@@ -333,16 +503,32 @@ class AsyncClient:
     async def strategy(self, strategy_id: str | None = None) -> models.Strategy:
         return models.strategy(await self._api.strategy_info(self._reads.strategy_id(strategy_id)))
 
-    async def positions(self, wallet: str, strategy: str | None = None, *, asset: str | None = None,
-                        sort_by: str | None = None, order: str | None = None, page: int | None = None,
-                        limit: int | None = None) -> models.Page[models.Position]:
-        body = await self._api.positions(wallet, self._reads.strategy_id(strategy),
-                                         **_query(asset, sort_by, order, page=page, limit=limit))
+    async def positions(
+        self,
+        wallet: str,
+        strategy: str | None = None,
+        *,
+        asset: str | None = None,
+        sort_by: str | None = None,
+        order: str | None = None,
+        page: int | None = None,
+        limit: int | None = None,
+    ) -> models.Page[models.Position]:
+        body = await self._api.positions(
+            wallet, self._reads.strategy_id(strategy), **_query(asset, sort_by, order, page=page, limit=limit)
+        )
         return typed_page("positions", body, models.position)
 
-    def iter_positions(self, wallet: str, strategy: str | None = None, *, asset: str | None = None,
-                       sort_by: str | None = None, order: str | None = None,
-                       limit: int | None = None) -> AsyncIterator[models.Position]:
+    def iter_positions(
+        self,
+        wallet: str,
+        strategy: str | None = None,
+        *,
+        asset: str | None = None,
+        sort_by: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[models.Position]:
         strategy_id, query = self._reads.strategy_id(strategy), _query(asset, sort_by, order)
 
         async def fetch(page: int | None, size: int | None) -> JSON:
@@ -350,14 +536,28 @@ class AsyncClient:
 
         return every_item_async("positions", fetch, models.position, limit=limit, concurrency=self._reads.concurrency)
 
-    async def balances(self, wallet: str, *, asset: str | None = None, sort_by: str | None = None,
-                       order: str | None = None, page: int | None = None,
-                       limit: int | None = None) -> models.Page[models.Balance]:
+    async def balances(
+        self,
+        wallet: str,
+        *,
+        asset: str | None = None,
+        sort_by: str | None = None,
+        order: str | None = None,
+        page: int | None = None,
+        limit: int | None = None,
+    ) -> models.Page[models.Balance]:
         body = await self._api.balances(wallet, **_query(asset, sort_by, order, page=page, limit=limit))
         return typed_page("balances", body, models.balance)
 
-    def iter_balances(self, wallet: str, *, asset: str | None = None, sort_by: str | None = None,
-                      order: str | None = None, limit: int | None = None) -> AsyncIterator[models.Balance]:
+    def iter_balances(
+        self,
+        wallet: str,
+        *,
+        asset: str | None = None,
+        sort_by: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[models.Balance]:
         query = _query(asset, sort_by, order)
 
         async def fetch(page: int | None, size: int | None) -> JSON:
@@ -365,54 +565,138 @@ class AsyncClient:
 
         return every_item_async("balances", fetch, models.balance, limit=limit, concurrency=self._reads.concurrency)
 
-    async def earnings(self, wallet: str, *, fund: str | None = None, page: int | None = None,
-                       limit: int | None = None) -> models.Page[models.YieldRecord]:
+    async def earnings(
+        self, wallet: str, *, fund: str | None = None, page: int | None = None, limit: int | None = None
+    ) -> models.Page[models.YieldRecord]:
         body = await self._api.earnings(wallet, fund_id=fund, page=page, limit=limit)
         return typed_page("earnings", body, models.yield_record)
 
-    def iter_earnings(self, wallet: str, *, fund: str | None = None,
-                      limit: int | None = None) -> AsyncIterator[models.YieldRecord]:
+    def iter_earnings(
+        self, wallet: str, *, fund: str | None = None, limit: int | None = None
+    ) -> AsyncIterator[models.YieldRecord]:
         async def fetch(page: int | None, size: int | None) -> JSON:
             return await self._api.earnings(wallet, fund_id=fund, page=page, limit=size)
 
-        return every_item_async("earnings", fetch, models.yield_record, limit=limit,
-                                concurrency=self._reads.concurrency)
+        return every_item_async(
+            "earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency
+        )
 
-    async def deposit(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None,
-                      all: bool = False, strategy: str | None = None, wallet: str | None = None,
-                      payer: str | None = None, token_account: str | None = None, ix: bool = False,
-                      nonce: str | None = None, nonce_authority: Keypair | str | Path | None = None,
-                      **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
-        return await self._move("deposit", asset, amount, raw, all, strategy, wallet, payer, token_account, {}, ix,
-                                limits, nonce, nonce_authority)
+    async def deposit(
+        self,
+        asset: str,
+        amount: Decimal | str | None = None,
+        *,
+        raw: int | None = None,
+        all: bool = False,
+        strategy: str | None = None,
+        wallet: str | None = None,
+        payer: str | None = None,
+        token_account: str | None = None,
+        ix: bool = False,
+        nonce: str | None = None,
+        nonce_authority: Keypair | str | Path | None = None,
+        **limits: Unpack[LimitArgs],
+    ) -> AsyncPreparedTransaction:
+        return await self._move(
+            "deposit",
+            asset,
+            amount,
+            raw,
+            all,
+            strategy,
+            wallet,
+            payer,
+            token_account,
+            {},
+            ix,
+            limits,
+            nonce,
+            nonce_authority,
+        )
 
-    async def withdraw(self, asset: str, amount: Decimal | str | None = None, *, raw: int | None = None,
-                       all: bool = False, strategy: str | None = None, wallet: str | None = None,
-                       payer: str | None = None, token_account: str | None = None, exclude_fees: bool = False,
-                       unwrap_wsol: bool | None = None, ix: bool = False, nonce: str | None = None,
-                       nonce_authority: Keypair | str | Path | None = None,
-                       **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
+    async def withdraw(
+        self,
+        asset: str,
+        amount: Decimal | str | None = None,
+        *,
+        raw: int | None = None,
+        all: bool = False,
+        strategy: str | None = None,
+        wallet: str | None = None,
+        payer: str | None = None,
+        token_account: str | None = None,
+        exclude_fees: bool = False,
+        unwrap_wsol: bool | None = None,
+        ix: bool = False,
+        nonce: str | None = None,
+        nonce_authority: Keypair | str | Path | None = None,
+        **limits: Unpack[LimitArgs],
+    ) -> AsyncPreparedTransaction:
         flags = {"exclude_fees": exclude_fees, "unwrap_wsol": unwrap_wsol}
-        return await self._move("withdraw", asset, amount, raw, all, strategy, wallet, payer, token_account, flags, ix,
-                                limits, nonce, nonce_authority)
+        return await self._move(
+            "withdraw",
+            asset,
+            amount,
+            raw,
+            all,
+            strategy,
+            wallet,
+            payer,
+            token_account,
+            flags,
+            ix,
+            limits,
+            nonce,
+            nonce_authority,
+        )
 
-    async def close_account(self, asset: str, *, strategy: str | None = None, wallet: str | None = None,
-                            payer: str | None = None, recipient: str | None = None, token_account: str | None = None,
-                            ix: bool = False, nonce: str | None = None,
-                            nonce_authority: Keypair | str | Path | None = None,
-                            **limits: Unpack[LimitArgs]) -> AsyncPreparedTransaction:
+    async def close_account(
+        self,
+        asset: str,
+        *,
+        strategy: str | None = None,
+        wallet: str | None = None,
+        payer: str | None = None,
+        recipient: str | None = None,
+        token_account: str | None = None,
+        ix: bool = False,
+        nonce: str | None = None,
+        nonce_authority: Keypair | str | Path | None = None,
+        **limits: Unpack[LimitArgs],
+    ) -> AsyncPreparedTransaction:
         from yieldcli.client_writes import Limits, close_order, prepare_write_async
 
         settings = self._writes.settings(self.api_url)
-        order = close_order(settings, self._reads.strategy_id(strategy), asset, wallet=wallet, payer=payer,
-                            recipient=recipient, token_account=token_account)
-        return await prepare_write_async(self._api, settings, order, ix=ix, limits=Limits(**limits), nonce=nonce,
-                                         nonce_authority=nonce_authority)
+        order = close_order(
+            settings,
+            self._reads.strategy_id(strategy),
+            asset,
+            wallet=wallet,
+            payer=payer,
+            recipient=recipient,
+            token_account=token_account,
+        )
+        return await prepare_write_async(
+            self._api, settings, order, ix=ix, limits=Limits(**limits), nonce=nonce, nonce_authority=nonce_authority
+        )
 
-    async def _move(self, action: str, asset: str, amount: Decimal | str | None, raw: int | None, everything: bool,
-                    strategy: str | None, wallet: str | None, payer: str | None, token_account: str | None,
-                    flags: dict[str, Any], ix: bool, limits: LimitArgs, nonce: str | None,
-                    nonce_authority: Keypair | str | Path | None) -> AsyncPreparedTransaction:
+    async def _move(
+        self,
+        action: str,
+        asset: str,
+        amount: Decimal | str | None,
+        raw: int | None,
+        everything: bool,
+        strategy: str | None,
+        wallet: str | None,
+        payer: str | None,
+        token_account: str | None,
+        flags: dict[str, Any],
+        ix: bool,
+        limits: LimitArgs,
+        nonce: str | None,
+        nonce_authority: Keypair | str | Path | None,
+    ) -> AsyncPreparedTransaction:
         from yieldcli import orders, tokens
         from yieldcli.client_writes import Limits, decimals_of_mint_async, identity, move_order, prepare_write_async
 
@@ -422,13 +706,26 @@ class AsyncClient:
         decimals = None
         if amount is not None and orders.known_decimals(mint) is None:
             owner = identity(settings, wallet, payer)[0]
-            decimals = await decimals_of_mint_async(mint, settings.rpc_url, settings.timeout,
-                                                    lambda: self._service_decimals(owner, mint))
-        order = move_order(settings, action, self._reads.strategy_id(strategy), asset, amount, raw, everything,
-                           lambda _mint, _owner: decimals, wallet=wallet, payer=payer, token_account=token_account,
-                           **flags)
-        return await prepare_write_async(self._api, settings, order, ix=ix, limits=Limits(**limits), nonce=nonce,
-                                         nonce_authority=nonce_authority)
+            decimals = await decimals_of_mint_async(
+                mint, settings.rpc_url, settings.timeout, lambda: self._service_decimals(owner, mint)
+            )
+        order = move_order(
+            settings,
+            action,
+            self._reads.strategy_id(strategy),
+            asset,
+            amount,
+            raw,
+            everything,
+            lambda _mint, _owner: decimals,
+            wallet=wallet,
+            payer=payer,
+            token_account=token_account,
+            **flags,
+        )
+        return await prepare_write_async(
+            self._api, settings, order, ix=ix, limits=Limits(**limits), nonce=nonce, nonce_authority=nonce_authority
+        )
 
     async def _service_decimals(self, owner: str, mint: str) -> int | None:
         from yieldcli.orders import decimals_in_balances
@@ -439,5 +736,12 @@ class AsyncClient:
 def _profile_arguments(name: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
     """The constructor arguments a profile gives (as `yield --profile NAME` resolves them), overrides winning."""
     profile = load_profile(name)
-    return {"api_url": profile.api_url, "api_key": profile.api_key, "timeout": profile.timeout,
-            "strategy": profile.strategy, "rpc_url": profile.rpc_url, "keypair": profile.keypair, **overrides}
+    return {
+        "api_url": profile.api_url,
+        "api_key": profile.api_key,
+        "timeout": profile.timeout,
+        "strategy": profile.strategy,
+        "rpc_url": profile.rpc_url,
+        "keypair": profile.keypair,
+        **overrides,
+    }

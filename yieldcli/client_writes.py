@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.chain.sign import Signer
-
     from yieldcli.api.aio import AsyncServiceClient
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.compute_budget import FeeSummary
@@ -32,6 +30,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.journal import Journal
     from yieldcli.chain.nonce import OnNonce
     from yieldcli.chain.review import Review
+    from yieldcli.chain.sign import Signer
     from yieldcli.chain.transact import Hooks, Obtain, Prepared, TransactOptions, UserRequest
     from yieldcli.chain.transact_outcomes import Outcome, Signed
     from yieldcli.orders import Order
@@ -53,8 +52,10 @@ class ChainSettings:
 
     def need_keypair(self) -> Signer:
         if self.keypair is None:
-            raise UsageError("no keypair: create the client with keypair= (a Keypair, a keypair file or a Ledger)",
-                             kind="usage.no_keypair")
+            raise UsageError(
+                "no keypair: create the client with keypair= (a Keypair, a keypair file or a Ledger)",
+                kind="usage.no_keypair",
+            )
         return self.keypair
 
     def journal(self) -> Journal:
@@ -63,8 +64,13 @@ class ChainSettings:
         return Journal(self.journal_path)
 
 
-def chain_settings(api_url: str, rpc_url: str | None, keypair: Signer | Keypair | str | Path | None,
-                   journal_path: str | Path | None, timeout: float) -> ChainSettings:
+def chain_settings(
+    api_url: str,
+    rpc_url: str | None,
+    keypair: Signer | Keypair | str | Path | None,
+    journal_path: str | Path | None,
+    timeout: float,
+) -> ChainSettings:
     """The same defaults as `yield`: the journal in its data folder, mainnet-beta unless the service is local."""
     from yieldcli import orders
     from yieldcli.environment import Environment
@@ -114,8 +120,9 @@ class _Reviewed:
         value = self._prepared.result.get("message_hash")
         return str(value) if value is not None else None
 
-    def _completion(self, send: bool, confirm: Confirm | None, wait: bool = True,
-                    again: bool = False) -> tuple[Prepared, Hooks]:
+    def _completion(
+        self, send: bool, confirm: Confirm | None, wait: bool = True, again: bool = False
+    ) -> tuple[Prepared, Hooks]:
         """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
         from yieldcli.chain.transact import Hooks
 
@@ -134,8 +141,14 @@ class PreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
-             progress: Progress | None = None) -> Outcome:
+    def send(
+        self,
+        confirm: Confirm | None = None,
+        *,
+        wait: bool = True,
+        again: bool = False,
+        progress: Progress | None = None,
+    ) -> Outcome:
         """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
         with wait=False). `again`: send although an earlier transaction for this wallet landed since.
         `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far)."""
@@ -144,8 +157,12 @@ class PreparedTransaction(_Reviewed):
     def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.transact import complete
 
-        outcome: Outcome = _on_rpc(self._settings.rpc_url, self._settings.timeout, prepared.options.commitment,
-                                   lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()))
+        outcome: Outcome = _on_rpc(
+            self._settings.rpc_url,
+            self._settings.timeout,
+            prepared.options.commitment,
+            lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()),
+        )
         return outcome
 
 
@@ -159,15 +176,23 @@ class AsyncPreparedTransaction(_Reviewed):
         assert isinstance(outcome, Signed)
         return outcome
 
-    async def send(self, confirm: Confirm | None = None, *, wait: bool = True, again: bool = False,
-                   progress: Progress | None = None) -> Outcome:
+    async def send(
+        self,
+        confirm: Confirm | None = None,
+        *,
+        wait: bool = True,
+        again: bool = False,
+        progress: Progress | None = None,
+    ) -> Outcome:
         return await self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc import Rpc
         from yieldcli.chain.transact import complete
 
-        async with Rpc(self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment) as rpc:
+        async with Rpc(
+            self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment
+        ) as rpc:
             return await complete(rpc, prepared, hooks, self._settings.journal())
 
 
@@ -190,6 +215,7 @@ def _on_rpc(rpc_url: str, timeout: float, commitment: str, step: Callable[[Any],
 
 def _on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
     """`run()` to completion on an event loop of its own (a blocking client has none)."""
+
     async def main() -> Any:
         return await run()
 
@@ -204,9 +230,13 @@ def _on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
         return pool.submit(asyncio.run, main()).result()
 
 
-def _ready(settings: ChainSettings, order: Order, limits: Limits, nonce: str | None,
-           nonce_authority: Signer | str | Path | None
-           ) -> tuple[Order, list[Signer], TransactOptions, OnNonce | None]:
+def _ready(
+    settings: ChainSettings,
+    order: Order,
+    limits: Limits,
+    nonce: str | None,
+    nonce_authority: Signer | str | Path | None,
+) -> tuple[Order, list[Signer], TransactOptions, OnNonce | None]:
     """The order with the nonce's authority named, who signs (the keypair first), the options, the nonce."""
     from yieldcli.addresses import check_pubkey
     from yieldcli.chain.nonce import OnNonce
@@ -237,8 +267,11 @@ def _authority(value: Signer | str | Path) -> tuple[str, Signer | None]:
     return str(value.pubkey()), value
 
 
-def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, from_service: Callable[[], int | None]) -> int | None:
+def decimals_of_mint(
+    mint: str, rpc_url: str | None, timeout: float, from_service: Callable[[], int | None]
+) -> int | None:
     """`decimals_of_mint_async` for the blocking client and the command line: `from_service()` is called, not awaited."""
+
     async def fetched() -> int | None:
         return from_service()
 
@@ -246,8 +279,9 @@ def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float, from_servic
     return result
 
 
-async def decimals_of_mint_async(mint: str, rpc_url: str | None, timeout: float,
-                                 from_service: Callable[[], Awaitable[int | None]]) -> int | None:
+async def decimals_of_mint_async(
+    mint: str, rpc_url: str | None, timeout: float, from_service: Callable[[], Awaitable[int | None]]
+) -> int | None:
     """A mint's decimals: a known token's; else read from its mint account on chain, as spl-token
     does (a chain fact the service does not control); the service's word (`from_service()`, None:
     unknown) only when no RPC is given or it cannot be reached."""
@@ -280,23 +314,41 @@ async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:
     return programs.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
 
 
-def prepare_write(api: ServiceClient, settings: ChainSettings, order: Order, *, ix: bool, limits: Limits,
-                  nonce: str | None = None, nonce_authority: Signer | str | Path | None = None) -> PreparedTransaction:
+def prepare_write(
+    api: ServiceClient,
+    settings: ChainSettings,
+    order: Order,
+    *,
+    ix: bool,
+    limits: Limits,
+    nonce: str | None = None,
+    nonce_authority: Signer | str | Path | None = None,
+) -> PreparedTransaction:
     """Ask the service, review, simulate and check: a transaction that can then be signed or sent."""
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
     order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
     obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
-    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment,
-                       lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options,
-                                                                Hooks(), lambda: signers))
+    prepared = _on_rpc(
+        settings.rpc_url,
+        settings.timeout,
+        options.commitment,
+        lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options, Hooks(), lambda: signers),
+    )
     assert isinstance(prepared, Prepared)  # an unsigned transaction cannot have landed already
     return PreparedTransaction(prepared, settings)
 
 
-async def prepare_write_async(api: AsyncServiceClient, settings: ChainSettings, order: Order, *, ix: bool,
-                              limits: Limits, nonce: str | None = None,
-                              nonce_authority: Signer | str | Path | None = None) -> AsyncPreparedTransaction:
+async def prepare_write_async(
+    api: AsyncServiceClient,
+    settings: ChainSettings,
+    order: Order,
+    *,
+    ix: bool,
+    limits: Limits,
+    nonce: str | None = None,
+    nonce_authority: Signer | str | Path | None = None,
+) -> AsyncPreparedTransaction:
     from yieldcli.chain.rpc import Rpc
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
@@ -308,9 +360,18 @@ async def prepare_write_async(api: AsyncServiceClient, settings: ChainSettings, 
     return AsyncPreparedTransaction(prepared, settings)
 
 
-def given_order(settings: ChainSettings, transaction: str | bytes | VersionedTransaction, action: str,
-                asset: str | None, amount: Decimal | str | None, raw: int | None, everything: bool, *,
-                payer: str | None, wallet: str | None) -> tuple[UserRequest, Obtain]:
+def given_order(
+    settings: ChainSettings,
+    transaction: str | bytes | VersionedTransaction,
+    action: str,
+    asset: str | None,
+    amount: Decimal | str | None,
+    raw: int | None,
+    everything: bool,
+    *,
+    payer: str | None,
+    wallet: str | None,
+) -> tuple[UserRequest, Obtain]:
     """A transaction built elsewhere and what its sender says it does (`action` of `asset`), as the
     pipeline takes them; an amount in token units needs a known token's decimals."""
     from yieldcli import orders, tokens
@@ -323,9 +384,13 @@ def given_order(settings: ChainSettings, transaction: str | bytes | VersionedTra
     units = None
     if action in ("deposit", "withdraw") and mint is not None:
         units = orders.base_units(mint, amount, raw, everything, lambda: None)
-    request = orders.stated_request(action, mint=mint, amount=units,
-                                    payer=check_pubkey(payer, "payer") if payer else None,
-                                    wallet=check_pubkey(wallet, "wallet") if wallet else None)
+    request = orders.stated_request(
+        action,
+        mint=mint,
+        amount=units,
+        payer=check_pubkey(payer, "payer") if payer else None,
+        wallet=check_pubkey(wallet, "wallet") if wallet else None,
+    )
     return request, given(tx)
 
 
@@ -337,9 +402,12 @@ def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain,
 
     signers = [settings.need_keypair()]
     options = replace(limits.options(), sign=True, send=False, expected_cluster=None)
-    prepared = _on_rpc(settings.rpc_url, settings.timeout, options.commitment,
-                       lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options,
-                                                                Hooks(), lambda: signers))
+    prepared = _on_rpc(
+        settings.rpc_url,
+        settings.timeout,
+        options.commitment,
+        lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options, Hooks(), lambda: signers),
+    )
     assert isinstance(prepared, Prepared)  # without a journal, prepare never looks for an earlier landing
     return PreparedTransaction(prepared, settings)
 
@@ -372,14 +440,32 @@ class Limits:
 
         # "auto" or a whole number, as text or an int: the same rule as the command line's flag.
         price = None if self.priority_fee is None else parse_priority_fee(str(self.priority_fee))
-        return TransactOptions(priority_fee=price, max_fee=self.max_fee, max_sol_cost=self.max_sol_cost,
-                               commitment=self.commitment, timeout=self.timeout, strategy_program=self.strategy_program)
+        return TransactOptions(
+            priority_fee=price,
+            max_fee=self.max_fee,
+            max_sol_cost=self.max_sol_cost,
+            commitment=self.commitment,
+            timeout=self.timeout,
+            strategy_program=self.strategy_program,
+        )
 
 
-def move_order(settings: ChainSettings, action: str, strategy_id: str, asset: str, amount: Decimal | str | None,
-               raw: int | None, everything: bool, decimals_of_unknown: Callable[[str, str], int | None], *,
-               wallet: str | None, payer: str | None, token_account: str | None, exclude_fees: bool = False,
-               unwrap_wsol: bool | None = None) -> Order:
+def move_order(
+    settings: ChainSettings,
+    action: str,
+    strategy_id: str,
+    asset: str,
+    amount: Decimal | str | None,
+    raw: int | None,
+    everything: bool,
+    decimals_of_unknown: Callable[[str, str], int | None],
+    *,
+    wallet: str | None,
+    payer: str | None,
+    token_account: str | None,
+    exclude_fees: bool = False,
+    unwrap_wsol: bool | None = None,
+) -> Order:
     """A deposit or a withdrawal (`action`) from the keyword arguments of `Client.deposit`/`withdraw`;
     `decimals_of_unknown(mint, wallet)` for a mint that is not a known token."""
     from yieldcli import orders, tokens
@@ -393,21 +479,39 @@ def move_order(settings: ChainSettings, action: str, strategy_id: str, asset: st
             exc.hint = "give the amount in base units with raw="
         raise
     if action == "deposit":
-        return orders.deposit_order(strategy_id=strategy_id, mint=mint, wallet=wallet, payer=payer, amount=units,
-                                    token_account=token_account)
-    return orders.withdraw_order(strategy_id=strategy_id, mint=mint, wallet=wallet, payer=payer, amount=units,
-                                 token_account=token_account, exclude_fees=exclude_fees, unwrap_wsol=unwrap_wsol)
+        return orders.deposit_order(
+            strategy_id=strategy_id, mint=mint, wallet=wallet, payer=payer, amount=units, token_account=token_account
+        )
+    return orders.withdraw_order(
+        strategy_id=strategy_id,
+        mint=mint,
+        wallet=wallet,
+        payer=payer,
+        amount=units,
+        token_account=token_account,
+        exclude_fees=exclude_fees,
+        unwrap_wsol=unwrap_wsol,
+    )
 
 
-def close_order(settings: ChainSettings, strategy_id: str, asset: str, *, wallet: str | None, payer: str | None,
-                recipient: str | None, token_account: str | None) -> Order:
+def close_order(
+    settings: ChainSettings,
+    strategy_id: str,
+    asset: str,
+    *,
+    wallet: str | None,
+    payer: str | None,
+    recipient: str | None,
+    token_account: str | None,
+) -> Order:
     """Close the wallet's fund account for a strategy and asset; its rent goes to `recipient` (the wallet)."""
     from yieldcli import orders, tokens
 
     mint = tokens.resolve_asset(asset, "asset")
     wallet, payer = identity(settings, wallet, payer)
-    return orders.close_order(wallet=wallet, payer=payer, strategy_id=strategy_id, mint=mint, recipient=recipient,
-                              token_account=token_account)
+    return orders.close_order(
+        wallet=wallet, payer=payer, strategy_id=strategy_id, mint=mint, recipient=recipient, token_account=token_account
+    )
 
 
 def identity(settings: ChainSettings, wallet: str | None, payer: str | None) -> tuple[str, str]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -12,7 +13,9 @@ In = TypeVar("In")
 Out = TypeVar("Out")
 
 
-def ordered_map(fn: Callable[[In], Out], items: Iterable[In], concurrency: int, name: str = "worker") -> Iterator[tuple[In, Future[Out]]]:
+def ordered_map(
+    fn: Callable[[In], Out], items: Iterable[In], concurrency: int, name: str = "worker"
+) -> Iterator[tuple[In, Future[Out]]]:
     """Yield (item, finished future) in input order; at most `concurrency` calls run or wait at once,
     so a consumer that writes as it goes keeps memory flat however many items there are."""
     from concurrent.futures import ThreadPoolExecutor  # only commands that fan out pay for it

@@ -7,9 +7,10 @@ URL or keypair of its own it reads the Solana CLI's config, as Solana users expe
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, NamedTuple, TypeVar, overload
+from typing import Any, NamedTuple, TypeVar, overload
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
@@ -39,17 +40,38 @@ SPECS: dict[str, Spec] = {
     for s in (
         Spec("api_url", "YIELD_API_URL", "--api-url", DEFAULT_API_URL, "base URL of the service"),
         Spec("strategy", "YIELD_STRATEGY", "--strategy", None, "default strategy id"),
-        Spec("output", "YIELD_OUTPUT", "--output", None, "table, json, ndjson or csv (default: table on a terminal, json otherwise)"),
+        Spec(
+            "output",
+            "YIELD_OUTPUT",
+            "--output",
+            None,
+            "table, json, ndjson or csv (default: table on a terminal, json otherwise)",
+        ),
         Spec("timeout", "YIELD_TIMEOUT", "--timeout", "30", "seconds per request"),
         Spec("rpc_url", "YIELD_RPC_URL", "--url", None, "Solana RPC URL or moniker"),
         Spec("keypair", "YIELD_KEYPAIR", "--keypair", None, "path to a solana-keygen keypair file"),
         Spec("color", None, "--color", "auto", "auto, always or never"),
-        Spec("priority_fee", "YIELD_PRIORITY_FEE", "--priority-fee", None,
-             "auto, or micro-lamports per compute unit, for transactions sent (default: none)"),
-        Spec("max_fee", "YIELD_MAX_FEE", "--max-fee", None,
-             "most lamports a transaction may pay in fees, base plus priority (default: no cap; 0.01 SOL of priority fee with auto)"),
-        Spec("strategy_program", "YIELD_STRATEGY_PROGRAM", None, None,
-             "the strategy's on-chain program on a cluster other than mainnet (mainnet's is pinned; default: the sandbox's)"),
+        Spec(
+            "priority_fee",
+            "YIELD_PRIORITY_FEE",
+            "--priority-fee",
+            None,
+            "auto, or micro-lamports per compute unit, for transactions sent (default: none)",
+        ),
+        Spec(
+            "max_fee",
+            "YIELD_MAX_FEE",
+            "--max-fee",
+            None,
+            "most lamports a transaction may pay in fees, base plus priority (default: no cap; 0.01 SOL of priority fee with auto)",
+        ),
+        Spec(
+            "strategy_program",
+            "YIELD_STRATEGY_PROGRAM",
+            None,
+            None,
+            "the strategy's on-chain program on a cluster other than mainnet (mainnet's is pinned; default: the sandbox's)",
+        ),
     )
 }
 # The API key is a setting too, but never in the config file and never a flag.
@@ -82,8 +104,9 @@ def read_solana_cli_config(env: Environment) -> dict[str, str]:
     """`json_rpc_url` and `keypair_path` from the Solana CLI's YAML (flat `key: value` lines)."""
     path = solana_cli_config_path(env)
     try:
-        found = read_small_file(str(path), label=f"Solana CLI config {path}", limit=CONFIG_MAX_BYTES,
-                                error=ConfigError, missing_ok=True)
+        found = read_small_file(
+            str(path), label=f"Solana CLI config {path}", limit=CONFIG_MAX_BYTES, error=ConfigError, missing_ok=True
+        )
         text = found.data.decode("utf-8") if found else ""
     except (ConfigError, UnicodeDecodeError):
         return {}  # the Solana CLI's file is only a fallback: an unreadable one is as good as none
@@ -106,9 +129,10 @@ class ConfigFile:
         self.data = data
 
     @classmethod
-    def load(cls, path: Path) -> "ConfigFile":
-        found = read_small_file(str(path), label=f"config file {path}", limit=CONFIG_MAX_BYTES,
-                                error=ConfigError, missing_ok=True)
+    def load(cls, path: Path) -> ConfigFile:
+        found = read_small_file(
+            str(path), label=f"config file {path}", limit=CONFIG_MAX_BYTES, error=ConfigError, missing_ok=True
+        )
         if found is None:
             return cls(path, {})
         import tomllib  # only when a config file exists: its parser compiles regexes on import
@@ -121,7 +145,9 @@ class ConfigFile:
                 hint=f"fix or remove {path}",
             ) from None
         except RecursionError:  # arrays nested thousands deep
-            raise ConfigError(f"config file {path} is not valid TOML: nested too deeply", hint=f"fix or remove {path}") from None
+            raise ConfigError(
+                f"config file {path} is not valid TOML: nested too deeply", hint=f"fix or remove {path}"
+            ) from None
         profiles = data.get("profiles", {})
         if not isinstance(profiles, dict) or not all(isinstance(v, dict) for v in profiles.values()):
             raise ConfigError(f"config file {path}: [profiles.NAME] entries must be tables")
@@ -164,8 +190,10 @@ class ConfigFile:
         try:
             fd = take_file_lock(lock)
         except OSError as exc:
-            raise ConfigError(f"cannot open the config file's lock {lock}: {exc.strerror or type(exc).__name__}",
-                              hint="check that the directory is writable") from None
+            raise ConfigError(
+                f"cannot open the config file's lock {lock}: {exc.strerror or type(exc).__name__}",
+                hint="check that the directory is writable",
+            ) from None
         try:
             fresh = ConfigFile.load(self.path)
             changed = change(fresh)
@@ -195,9 +223,15 @@ class Settings:
     RPC URL exists only once its server runs).
     """
 
-    def __init__(self, env: Environment, config: ConfigFile, profile: Setting,
-                 flags: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None,
-                 forced: Mapping[str, Any] | None = None):
+    def __init__(
+        self,
+        env: Environment,
+        config: ConfigFile,
+        profile: Setting,
+        flags: Mapping[str, Any] | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        forced: Mapping[str, Any] | None = None,
+    ):
         self.env = env
         self.config = config
         self.profile = profile
@@ -312,8 +346,11 @@ def check_profile(config: ConfigFile, profile: Setting) -> None:
         return
     known = config.profiles()
     has = f"its profiles are {', '.join(known)}" if known else "it has no profiles"
-    raise ConfigError(f"unknown profile {profile.value!r} (from {profile.location or profile.source}): "
-                      f"not in the config file {config.path}; {has}", kind="config.profile.unknown")
+    raise ConfigError(
+        f"unknown profile {profile.value!r} (from {profile.location or profile.source}): "
+        f"not in the config file {config.path}; {has}",
+        kind="config.profile.unknown",
+    )
 
 
 def resolve_config_path(flag: str | None, env: Environment) -> Setting:

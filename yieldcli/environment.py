@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Callable, Mapping, TextIO
+from collections.abc import Callable, Mapping
+from typing import TextIO
 
 
 def _isatty(stream: TextIO) -> bool:

@@ -29,16 +29,37 @@ class SmallFile(NamedTuple):
 
 
 @overload
-def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
-                    missing_hint: str | None = None, missing_kind: str | None = None,
-                    missing_ok: Literal[False] = False) -> SmallFile: ...
+def read_small_file(
+    path: str,
+    *,
+    label: str,
+    limit: int,
+    error: type[YieldError],
+    missing_hint: str | None = None,
+    missing_kind: str | None = None,
+    missing_ok: Literal[False] = False,
+) -> SmallFile: ...
 @overload
-def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
-                    missing_hint: str | None = None, missing_kind: str | None = None,
-                    missing_ok: bool) -> SmallFile | None: ...
-def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError],
-                    missing_hint: str | None = None, missing_kind: str | None = None,
-                    missing_ok: bool = False) -> SmallFile | None:
+def read_small_file(
+    path: str,
+    *,
+    label: str,
+    limit: int,
+    error: type[YieldError],
+    missing_hint: str | None = None,
+    missing_kind: str | None = None,
+    missing_ok: bool,
+) -> SmallFile | None: ...
+def read_small_file(
+    path: str,
+    *,
+    label: str,
+    limit: int,
+    error: type[YieldError],
+    missing_hint: str | None = None,
+    missing_kind: str | None = None,
+    missing_ok: bool = False,
+) -> SmallFile | None:
     """The bytes of the regular file at `path`, at most `limit` of them, or `error` saying why not.
 
     `label` names the file in messages, e.g. "keypair file ~/id.json (from config)". A missing
@@ -52,7 +73,9 @@ def read_small_file(path: str, *, label: str, limit: int, error: type[YieldError
             return None
         raise error(f"{label} does not exist", hint=missing_hint, kind=missing_kind) from None
     except PermissionError:
-        raise error(f"cannot read {label}: permission denied", hint=f"check its owner and mode (`ls -l {path}`)") from None
+        raise error(
+            f"cannot read {label}: permission denied", hint=f"check its owner and mode (`ls -l {path}`)"
+        ) from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path (possible from a config file)
         raise error(f"cannot read {label}: {_reason(exc)}") from None
     try:

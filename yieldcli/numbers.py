@@ -32,7 +32,9 @@ def split_decimal(text: str, *, name: str, hint: str | None = None) -> tuple[str
     return "0", match.group(3)
 
 
-def whole_digits(text: str, *, name: str, what: str = "a whole number (digits 0-9 only)", hint: str | None = None) -> str:
+def whole_digits(
+    text: str, *, name: str, what: str = "a whole number (digits 0-9 only)", hint: str | None = None
+) -> str:
     """The digits of a plain whole number, surrounding ASCII spaces removed; anything else is refused."""
     digits = text.strip(_ASCII_SPACE)
     if not _WHOLE_TEXT.fullmatch(digits):

@@ -34,8 +34,14 @@ JOURNAL_FILE = "in-flight.json"  # in the data folder: the signatures sent and n
 SERVICE_PATHS = {"deposit": "/deposit", "withdraw": "/withdraw", "close-account": "/close-user-account"}
 _FIELDS: dict[str, dict[str, str]] = {
     "deposit": {"wallet": "user_key", "payer": "payer_key", "mint": "base_asset", "amount": "amount"},
-    "withdraw": {"wallet": "user_key", "payer": "payer_key", "mint": "base_asset", "amount": "amount",
-                 "exclude_fees": "exclude_fees", "unwrap": "unwrap_wsol_ata"},
+    "withdraw": {
+        "wallet": "user_key",
+        "payer": "payer_key",
+        "mint": "base_asset",
+        "amount": "amount",
+        "exclude_fees": "exclude_fees",
+        "unwrap": "unwrap_wsol_ata",
+    },
     "close-account": {"wallet": "user_pubkey", "payer": "payer", "mint": "mint", "funds_recipient": "funds_recipient"},
 }
 
@@ -80,36 +86,80 @@ def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, sign
 
     wallet = given("wallet") or wallet  # a close by account address names no wallet in its body
     payer = given("payer")
-    return UserRequest(action, payer, {k for k in (wallet, payer, *signers) if k}, wallet,
-                       params.get("strategy_id"), given("mint"), amount=given("amount"),
-                       exclude_fees=bool(given("exclude_fees")), unwrap=bool(given("unwrap")),
-                       funds_recipient=given("funds_recipient"))
+    return UserRequest(
+        action,
+        payer,
+        {k for k in (wallet, payer, *signers) if k},
+        wallet,
+        params.get("strategy_id"),
+        given("mint"),
+        amount=given("amount"),
+        exclude_fees=bool(given("exclude_fees")),
+        unwrap=bool(given("unwrap")),
+        funds_recipient=given("funds_recipient"),
+    )
 
 
-def deposit_order(*, strategy_id: str, mint: str, wallet: str, payer: str, amount: int | None,
-                  token_account: str | None = None) -> Order:
+def deposit_order(
+    *, strategy_id: str, mint: str, wallet: str, payer: str, amount: int | None, token_account: str | None = None
+) -> Order:
     """A deposit of `amount` base units (None: the whole balance)."""
     return _made("deposit", _move_params(strategy_id, mint, wallet, payer, amount, token_account, {}), wallet)
 
 
-def withdraw_order(*, strategy_id: str, mint: str, wallet: str, payer: str, amount: int | None,
-                   token_account: str | None = None, exclude_fees: bool = False, create_wsol_ata: bool | None = None,
-                   unwrap_wsol: bool | None = None, detect_wsol: bool = False) -> Order:
+def withdraw_order(
+    *,
+    strategy_id: str,
+    mint: str,
+    wallet: str,
+    payer: str,
+    amount: int | None,
+    token_account: str | None = None,
+    exclude_fees: bool = False,
+    create_wsol_ata: bool | None = None,
+    unwrap_wsol: bool | None = None,
+    detect_wsol: bool = False,
+) -> Order:
     """A withdrawal of `amount` base units (None: the whole position); None flags are the service's default."""
-    flags = {"exclude_fees": exclude_fees or None, "create_wsol_ata": create_wsol_ata,
-             "unwrap_wsol_ata": unwrap_wsol, "detect_wsol_ata": detect_wsol or None}
+    flags = {
+        "exclude_fees": exclude_fees or None,
+        "create_wsol_ata": create_wsol_ata,
+        "unwrap_wsol_ata": unwrap_wsol,
+        "detect_wsol_ata": detect_wsol or None,
+    }
     return _made("withdraw", _move_params(strategy_id, mint, wallet, payer, amount, token_account, flags), wallet)
 
 
-def _move_params(strategy_id: str, mint: str, wallet: str, payer: str, amount: int | None,
-                 token_account: str | None, flags: dict[str, Any]) -> dict[str, Any]:
-    return {"strategy_id": strategy_id, "base_asset": mint, "user_key": wallet, "payer_key": payer,
-            "user_token_account": token_account, **flags,
-            **({"all": True} if amount is None else {"amount": amount})}
+def _move_params(
+    strategy_id: str,
+    mint: str,
+    wallet: str,
+    payer: str,
+    amount: int | None,
+    token_account: str | None,
+    flags: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "strategy_id": strategy_id,
+        "base_asset": mint,
+        "user_key": wallet,
+        "payer_key": payer,
+        "user_token_account": token_account,
+        **flags,
+        **({"all": True} if amount is None else {"amount": amount}),
+    }
 
 
-def close_order(*, wallet: str, payer: str, strategy_id: str | None = None, mint: str | None = None,
-                account: str | None = None, recipient: str | None = None, token_account: str | None = None) -> Order:
+def close_order(
+    *,
+    wallet: str,
+    payer: str,
+    strategy_id: str | None = None,
+    mint: str | None = None,
+    account: str | None = None,
+    recipient: str | None = None,
+    token_account: str | None = None,
+) -> Order:
     """Close a fund account, named by its address (`account`) or by wallet, strategy and mint; its rent
     goes to `recipient` (the service's default: the wallet)."""
     if account is not None:
@@ -123,8 +173,15 @@ def close_order(*, wallet: str, payer: str, strategy_id: str | None = None, mint
 # --- amounts ---------------------------------------------------------------------------------------
 
 
-def base_units(mint: str, amount: Decimal | str | int | None, raw: int | None, everything: bool,
-               decimals: Callable[[], int | None], *, name: str = "amount") -> int | None:
+def base_units(
+    mint: str,
+    amount: Decimal | str | int | None,
+    raw: int | None,
+    everything: bool,
+    decimals: Callable[[], int | None],
+    *,
+    name: str = "amount",
+) -> int | None:
     """Exact base units from token units (`Decimal("1.5")`, "1.5") or `raw` base units; None for
     everything. `decimals()` is asked only for token units of a mint that is not a known token;
     `name` is what the amount is called in errors."""
@@ -140,13 +197,16 @@ def base_units(mint: str, amount: Decimal | str | int | None, raw: int | None, e
             raise UsageError("raw= takes an int of base units", kind="usage.amount")
         return Amount.from_raw(raw, 0, name=name).raw
     if isinstance(amount, float):
-        raise UsageError("amount= takes a Decimal or a string, never a float: a float is not exact",
-                         kind="usage.amount")
+        raise UsageError(
+            "amount= takes a Decimal or a string, never a float: a float is not exact", kind="usage.amount"
+        )
     places = known_decimals(mint)
     places = places if places is not None else decimals()
     if places is None:
-        raise UsageError(f"unknown mint {mint}: its decimals are not known, so the amount cannot be converted",
-                         kind="usage.amount.decimals")
+        raise UsageError(
+            f"unknown mint {mint}: its decimals are not known, so the amount cannot be converted",
+            kind="usage.amount.decimals",
+        )
     # Decimal("1E+2") is 100: written out in full, so the exact rules for token units apply to it.
     text = format(amount, "f") if isinstance(amount, Decimal) and amount.is_finite() else str(amount)
     return Amount.parse(text, places, name=name).raw
@@ -201,20 +261,26 @@ def expected_cluster(api_url: str | None) -> str | None:
     return SERVICE_CLUSTER
 
 
-
 # --- a transaction built elsewhere, and what its sender says it does -----------------------------
 
 
-def stated_request(action: str = "transaction", *, mint: str | None = None, amount: int | None = None,
-                   payer: str | None = None, wallet: str | None = None) -> UserRequest:
+def stated_request(
+    action: str = "transaction",
+    *,
+    mint: str | None = None,
+    amount: int | None = None,
+    payer: str | None = None,
+    wallet: str | None = None,
+) -> UserRequest:
     """What a transaction built elsewhere must do, as stated by who hands it over: a deposit,
     withdrawal (`amount` base units, None: everything) or close of `mint`, or "transaction" (any:
     signing may then cost only the network fee and rent). `payer` and `wallet` are signers named."""
     from yieldcli.chain.transact_types import ACTIONS, UserRequest
 
     if action not in (*ACTIONS, "transaction"):
-        raise UsageError(f"invalid action {action!r}: expected one of {', '.join(ACTIONS)} or transaction",
-                         kind="usage.expect")
+        raise UsageError(
+            f"invalid action {action!r}: expected one of {', '.join(ACTIONS)} or transaction", kind="usage.expect"
+        )
     if action != "transaction" and mint is None:
         raise UsageError(f"a stated {action} names its asset", kind="usage.expect")
     return UserRequest(action, payer, {k for k in (payer, wallet) if k}, wallet, mint=mint, amount=amount)

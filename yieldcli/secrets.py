@@ -102,7 +102,9 @@ def _keyring(*, plaintext_ok: bool = False) -> _KeyringModule:
         import keyring
         from keyring.backends.fail import Keyring as FailKeyring
     except Exception as exc:  # a broken install or a bad PYTHON_KEYRING_BACKEND
-        raise ConfigError(f"the keyring library cannot be loaded ({type(exc).__name__})", hint=NO_BACKEND_HINT) from None
+        raise ConfigError(
+            f"the keyring library cannot be loaded ({type(exc).__name__})", hint=NO_BACKEND_HINT
+        ) from None
     try:
         backend = keyring.get_keyring()
     except Exception as exc:
@@ -111,8 +113,12 @@ def _keyring(*, plaintext_ok: bool = False) -> _KeyringModule:
         raise ConfigError("no OS keyring backend is available", hint=NO_BACKEND_HINT)
     plain = plaintext_backend(backend)
     if plain and not plaintext_ok:
-        raise ConfigError(f"the keyring backend {plain} keeps secrets in a file in plain (or merely encoded) text: "
-                          "the API key is not stored or read there", hint=PLAINTEXT_HINT, kind="config.keyring.plaintext")
+        raise ConfigError(
+            f"the keyring backend {plain} keeps secrets in a file in plain (or merely encoded) text: "
+            "the API key is not stored or read there",
+            hint=PLAINTEXT_HINT,
+            kind="config.keyring.plaintext",
+        )
     return keyring
 
 
@@ -131,8 +137,11 @@ def plaintext_backend(backend: object) -> str | None:
     for one in [backend, *getattr(backend, "backends", ())]:
         cls = type(one)
         name = f"{cls.__module__}.{cls.__qualname__}"
-        if "plaintext" in name.lower() or "base64" in name.lower() or (
-                cls.__module__.startswith("keyrings.alt") and "Encrypted" not in cls.__qualname__):
+        if (
+            "plaintext" in name.lower()
+            or "base64" in name.lower()
+            or (cls.__module__.startswith("keyrings.alt") and "Encrypted" not in cls.__qualname__)
+        ):
             return name
     return None
 

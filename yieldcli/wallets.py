@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, TextIO, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import TextIO, TypeVar
 
 from yieldcli.addresses import is_pubkey
 from yieldcli.concurrency import ordered_map
@@ -51,7 +52,9 @@ def read_wallets_file(source: str, stdin: TextIO) -> list[str]:
     return wallets
 
 
-def in_order(wallets: Iterable[str], work: Callable[[str], T], concurrency: int) -> Iterator[tuple[str, T | YieldError]]:
+def in_order(
+    wallets: Iterable[str], work: Callable[[str], T], concurrency: int
+) -> Iterator[tuple[str, T | YieldError]]:
     """(wallet, result or the error it ended in), in input order: one wallet failing spares the others."""
     for wallet, future in ordered_map(work, wallets, concurrency, "wallet"):
         error = future.exception()

@@ -35,8 +35,9 @@ def write_config(isolated, text: str):
 def run_with_stdin(args: list[str], stdin_path: str, env: dict[str, str]) -> Result:
     """`yield` with standard input redirected from a file (`< /dev/zero`)."""
     with open(stdin_path, "rb") as stdin:
-        proc = subprocess.run([YIELD, *args], stdin=stdin, capture_output=True, text=True,
-                              env={**os.environ, **env}, timeout=60)
+        proc = subprocess.run(
+            [YIELD, *args], stdin=stdin, capture_output=True, text=True, env={**os.environ, **env}, timeout=60
+        )
     assert "Traceback" not in proc.stderr, proc.stderr
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
@@ -115,8 +116,13 @@ def hostile_file(request, tmp_path):
     return kind, str(path)
 
 
-EXPECTED = {"dev-zero": "character device", "fifo": "named pipe", "huge": "too large", "directory": "directory",
-            "binary": "not"}
+EXPECTED = {
+    "dev-zero": "character device",
+    "fifo": "named pipe",
+    "huge": "too large",
+    "directory": "directory",
+    "binary": "not",
+}
 
 
 def test_a_hostile_keypair_file_is_exit_3_at_once(chain, sandbox, hostile_file):
@@ -139,10 +145,15 @@ def test_a_hostile_transaction_file_is_exit_2_at_once(chain, hostile_file):
 
 
 def test_endless_standard_input_is_refused_for_a_keypair_and_a_transaction(chain, sandbox):
-    env = {"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": sandbox.rpc_url,
-           "YIELD_STRATEGY": DEMO_STRATEGY_ID}
-    result = run_with_stdin(["deposit", "--asset", "USDC", "--amount", "1", "--sign", "-k", "-", "--wallet", DEMO_WALLET],
-                            "/dev/zero", env)
+    env = {
+        "YIELD_API_URL": sandbox.url,
+        "YIELD_API_KEY": TEST_API_KEY,
+        "YIELD_RPC_URL": sandbox.rpc_url,
+        "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+    }
+    result = run_with_stdin(
+        ["deposit", "--asset", "USDC", "--amount", "1", "--sign", "-k", "-", "--wallet", DEMO_WALLET], "/dev/zero", env
+    )
     assert result.code == 3 and "too large" in one_line_error(result)
     result = run_with_stdin(["tx", "inspect", "-"], "/dev/zero", env)
     assert result.code == 2 and "too large" in one_line_error(result)
@@ -159,16 +170,19 @@ def test_a_transaction_file_of_our_own_json_output_still_works(chain, tmp_path):
 # --- 3. exit 1 ("a bug") where a documented code belongs -----------------------------------------
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("http://127.0.0.1:99999", "port"),          # before: exit 1, ValueError: Port out of range
-    ("http://127.0.0.1:abc", "port"),            # before: exit 1, ValueError
-    ("http://exa mple.com", "spaces"),           # before: refused, but for the wrong reason
-    ("https://exa mple.com/v1", "spaces"),
-    ("http://[::1", "IPv6"),                     # before: exit 1, ValueError: Invalid IPv6 URL
-    ("https://" + "a" * 300 + ".com", "host name"),  # before: exit 1, UnicodeError from the idna codec
-    ("https://" + "a" * 70_000 + ".com", "too long"),
-    ("", "expected http"),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("http://127.0.0.1:99999", "port"),  # before: exit 1, ValueError: Port out of range
+        ("http://127.0.0.1:abc", "port"),  # before: exit 1, ValueError
+        ("http://exa mple.com", "spaces"),  # before: refused, but for the wrong reason
+        ("https://exa mple.com/v1", "spaces"),
+        ("http://[::1", "IPv6"),  # before: exit 1, ValueError: Invalid IPv6 URL
+        ("https://" + "a" * 300 + ".com", "host name"),  # before: exit 1, UnicodeError from the idna codec
+        ("https://" + "a" * 70_000 + ".com", "too long"),
+        ("", "expected http"),
+    ],
+)
 def test_a_bad_api_url_is_a_usage_error(run, url, expected):
     result = run("--api-url", url, "health", env={"YIELD_API_KEY": TEST_API_KEY})
     assert result.code == 2
@@ -176,52 +190,66 @@ def test_a_bad_api_url_is_a_usage_error(run, url, expected):
     assert expected in line and len(line) < 300
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("http://127.0.0.1:99999", "port"),          # before: exit 1, ExceptionGroup from a task group
-    ("http://127.0.0.1:-1", "port"),
-    ("http://" + "a" * 70_000, "too long"),      # before: exit 1, InvalidURL: URL too long
-    ("http://127.0.0.1:1/" + "x" * 70_000, "too long"),
-    ("http://exa mple.com/", "spaces"),
-    ("http://[zz]/", "IPv6"),
-    ("", "empty"),                               # before: silently mainnet-beta
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("http://127.0.0.1:99999", "port"),  # before: exit 1, ExceptionGroup from a task group
+        ("http://127.0.0.1:-1", "port"),
+        ("http://" + "a" * 70_000, "too long"),  # before: exit 1, InvalidURL: URL too long
+        ("http://127.0.0.1:1/" + "x" * 70_000, "too long"),
+        ("http://exa mple.com/", "spaces"),
+        ("http://[zz]/", "IPv6"),
+        ("", "empty"),  # before: silently mainnet-beta
+    ],
+)
 def test_a_bad_rpc_url_is_a_usage_error(chain, sandbox, url, expected):
     refuse_every_request(sandbox)
-    for args in (["tx", "status", SIGNATURE, "-u", url], ["deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-u", url]):
+    for args in (
+        ["tx", "status", SIGNATURE, "-u", url],
+        ["deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-u", url],
+    ):
         result = chain(*args)
         assert result.code == 2, (args[0], result.stderr)
         line = one_line_error(result)
         assert expected in line and len(line) < 300
 
 
-@pytest.mark.parametrize("line, command", [
-    ('output = ["x"]', ["health"]),              # before: exit 1, AttributeError: 'list' object has no attribute 'lower'
-    ("output = 1979-05-27", ["health"]),
-    ("timeout = true", ["health"]),
-    ("color = 1", ["health"]),
-    ("api_url = 5", ["health"]),
-    ("strategy = { id = 1 }", ["positions", DEMO_WALLET]),
-    ("keypair = [1, 2]", ["balances"]),
-    ("rpc_url = 1.5", ["tx", "status", SIGNATURE]),
-    ('[profiles.default]\noutput = []', ["health"]),
-])
+@pytest.mark.parametrize(
+    "line, command",
+    [
+        ('output = ["x"]', ["health"]),  # before: exit 1, AttributeError: 'list' object has no attribute 'lower'
+        ("output = 1979-05-27", ["health"]),
+        ("timeout = true", ["health"]),
+        ("color = 1", ["health"]),
+        ("api_url = 5", ["health"]),
+        ("strategy = { id = 1 }", ["positions", DEMO_WALLET]),
+        ("keypair = [1, 2]", ["balances"]),
+        ("rpc_url = 1.5", ["tx", "status", SIGNATURE]),
+        ("[profiles.default]\noutput = []", ["health"]),
+    ],
+)
 def test_a_config_value_of_the_wrong_type_is_exit_3_naming_the_file(run, sandbox, isolated, line, command):
     path = write_config(isolated, line + "\n")
-    result = run(*command, env={"YIELD_API_KEY": TEST_API_KEY, **({} if "api_url" in line else {"YIELD_API_URL": sandbox.url})})
+    result = run(
+        *command, env={"YIELD_API_KEY": TEST_API_KEY, **({} if "api_url" in line else {"YIELD_API_URL": sandbox.url})}
+    )
     assert result.code == 3
     message = one_line_error(result)
     assert str(path) in message and "expected" in message
 
 
-@pytest.mark.parametrize("line, command, expected", [
-    ('output = "yaml"', ["health"], "yaml"),
-    ('color = "purple"', ["health"], "purple"),
-    ('api_url = "http://127.0.0.1:99999"', ["health"], "port"),
-    ('rpc_url = "http://exa mple.com"', ["tx", "status", SIGNATURE], "spaces"),
-    ('rpc_url = ""', ["tx", "status", SIGNATURE], "empty"),
-    ('keypair = ""', ["balances"], "empty"),
-    ('keypair = "/tmp/\\u0000x"', ["balances"], "NUL"),
-])
+@pytest.mark.parametrize(
+    "line, command, expected",
+    [
+        ('output = "yaml"', ["health"], "yaml"),
+        ('color = "purple"', ["health"], "purple"),
+        ('api_url = "http://127.0.0.1:99999"', ["health"], "port"),
+        ('rpc_url = "http://exa mple.com"', ["tx", "status", SIGNATURE], "spaces"),
+        ('rpc_url = ""', ["tx", "status", SIGNATURE], "empty"),
+        ('keypair = ""', ["balances"], "empty"),
+        ('keypair = "/tmp/\\u0000x"', ["balances"], "NUL"),
+    ],
+)
 def test_a_bad_config_value_is_exit_3_saying_where_it_came_from(run, sandbox, isolated, line, command, expected):
     path = write_config(isolated, line + "\n")
     env = {"YIELD_API_KEY": TEST_API_KEY, **({} if "api_url" in line else {"YIELD_API_URL": sandbox.url})}
@@ -232,11 +260,16 @@ def test_a_bad_config_value_is_exit_3_saying_where_it_came_from(run, sandbox, is
     assert "\x00" not in result.stderr
 
 
-@pytest.mark.parametrize("args", [
-    ["--profile", "", "health"], ["--config", "", "health"], ["balances", ""],
-    ["deposit", "--asset", "USDC", "--amount", "1", "--strategy", ""],
-    ["deposit", "--asset", "USDC", "--amount", "1", "--sign", "-k", ""],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--profile", "", "health"],
+        ["--config", "", "health"],
+        ["balances", ""],
+        ["deposit", "--asset", "USDC", "--amount", "1", "--strategy", ""],
+        ["deposit", "--asset", "USDC", "--amount", "1", "--sign", "-k", ""],
+    ],
+)
 def test_an_empty_value_is_refused_not_taken_for_the_default(chain, sandbox, args):
     # Before: `--strategy "$UNSET"` used the configured strategy, `-u ""` mainnet-beta,
     # `--profile ""` the default profile, and `balances ""` the keypair's wallet.
@@ -286,12 +319,15 @@ def test_a_service_echoing_a_secret_path_back_is_scrubbed(run, sandbox):
     assert "Not found" in one_line_error(result) and SECRET not in result.stderr
 
 
-@pytest.mark.parametrize("url", [
-    f"http://user:{SECRET}@127.0.0.1:1/?api_key={SECRET}",     # unreachable: exit 6
-    f"http://user:{SECRET}@127.0.0.1:99999/?api_key={SECRET}",  # bad port: exit 2
-    f"http://exa mple.com/{SECRET}",                             # a space: exit 2
-    f"api.example.com/?api_key={SECRET}",                       # no scheme: exit 2
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"http://user:{SECRET}@127.0.0.1:1/?api_key={SECRET}",  # unreachable: exit 6
+        f"http://user:{SECRET}@127.0.0.1:99999/?api_key={SECRET}",  # bad port: exit 2
+        f"http://exa mple.com/{SECRET}",  # a space: exit 2
+        f"api.example.com/?api_key={SECRET}",  # no scheme: exit 2
+    ],
+)
 def test_error_messages_never_echo_credentials_in_a_url(chain, url):
     for args in (["--api-url", url, "health"], ["tx", "status", SIGNATURE, "-u", url]):
         result = chain("-v", *args)
@@ -333,8 +369,13 @@ def test_an_api_key_no_header_can_carry_is_refused(run, sandbox, key):
 
 def test_config_set_refuses_what_config_reads_would_refuse(run):
     # Before: `config set rpc_url ١٢` and `config set strategy ""` were written to the file.
-    for key, value in (("rpc_url", "١٢"), ("rpc_url", "http://exa mple.com"), ("strategy", ""), ("keypair", " "),
-                       ("timeout", "٣٠")):
+    for key, value in (
+        ("rpc_url", "١٢"),
+        ("rpc_url", "http://exa mple.com"),
+        ("strategy", ""),
+        ("keypair", " "),
+        ("timeout", "٣٠"),
+    ):
         result = run("config", "set", key, value)
         assert result.code == 2, (key, value, result.stderr)
         one_line_error(result)
@@ -347,5 +388,6 @@ def test_config_show_redacts_credentials_in_urls_and_config_get_prints_them(run)
     shown = run("config", "show", "-o", "json")
     assert shown.code == 0 and SECRET not in shown.stdout
     assert {"name": "rpc_url", "value": "https://rpc.example.com/…"}.items() <= next(
-        row for row in shown.json() if row["name"] == "rpc_url").items()
+        row for row in shown.json() if row["name"] == "rpc_url"
+    ).items()
     assert run("config", "get", "rpc_url").stdout.strip() == url  # asked for by name: scripts need it whole

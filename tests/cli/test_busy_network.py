@@ -29,12 +29,20 @@ def busy(tmp_path, run):
     keypair = write_keypair(tmp_path / "demo.json", demo_keypair())
 
     def start(**knobs):
-        server = SandboxServer(tmp_path / f"busy-{len(servers)}" / "state.json", api_key=TEST_API_KEY, network=Network(**knobs)).start()
+        server = SandboxServer(
+            tmp_path / f"busy-{len(servers)}" / "state.json", api_key=TEST_API_KEY, network=Network(**knobs)
+        ).start()
         servers.append(server)
 
         def _yield(*args, env=None, **kwargs):
-            full_env = {"YIELD_API_URL": server.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": server.rpc_url,
-                        "YIELD_KEYPAIR": keypair, "YIELD_STRATEGY": DEMO_STRATEGY_ID, **(env or {})}
+            full_env = {
+                "YIELD_API_URL": server.url,
+                "YIELD_API_KEY": TEST_API_KEY,
+                "YIELD_RPC_URL": server.rpc_url,
+                "YIELD_KEYPAIR": keypair,
+                "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+                **(env or {}),
+            }
             return run(*args, env=full_env, **kwargs)
 
         _yield.server = server
@@ -67,7 +75,9 @@ def test_without_a_priority_fee_it_expires_and_with_auto_it_lands(busy):
     assert plain.json()["fee"]["priority"] == 0
     assert wallet_state(cli) == before  # not a lamport, not a token
 
-    auto = cli("-v", "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto", "-o", "json")
+    auto = cli(
+        "-v", "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto", "-o", "json"
+    )
     assert auto.code == 0, auto.stderr
     body = auto.json()
     fee = body["fee"]
@@ -105,18 +115,42 @@ def test_dropped_sends_are_rebroadcast_and_land_once(busy):
 def test_max_fee_below_the_needed_fee_refuses_before_signing(busy, tmp_path):
     cli = busy(min_priority_fee=MIN_PRICE)
     before = wallet_state(cli)
-    result = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto",
-                 "--max-fee", "5001", "-o", "json")
+    result = cli(
+        "deposit",
+        "--asset",
+        "USDC",
+        "--amount",
+        "1",
+        "--send",
+        "--yes",
+        "--priority-fee",
+        "auto",
+        "--max-fee",
+        "5001",
+        "-o",
+        "json",
+    )
     assert result.code == 10, result.stderr
     assert "more than the maximum of 5001; nothing was signed" in result.stderr
     assert wallet_state(cli) == before
     # The profile's cap and priority fee are the defaults; a flag beats them.
     config = tmp_path / "config.toml"
     config.write_text('[profiles.default]\npriority_fee = "auto"\nmax_fee = 5001\n')
-    from_profile = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env={"YIELD_CONFIG": str(config)})
+    from_profile = cli(
+        "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env={"YIELD_CONFIG": str(config)}
+    )
     assert from_profile.code == 10 and "maximum of 5001" in from_profile.stderr
-    from_env = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes",
-                   env={"YIELD_CONFIG": str(config), "YIELD_MAX_FEE": "1000000"}, timeout=60)
+    from_env = cli(
+        "deposit",
+        "--asset",
+        "USDC",
+        "--amount",
+        "1",
+        "--send",
+        "--yes",
+        env={"YIELD_CONFIG": str(config), "YIELD_MAX_FEE": "1000000"},
+        timeout=60,
+    )
     assert from_env.code == 0, from_env.stderr
     bad = cli("deposit", "--asset", "USDC", "--amount", "1", "--priority-fee", "fast")
     assert bad.code == 2 and "invalid priority fee 'fast'" in bad.stderr
@@ -136,8 +170,21 @@ def test_a_nonce_deposit_signed_on_two_machines_lands_long_after_its_blockhash(b
     before = wallet_state(cli)
 
     # First machine: the user builds the deposit on the nonce and signs their slot (also the nonce's authority).
-    first = cli("deposit", "--asset", "USDC", "--amount", "2", "--ix", "--nonce", nonce["address"],
-                "--payer", str(payer.pubkey()), "--sign", "-o", "json")
+    first = cli(
+        "deposit",
+        "--asset",
+        "USDC",
+        "--amount",
+        "2",
+        "--ix",
+        "--nonce",
+        nonce["address"],
+        "--payer",
+        str(payer.pubkey()),
+        "--sign",
+        "-o",
+        "json",
+    )
     assert first.code == 0, first.stderr
     body = first.json()
     assert body["status"] == "partially-signed" and body["missing_signers"] == [str(payer.pubkey())]
@@ -186,7 +233,9 @@ def test_a_nonce_transaction_that_cannot_land_ends_when_its_nonce_moves_on(busy,
     runtime = cli.server.runtime
     user = demo_keypair()
     created = cli("nonce", "create", "--authority", DEMO_WALLET, "-k", cli.keypair, "--yes", "-o", "json").json()
-    built = cli("deposit", "--asset", "USDC", "--amount", "1", "--ix", "--nonce", created["address"], "--sign", "-o", "json")
+    built = cli(
+        "deposit", "--asset", "USDC", "--amount", "1", "--ix", "--nonce", created["address"], "--sign", "-o", "json"
+    )
     assert built.code == 0, built.stderr
     signed = tmp_path / "signed.json"
     signed.write_text(built.stdout)
@@ -200,7 +249,9 @@ def test_a_nonce_transaction_that_cannot_land_ends_when_its_nonce_moves_on(busy,
     blocked = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")
     assert blocked.code == 8 and signature in blocked.stderr
     # The authority uses the nonce for something else: the held transaction can never land now.
-    nonce = NonceAccount(Pubkey.from_string(created["address"]), user.pubkey(), Hash.from_string(created["nonce"]), 5000, 0)
+    nonce = NonceAccount(
+        Pubkey.from_string(created["address"]), user.pubkey(), Hash.from_string(created["nonce"]), 5000, 0
+    )
     other = sign_transaction(build_on_nonce([], user.pubkey(), nonce), [user]).transaction
     assert runtime.send_transaction(other).landed
     status = cli("tx", "status", signature, "-o", "json")
@@ -218,8 +269,23 @@ def test_auto_never_pays_more_than_the_default_ceiling_without_max_fee(busy):
     assert "more than the 0.01 SOL auto pays without a fee cap; nothing was signed" in result.stderr
     assert "give --max-fee LAMPORTS to allow it" in result.stderr  # the hint, from the command line's table
     # Allowed by --max-fee, the fee is still counted by the intent guard's SOL cap (--max-sol-cost).
-    capped = cli("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--priority-fee", "auto",
-                 "--max-fee", "1000000000", "--max-sol-cost", "0.01", "-o", "json")
+    capped = cli(
+        "deposit",
+        "--asset",
+        "USDC",
+        "--amount",
+        "1",
+        "--send",
+        "--yes",
+        "--priority-fee",
+        "auto",
+        "--max-fee",
+        "1000000000",
+        "--max-sol-cost",
+        "0.01",
+        "-o",
+        "json",
+    )
     assert capped.code == 10, capped.stderr
     assert "fee and rent come to" in capped.stderr and "more than the 0.01 SOL allowed" in capped.stderr
     assert wallet_state(cli) == before
@@ -242,19 +308,29 @@ def test_waiting_for_a_nonce_transaction_ends_expired_when_its_nonce_moves_on(bu
     # The nonce account, created directly (sent until a copy gets through).
     new_account = Keypair()
     latest = Hash.from_string(rpc_call(cli.server.rpc_url, "getLatestBlockhash")["value"]["blockhash"])
-    create = build_transaction(create_nonce_instructions(user.pubkey(), new_account.pubkey(), user.pubkey(), runtime.minimum_balance_for_rent_exemption(80)),
-                               user.pubkey(), latest)
+    create = build_transaction(
+        create_nonce_instructions(
+            user.pubkey(), new_account.pubkey(), user.pubkey(), runtime.minimum_balance_for_rent_exemption(80)
+        ),
+        user.pubkey(),
+        latest,
+    )
     create = sign_transaction(create, [user, new_account]).transaction
     while not runtime.send_transaction(create).landed:
         pass
     nonce = cli("nonce", "show", str(new_account.pubkey()), "-o", "json").json()
-    built = cli("deposit", "--asset", "USDC", "--amount", "1", "--ix", "--nonce", nonce["address"], "--sign", "-o", "json")
+    built = cli(
+        "deposit", "--asset", "USDC", "--amount", "1", "--ix", "--nonce", nonce["address"], "--sign", "-o", "json"
+    )
     signed = tmp_path / "signed.json"
     signed.write_text(built.stdout)
     before = wallet_state(cli)
     results = []
-    waiting = threading.Thread(target=lambda: results.append(
-        cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "-o", "json", timeout=120)))
+    waiting = threading.Thread(
+        target=lambda: results.append(
+            cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "-o", "json", timeout=120)
+        )
+    )
     waiting.start()
     journal = Journal(isolated / ".local" / "share" / "yield" / "in-flight.json")
     deadline = time.monotonic() + 60
@@ -263,14 +339,19 @@ def test_waiting_for_a_nonce_transaction_ends_expired_when_its_nonce_moves_on(bu
     [entry] = journal.entries()
     assert entry.last_valid_block_height is None and entry.nonce_account == nonce["address"]
     # Meanwhile the authority uses the nonce for another transaction (sent until a copy gets through).
-    account = NonceAccount(Pubkey.from_string(nonce["address"]), user.pubkey(), Hash.from_string(nonce["nonce"]), 5000, 0)
+    account = NonceAccount(
+        Pubkey.from_string(nonce["address"]), user.pubkey(), Hash.from_string(nonce["nonce"]), 5000, 0
+    )
     other = sign_transaction(build_on_nonce([], user.pubkey(), account), [user]).transaction
     while not runtime.send_transaction(other).landed:
         pass
     waiting.join()
     [result] = results
     assert result.code == 9, result.stderr
-    assert f"its durable nonce (account {nonce['address']}) moved on without it landing; nothing was spent" in result.stderr
+    assert (
+        f"its durable nonce (account {nonce['address']}) moved on without it landing; nothing was spent"
+        in result.stderr
+    )
     assert result.json()["status"] == "expired" and result.json()["nonce_account"] == nonce["address"]
     assert journal.entries() == []
     lamports, position = wallet_state(cli)
@@ -283,8 +364,11 @@ def test_every_transaction_command_takes_a_priority_fee(busy, tmp_path):
     def programs(body):
         return [ix["program"] for ix in body["review"]["instructions"]]
 
-    for command in (["withdraw", "--asset", "USDC", "--amount", "1"], ["close-account", "--asset", "USDC"],
-                    ["deposit", "--asset", "USDC", "--amount", "1", "--ix"]):
+    for command in (
+        ["withdraw", "--asset", "USDC", "--amount", "1"],
+        ["close-account", "--asset", "USDC"],
+        ["deposit", "--asset", "USDC", "--amount", "1", "--ix"],
+    ):
         result = cli(*command, "--priority-fee", "1000", "-o", "json")
         assert result.code == 0, result.stderr
         body = result.json()
@@ -292,14 +376,28 @@ def test_every_transaction_command_takes_a_priority_fee(busy, tmp_path):
         assert body["fee"]["compute_unit_limit"] < 200_000  # measured, not the runtime's default per instruction
     # On a durable nonce, advance-nonce stays first (the runtime requires it), the budget follows.
     created = cli("nonce", "create", "--authority", DEMO_WALLET, "-k", cli.keypair, "--yes", "-o", "json").json()
-    on_nonce = cli("deposit", "--asset", "USDC", "--amount", "1", "--ix", "--nonce", created["address"],
-                   "--priority-fee", "1000", "-o", "json")
+    on_nonce = cli(
+        "deposit",
+        "--asset",
+        "USDC",
+        "--amount",
+        "1",
+        "--ix",
+        "--nonce",
+        created["address"],
+        "--priority-fee",
+        "1000",
+        "-o",
+        "json",
+    )
     assert on_nonce.code == 0, on_nonce.stderr
     assert programs(on_nonce.json())[:3] == ["System Program", "Compute Budget Program", "Compute Budget Program"]
     # tx send sets the fee of an unsigned transaction from anywhere, then signs and sends it.
     unsigned = tmp_path / "unsigned.json"
     unsigned.write_text(cli("deposit", "--asset", "USDC", "--amount", "1", "-o", "json").stdout)
-    sent = cli("tx", "send", str(unsigned), "--expect", "deposit:USDC:1", "--priority-fee", "2000", "--yes", "-o", "json")
+    sent = cli(
+        "tx", "send", str(unsigned), "--expect", "deposit:USDC:1", "--priority-fee", "2000", "--yes", "-o", "json"
+    )
     assert sent.code == 0, sent.stderr
     assert sent.json()["status"] == "confirmed" and sent.json()["fee"]["compute_unit_price"] == 2000
 

@@ -46,8 +46,7 @@ def shell_screen(tmp_path, env, shell: list[str], setup: str) -> Screen:
 
 @pytest.mark.skipif(not (TMUX and shutil.which("bash")), reason=REASON.format("tmux or bash"))
 def test_bash_completes_values(tmp_path, profiles):
-    screen = shell_screen(tmp_path, profiles, ["bash", "--norc", "--noprofile"],
-                          f"source {COMPLETIONS / 'yield.bash'}")
+    screen = shell_screen(tmp_path, profiles, ["bash", "--norc", "--noprofile"], f"source {COMPLETIONS / 'yield.bash'}")
     try:
         for line, expected in CASES.items():
             screen.run("true")
@@ -61,8 +60,12 @@ def test_bash_completes_values(tmp_path, profiles):
 
 @pytest.mark.skipif(not (TMUX and shutil.which("zsh")), reason=REASON.format("tmux or zsh"))
 def test_zsh_completes_values(tmp_path, profiles):
-    screen = shell_screen(tmp_path, {**profiles, "ZDOTDIR": str(tmp_path)}, ["zsh", "-f"],
-                          f"PS1='$ '; fpath=({COMPLETIONS} $fpath); autoload -U compinit; compinit -u -d {tmp_path}/zcd")
+    screen = shell_screen(
+        tmp_path,
+        {**profiles, "ZDOTDIR": str(tmp_path)},
+        ["zsh", "-f"],
+        f"PS1='$ '; fpath=({COMPLETIONS} $fpath); autoload -U compinit; compinit -u -d {tmp_path}/zcd",
+    )
     try:
         for line, expected in CASES.items():
             screen.run("true")
@@ -78,16 +81,25 @@ def test_zsh_completes_values(tmp_path, profiles):
 def test_fish_completes_values(profiles):
     for line, expected in CASES.items():
         script = f"source {COMPLETIONS / 'yield.fish'}; complete -C '{line}'"
-        proc = subprocess.run(["fish", "--no-config", "-c", script], capture_output=True, text=True,
-                              env={**os.environ, **profiles}, timeout=60)
+        proc = subprocess.run(
+            ["fish", "--no-config", "-c", script],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **profiles},
+            timeout=60,
+        )
         found = [entry.split("\t")[0] for entry in proc.stdout.splitlines()]
         assert set(expected) <= set(found), (line, proc.stdout, proc.stderr)
 
 
 def test_completion_answers_without_a_shell(run, profiles):
     def ask(*words: str) -> list[str]:
-        env = {**profiles, "_YIELD_COMPLETE": "complete_bash", "COMP_WORDS": "\n".join(words),
-               "COMP_CWORD": str(len(words) - 1)}
+        env = {
+            **profiles,
+            "_YIELD_COMPLETE": "complete_bash",
+            "COMP_WORDS": "\n".join(words),
+            "COMP_CWORD": str(len(words) - 1),
+        }
         return run(env=env).stdout.split()
 
     assert ask("yield", "-o", "j") == ["json"]
@@ -96,7 +108,11 @@ def test_completion_answers_without_a_shell(run, profiles):
     assert ask("yield", "config", "set", "color", "") == ["auto", "always", "never"]
     assert "--verbose" in ask("yield", "positions", "--v")  # global options after the subcommand
     assert ask("yield", "-vq", "pos") == ["positions"]  # run-together flags are skipped like click does
-    assert ask("yield", "--profile", "", ) == ["alpha", "beta-team"]
+    assert ask(
+        "yield",
+        "--profile",
+        "",
+    ) == ["alpha", "beta-team"]
     # a broken config file gives no names, and no traceback in the shell
     Path(profiles["XDG_CONFIG_HOME"], "yield", "config.toml").write_text("[[[")
     assert ask("yield", "--profile", "") == []

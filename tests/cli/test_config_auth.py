@@ -15,15 +15,24 @@ def settings(run, *args, env=None):
 
 
 def test_precedence_flag_over_env_over_profile_over_default(run, isolated):
-    assert settings(run)["api_url"] == {"name": "api_url", "value": "https://api.breeze.baby", "source": "default", "location": ""}
+    assert settings(run)["api_url"] == {
+        "name": "api_url",
+        "value": "https://api.breeze.baby",
+        "source": "default",
+        "location": "",
+    }
     assert run("config", "set", "api_url", "https://top.example").code == 0
     assert run("--profile", "p1", "config", "set", "api_url", "https://profile.example").code == 0
     assert settings(run)["api_url"]["value"] == "https://top.example"
     row = settings(run, "--profile", "p1")["api_url"]
-    assert row["value"] == "https://profile.example" and row["source"] == "config" and "[profiles.p1]" in row["location"]
+    assert (
+        row["value"] == "https://profile.example" and row["source"] == "config" and "[profiles.p1]" in row["location"]
+    )
     row = settings(run, "--profile", "p1", env={"YIELD_API_URL": "https://env.example"})["api_url"]
     assert row == {"name": "api_url", "value": "https://env.example", "source": "env", "location": "YIELD_API_URL"}
-    row = settings(run, "--profile", "p1", "--api-url", "https://flag.example", env={"YIELD_API_URL": "https://env.example"})["api_url"]
+    row = settings(
+        run, "--profile", "p1", "--api-url", "https://flag.example", env={"YIELD_API_URL": "https://env.example"}
+    )["api_url"]
     assert row["value"] == "https://flag.example" and row["source"] == "flag"
     # YIELD_PROFILE picks the profile too
     assert settings(run, env={"YIELD_PROFILE": "p1"})["api_url"]["value"] == "https://profile.example"
@@ -89,7 +98,9 @@ def test_auth_login_status_logout_with_the_keyring(run, sandbox):
     # YIELD_API_KEY beats the keyring
     env_status = run("auth", "status", "-o", "json", env={"YIELD_API_KEY": "other-key-0123456789"}).json()
     assert env_status["source"] == "env"
-    assert run("--api-url", sandbox.url, "balances", DEMO_WALLET, env={"YIELD_API_KEY": "other-key-0123456789"}).code == 4
+    assert (
+        run("--api-url", sandbox.url, "balances", DEMO_WALLET, env={"YIELD_API_KEY": "other-key-0123456789"}).code == 4
+    )
     # per profile
     assert run("--profile", "other", "config", "set", "output", "json").code == 0
     assert run("--profile", "other", "auth", "status").code == 3
@@ -124,7 +135,9 @@ def test_a_plaintext_keyring_is_refused_and_doctor_says_so(run, isolated):
     doctor = run("--api-url", "http://127.0.0.1:9", "doctor", "-o", "json", env=env)
     row = next(c for c in doctor.json()["checks"] if c["name"] == "API key")
     assert doctor.code == 3 and row["status"] == "fail" and "plain" in row["detail"], doctor.stdout
-    with_env = run("--api-url", "http://127.0.0.1:9", "doctor", "-o", "json", env={**env, "YIELD_API_KEY": TEST_API_KEY})
+    with_env = run(
+        "--api-url", "http://127.0.0.1:9", "doctor", "-o", "json", env={**env, "YIELD_API_KEY": TEST_API_KEY}
+    )
     row = next(c for c in with_env.json()["checks"] if c["name"] == "API key")
     assert row["status"] == "warn" and "plain" in row["detail"]  # the variable works; the backend is still named
     assert run("auth", "logout", env=env).code == 0  # the old copy can be removed
@@ -134,9 +147,11 @@ def test_a_plaintext_keyring_is_refused_and_doctor_says_so(run, isolated):
 def test_an_unknown_profile_is_a_configuration_error_listing_the_profiles(run, sandbox):
     assert run("--profile", "staging", "config", "set", "api_url", sandbox.url).code == 0
     assert run("--profile", "prod", "config", "set", "strategy", DEMO_STRATEGY_ID).code == 0
-    for args, env in ((["config", "get", "api_url"], {"YIELD_PROFILE": "stagign"}),
-                      (["--profile", "nope", "positions", DEMO_WALLET], {"YIELD_API_KEY": TEST_API_KEY}),
-                      (["positions", DEMO_WALLET, "--profile", "nope"], {"YIELD_API_KEY": TEST_API_KEY})):
+    for args, env in (
+        (["config", "get", "api_url"], {"YIELD_PROFILE": "stagign"}),
+        (["--profile", "nope", "positions", DEMO_WALLET], {"YIELD_API_KEY": TEST_API_KEY}),
+        (["positions", DEMO_WALLET, "--profile", "nope"], {"YIELD_API_KEY": TEST_API_KEY}),
+    ):
         result = run(*args, env=env)
         assert result.code == 3, (args, result.stderr)
         assert "unknown profile" in result.stderr and "prod, staging" in result.stderr and not result.stdout
@@ -156,7 +171,10 @@ def test_sandbox_config_show_lists_the_settings_the_commands_use(run):
     rows = {row["name"]: row for row in run("--sandbox", "config", "show", "-o", "json").json()}
     for name in ("api_url", "api_key", "strategy", "rpc_url", "keypair"):
         assert rows[name]["source"] == "sandbox", rows[name]
-    assert rows["api_url"]["value"].startswith("http://127.0.0.1:") and rows["api_url"]["value"] != rows["rpc_url"]["value"]
+    assert (
+        rows["api_url"]["value"].startswith("http://127.0.0.1:")
+        and rows["api_url"]["value"] != rows["rpc_url"]["value"]
+    )
     assert rows["rpc_url"]["value"].startswith("http://127.0.0.1:")
     assert rows["keypair"]["value"].endswith("demo-wallet.json")
     # ...and they are what a command uses: the sandbox's strategy, and its demo wallet for balances.
@@ -184,12 +202,26 @@ def test_config_set_of_two_keys_by_processes_at_once_keeps_every_key(run, isolat
 
     from tests.conftest import YIELD
 
-    values = {"strategy": DEMO_STRATEGY_ID, "output": "csv", "timeout": "12", "color": "never",
-              "rpc_url": "devnet", "priority_fee": "auto", "max_fee": "5000", "api_url": "https://one.example"}
+    values = {
+        "strategy": DEMO_STRATEGY_ID,
+        "output": "csv",
+        "timeout": "12",
+        "color": "never",
+        "rpc_url": "devnet",
+        "priority_fee": "auto",
+        "max_fee": "5000",
+        "api_url": "https://one.example",
+    }
     for round_ in range(3):
-        procs = [subprocess.Popen([YIELD, "--profile", f"p{round_}", "config", "set", key, value],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-                 for key, value in values.items()]
+        procs = [
+            subprocess.Popen(
+                [YIELD, "--profile", f"p{round_}", "config", "set", key, value],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+            )
+            for key, value in values.items()
+        ]
         for proc in procs:
             assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
             if proc.stderr:

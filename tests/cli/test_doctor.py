@@ -39,18 +39,43 @@ def test_doctor_passes_in_the_sandbox(run):
     found = checks(result)
     assert result.json()["ok"] is True
     assert {c["status"] for c in found.values()} == {"ok"}, found
-    assert set(found) == {"config file", "API key", "key accepted", "service", "RPC", "RPC cluster", "keypair",
-                          "Solana CLI config", "strategy program"}
-    assert found["strategy program"]["detail"] == "SandboxStrategy1111111111111111111111111111 (pinned for this cluster), deployed"
+    assert set(found) == {
+        "config file",
+        "API key",
+        "key accepted",
+        "service",
+        "RPC",
+        "RPC cluster",
+        "keypair",
+        "Solana CLI config",
+        "strategy program",
+    }
+    assert (
+        found["strategy program"]["detail"]
+        == "SandboxStrategy1111111111111111111111111111 (pinned for this cluster), deployed"
+    )
 
 
 def test_doctor_checks_the_strategy_program_setting(run):
     # A program that is not deployed on the cluster: every deposit would be refused, so doctor fails.
-    result = run("--sandbox", "doctor", "-o", "json", env={"YIELD_STRATEGY_PROGRAM": "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"})
+    result = run(
+        "--sandbox",
+        "doctor",
+        "-o",
+        "json",
+        env={"YIELD_STRATEGY_PROGRAM": "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"},
+    )
     found = checks(result)
     assert result.code == 3 and found["strategy program"]["status"] == "fail", result.stdout
     assert "from env" in found["strategy program"]["detail"]
-    shown = run("--sandbox", "config", "show", "-o", "json", env={"YIELD_STRATEGY_PROGRAM": "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"})
+    shown = run(
+        "--sandbox",
+        "config",
+        "show",
+        "-o",
+        "json",
+        env={"YIELD_STRATEGY_PROGRAM": "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"},
+    )
     assert "strategy_program" in shown.stdout and "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" in shown.stdout
 
 

@@ -38,22 +38,43 @@ def test_unknown_strategy_shows_the_service_message(api):
 @pytest.mark.parametrize(
     "status, body, content_type, expected",
     [
-        (400, b'{"message":"strategy_id query parameter is required"}', "application/json", "strategy_id query parameter is required"),
-        (400, b'"Failed to deserialize query string: page: invalid digit found in string"', "text/plain; charset=utf-8",
-         "Failed to deserialize query string: page: invalid digit found in string"),
+        (
+            400,
+            b'{"message":"strategy_id query parameter is required"}',
+            "application/json",
+            "strategy_id query parameter is required",
+        ),
+        (
+            400,
+            b'"Failed to deserialize query string: page: invalid digit found in string"',
+            "text/plain; charset=utf-8",
+            "Failed to deserialize query string: page: invalid digit found in string",
+        ),
         (500, b'{"message":"Internal server error"}', "application/json", "Internal server error"),
         (500, b"<html><body><h1>500 Internal Server Error</h1></body></html>", "text/html", "HTML page"),
         (404, b"", "text/plain", "HTTP 404"),
         (200, b'{"data": [{"decimals": 6', "application/json", "not JSON"),
         (200, b"<!doctype html><p>maintenance</p>", "text/html", "not JSON"),
         (200, b'{"data": {}, "meta": {}}', "application/json", "not a list"),
-        (200, b'[1, 2, 3]', "application/json", "not a JSON object"),
-        (200, b'{"data": [], "meta": {"has_more": "no", "page": 1, "per_page": 10, "total": 0, "total_pages": 0}}',
-         "application/json", "has_more"),
-        (200, b'{"data": [{"token_address": "x", "decimals": 6, "total_balance": 1.5}], "meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}',
-         "application/json", "total_balance=1.5"),
-        (200, b'{"data": [{"token_address": "x", "decimals": 6}], "meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}',
-         "application/json", "without the field 'total_balance'"),
+        (200, b"[1, 2, 3]", "application/json", "not a JSON object"),
+        (
+            200,
+            b'{"data": [], "meta": {"has_more": "no", "page": 1, "per_page": 10, "total": 0, "total_pages": 0}}',
+            "application/json",
+            "has_more",
+        ),
+        (
+            200,
+            b'{"data": [{"token_address": "x", "decimals": 6, "total_balance": 1.5}], "meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}',
+            "application/json",
+            "total_balance=1.5",
+        ),
+        (
+            200,
+            b'{"data": [{"token_address": "x", "decimals": 6}], "meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}',
+            "application/json",
+            "without the field 'total_balance'",
+        ),
         (301, b"", "text/plain", "redirected"),
     ],
 )
@@ -125,8 +146,13 @@ def test_plain_http_to_a_remote_host_is_refused(run):
 
 def test_the_key_never_appears_in_any_output(api, sandbox):
     sandbox.add_fault("GET", "/user-balances/", 503, b'{"message":"busy"}', times=1)
-    for args in (["--verbose", *BALANCES], ["--debug", *BALANCES], ["--verbose", "config", "show"], ["auth", "status"],
-                 ["--debug", "strategy", "info", "nope"]):
+    for args in (
+        ["--verbose", *BALANCES],
+        ["--debug", *BALANCES],
+        ["--verbose", "config", "show"],
+        ["auth", "status"],
+        ["--debug", "strategy", "info", "nope"],
+    ):
         result = api(*args)
         assert TEST_API_KEY not in result.stdout + result.stderr, args
     verbose = api("--verbose", *BALANCES)
@@ -155,8 +181,11 @@ def test_in_json_modes_an_error_is_also_one_json_object_on_stderr(api, sandbox):
     service = api("--json", "strategy", "info", "no-such-strategy")
     assert service.code == 5
     assert _json_error(service) == {
-        "code": 5, "kind": service_kind(service), "message": "Strategy not found: 'no-such-strategy' (from the command line)",
-        "hint": "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from"}
+        "code": 5,
+        "kind": service_kind(service),
+        "message": "Strategy not found: 'no-such-strategy' (from the command line)",
+        "hint": "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from",
+    }
 
     with socket.socket() as closed:  # a port nobody listens on: connection refused
         closed.bind(("127.0.0.1", 0))

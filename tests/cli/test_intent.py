@@ -31,9 +31,8 @@ from solders.transaction import VersionedTransaction
 from tests.cli.test_terminal import Terminal
 from tests.cli.test_write import USDC, write_keypair
 from tests.conftest import TEST_API_KEY
-from yieldcli.solana import programs
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
-from yieldcli.solana import strategy_program
+from yieldcli.solana import programs, strategy_program
 
 WALLET = Pubkey.from_string(DEMO_WALLET)
 USDC_MINT = Pubkey.from_string(USDC)
@@ -70,7 +69,11 @@ class StandIn:
                 conn.request(self.command, self.path, body=body or None, headers=headers)
                 answer = conn.getresponse()
                 payload = answer.read()
-                if answer.status == 200 and self.path.split("?")[0] in ("/deposit/tx", "/withdraw/tx", "/close-user-account/tx") and stand_in.doctor:
+                if (
+                    answer.status == 200
+                    and self.path.split("?")[0] in ("/deposit/tx", "/withdraw/tx", "/close-user-account/tx")
+                    and stand_in.doctor
+                ):
                     tx = VersionedTransaction.from_bytes(base64.b64decode(json.loads(payload)))
                     payload = json.dumps(base64.b64encode(bytes(stand_in.doctor(tx))).decode()).encode()
                 self.send_response(answer.status)
@@ -109,13 +112,18 @@ def decompile(tx: VersionedTransaction, tables: dict[Pubkey, list[Pubkey]]) -> l
         return i < len(static) + len(loaded_w)
 
     return [
-        Instruction(keys[ix.program_id_index], bytes(ix.data),
-                    [AccountMeta(keys[a], a < h.num_required_signatures, writable(a)) for a in ix.accounts])
+        Instruction(
+            keys[ix.program_id_index],
+            bytes(ix.data),
+            [AccountMeta(keys[a], a < h.num_required_signatures, writable(a)) for a in ix.accounts],
+        )
         for ix in msg.instructions
     ]
 
 
-def recompile(tx: VersionedTransaction, ixs: list[Instruction], tables: dict[Pubkey, list[Pubkey]]) -> VersionedTransaction:
+def recompile(
+    tx: VersionedTransaction, ixs: list[Instruction], tables: dict[Pubkey, list[Pubkey]]
+) -> VersionedTransaction:
     """Compiled again for the same payer and blockhash, every signature slot empty."""
     accounts = [AddressLookupTableAccount(k, v) for k, v in tables.items()]
     message = MessageV0.try_compile(tx.message.account_keys[0], ixs, accounts, tx.message.recent_blockhash)
@@ -143,8 +151,13 @@ class World:
         self.tables = {table: self.runtime.lookup_table_addresses(table)}
 
     def env(self) -> dict[str, str]:
-        return {"YIELD_API_URL": self.stand_in.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": self.sandbox.rpc_url,
-                "YIELD_KEYPAIR": self.keypair, "YIELD_STRATEGY": DEMO_STRATEGY_ID}
+        return {
+            "YIELD_API_URL": self.stand_in.url,
+            "YIELD_API_KEY": TEST_API_KEY,
+            "YIELD_RPC_URL": self.sandbox.rpc_url,
+            "YIELD_KEYPAIR": self.keypair,
+            "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+        }
 
     def yield_(self, *args, **kwargs):
         return self.run(*args, env=self.env(), **kwargs)
@@ -187,11 +200,13 @@ def amount_changed(ixs):
 
 def destination_swapped(stranger_ata):
     """The deposit replaced by a plain transfer of the same amount from the user's account to a stranger's."""
+
     def change(ixs):
         i = _token_ix(ixs)
         amount = struct.unpack_from("<Q", bytes(ixs[i].data), 1)[0]
         ixs[i] = programs.token_transfer_checked(USER_ATA, USDC_MINT, stranger_ata, WALLET, amount, 6)
         return ixs
+
     return change
 
 
@@ -226,8 +241,10 @@ ATTACKS = {
     "Approve u64 max to a stranger": (lambda w: approve_max(w.stranger), f"may spend {U64_MAX} of your USDC"),
     "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "SetAuthority: your USDC account"),
     "burn from the user's account": (lambda w: burn_from_user, "expected -10 USDC, simulated -15 USDC"),
-    "priority fee of 0.2 SOL": (lambda w: lambda ixs: [set_compute_unit_price(10**9)] + ixs,
-                                "fee and rent come to 0.200005 SOL, more than the 0.01 SOL allowed"),
+    "priority fee of 0.2 SOL": (
+        lambda w: lambda ixs: [set_compute_unit_price(10**9)] + ixs,
+        "fee and rent come to 0.200005 SOL, more than the 0.01 SOL allowed",
+    ),
 }
 
 
@@ -240,7 +257,9 @@ def test_a_doctored_deposit_is_refused_before_signing_and_the_untouched_one_conf
     assert refused.code == 10, refused.stderr
     assert message in refused.stderr and "nothing was signed" in refused.stderr
     body = refused.json()
-    assert body["status"] == "refused" and "signature" not in body and message in " ".join(body["effect"]["differences"])
+    assert (
+        body["status"] == "refused" and "signature" not in body and message in " ".join(body["effect"]["differences"])
+    )
     assert world.snapshot() == before  # the chain is unchanged: nothing was signed or sent
 
     world.stand_in.doctor = lambda tx: tx  # the same stand-in, the untouched transaction
@@ -256,7 +275,9 @@ def test_a_lookup_table_that_hides_the_strangers_account_is_refused(world):
     world.doctor(destination_swapped(world.stranger_ata), {hidden: [world.stranger_ata]})
     built = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json").json()
     loaded = [a for ix in built["review"]["instructions"] for a in ix["accounts"] if a["lookup_table"] == str(hidden)]
-    assert loaded and loaded[0]["address"] == str(world.stranger_ata)  # the stranger's account only comes from the table
+    assert loaded and loaded[0]["address"] == str(
+        world.stranger_ata
+    )  # the stranger's account only comes from the table
     refused = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
     assert refused.code == 10 and "10 USDC to " in refused.stderr, refused.stderr
     assert world.snapshot() == before
@@ -300,8 +321,9 @@ def test_unsafe_allow_mismatch_is_refused_off_a_terminal(world):
 
 def test_unsafe_allow_mismatch_on_a_terminal_shows_the_differences_and_still_asks(world):
     world.doctor(amount_changed)
-    term = Terminal("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "--unsafe-allow-mismatch",
-                    env=world.env())
+    term = Terminal(
+        "deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "--unsafe-allow-mismatch", env=world.env()
+    )
     term.expect("Sign and send this deposit?")  # --yes does not skip the question when the request is not met
     assert b"expected -10 USDC, simulated -1,000 USDC" in term.screen
     term.type("n\n")
@@ -310,7 +332,9 @@ def test_unsafe_allow_mismatch_on_a_terminal_shows_the_differences_and_still_ask
 
 def test_withdraw_with_exclude_fees_passes_and_pays_exactly(world):
     before = int(rpc_call(world.sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
-    result = world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--exclude-fees", "--send", "--yes", "-o", "json")
+    result = world.yield_(
+        "withdraw", "--asset", "USDC", "--amount", "5", "--exclude-fees", "--send", "--yes", "-o", "json"
+    )
     assert result.code == 0, result.stderr
     assert result.json()["effect"]["observed"]["tokens"][USDC] == 5_000_000
     after = int(rpc_call(world.sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
@@ -333,7 +357,9 @@ def test_a_wrapped_sol_deposit_and_an_unwrapping_withdraw_pass(world):
     deposit = world.yield_("deposit", "--asset", "SOL", "--amount", "0.5", "--send", "--yes", "-o", "json")
     assert deposit.code == 0, deposit.stderr
     assert deposit.json()["effect"]["differences"] == []
-    withdraw = world.yield_("withdraw", "--asset", "SOL", "--amount", "0.2", "--unwrap-wsol", "--send", "--yes", "-o", "json")
+    withdraw = world.yield_(
+        "withdraw", "--asset", "SOL", "--amount", "0.2", "--unwrap-wsol", "--send", "--yes", "-o", "json"
+    )
     assert withdraw.code == 0, withdraw.stderr
     effect = withdraw.json()["effect"]
     assert effect["differences"] == [] and 0 < effect["observed"]["sol"] <= 200_000_000
@@ -346,7 +372,9 @@ def test_tx_sign_and_send_check_the_stated_intent(world, tmp_path):
     doctored = tmp_path / "doctored.json"
     doctored.write_text(built.stdout)
     for command in ("sign", "send"):
-        refused = world.yield_("tx", command, str(doctored), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else []))
+        refused = world.yield_(
+            "tx", command, str(doctored), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else [])
+        )
         assert refused.code == 10 and "expected -10 USDC, simulated -1,000 USDC" in refused.stderr, refused.stderr
     # without --expect, signing may only cost the fee: 1000 USDC leaving is named
     plain = world.yield_("tx", "sign", str(doctored))
@@ -368,7 +396,9 @@ def test_the_sol_cost_cap_has_a_flag(world):
 
 
 def test_a_failed_simulation_before_sending_is_exit_11(world):
-    world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
+    world.doctor(
+        lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))]
+    )
     failed = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")
     assert failed.code == 11 and "simulation failed" in failed.stderr, failed.stderr
 
@@ -401,7 +431,9 @@ def test_a_withdraw_that_also_drains_the_position_to_a_stranger_is_refused(world
 def test_send_is_refused_when_the_rpc_cannot_be_reached(world):
     env = {**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"}  # nothing listens on the discard port
     refused = world.run("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env=env)
-    assert refused.code == 10 and "could not be checked (the simulation could not run)" in refused.stderr, refused.stderr
+    assert refused.code == 10 and "could not be checked (the simulation could not run)" in refused.stderr, (
+        refused.stderr
+    )
 
 
 def test_a_review_exits_with_what_its_check_found(world):
@@ -416,6 +448,8 @@ def test_a_review_exits_with_what_its_check_found(world):
     world.doctor(amount_changed)
     mismatch = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json")
     assert mismatch.code == 10 and "expected -10 USDC, simulated -1,000 USDC" in mismatch.stderr
-    world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
+    world.doctor(
+        lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))]
+    )
     failed = world.yield_(*review)
     assert failed.code == 11 and "simulation failed" in failed.stderr and failed.json()["simulation"]["ok"] is False

@@ -16,10 +16,17 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import AllocateParams, AssignParams, TransferParams, allocate, assign, transfer
 
-from tests.cli.test_intent import TOKEN, USDC_MINT, USER_ATA, WALLET, _token_ix, destination_swapped
-from tests.cli.test_intent import world  # noqa: F401 (the fixture: the sandbox behind a stand-in service)
-from yieldcli.solana import programs, strategy_program
+from tests.cli.test_intent import (
+    TOKEN,
+    USDC_MINT,
+    USER_ATA,
+    WALLET,
+    _token_ix,
+    destination_swapped,
+    world,  # noqa: F401 (the fixture: the sandbox behind a stand-in service)
+)
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
+from yieldcli.solana import programs, strategy_program
 
 SYSTEM = Pubkey.from_string(programs.SYSTEM_PROGRAM)
 STAKE = Pubkey.from_string("Stake11111111111111111111111111111111111111")
@@ -37,16 +44,23 @@ def to_pda_vault(w):
 
 
 def append(make):
-    return lambda w: (lambda ixs: ixs + [make(w)])
+    return lambda w: lambda ixs: ixs + [make(w)]
 
 
 ASSIGN = append(lambda w: assign(AssignParams(pubkey=WALLET, owner=STAKE)))
 ALLOCATE = append(lambda w: allocate(AllocateParams(pubkey=WALLET, space=8)))
 STRANGER_RENT = append(lambda w: programs.create_associated_token_account(WALLET, w.new_account.pubkey(), USDC_MINT))
-SET_POSITION_CLOSE = append(lambda w: Instruction(TOKEN, bytes([6, 3, 1]) + bytes(w.stranger),
-                                                  [AccountMeta(USER_ATA, False, True), AccountMeta(WALLET, True, False)]))
+SET_POSITION_CLOSE = append(
+    lambda w: Instruction(
+        TOKEN,
+        bytes([6, 3, 1]) + bytes(w.stranger),
+        [AccountMeta(USER_ATA, False, True), AccountMeta(WALLET, True, False)],
+    )
+)
 UNKNOWN_PROGRAM = append(lambda w: Instruction(STAKE, struct.pack("<I", 13), [AccountMeta(USER_ATA, False, True)]))
-REVOKE = append(lambda w: Instruction(TOKEN, bytes([5]), [AccountMeta(USER_ATA, False, True), AccountMeta(WALLET, True, False)]))
+REVOKE = append(
+    lambda w: Instruction(TOKEN, bytes([5]), [AccountMeta(USER_ATA, False, True), AccountMeta(WALLET, True, False)])
+)
 
 
 def close_position_to_stranger(w):
@@ -55,12 +69,14 @@ def close_position_to_stranger(w):
 
 def payout_to_stranger(w):
     """The close's remainder paid to a stranger's account instead of the user's."""
+
     def change(ixs):
         i = _token_ix(ixs)
         metas = list(ixs[i].accounts)
         metas[1] = AccountMeta(w.stranger_ata, False, True)
         ixs[i] = Instruction(ixs[i].program_id, bytes(ixs[i].data), metas)
         return ixs
+
     return change
 
 
@@ -71,22 +87,58 @@ def forward_unwrapped(w):
 DEPOSIT = ("deposit", "--asset", "USDC", "--amount", "10")
 ATTACKS = {
     # name: (command, doctor, exit code, what the refusal says)
-    "deposit into a PDA-owned account of another program": (DEPOSIT, to_pda_vault, 10, "Token TransferChecked from your account"),
+    "deposit into a PDA-owned account of another program": (
+        DEPOSIT,
+        to_pda_vault,
+        10,
+        "Token TransferChecked from your account",
+    ),
     "System Assign of the wallet": (DEPOSIT, ASSIGN, 10, "System Assign of your wallet"),
     "System Allocate on the wallet": (DEPOSIT, ALLOCATE, 10, "System Allocate of your wallet"),
-    "an account for a stranger paid by the user": (DEPOSIT, STRANGER_RENT, 10, "ATA CreateIdempotent of a token account for"),
+    "an account for a stranger paid by the user": (
+        DEPOSIT,
+        STRANGER_RENT,
+        10,
+        "ATA CreateIdempotent of a token account for",
+    ),
     "SetAuthority close on the user's account": (DEPOSIT, SET_POSITION_CLOSE, 10, "Token SetAuthority of your account"),
-    "a program with no business, given the user's account": (DEPOSIT, UNKNOWN_PROGRAM, 10, "is not one this request needs"),
+    "a program with no business, given the user's account": (
+        DEPOSIT,
+        UNKNOWN_PROGRAM,
+        10,
+        "is not one this request needs",
+    ),
     "a Token kind the action does not need (Revoke)": (DEPOSIT, REVOKE, 10, "Token Revoke of your account"),
-    "withdraw, and close the position to a stranger": (("withdraw", "--asset", "USDC", "--amount", "5"),
-                                                       close_position_to_stranger, 10, "USDC of your position to"),
-    "withdraw --all, and SOL to a stranger": (("withdraw", "--asset", "USDC", "--all"), forward_unwrapped, 10,
-                                              "System Transfer of 100000000 lamports"),
-    "withdraw --exclude-fees with the unwrapped SOL forwarded": (("withdraw", "--asset", "USDC", "--amount", "5", "--exclude-fees"),
-                                                                 forward_unwrapped, 10, "System Transfer of 100000000 lamports"),
-    "withdraw SOL --unwrap-wsol, the SOL forwarded to a stranger": (("withdraw", "--asset", "SOL", "--amount", "0.2", "--unwrap-wsol"),
-                                                                    forward_unwrapped, 10, "System Transfer of 100000000 lamports"),
-    "close, the remainder paid to a stranger": (("close-account", "--asset", "USDC"), payout_to_stranger, 10, "USDC of your position to"),
+    "withdraw, and close the position to a stranger": (
+        ("withdraw", "--asset", "USDC", "--amount", "5"),
+        close_position_to_stranger,
+        10,
+        "USDC of your position to",
+    ),
+    "withdraw --all, and SOL to a stranger": (
+        ("withdraw", "--asset", "USDC", "--all"),
+        forward_unwrapped,
+        10,
+        "System Transfer of 100000000 lamports",
+    ),
+    "withdraw --exclude-fees with the unwrapped SOL forwarded": (
+        ("withdraw", "--asset", "USDC", "--amount", "5", "--exclude-fees"),
+        forward_unwrapped,
+        10,
+        "System Transfer of 100000000 lamports",
+    ),
+    "withdraw SOL --unwrap-wsol, the SOL forwarded to a stranger": (
+        ("withdraw", "--asset", "SOL", "--amount", "0.2", "--unwrap-wsol"),
+        forward_unwrapped,
+        10,
+        "System Transfer of 100000000 lamports",
+    ),
+    "close, the remainder paid to a stranger": (
+        ("close-account", "--asset", "USDC"),
+        payout_to_stranger,
+        10,
+        "USDC of your position to",
+    ),
 }
 
 
@@ -99,7 +151,9 @@ def test_each_attack_is_refused_before_signing_and_the_chain_is_unchanged(world,
     world.doctor(make(world))
     before = world.snapshot()
     refused = world.yield_(*command, "--send", "--yes", "-o", "json")
-    record_property("outcome", f"exit {refused.code}: {refused.stderr.splitlines()[0] if refused.stderr else ''}")  # for the attack table
+    record_property(
+        "outcome", f"exit {refused.code}: {refused.stderr.splitlines()[0] if refused.stderr else ''}"
+    )  # for the attack table
     assert refused.code == code, refused.stderr
     assert message in refused.stderr, refused.stderr
     assert "signature" not in refused.json()
@@ -120,38 +174,58 @@ def test_verdicts_are_in_the_json_and_the_review(world):
 
 
 def test_the_python_client_with_an_always_yes_confirm_is_refused(world):
+    from tests.conftest import TEST_API_KEY
     from yieldcli.client import Client
     from yieldcli.errors import Refused
-    from tests.conftest import TEST_API_KEY
     from yieldcli.sandbox.demo import demo_keypair
 
     world.new_account = Keypair()
     before = world.snapshot()
     for make, message in ((ASSIGN, "System Assign of your wallet"), (UNKNOWN_PROGRAM, "is not one this request needs")):
         world.doctor(make(world))
-        with Client(api_url=world.stand_in.url, api_key=TEST_API_KEY, strategy=DEMO_STRATEGY_ID, rpc_url=world.sandbox.rpc_url,
-                    keypair=demo_keypair(), journal_path=world.keypair + ".journal") as client:
-            with pytest.raises(Refused, match=message):
-                client.deposit("USDC", "10").send(confirm=lambda *a: True)
+        with Client(
+            api_url=world.stand_in.url,
+            api_key=TEST_API_KEY,
+            strategy=DEMO_STRATEGY_ID,
+            rpc_url=world.sandbox.rpc_url,
+            keypair=demo_keypair(),
+            journal_path=world.keypair + ".journal",
+        ) as client, pytest.raises(Refused, match=message):
+            client.deposit("USDC", "10").send(confirm=lambda *a: True)
     assert world.snapshot() == before
 
 
 def test_tx_sign_and_send_refuse_hostile_transactions_and_a_failing_simulation(world, tmp_path):
-    for make, message in ((ASSIGN, "System Assign of your wallet"), (to_pda_vault, "Token TransferChecked from your account")):
+    for make, message in (
+        (ASSIGN, "System Assign of your wallet"),
+        (to_pda_vault, "Token TransferChecked from your account"),
+    ):
         world.doctor(make(world))
         saved = tmp_path / "hostile.json"
         saved.write_text(world.yield_(*DEPOSIT, "-o", "json").stdout)
         before = world.snapshot()
         for command in ("sign", "send"):
-            refused = world.yield_("tx", command, str(saved), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else []))
+            refused = world.yield_(
+                "tx", command, str(saved), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else [])
+            )
             assert refused.code == 10 and message in refused.stderr, refused.stderr
         assert world.snapshot() == before
-    world.doctor(lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))])
+    world.doctor(
+        lambda ixs: ixs + [transfer(TransferParams(from_pubkey=WALLET, to_pubkey=world.stranger, lamports=10**18))]
+    )
     failing = tmp_path / "failing.json"
     failing.write_text(world.yield_(*DEPOSIT, "-o", "json").stdout)
     for command in ("sign", "send"):
-        failed = world.yield_("tx", command, str(failing), "--expect", "deposit:USDC:10", *(["--yes"] if command == "send" else []),
-                              "-o", "json")
+        failed = world.yield_(
+            "tx",
+            command,
+            str(failing),
+            "--expect",
+            "deposit:USDC:10",
+            *(["--yes"] if command == "send" else []),
+            "-o",
+            "json",
+        )
         assert failed.code == 11 and "simulation failed" in failed.stderr, failed.stderr
         assert "signature" not in failed.json() or not failed.json().get("signature")
 
@@ -192,18 +266,26 @@ def test_close_pays_the_remainder_to_the_recipient_named_and_to_no_one_else(worl
 
 
 def test_a_strategy_program_named_for_another_deployment_is_the_only_one_trusted(world):
+    from tests.conftest import TEST_API_KEY
     from yieldcli.client import Client
     from yieldcli.errors import Refused
-    from tests.conftest import TEST_API_KEY
     from yieldcli.sandbox.demo import demo_keypair
 
     other = str(Keypair().pubkey())
     # The command line: the setting replaces the sandbox's program, whose deposit then uses the user's authority unvouched.
     refused = world.run(*DEPOSIT, "--send", "--yes", env={**world.env(), "YIELD_STRATEGY_PROGRAM": other})
-    assert refused.code == 10 and "Sandbox strategy program is not one this request needs" in refused.stderr, refused.stderr
+    assert refused.code == 10 and "Sandbox strategy program is not one this request needs" in refused.stderr, (
+        refused.stderr
+    )
     # The Python client: the same per write.
-    with Client(api_url=world.stand_in.url, api_key=TEST_API_KEY, strategy=DEMO_STRATEGY_ID, rpc_url=world.sandbox.rpc_url,
-                keypair=demo_keypair(), journal_path=world.keypair + ".journal") as client:
+    with Client(
+        api_url=world.stand_in.url,
+        api_key=TEST_API_KEY,
+        strategy=DEMO_STRATEGY_ID,
+        rpc_url=world.sandbox.rpc_url,
+        keypair=demo_keypair(),
+        journal_path=world.keypair + ".journal",
+    ) as client:
         with pytest.raises(Refused, match="Sandbox strategy program is not one this request needs"):
             client.deposit("USDC", "10", strategy_program=other).send(confirm=lambda *a: True)
         assert client.deposit("USDC", "10").send(confirm=lambda *a: True).status == "confirmed"

@@ -79,7 +79,11 @@ def _r(key: Pubkey) -> AccountMeta:
 
 
 def withdraw_nonce(w, h):
-    return _system(5, [_w(h.nonce), _w(w.stranger), _r(RECENT_BLOCKHASHES), _r(RENT_SYSVAR), _signer(WALLET)], struct.pack("<Q", SOL))
+    return _system(
+        5,
+        [_w(h.nonce), _w(w.stranger), _r(RECENT_BLOCKHASHES), _r(RENT_SYSVAR), _signer(WALLET)],
+        struct.pack("<Q", SOL),
+    )
 
 
 def authorize_nonce(w, h):
@@ -92,13 +96,17 @@ def transfer_with_seed(w, h):
 
 
 def stake_withdraw(w, h):
-    return Instruction(STAKE, struct.pack("<IQ", 4, SOL),
-                       [_w(h.stake), _w(w.stranger), _r(CLOCK), _r(STAKE_HISTORY), _signer(WALLET)])
+    return Instruction(
+        STAKE, struct.pack("<IQ", 4, SOL), [_w(h.stake), _w(w.stranger), _r(CLOCK), _r(STAKE_HISTORY), _signer(WALLET)]
+    )
 
 
 def stake_authorize(w, h):
-    return Instruction(STAKE, struct.pack("<I", 1) + bytes(w.stranger) + struct.pack("<I", 1),
-                       [_w(h.stake), _r(CLOCK), _signer(WALLET)])
+    return Instruction(
+        STAKE,
+        struct.pack("<I", 1) + bytes(w.stranger) + struct.pack("<I", 1),
+        [_w(h.stake), _r(CLOCK), _signer(WALLET)],
+    )
 
 
 def mint_set_authority(w, h):
@@ -136,7 +144,10 @@ APPENDED = {
     "MintTo from a mint the user controls": (mint_to_stranger, "Token MintTo of your account"),
     "Approve on the user's account": (approve_on_users_account, "Token Approve of your account"),
     "SetAuthority owner on the user's account": (set_owner_of_users_account, "Token SetAuthority of your account"),
-    "spending from an account the user is only delegate of": (drain_delegated, "Token TransferChecked from your account"),
+    "spending from an account the user is only delegate of": (
+        drain_delegated,
+        "Token TransferChecked from your account",
+    ),
     "SOL to a stranger": (sol_to_stranger, "System Transfer of 100000000 lamports from your wallet"),
 }
 
@@ -175,7 +186,9 @@ def test_an_appended_instruction_using_the_users_authority_is_refused(world, att
     world.doctor(lambda ixs: ixs + [make(world, world.holdings)])
     before = snapshot(world)
     refused = world.yield_(*ACTIONS[action], "--send", "--yes", "-o", "json")
-    record_property("outcome", f"exit {refused.code}: {refused.stderr.splitlines()[0] if refused.stderr else ''}")  # for the attack table
+    record_property(
+        "outcome", f"exit {refused.code}: {refused.stderr.splitlines()[0] if refused.stderr else ''}"
+    )  # for the attack table
     assert refused.code in (10, 11), refused.stderr
     if refused.code == 10:
         assert message in refused.stderr, refused.stderr
@@ -192,7 +205,9 @@ def replace_deposit_with_transfer_to(account_of):
             amount = struct.unpack_from("<Q", bytes(ixs[i].data), 1)[0]
             ixs[i] = programs.token_transfer_checked(USER_ATA, USDC_MINT, account_of(w), WALLET, amount, 6)
             return ixs
+
         return change
+
     return make
 
 
@@ -216,8 +231,14 @@ def test_the_python_client_refuses_on_every_write_path_with_an_always_yes_confir
     from yieldcli.errors import Refused
 
     before = snapshot(world)
-    with Client(api_url=world.stand_in.url, api_key=TEST_API_KEY, strategy=DEMO_STRATEGY_ID, rpc_url=world.sandbox.rpc_url,
-                keypair=demo_keypair(), journal_path=world.keypair + ".journal") as client:
+    with Client(
+        api_url=world.stand_in.url,
+        api_key=TEST_API_KEY,
+        strategy=DEMO_STRATEGY_ID,
+        rpc_url=world.sandbox.rpc_url,
+        keypair=demo_keypair(),
+        journal_path=world.keypair + ".journal",
+    ) as client:
         calls = {
             "deposit": lambda: client.deposit("USDC", "10"),
             "withdraw": lambda: client.withdraw("USDC", "5"),
@@ -225,8 +246,10 @@ def test_the_python_client_refuses_on_every_write_path_with_an_always_yes_confir
             "close": lambda: client.close_account("USDC"),
         }
         for name, call in calls.items():
-            for make, message in (APPENDED["System AuthorizeNonceAccount of a nonce the user authorizes"],
-                                  APPENDED["Stake Withdraw from a stake account the user authorizes"]):
+            for make, message in (
+                APPENDED["System AuthorizeNonceAccount of a nonce the user authorizes"],
+                APPENDED["Stake Withdraw from a stake account the user authorizes"],
+            ):
                 world.doctor(lambda ixs: ixs + [make(world, world.holdings)])
                 with pytest.raises(Refused, match=message):
                     call().send(confirm=lambda *a: True)

@@ -25,16 +25,28 @@ UNIT = 1_000_000  # 1 USDC in base units
 def chain_env(sandbox, tmp_path):
     """The environment `chain` gives `yield`, for commands started in the background."""
     keypair = write_keypair(tmp_path / "bg-demo.json", demo_keypair())
-    return {**os.environ, "YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": sandbox.rpc_url,
-            "YIELD_KEYPAIR": keypair, "YIELD_STRATEGY": DEMO_STRATEGY_ID}
+    return {
+        **os.environ,
+        "YIELD_API_URL": sandbox.url,
+        "YIELD_API_KEY": TEST_API_KEY,
+        "YIELD_RPC_URL": sandbox.rpc_url,
+        "YIELD_KEYPAIR": keypair,
+        "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+    }
 
 
 def start(env, *args):
     # SIGINT as on a fresh terminal even when this test run was started in the background, where the
     # shell has it ignored (and a child inherits that).
-    return subprocess.Popen([YIELD, *args], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        [YIELD, *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def held_once(sandbox, timeout=60.0) -> str:
@@ -157,8 +169,11 @@ def test_a_signal_during_the_wait_prints_the_signature_and_exits_130(chain, chai
     assert status.code == 0 and status.json()["status"] in ("confirmed", "finalized")
 
 
-ALREADY_PROCESSED = {"code": -32002, "message": "Transaction simulation failed: This transaction has already been processed",
-                     "data": {"err": "AlreadyProcessed", "logs": [], "accounts": None, "unitsConsumed": 0}}
+ALREADY_PROCESSED = {
+    "code": -32002,
+    "message": "Transaction simulation failed: This transaction has already been processed",
+    "data": {"err": "AlreadyProcessed", "logs": [], "accounts": None, "unitsConsumed": 0},
+}
 
 
 class _SendAnswersError:
@@ -167,7 +182,8 @@ class _SendAnswersError:
 
     def __init__(self, upstream: str, error: dict = ALREADY_PROCESSED):
         forward = self._forward = lambda body: urllib.request.urlopen(
-            urllib.request.Request(upstream, body, {"Content-Type": "application/json"}), timeout=30).read()
+            urllib.request.Request(upstream, body, {"Content-Type": "application/json"}), timeout=30
+        ).read()
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -238,7 +254,9 @@ def test_sending_a_transaction_that_already_landed_reports_its_outcome(chain, sa
     path = tmp_path / "signed.json"
     path.write_text(signed.stdout)
     # sent earlier by someone else (another tool, a crashed run): it landed
-    landed = sandbox.runtime.send_transaction(VersionedTransaction.from_bytes(base64.b64decode(signed.json()["transaction"])))
+    landed = sandbox.runtime.send_transaction(
+        VersionedTransaction.from_bytes(base64.b64decode(signed.json()["transaction"]))
+    )
     assert landed.landed
     again = chain("tx", "send", str(path), "--yes", "-o", "json")
     assert again.code == 0, again.stderr
@@ -248,7 +266,7 @@ def test_sending_a_transaction_that_already_landed_reports_its_outcome(chain, sa
     assert usdc_position(chain) == before + UNIT
 
 
-@pytest.mark.parametrize("content", ["{half a journ", "[{\"signature\": 5}]"])
+@pytest.mark.parametrize("content", ["{half a journ", '[{"signature": 5}]'])
 def test_a_damaged_journal_exits_3_naming_the_file(chain, sandbox, isolated, content):
     path = journal_path(isolated)
     path.parent.mkdir(parents=True, exist_ok=True)

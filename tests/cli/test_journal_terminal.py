@@ -26,7 +26,9 @@ def test_after_an_earlier_deposit_landed_a_terminal_asks_before_sending_another(
     term.expect("Sign and send this deposit?")
     term.type("y\n")
     term.expect("Send another deposit anyway?")
-    assert f"your earlier deposit {signature} landed in slot" in term.screen.decode(errors="replace").replace("\r\n", "")
+    assert f"your earlier deposit {signature} landed in slot" in term.screen.decode(errors="replace").replace(
+        "\r\n", ""
+    )
     term.type("n\n")
     assert term.wait() == 12
     assert usdc_position(chain) == before + UNIT

@@ -55,14 +55,28 @@ def nonce_cli(run, sandbox):
 
 
 def rpc_call(url: str, method: str, params: list | None = None):
-    return httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}, timeout=10).json()["result"]
+    return httpx2.post(
+        url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}, timeout=10
+    ).json()["result"]
 
 
 def test_create_then_show(nonce_cli, sandbox, payer, tmp_path):
     authority = Keypair().pubkey()
     outfile = tmp_path / "nonce-account.json"
-    created = nonce_cli("-v", "nonce", "create", "--authority", str(authority), "-k", payer.file, "--yes", "--outfile", str(outfile),
-                        "-o", "json")
+    created = nonce_cli(
+        "-v",
+        "nonce",
+        "create",
+        "--authority",
+        str(authority),
+        "-k",
+        payer.file,
+        "--yes",
+        "--outfile",
+        str(outfile),
+        "-o",
+        "json",
+    )
     assert created.code == 0, created.stderr
     assert "[yield] sent 1 time(s)" in created.stderr  # --verbose counts the sends
     body = created.json()
@@ -76,8 +90,13 @@ def test_create_then_show(nonce_cli, sandbox, payer, tmp_path):
 
     shown = nonce_cli("nonce", "show", body["address"], "-o", "json")
     assert shown.code == 0, shown.stderr
-    assert shown.json() == {"address": body["address"], "authority": str(authority), "nonce": body["nonce"],
-                            "lamports_per_signature": 5000, "lamports": rent}
+    assert shown.json() == {
+        "address": body["address"],
+        "authority": str(authority),
+        "nonce": body["nonce"],
+        "lamports_per_signature": 5000,
+        "lamports": rent,
+    }
     table = nonce_cli("nonce", "show", body["address"], "-o", "table")
     assert f"authority:  {authority}" in table.stdout and f"nonce:      {body['nonce']}" in table.stdout
     assert "0.00144768 SOL" in table.stdout
@@ -103,7 +122,9 @@ def test_refusals(nonce_cli, payer, tmp_path):
 
 def test_a_nonce_transaction_lands_long_after_its_blockhash_would_have_expired(nonce_cli, sandbox, payer):
     cold = Keypair()  # the nonce authority: signs on another machine
-    created = nonce_cli("nonce", "create", "--authority", str(cold.pubkey()), "-k", payer.file, "--yes", "-o", "json").json()
+    created = nonce_cli(
+        "nonce", "create", "--authority", str(cold.pubkey()), "-k", payer.file, "--yes", "-o", "json"
+    ).json()
     address = Pubkey.from_string(created["address"])
     friend = Keypair().pubkey()
 
@@ -128,7 +149,9 @@ def test_a_nonce_transaction_lands_long_after_its_blockhash_would_have_expired(n
         async with Rpc(sandbox.rpc_url) as rpc:
             signature = await rpc.send(signed.transaction)
             rebroadcast = Rebroadcast(rpc, bytes(signed.transaction), interval=0.05)
-            outcome = await wait_for(rpc, signature, None, timeout_s=20, poll_interval=0.02, rebroadcast=rebroadcast, nonce=lifetime)
+            outcome = await wait_for(
+                rpc, signature, None, timeout_s=20, poll_interval=0.02, rebroadcast=rebroadcast, nonce=lifetime
+            )
             with pytest.raises(TransactionExpired):  # the nonce moved on: the same bytes can never land again
                 await rpc.send(signed.transaction)
             return outcome

@@ -12,8 +12,13 @@ def test_keypair_and_url_are_accepted_by_every_command_before_or_after_it(run, t
     stranger = write_keypair(tmp_path / "user2.json", Keypair())
     demo = write_keypair(tmp_path / "demo.json", demo_keypair())
     for where in ("before", "after"):
+
         def positions(*flags):
-            args = ["--sandbox", *flags, "positions", "-o", "json"] if where == "before" else ["--sandbox", "positions", "-o", "json", *flags]
+            args = (
+                ["--sandbox", *flags, "positions", "-o", "json"]
+                if where == "before"
+                else ["--sandbox", "positions", "-o", "json", *flags]
+            )
             result = run(*args)
             assert result.code == 0, (where, result.stderr)
             return result.json()["data"]
@@ -37,7 +42,9 @@ def test_timeout_is_seconds_per_request_everywhere_and_the_wait_has_its_own_name
     pending_check = chain("deposit", "--asset", "USDC", "--amount", "1", "--confirm-timeout", "0", "--send", "--yes")
     assert pending_check.code == 2 and "--confirm-timeout" in pending_check.stderr
     before = usdc_position(chain)
-    sent = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--confirm-timeout", "60", "-o", "json")
+    sent = chain(
+        "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--confirm-timeout", "60", "-o", "json"
+    )
     assert sent.code == 0 and json.loads(sent.stdout)["status"] == "confirmed"
     assert usdc_position(chain) == before + 1_000_000
 

@@ -22,13 +22,27 @@ def test_a_partly_signed_transaction_has_no_signature_until_the_fee_payer_signs(
     payer = Keypair()
     sandbox.runtime.airdrop(payer.pubkey(), 2_000_000_000)
     built = chain("deposit", "--asset", "USDC", "--amount", "1", "--payer", str(payer.pubkey()), "-o", "json")
-    partly = chain("deposit", "--asset", "USDC", "--amount", "1", "--payer", str(payer.pubkey()), "--sign", "-o", "json")
+    partly = chain(
+        "deposit", "--asset", "USDC", "--amount", "1", "--payer", str(payer.pubkey()), "--sign", "-o", "json"
+    )
     assert built.code == 0 and partly.code == 0, partly.stderr
     assert partly.json()["status"] == "partially-signed" and partly.json()["signature"] is None
     unsigned = tmp_path / "partly.json"
     unsigned.write_text(partly.stdout)
     payer_file = write_keypair(tmp_path / "payer.json", payer)
-    done = chain("tx", "sign", str(unsigned), "-k", payer_file, "--wallet", DEMO_WALLET, "--expect", "deposit:USDC:1", "-o", "json")
+    done = chain(
+        "tx",
+        "sign",
+        str(unsigned),
+        "-k",
+        payer_file,
+        "--wallet",
+        DEMO_WALLET,
+        "--expect",
+        "deposit:USDC:1",
+        "-o",
+        "json",
+    )
     assert done.code == 0, done.stderr
     assert done.json()["status"] == "signed" and done.json()["signature"] not in (None, "1" * 64)
 
@@ -41,19 +55,34 @@ def test_tx_status_of_an_unknown_signature_has_a_documented_code_and_kind(chain)
     assert error["kind"] == "tx.unknown" and "--url" in error["hint"]
 
 
-def test_a_transaction_signed_against_the_sandbox_is_sent_there_without_naming_its_service(chain, run, sandbox, tmp_path):
+def test_a_transaction_signed_against_the_sandbox_is_sent_there_without_naming_its_service(
+    chain, run, sandbox, tmp_path
+):
     before = usdc_position(chain)
     signed = tmp_path / "signed.json"
     signed.write_text(chain("deposit", "--asset", "USDC", "--amount", "1", "--sign", "-o", "json").stdout)
     # no --api-url: the configured service would be the production one; the transaction says where it belongs
-    sent = run("tx", "send", str(signed), "-u", sandbox.rpc_url, "--expect", "deposit:USDC:1", "--yes", "-o", "json",
-               env={"YIELD_KEYPAIR": chain.keypair})
+    sent = run(
+        "tx",
+        "send",
+        str(signed),
+        "-u",
+        sandbox.rpc_url,
+        "--expect",
+        "deposit:USDC:1",
+        "--yes",
+        "-o",
+        "json",
+        env={"YIELD_KEYPAIR": chain.keypair},
+    )
     assert sent.code == 0, sent.stderr
     assert sent.json()["status"] == "confirmed" and usdc_position(chain) == before + 1_000_000
 
 
 def test_strategy_not_found_says_where_the_id_came_from(api, run, sandbox):
-    assert api("positions", DEMO_WALLET, "--strategy", "nope").stderr.startswith("error: Strategy not found: 'nope' (from --strategy)")
+    assert api("positions", DEMO_WALLET, "--strategy", "nope").stderr.startswith(
+        "error: Strategy not found: 'nope' (from --strategy)"
+    )
     assert "(from YIELD_STRATEGY)" in api("positions", DEMO_WALLET, env={"YIELD_STRATEGY": "nope"}).stderr
     assert run("--profile", "p", "config", "set", "strategy", "nope").code == 0
     result = api("--profile", "p", "positions", DEMO_WALLET)
@@ -100,7 +129,9 @@ def test_keypairs_as_base58_on_one_line_and_on_stdin_with_the_wallet_derived(cha
     assert sent.code == 0, sent.stderr
     # -k -: the keypair on standard input signs, and the wallet comes from it (no --wallet)
     for text in (json.dumps(list(bytes(demo_keypair()))), _base58(bytes(demo_keypair()))):
-        piped = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-k", "-", "-o", "json", input=text)
+        piped = chain(
+            "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-k", "-", "-o", "json", input=text
+        )
         assert piped.code == 0, piped.stderr
     assert usdc_position(chain) == before + 3_000_000
     garbage = tmp_path / "garbage.txt"

@@ -31,8 +31,9 @@ def test_tables_and_reviews_fall_back_to_ascii(run, encoding):
 def test_json_on_an_ascii_stdout_stays_exact(run):
     """The machine formats escape what the stream cannot encode as JSON itself does: same data."""
     plain = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "-o", "json")
-    ascii_ = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "-o", "json",
-                 env={"PYTHONIOENCODING": "ascii"})
+    ascii_ = run(
+        "--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "-o", "json", env={"PYTHONIOENCODING": "ascii"}
+    )
     assert plain.code == ascii_.code == 0, ascii_.stderr
     assert not _ascii_only(plain.stdout) and _ascii_only(ascii_.stdout)
     one, two = json.loads(plain.stdout), json.loads(ascii_.stdout)
@@ -51,11 +52,17 @@ def test_an_ascii_terminal_gets_ascii_tables(tmp_path):
     assert "Positions" in text and "-" * 40 in text and "UnicodeEncodeError" not in text
 
 
-@pytest.mark.parametrize("mode", [["-o", "ndjson"], ["-o", "json"], ["-o", "csv"], ["-o", "table"], ["--jq", ".data[]"]])
+@pytest.mark.parametrize(
+    "mode", [["-o", "ndjson"], ["-o", "json"], ["-o", "csv"], ["-o", "table"], ["--jq", ".data[]"]]
+)
 def test_a_closed_pipe_ends_quietly_with_0(isolated, mode):
     """`yield balances --all | head -1`: the reader is gone before everything is written."""
-    writer = subprocess.Popen([YIELD, "--sandbox", "balances", "--all", *mode],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    writer = subprocess.Popen(
+        [YIELD, "--sandbox", "balances", "--all", *mode],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     assert writer.stdout is not None and writer.stderr is not None
     writer.stdout.close()  # as `head` does once it has its line
     err = writer.stderr.read().decode()
@@ -109,9 +116,14 @@ def test_an_unknown_mint_s_decimals_are_read_from_the_chain(api, sandbox, tmp_pa
     mint = Keypair().pubkey()
     data = bytearray(82)
     data[44], data[45] = 3, 1  # decimals, initialized
-    sandbox.runtime.set_account(mint, Account(lamports=1_461_600, data=bytes(data), owner=Pubkey.from_string(TOKEN_PROGRAM), executable=False))
-    env = {"YIELD_RPC_URL": sandbox.rpc_url, "YIELD_STRATEGY": DEMO_STRATEGY_ID,
-           "YIELD_KEYPAIR": write_keypair(tmp_path / "demo.json", demo_keypair())}
+    sandbox.runtime.set_account(
+        mint, Account(lamports=1_461_600, data=bytes(data), owner=Pubkey.from_string(TOKEN_PROGRAM), executable=False)
+    )
+    env = {
+        "YIELD_RPC_URL": sandbox.rpc_url,
+        "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+        "YIELD_KEYPAIR": write_keypair(tmp_path / "demo.json", demo_keypair()),
+    }
     too_fine = api("deposit", "--asset", str(mint), "--amount", "1.5555", env=env)
     assert too_fine.code == 2, too_fine.stderr
     assert "has 4 fraction digits but the token has 3 decimals" in too_fine.error_lines()[0]
@@ -134,6 +146,8 @@ def test_amounts_are_written_one_way_in_the_effect_line_the_review_and_the_table
     body = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1250.5", "-o", "json").json()
     usdc = next(c for c in body["effect"]["observed"]["changes"] if c["asset"] == "USDC")
     assert usdc == {"asset": "USDC", "mint": usdc["mint"], "change": -1_250_500_000, "text": "-1,250.5 USDC"}
-    transfer = next(ix for ix in body["review"]["instructions"] if ix["kind"] == "deposit")["details"]  # the strategy program's
+    transfer = next(ix for ix in body["review"]["instructions"] if ix["kind"] == "deposit")[
+        "details"
+    ]  # the strategy program's
     assert transfer["amount"] == 1_250_500_000 and transfer["ui_amount"] == "1250.500000"
     assert all(isinstance(body["fee"][k], int) for k in ("base", "priority", "total"))

@@ -98,7 +98,9 @@ def test_health(api):
 
 def test_exact_integers_beyond_u64(api, sandbox):
     body = api("balances", WHALE_WALLET, "--all", "-o", "json").json()
-    expected = sandbox.service.handle("GET", f"/user-balances/{WHALE_WALLET}", "limit=100", {"x-api-key": sandbox.api_key}, b"").json()
+    expected = sandbox.service.handle(
+        "GET", f"/user-balances/{WHALE_WALLET}", "limit=100", {"x-api-key": sandbox.api_key}, b""
+    ).json()
     assert body["data"] == expected["data"]
     assert any(item["total_balance"] > 2**64 for item in body["data"])
     # and the CSV/ndjson keep every digit too

@@ -16,8 +16,13 @@ def relayed(sandbox, run, tmp_path):
     """`yield` with its RPC URL on a counting relay in front of the sandbox's RPC."""
     keypair = write_keypair(tmp_path / "demo.json", demo_keypair())
     with RpcRelay(sandbox.rpc_url) as relay:
-        env = {"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": relay.url,
-               "YIELD_KEYPAIR": keypair, "YIELD_STRATEGY": DEMO_STRATEGY_ID}
+        env = {
+            "YIELD_API_URL": sandbox.url,
+            "YIELD_API_KEY": TEST_API_KEY,
+            "YIELD_RPC_URL": relay.url,
+            "YIELD_KEYPAIR": keypair,
+            "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+        }
 
         def _yield(*args):
             relay.clear()
@@ -27,8 +32,11 @@ def relayed(sandbox, run, tmp_path):
         yield _yield
 
 
-@pytest.mark.parametrize("args", [("deposit", "--asset", "USDC", "--amount", "1"), ("withdraw", "--asset", "USDC", "--all")],
-                         ids=["deposit", "withdraw-all"])
+@pytest.mark.parametrize(
+    "args",
+    [("deposit", "--asset", "USDC", "--amount", "1"), ("withdraw", "--asset", "USDC", "--all")],
+    ids=["deposit", "withdraw-all"],
+)
 def test_at_most_three_round_trips_before_the_send(relayed, args):
     if args[0] == "withdraw":
         assert relayed("deposit", "--asset", "USDC", "--amount", "2", "--send", "--yes").code == 0
@@ -48,7 +56,9 @@ def test_at_most_three_round_trips_before_the_send(relayed, args):
 
 
 def test_the_auto_priority_fee_adds_no_round_trip(relayed):
-    result = relayed("deposit", "--asset", "USDC", "--amount", "1", "--priority-fee", "auto", "--send", "--yes", "-o", "json")
+    result = relayed(
+        "deposit", "--asset", "USDC", "--amount", "1", "--priority-fee", "auto", "--send", "--yes", "-o", "json"
+    )
     assert result.code == 0, result.stderr
     assert result.json()["status"] == "confirmed" and result.json()["fee"]["compute_unit_limit"] < 1_400_000
     before = relayed.relay.before("sendTransaction")

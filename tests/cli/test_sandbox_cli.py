@@ -1,8 +1,8 @@
 """`yield --sandbox` and `yield sandbox serve|reset`, as users run them."""
 
 import json
-import re
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -37,8 +37,13 @@ def test_embedded_sandbox_state_lives_in_the_data_dir_and_reset_starts_afresh(ru
 
 
 def test_sandbox_serve_prints_url_and_key_and_serves_real_requests(run, isolated):
-    proc = subprocess.Popen([YIELD, "sandbox", "serve", "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=dict(os.environ))
+    proc = subprocess.Popen(
+        [YIELD, "sandbox", "serve", "-o", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     try:
         info = json.loads(proc.stdout.readline())
         assert info["url"].startswith("http://127.0.0.1:")
@@ -69,12 +74,17 @@ def test_sandbox_serve_on_a_port_in_use_is_one_clear_line(run):
 
 
 def test_serve_try_line_works_on_a_fresh_config_and_info_names_the_server(run):
-    proc = subprocess.Popen([YIELD, "sandbox", "serve", "--color", "never"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "YIELD_OUTPUT": "table"})
+    proc = subprocess.Popen(
+        [YIELD, "sandbox", "serve", "--color", "never"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "YIELD_OUTPUT": "table"},
+    )
     try:
         lines = [proc.stdout.readline() for _ in range(4)]
         assert lines[0].startswith("sandbox service at"), lines
-        try_line = next(line for line in lines if line.startswith("try: "))[len("try: "):].split()
+        try_line = next(line for line in lines if line.startswith("try: "))[len("try: ") :].split()
         key = try_line[0].split("=", 1)[1]
         result = run(*try_line[2:], "-o", "json", env={"YIELD_API_KEY": key})
         assert result.code == 0 and result.json()["strategy_id"] == DEMO_STRATEGY_ID
@@ -110,9 +120,17 @@ def test_airdrop_funds_another_wallet_for_a_separate_payer(run, tmp_path):
     assert run("sandbox", "airdrop", address, "--sol", "2").code == 0
     got = run("sandbox", "airdrop", address, "--token", "USDC", "--amount", "12.5", "-o", "json")
     assert got.code == 0, got.stderr
-    balances = {b["token_symbol"]: b["total_balance"] for b in run("--sandbox", "balances", address, "-o", "json").json()["data"]}
+    balances = {
+        b["token_symbol"]: b["total_balance"]
+        for b in run("--sandbox", "balances", address, "-o", "json").json()["data"]
+    }
     assert balances == {"SOL": 2_000_000_000, "USDC": 12_500_000}
-    for bad in (["--sol", "1", "--token", "USDC"], ["--token", "USDC"], ["--token", "DOGE", "--amount", "1"], ["--sol", "-1"]):
+    for bad in (
+        ["--sol", "1", "--token", "USDC"],
+        ["--token", "USDC"],
+        ["--token", "DOGE", "--amount", "1"],
+        ["--sol", "-1"],
+    ):
         result = run("sandbox", "airdrop", address, *bad)
         assert result.code == 2, (bad, result.stderr)
 
@@ -122,7 +140,9 @@ def test_completion_scripts_are_current():
 
     folder = Path(__file__).resolve().parents[2] / "completions"
     for shell, name in SHELLS.items():
-        assert (folder / name).read_text() == script(shell), f"completions/{name} is stale: python -m yieldcli.cli.completion completions"
+        assert (folder / name).read_text() == script(shell), (
+            f"completions/{name} is stale: python -m yieldcli.cli.completion completions"
+        )
     assert (folder / "_yield").read_text().splitlines()[0] == "#compdef yield"
 
 
@@ -133,11 +153,30 @@ def test_completion_request_answers(run):
 
 def test_version_and_help_with_examples(run):
     assert run("--version").stdout.startswith("yield ")
-    for command in (["positions"], ["balances"], ["earnings"], ["health"], ["strategy", "info"], ["auth", "login"],
-                    ["auth", "status"], ["auth", "logout"], ["config", "show"], ["config", "set"], ["config", "get"],
-                    ["config", "unset"], ["config", "path"], ["sandbox", "serve"], ["sandbox", "reset"],
-                    ["deposit"], ["withdraw"], ["close-account"], ["tx", "inspect"], ["tx", "sign"], ["tx", "send"],
-                    ["tx", "status"]):
+    for command in (
+        ["positions"],
+        ["balances"],
+        ["earnings"],
+        ["health"],
+        ["strategy", "info"],
+        ["auth", "login"],
+        ["auth", "status"],
+        ["auth", "logout"],
+        ["config", "show"],
+        ["config", "set"],
+        ["config", "get"],
+        ["config", "unset"],
+        ["config", "path"],
+        ["sandbox", "serve"],
+        ["sandbox", "reset"],
+        ["deposit"],
+        ["withdraw"],
+        ["close-account"],
+        ["tx", "inspect"],
+        ["tx", "sign"],
+        ["tx", "send"],
+        ["tx", "status"],
+    ):
         result = run(*command, "--help")
         assert result.code == 0 and re.search(r"Example: .*yield", " ".join(result.stdout.split())), command
 
@@ -145,8 +184,17 @@ def test_version_and_help_with_examples(run):
 @pytest.mark.parametrize("mode", ["table", "json", "ndjson", "csv"])
 def test_every_command_renders_in_every_output_mode(run, mode):
     env = {"YIELD_API_KEY": "abcdefghijklmnop1234"}
-    commands = [["auth", "status"], ["config", "show"], ["health"], ["strategy", "info"], ["positions"], ["balances"],
-                ["earnings"], ["deposit", "--asset", "USDC", "--amount", "1"], ["withdraw", "--asset", "USDC", "--amount", "1"]]
+    commands = [
+        ["auth", "status"],
+        ["config", "show"],
+        ["health"],
+        ["strategy", "info"],
+        ["positions"],
+        ["balances"],
+        ["earnings"],
+        ["deposit", "--asset", "USDC", "--amount", "1"],
+        ["withdraw", "--asset", "USDC", "--amount", "1"],
+    ]
     for command in commands:
         result = run("--sandbox", *command, "-o", mode, env=env)
         assert result.code == 0, (command, result.stderr)

@@ -29,12 +29,16 @@ WALLET = Pubkey.from_string(DEMO_WALLET)
 
 def rpc(url: str, method: str, params: list) -> dict:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-    with urllib.request.urlopen(urllib.request.Request(url, body, {"Content-Type": "application/json"}), timeout=30) as answer:
+    with urllib.request.urlopen(
+        urllib.request.Request(url, body, {"Content-Type": "application/json"}), timeout=30
+    ) as answer:
         return json.loads(answer.read())
 
 
 def position_on_chain(url: str, user: Pubkey, mint: Pubkey) -> sp.Position | None:
-    value = rpc(url, "getAccountInfo", [str(sp.position_address(user, DEMO_STRATEGY_ID, mint)), {"encoding": "base64"}])["result"]["value"]
+    value = rpc(
+        url, "getAccountInfo", [str(sp.position_address(user, DEMO_STRATEGY_ID, mint)), {"encoding": "base64"}]
+    )["result"]["value"]
     return None if value is None else sp.parse_position(value["owner"], base64.b64decode(value["data"][0]))
 
 
@@ -83,8 +87,15 @@ def test_hostile_instructions_over_the_sandbox_rpc_are_refused_by_the_program(sa
     answer = send(url, [sp.close(thief.pubkey(), thief_ata, USDC, victim_position)], [thief])
     assert "custom program error: 0x6" in json.dumps(answer["error"])
     # The owner's own overdraw.
-    answer = send(url, [sp.withdraw(WALLET, programs.associated_token_address(WALLET, USDC), USDC, DEMO_STRATEGY_ID,
-                                    before.balance + 1)], [demo_keypair()])
+    answer = send(
+        url,
+        [
+            sp.withdraw(
+                WALLET, programs.associated_token_address(WALLET, USDC), USDC, DEMO_STRATEGY_ID, before.balance + 1
+            )
+        ],
+        [demo_keypair()],
+    )
     assert "custom program error: 0x7" in json.dumps(answer["error"])  # Overdraw
     # A yield the thief credits itself.
     fake_yield = sp.credit_yield(thief_ata, USDC, victim_position, 1)

@@ -37,15 +37,29 @@ def _transaction(text: str) -> bytes:
 
 def test_every_sdk_method_against_sandbox_serve(isolated):
     node = _node()
-    serve = subprocess.Popen([YIELD, "sandbox", "serve", "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=dict(os.environ))
+    serve = subprocess.Popen(
+        [YIELD, "sandbox", "serve", "-o", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     try:
         info = json.loads(serve.stdout.readline())
         from yieldcli.sandbox.ledger import Ledger
 
         state = isolated / ".local" / "share" / "yield" / "sandbox" / "state.json"
         fund_id = Ledger(state).fund_for(DEMO_STRATEGY_ID, USDC)["fund_id"]
-        args = [node, str(JS_DIR / "sdk_drive.mjs"), info["url"], info["api_key"], DEMO_WALLET, DEMO_STRATEGY_ID, fund_id, USDC]
+        args = [
+            node,
+            str(JS_DIR / "sdk_drive.mjs"),
+            info["url"],
+            info["api_key"],
+            DEMO_WALLET,
+            DEMO_STRATEGY_ID,
+            fund_id,
+            USDC,
+        ]
         done = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=JS_DIR)
     finally:
         serve.terminate()
@@ -65,21 +79,28 @@ def test_every_sdk_method_against_sandbox_serve(isolated):
 
     # The SDK's own write methods send fund_id without strategy_id: the service's documented refusals,
     # which the SDK raises as BreezeApiError with the status and message.
-    for name, message in (("createDepositTransaction", "strategy_id must be provided for deposit"),
-                          ("getDepositInstructions", "strategy_id must be provided for deposit"),
-                          ("createWithdrawTransaction", "Strategy id must be provided"),
-                          ("getWithdrawInstruction", "Strategy id must be provided")):
+    for name, message in (
+        ("createDepositTransaction", "strategy_id must be provided for deposit"),
+        ("getDepositInstructions", "strategy_id must be provided for deposit"),
+        ("createWithdrawTransaction", "Strategy id must be provided"),
+        ("getWithdrawInstruction", "Strategy id must be provided"),
+    ):
         assert got[name] == {"ok": False, "status": 400, "message": message, "name": "BreezeApiError"}, name
 
     # Every /tx answer is a bare string the SDK's types expect; /ix answers carry instructions.
     for name in ("depositTx", "depositTxAmountAndAll", "withdrawTx", "closeTx"):
         assert got[name]["ok"] and isinstance(got[name]["value"], str), (name, got[name])
         _transaction(got[name]["value"])
-    for name, key in (("depositIx", "deposit_instructions"), ("withdrawIx", "withdraw_instructions"),
-                      ("closeIx", "close_user_fund_instructions")):
+    for name, key in (
+        ("depositIx", "deposit_instructions"),
+        ("withdrawIx", "withdraw_instructions"),
+        ("closeIx", "close_user_fund_instructions"),
+    ):
         assert got[name]["ok"], (name, got[name])
         instructions = got[name]["value"][key]
         assert instructions and all(len(ix["program_id"]) == 32 and isinstance(ix["data"], list) for ix in instructions)
         for ix in instructions:
-            assert all(set(a) == {"pubkey", "is_signer", "is_writable"} and len(a["pubkey"]) == 32 for a in ix["accounts"])
+            assert all(
+                set(a) == {"pubkey", "is_signer", "is_writable"} and len(a["pubkey"]) == 32 for a in ix["accounts"]
+            )
     assert isinstance(got["depositIx"]["value"]["lookup_table"], str)

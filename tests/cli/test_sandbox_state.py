@@ -24,7 +24,8 @@ def _rpc(url: str, method: str, params: list) -> dict:
     import urllib.request
 
     request = urllib.request.Request(
-        url, json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode(),
+        url,
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode(),
         {"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=30) as answer:
@@ -48,8 +49,13 @@ def test_parallel_deposits_beside_a_running_serve_are_all_kept(run, isolated, tm
     shared state folder, so only the sandbox's state is shared, not the client's in-flight journal.
     """
     shared = isolated / ".local" / "share" / "yield" / "sandbox"
-    serve = subprocess.Popen([YIELD, "sandbox", "serve", "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=dict(os.environ))
+    serve = subprocess.Popen(
+        [YIELD, "sandbox", "serve", "-o", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     try:
         info = json.loads(serve.stdout.readline())
         before = _served_usdc_position(run, info)
@@ -59,9 +65,24 @@ def test_parallel_deposits_beside_a_running_serve_are_all_kept(run, isolated, tm
             (data / "yield").mkdir(parents=True)
             (data / "yield" / "sandbox").symlink_to(shared, target_is_directory=True)
             env = {**os.environ, "XDG_DATA_HOME": str(data)}
-            args = [YIELD, "--sandbox", "deposit", "--asset", "USDC", "--amount", f"1.00000{i}", "--send", "--yes", "-o", "json"]
-            procs.append(subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                          stdin=subprocess.DEVNULL))
+            args = [
+                YIELD,
+                "--sandbox",
+                "deposit",
+                "--asset",
+                "USDC",
+                "--amount",
+                f"1.00000{i}",
+                "--send",
+                "--yes",
+                "-o",
+                "json",
+            ]
+            procs.append(
+                subprocess.Popen(
+                    args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, stdin=subprocess.DEVNULL
+                )
+            )
         signatures = []
         for proc in procs:
             out, err = proc.communicate(timeout=180)
@@ -83,7 +104,16 @@ def test_parallel_deposits_beside_a_running_serve_are_all_kept(run, isolated, tm
 
 
 def _served_usdc_position(run, info) -> int:
-    result = run("--api-url", info["url"], "positions", DEMO_WALLET, "--strategy", DEMO_STRATEGY_ID, "-o", "json",
-                 env={"YIELD_API_KEY": info["api_key"]})
+    result = run(
+        "--api-url",
+        info["url"],
+        "positions",
+        DEMO_WALLET,
+        "--strategy",
+        DEMO_STRATEGY_ID,
+        "-o",
+        "json",
+        env={"YIELD_API_KEY": info["api_key"]},
+    )
     assert result.code == 0, result.stderr
     return sum(p["total_position_value"] for p in result.json()["data"] if p["token_address"] == USDC)

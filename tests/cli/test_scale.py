@@ -27,9 +27,13 @@ def env_for(server):
 def service_items(server, page_size):
     items, page = [], 1
     while True:
-        body = server.service.handle("GET", f"/breeze-balances/{DEMO_WALLET}",
-                                     f"strategy_id={DEMO_STRATEGY_ID}&page={page}&limit={page_size}",
-                                     {"x-api-key": TEST_API_KEY}, b"").json()
+        body = server.service.handle(
+            "GET",
+            f"/breeze-balances/{DEMO_WALLET}",
+            f"strategy_id={DEMO_STRATEGY_ID}&page={page}&limit={page_size}",
+            {"x-api-key": TEST_API_KEY},
+            b"",
+        ).json()
         items += body["data"]
         if not body["meta"]["has_more"]:
             return items
@@ -76,8 +80,13 @@ def test_ndjson_streams_items_before_the_last_page_arrives(big, isolated):
         return handle(method, path, query, headers, body)
 
     big.service.handle = slow_last
-    proc = subprocess.Popen([YIELD, "positions", DEMO_WALLET, "--all", "--limit", "20", "--concurrency", "2", "-o", "ndjson"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env_for(big)})
+    proc = subprocess.Popen(
+        [YIELD, "positions", DEMO_WALLET, "--all", "--limit", "20", "--concurrency", "2", "-o", "ndjson"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env_for(big)},
+    )
     try:
         first = proc.stdout.readline()
         assert json.loads(first)["strategy_id"] == DEMO_STRATEGY_ID
@@ -129,7 +138,9 @@ def test_wallets_file_queries_every_wallet_in_order(run, many, tmp_path, mode):
 
 
 def test_wallets_file_from_stdin(run, many):
-    result = run("earnings", "--wallets-file", "-", "-o", "ndjson", input="\n".join(many.addresses[:3]), env=env_for(many))
+    result = run(
+        "earnings", "--wallets-file", "-", "-o", "ndjson", input="\n".join(many.addresses[:3]), env=env_for(many)
+    )
     assert result.code == 0, result.stderr
     assert {json.loads(line)["wallet"] for line in result.stdout.splitlines()} <= set(many.addresses[:3])
 
@@ -163,8 +174,13 @@ def test_csv_streams_with_one_header(run, big):
 
 def imported_modules(args, env):
     """Top-level package names a cold `yield` run imports (python -X importtime, stderr)."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "yieldcli", *args], capture_output=True, text=True,
-                          env={**os.environ, **env}, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "yieldcli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     names = set()
     for line in proc.stderr.splitlines():
@@ -177,7 +193,19 @@ def test_a_json_read_imports_nothing_it_does_not_use(sandbox):
     env = {"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY}
     names = imported_modules(["strategy", "info", DEMO_STRATEGY_ID, "-o", "json"], env)
     assert "typer" in names  # the check itself works
-    assert not names & {"solana", "solders", "keyring", "rich", "httpx", "httpx2", "httpcore", "httpcore2", "h2", "asyncio", "dataclasses"}
+    assert not names & {
+        "solana",
+        "solders",
+        "keyring",
+        "rich",
+        "httpx",
+        "httpx2",
+        "httpcore",
+        "httpcore2",
+        "h2",
+        "asyncio",
+        "dataclasses",
+    }
 
 
 def test_version_imports_no_cli_framework():

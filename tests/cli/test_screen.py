@@ -12,7 +12,9 @@ import pytest
 from tests.cli.tmux import TMUX, Screen
 from tests.conftest import TEST_API_KEY
 
-pytestmark = pytest.mark.skipif(not TMUX, reason="tmux is not installed (the README's test command installs it as root)")
+pytestmark = pytest.mark.skipif(
+    not TMUX, reason="tmux is not installed (the README's test command installs it as root)"
+)
 
 AMOUNT = re.compile(r"-?\d{1,3}(?:,\d{3})*\.\d+(?!%)\b")
 CUT_NUMBER = re.compile(r"[\d,.]…|…[\d,.]")
@@ -39,7 +41,7 @@ def table_rows(text: str, header_word: str) -> list[str]:
     start = next(i for i, line in enumerate(lines) if header_word in line)
     assert set(lines[start + 1].strip()) == {"─"}, lines[start + 1]
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.strip() or re.match(r"not shown|page \d|APY \(variable\)|__done__", line):
             break
         rows.append(line)
@@ -143,13 +145,16 @@ def test_long_output_goes_through_less_and_short_output_does_not(screen):
     assert "Positions" in short and "PAGED:" not in short
 
 
-@pytest.mark.parametrize("command, paged", [
-    ("yield --sandbox earnings --all", True),
-    ("yield --sandbox --no-pager earnings --all", False),
-    ("yield --sandbox earnings --all --no-pager", False),
-    ("yield --sandbox earnings --all -o table | cat", False),  # not a terminal: never
-    ("YIELD_PAGER= yield --sandbox earnings --all", False),  # empty: no pager
-])
+@pytest.mark.parametrize(
+    "command, paged",
+    [
+        ("yield --sandbox earnings --all", True),
+        ("yield --sandbox --no-pager earnings --all", False),
+        ("yield --sandbox earnings --all --no-pager", False),
+        ("yield --sandbox earnings --all -o table | cat", False),  # not a terminal: never
+        ("YIELD_PAGER= yield --sandbox earnings --all", False),  # empty: no pager
+    ],
+)
 def test_pager_choice(screen, command, paged):
     text = screen(80, height=15, env=MARK_PAGER).run(command)
     assert ("PAGED:" in text) == paged, text
@@ -159,7 +164,7 @@ def test_a_pager_that_cannot_start_still_shows_everything(screen, tmp_path):
     s = screen(80, height=15, env={"YIELD_PAGER": "no-such-pager -x 'unbalanced"})
     text = s.run(f"yield --sandbox earnings --all 2>{tmp_path}/err; cat {tmp_path}/err")
     assert "APY (variable)" in text and "__done__0" in text
-    assert "warning: cannot start pager \"no-such-pager -x 'unbalanced\"" in text.replace("\n", "")
+    assert 'warning: cannot start pager "no-such-pager -x \'unbalanced"' in text.replace("\n", "")
 
 
 def test_json_on_a_terminal_is_indented_and_exact_piped_compact(run, sandbox, screen):
@@ -215,7 +220,9 @@ def test_balances_keep_apy_at_80_columns(run, screen):
     with_apy = [(row, item) for row, item in zip(rows, expected) if item.get("yield_balance")]
     assert with_apy
     for row, item in with_apy:
-        assert row.split()[0] == item["token_symbol"] and row.endswith(layout_apy(item["yield_balance"]["fund_apy"])), row
+        assert row.split()[0] == item["token_symbol"] and row.endswith(layout_apy(item["yield_balance"]["fund_apy"])), (
+            row
+        )
     assert "not shown: Name, Yield (see -o json, or widen the terminal)" in text
 
 
@@ -244,14 +251,26 @@ def test_the_deposit_review_fits_80_columns_effect_first_amounts_whole(screen):
     assert "not signed: add --sign" in text and "__done__0" in text
     lines = review_lines(s)
     assert lines[0].startswith(f"deposit 10 USDC from {DEMO_WALLET[:4]}…{DEMO_WALLET[-4:]} to strategy ")
-    assert lines[1:5] == ["  fee 0.000005 SOL", "  your SOL:   -0.000005 SOL", "  your USDC: -10 USDC", "  matches your request"]
+    assert lines[1:5] == [
+        "  fee 0.000005 SOL",
+        "  your SOL:   -0.000005 SOL",
+        "  your USDC: -10 USDC",
+        "  matches your request",
+    ]
     too_wide = [line for line in lines if len(line) > 80]
     assert not too_wide, "\n".join(too_wide)
     assert not CUT_NUMBER.search(re.sub(r"\b\w{4}…\w{4}\b", "", "\n".join(lines)))  # only addresses shortened
     assert f"  fee payer:        {DEMO_WALLET}" in lines  # a line that fits keeps the whole address
     token_row = table_rows("\n".join(lines), "Token account")[0]
-    assert token_row.split() == ["7tnd…gv7z", "USDC", "1,250.75", "1,240.75", "-10.00", "EPjF…Dt1v",
-                                 f"{DEMO_WALLET[:4]}…{DEMO_WALLET[-4:]}"]
+    assert token_row.split() == [
+        "7tnd…gv7z",
+        "USDC",
+        "1,250.75",
+        "1,240.75",
+        "-10.00",
+        "EPjF…Dt1v",
+        f"{DEMO_WALLET[:4]}…{DEMO_WALLET[-4:]}",
+    ]
     coloured = s.text(escapes=True)
     assert re.search(r"\x1b\[31m\s*-10\.00", coloured) and re.search(r"\x1b\[31m-10 USDC", coloured)
 
@@ -265,7 +284,9 @@ def test_the_deposit_review_at_200_columns_shows_whole_addresses(screen):
     usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
     assert all(len(line) <= 200 for line in lines)
     assert any(f"mint: {usdc}" in line for line in lines)
-    assert any("  #2 Sandbox strategy program deposit  SandboxStrategy1111111111111111111111111111" == line for line in lines)
+    assert any(
+        line == "  #2 Sandbox strategy program deposit  SandboxStrategy1111111111111111111111111111" for line in lines
+    )
     token_row = table_rows("\n".join(lines), "Token account")[0]
     assert token_row.split()[1:] == ["USDC", "1,250.75", "1,240.75", "-10.00", usdc, DEMO_WALLET]
     assert not any("…" in line for line in lines[1:])  # the summary alone speaks of the wallet in short

@@ -26,8 +26,14 @@ def test_jq_keeps_integers_past_2_to_the_64_exact(run):
     plain = run("--sandbox", "balances", WHALE_WALLET, "--all", "-o", "json")
     huge = [item["total_balance"] for item in plain.json()["data"] if item["total_balance"] > 2**64]
     assert huge
-    filtered = run("--sandbox", "balances", WHALE_WALLET, "--all",
-                   "--jq", ".data[] | select(.total_balance > 18446744073709551615) | .total_balance")
+    filtered = run(
+        "--sandbox",
+        "balances",
+        WHALE_WALLET,
+        "--all",
+        "--jq",
+        ".data[] | select(.total_balance > 18446744073709551615) | .total_balance",
+    )
     assert filtered.code == 0, filtered.stderr
     assert [int(line) for line in filtered.stdout.split()] == huge
 
@@ -68,5 +74,3 @@ def test_version_alone_is_one_line_and_with_v_names_what_a_bug_report_needs(run)
         assert f"solders {metadata.version('solders')}" in lines
         assert f"solana-py {metadata.version('solana')}" in lines
         assert any(line.startswith("platform ") and platform.system() in line for line in lines)
-
-

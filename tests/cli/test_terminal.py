@@ -25,10 +25,16 @@ class Terminal:
     def __init__(self, *args: str, env: dict[str, str] | None = None):
         self.master, slave = pty.openpty()
         # A session of its own with the pty as controlling terminal: getpass reads /dev/tty.
-        self.proc = subprocess.Popen([YIELD, *args], stdin=slave, stdout=slave, stderr=slave,
-                                     env={**os.environ, "TERM": "dumb", **(env or {})}, close_fds=True,
-                                     start_new_session=True,
-                                     preexec_fn=_terminal_child)
+        self.proc = subprocess.Popen(
+            [YIELD, *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**os.environ, "TERM": "dumb", **(env or {})},
+            close_fds=True,
+            start_new_session=True,
+            preexec_fn=_terminal_child,
+        )
         os.close(slave)
         self.screen = b""
 

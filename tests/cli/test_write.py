@@ -31,8 +31,14 @@ def chain(sandbox, run, tmp_path):
     keypair = write_keypair(tmp_path / "demo.json", demo_keypair())
 
     def _yield(*args, env=None, **kwargs):
-        full_env = {"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": sandbox.rpc_url,
-                    "YIELD_KEYPAIR": keypair, "YIELD_STRATEGY": DEMO_STRATEGY_ID, **(env or {})}
+        full_env = {
+            "YIELD_API_URL": sandbox.url,
+            "YIELD_API_KEY": TEST_API_KEY,
+            "YIELD_RPC_URL": sandbox.rpc_url,
+            "YIELD_KEYPAIR": keypair,
+            "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+            **(env or {}),
+        }
         return run(*args, env=full_env, **kwargs)
 
     _yield.keypair = keypair
@@ -71,7 +77,10 @@ def test_review_table_names_programs_and_simulation(chain):
     result = chain("deposit", "--asset", "USDC", "--amount", "10", "-o", "table")
     assert result.code == 0, result.stderr
     assert "fee payer" in result.stdout and "simulation: success" in result.stdout
-    assert re.search(r"^ +\w{32,44} +source, writable$", result.stdout, re.M) and "Sandbox strategy program" in result.stdout
+    assert (
+        re.search(r"^ +\w{32,44} +source, writable$", result.stdout, re.M)
+        and "Sandbox strategy program" in result.stdout
+    )
     assert "not resolved" not in result.stdout  # lookup-table accounts are read back through the RPC
 
 
@@ -87,7 +96,9 @@ def test_sign_prints_a_signed_transaction_without_sending(chain):
 @pytest.mark.parametrize("ix", [False, True], ids=["tx", "ix"])
 def test_deposit_send_confirms_and_shows_the_refreshed_position(chain, ix):
     before = usdc_position(chain)
-    result = chain("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "-o", "json", *(["--ix"] if ix else []))
+    result = chain(
+        "deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "-o", "json", *(["--ix"] if ix else [])
+    )
     assert result.code == 0, result.stderr
     body = result.json()
     assert body["status"] == "confirmed" and body["signature"] and body["slot"] > 0 and body["explorer"]
@@ -109,7 +120,9 @@ def test_deposit_withdraw_close_round_trip(chain, asset, amount, ix):
     closed = chain("close-account", "--asset", asset, "--send", "--yes", "-o", "json", *ix)
     assert closed.code == 0, closed.stderr
     assert closed.json()["status"] == "confirmed"
-    assert [i["kind"] for i in closed.json()["review"]["instructions"] if i["program"] == "Sandbox strategy program"] == ["close"]
+    assert [
+        i["kind"] for i in closed.json()["review"]["instructions"] if i["program"] == "Sandbox strategy program"
+    ] == ["close"]
 
 
 def test_withdraw_tx_mode_partial(chain):
@@ -125,10 +138,18 @@ def test_send_off_a_terminal_needs_yes_and_fails_fast(chain, sandbox):
     assert result.code == 2 and "--yes" in result.stderr
 
 
-@pytest.mark.parametrize("amount, extra, named", [
-    ("-1", [], "-1"), ("0", [], "'0'"), ("abc", [], "abc"), ("1e6", [], "1e6"), ("1.0000001", [], "1.0000001"),
-    ("18446744073709551616", ["--raw"], "18446744073709551616"), ("1.5", ["--raw"], "1.5"),
-])
+@pytest.mark.parametrize(
+    "amount, extra, named",
+    [
+        ("-1", [], "-1"),
+        ("0", [], "'0'"),
+        ("abc", [], "abc"),
+        ("1e6", [], "1e6"),
+        ("1.0000001", [], "1.0000001"),
+        ("18446744073709551616", ["--raw"], "18446744073709551616"),
+        ("1.5", ["--raw"], "1.5"),
+    ],
+)
 def test_bad_amounts_are_refused_before_any_request(chain, sandbox, amount, extra, named):
     sandbox.add_fault("*", ".*", 500, b'{"message":"should not be called"}', times=None)
     result = chain("deposit", "--asset", "USDC", "--amount", amount, *extra)
@@ -170,7 +191,9 @@ def test_expired_is_exit_9_and_says_nothing_was_spent(chain, sandbox):
 def test_pending_is_exit_8_and_blocks_a_second_deposit_until_its_fate_is_known(chain, sandbox):
     before = usdc_position(chain)
     sandbox.runtime.set_fault("pending", count=1)
-    pending = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--confirm-timeout", "1", "-o", "json")
+    pending = chain(
+        "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--confirm-timeout", "1", "-o", "json"
+    )
     assert pending.code == 8, pending.stderr
     signature = pending.json()["signature"]
     assert f"yield tx status {signature}" in pending.stderr
@@ -245,11 +268,20 @@ def test_tx_inspect_reads_stdin_and_refuses_garbage(chain):
 def test_signed_transactions_verify_in_web3js(chain):
     node = shutil.which("node")
     if node is None or not (JS_DIR / "node_modules" / "@solana" / "web3.js").exists():
-        pytest.skip("node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with web3.js")
+        pytest.skip(
+            "node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with web3.js"
+        )
     signed = chain("deposit", "--asset", "USDC", "--amount", "1", "--sign", "-o", "json").json()["transaction"]
     unsigned = chain("deposit", "--asset", "USDC", "--amount", "1", "-o", "json").json()["transaction"]
-    out = subprocess.run([node, str(JS_DIR / "verify.mjs")], input=f"{signed}\n{unsigned}\n", capture_output=True,
-                         text=True, cwd=JS_DIR, check=True, timeout=60)
+    out = subprocess.run(
+        [node, str(JS_DIR / "verify.mjs")],
+        input=f"{signed}\n{unsigned}\n",
+        capture_output=True,
+        text=True,
+        cwd=JS_DIR,
+        check=True,
+        timeout=60,
+    )
     first, second = (json.loads(line) for line in out.stdout.splitlines())
     assert first["ok"] is True and first["feePayer"] == DEMO_WALLET and first["version"] == 0
     assert second["ok"] is False and second["signers"][0]["signed"] is False

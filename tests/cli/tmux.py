@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
-import itertools
 import time
 from pathlib import Path
 
@@ -17,16 +17,37 @@ _COUNT = itertools.count()
 
 
 class Screen:
-    def __init__(self, folder: Path, *, width: int, height: int = 40, shell: list[str] | None = None,
-                 env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        width: int,
+        height: int = 40,
+        shell: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ):
         # A server of its own: a second session on one server would inherit the first one's environment.
         self.socket = str(folder / f"tmux-{next(_COUNT)}.sock")
         self.width = width
-        variables = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}", "TERM": "xterm-256color",
-                     "PS1": "$ ", "PROMPT": "$ ", **(env or {})}
+        variables = {
+            **os.environ,
+            "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+            "TERM": "xterm-256color",
+            "PS1": "$ ",
+            "PROMPT": "$ ",
+            **(env or {}),
+        }
         variables.pop("TMUX", None)
-        self._tmux("new-session", "-d", "-x", str(width), "-y", str(height), *(shell or ["bash", "--norc", "--noprofile"]),
-                   env=variables)
+        self._tmux(
+            "new-session",
+            "-d",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            *(shell or ["bash", "--norc", "--noprofile"]),
+            env=variables,
+        )
         self.wait_for("$")
 
     def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:

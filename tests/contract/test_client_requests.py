@@ -22,7 +22,22 @@ def test_every_read_request_conforms(api, sandbox):
     seen = recorded_requests(sandbox)
     commands = [
         ["strategy", "info", DEMO_STRATEGY_ID],
-        ["positions", DEMO_WALLET, "--strategy", DEMO_STRATEGY_ID, "--asset", "USDC", "--sort-by", "balance", "--order", "desc", "--page", "1", "--limit", "2"],
+        [
+            "positions",
+            DEMO_WALLET,
+            "--strategy",
+            DEMO_STRATEGY_ID,
+            "--asset",
+            "USDC",
+            "--sort-by",
+            "balance",
+            "--order",
+            "desc",
+            "--page",
+            "1",
+            "--limit",
+            "2",
+        ],
         ["positions", DEMO_WALLET, "--strategy", DEMO_STRATEGY_ID, "--all", "--limit", "2"],
         ["balances", DEMO_WALLET, "--asset", "SOL", "--order", "asc", "--limit", "5"],
         ["balances", DEMO_WALLET, "--all"],

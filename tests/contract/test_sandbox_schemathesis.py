@@ -23,10 +23,16 @@ EXAMPLES_PER_OPERATION = 15
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     home = tmp_path_factory.mktemp("schemathesis-home")
-    env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "XDG_CONFIG_HOME": str(home / "config")}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+    }
     env = {k: v for k, v in env.items() if not k.startswith("YIELD_")}
-    proc = subprocess.Popen([YIELD, "sandbox", "serve", "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        [YIELD, "sandbox", "serve", "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
     try:
         yield json.loads(proc.stdout.readline())
     finally:

@@ -53,9 +53,15 @@ class LedgerWorld:
         rpc_call(sandbox.rpc_url, "sandbox_mintTo", [KEY_0_0, USDC, 100_000_000])
 
     def env(self, **extra: str) -> dict[str, str]:
-        return {"YIELD_API_URL": self.api_url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_RPC_URL": self.sandbox.rpc_url,
-                "YIELD_STRATEGY": DEMO_STRATEGY_ID, "YIELD_KEYPAIR": LEDGER_URL,
-                "YIELD_LEDGER_APDU": self.device.apdu, **extra}
+        return {
+            "YIELD_API_URL": self.api_url,
+            "YIELD_API_KEY": TEST_API_KEY,
+            "YIELD_RPC_URL": self.sandbox.rpc_url,
+            "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+            "YIELD_KEYPAIR": LEDGER_URL,
+            "YIELD_LEDGER_APDU": self.device.apdu,
+            **extra,
+        }
 
     def yield_(self, *args: str, env: dict[str, str] | None = None, **kwargs):
         return self.run(*args, env=self.env(**(env or {})), **kwargs)

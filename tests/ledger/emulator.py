@@ -70,9 +70,24 @@ class Device:
         log = workdir / "speculos.log"
         began = time.monotonic()
         process = subprocess.Popen(
-            [sys.executable, str(LAUNCHER), "--display", "headless", "--model", "nanosp",
-             "--apdu-port", str(apdu_port), "--api-port", str(api_port), str(app_path())],
-            cwd=workdir, stdout=log.open("w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            [
+                sys.executable,
+                str(LAUNCHER),
+                "--display",
+                "headless",
+                "--model",
+                "nanosp",
+                "--apdu-port",
+                str(apdu_port),
+                "--api-port",
+                str(api_port),
+                str(app_path()),
+            ],
+            cwd=workdir,
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         device = cls(process, apdu_port, api_port, log)
         try:
             device._wait_ready(began)

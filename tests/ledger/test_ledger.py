@@ -30,8 +30,12 @@ def test_public_keys_at_each_url_form(ledger, isolated):
         result = ledger.yield_("ledger", "address", *flags, "-o", "json", env={"YIELD_KEYPAIR": ""})
         assert result.code == 0, result.stderr
         assert result.json()["address"] == expected
-    for url, expected in (("usb://ledger", KEY_44_501), ("usb://ledger?key=0", KEY_0), ("usb://ledger?key=0/0", KEY_0_0),
-                          (f"usb://ledger/{KEY_44_501}?key=0/0", KEY_0_0)):
+    for url, expected in (
+        ("usb://ledger", KEY_44_501),
+        ("usb://ledger?key=0", KEY_0),
+        ("usb://ledger?key=0/0", KEY_0_0),
+        (f"usb://ledger/{KEY_44_501}?key=0/0", KEY_0_0),
+    ):
         # as -k, and as YIELD_KEYPAIR: the wallet a read defaults to is the Ledger's key
         assert ledger.yield_("ledger", "address", "-k", url, "-o", "json").json()["address"] == expected
         body = ledger.yield_("balances", "--asset", "USDC", "-o", "json", env={"YIELD_KEYPAIR": url})
@@ -67,8 +71,9 @@ def test_address_confirmed_on_the_device(ledger):
 def test_deposit_send_with_the_ledger_confirms_and_the_device_shows_the_hash_yield_printed(ledger):
     ledger.device.enable_blind_signing()
     before = ledger.usdc_position()
-    result, texts, _, _ = ledger.with_person("Approve", "deposit", "--asset", "USDC", "--amount", "10",
-                                                      "--send", "--yes", "-o", "json")
+    result, texts, _, _ = ledger.with_person(
+        "Approve", "deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes", "-o", "json"
+    )
     assert result.code == 0, result.stderr
     body = result.json()
     assert body["status"] == "confirmed" and body["slot"] > 0
@@ -88,7 +93,10 @@ def test_blind_signing_off_is_refused_before_anything_is_sent_to_sign(ledger):
     result = ledger.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
     assert result.code == 3, result.stderr
     lines = result.error_lines()
-    assert lines[-1].startswith("error: blind signing is off") and "Solana app > Settings > Allow blind sign > Yes" in lines[-1]
+    assert (
+        lines[-1].startswith("error: blind signing is off")
+        and "Solana app > Settings > Allow blind sign > Yes" in lines[-1]
+    )
     time.sleep(0.5)
     assert ledger.device.texts() == []  # nothing was shown: the sign request was never sent
     assert ledger.usdc_position() == before
@@ -97,7 +105,9 @@ def test_blind_signing_off_is_refused_before_anything_is_sent_to_sign(ledger):
 def test_rejected_on_the_device_is_exit_12_and_nothing_is_sent(ledger):
     ledger.device.enable_blind_signing()
     before = ledger.usdc_position()
-    result, texts, _, _ = ledger.with_person("Reject", "deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
+    result, texts, _, _ = ledger.with_person(
+        "Reject", "deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes"
+    )
     assert result.code == 12, result.stderr
     assert "error: declined on the Ledger; nothing was signed" in result.stderr
     assert "Message Hash" in " ".join(texts)
@@ -106,15 +116,18 @@ def test_rejected_on_the_device_is_exit_12_and_nothing_is_sent(ledger):
 
 
 def test_the_ledger_signs_as_the_payer_in_tx_sign(ledger, tmp_path):
-    from yieldcli.sandbox.demo import DEMO_WALLET, demo_keypair
     from tests.cli.test_write import write_keypair
+    from yieldcli.sandbox.demo import DEMO_WALLET, demo_keypair
 
     ledger.device.enable_blind_signing()
     user = write_keypair(tmp_path / "user.json", demo_keypair())
     user_env = {"YIELD_KEYPAIR": user}
-    before = ledger.yield_("positions", DEMO_WALLET, "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
-    first = ledger.yield_("deposit", "--asset", "USDC", "--amount", "3", "--payer", KEY_0_0, "--sign", "-o", "json",
-                          env=user_env)
+    before = ledger.yield_("positions", DEMO_WALLET, "--asset", "USDC", "-o", "json").json()["data"][0][
+        "total_position_value"
+    ]
+    first = ledger.yield_(
+        "deposit", "--asset", "USDC", "--amount", "3", "--payer", KEY_0_0, "--sign", "-o", "json", env=user_env
+    )
     assert first.code == 0, first.stderr
     assert first.json()["missing_signers"] == [KEY_0_0]
     partly = tmp_path / "partly.json"
@@ -125,10 +138,13 @@ def test_the_ledger_signs_as_the_payer_in_tx_sign(ledger, tmp_path):
     assert second.json()["missing_signers"] == [] and message_hash_printed(second.stderr) in shown(texts)
     full = tmp_path / "full.json"
     full.write_text(second.stdout)
-    sent = ledger.yield_("tx", "send", str(full), "--payer", KEY_0_0, "--expect", "deposit:USDC:3", "--yes", "-o", "json",
-                         env=user_env)
+    sent = ledger.yield_(
+        "tx", "send", str(full), "--payer", KEY_0_0, "--expect", "deposit:USDC:3", "--yes", "-o", "json", env=user_env
+    )
     assert sent.code == 0, sent.stderr
-    after = ledger.yield_("positions", DEMO_WALLET, "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    after = ledger.yield_("positions", DEMO_WALLET, "--asset", "USDC", "-o", "json").json()["data"][0][
+        "total_position_value"
+    ]
     assert after == before + 3_000_000
 
 
@@ -144,12 +160,29 @@ def test_a_durable_nonce_transaction_with_the_ledger_as_nonce_authority(ledger, 
     nonce = created.json()["address"]
     before = ledger.usdc_position()
     # the user (the Ledger's key) deposits on the nonce; the Ledger signs as user and nonce authority
-    result, texts, _, _ = ledger.with_person("Approve", "deposit", "--asset", "USDC", "--amount", "2", "--ix", "--nonce", nonce,
-                                             "--nonce-authority", LEDGER_URL, "--send", "--yes", "-o", "json")
+    result, texts, _, _ = ledger.with_person(
+        "Approve",
+        "deposit",
+        "--asset",
+        "USDC",
+        "--amount",
+        "2",
+        "--ix",
+        "--nonce",
+        nonce,
+        "--nonce-authority",
+        LEDGER_URL,
+        "--send",
+        "--yes",
+        "-o",
+        "json",
+    )
     assert result.code == 0, result.stderr
     body = result.json()
     assert body["status"] == "confirmed"
-    assert any(i["program"].lower().startswith("system") and "nonce" in str(i).lower() for i in body["review"]["instructions"])
+    assert any(
+        i["program"].lower().startswith("system") and "nonce" in str(i).lower() for i in body["review"]["instructions"]
+    )
     assert message_hash_printed(result.stderr) in shown(texts)
     assert ledger.usdc_position() == before + 2_000_000
     moved = ledger.yield_("nonce", "show", nonce, "-o", "json").json()
@@ -244,7 +277,9 @@ def test_no_answer_on_the_device_times_out_with_nothing_signed(ledger):
     ledger.device.enable_blind_signing()
     before = ledger.usdc_position()
     ledger.device.clear()
-    result = ledger.yield_("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env={"YIELD_LEDGER_TIMEOUT": "3"})
+    result = ledger.yield_(
+        "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env={"YIELD_LEDGER_TIMEOUT": "3"}
+    )
     assert result.code == 3, result.stderr
     lines = result.error_lines()
     assert lines[-1].startswith("error: the Ledger did not answer within 3 seconds; nothing was signed")
@@ -274,9 +309,12 @@ def test_on_a_terminal_the_hash_stands_just_above_our_prompt_then_the_device_ask
 
 def test_a_clear_signed_transaction_needs_no_blind_signing(ledger):
     """`nonce create` paid by the Ledger: System instructions, which the app shows itself, blind signing off."""
-    result, texts, _, _ = ledger.with_person("Approve", "nonce", "create", "--authority", KEY_0_0, "-k", LEDGER_URL,
-                                             "--yes", "-o", "json")
+    result, texts, _, _ = ledger.with_person(
+        "Approve", "nonce", "create", "--authority", KEY_0_0, "-k", LEDGER_URL, "--yes", "-o", "json"
+    )
     assert result.code == 0, result.stderr
-    assert "Unrecognized format" not in " ".join(texts) and "Create nonce acct" in texts and KEY_0_0 in shown(texts), texts
+    assert "Unrecognized format" not in " ".join(texts) and "Create nonce acct" in texts and KEY_0_0 in shown(texts), (
+        texts
+    )
     shown_nonce = ledger.yield_("nonce", "show", result.json()["address"], "-o", "json").json()
     assert shown_nonce["authority"] == KEY_0_0

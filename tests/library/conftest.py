@@ -34,8 +34,14 @@ def wallet(sandbox, journal):
     from yieldcli import Client
     from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
 
-    with Client(api_url=sandbox.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID, rpc_url=sandbox.rpc_url,
-                keypair=demo_keypair(), journal_path=journal) as client:
+    with Client(
+        api_url=sandbox.url,
+        api_key=sandbox.api_key,
+        strategy=DEMO_STRATEGY_ID,
+        rpc_url=sandbox.rpc_url,
+        keypair=demo_keypair(),
+        journal_path=journal,
+    ) as client:
         yield client
 
 
@@ -48,21 +54,27 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "yield test sandbox")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     certificate = (
         x509.CertificateBuilder()
-        .subject_name(name).issuer_name(name).public_key(key.public_key())
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                     x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
     cert_path, key_path = directory / "sandbox-cert.pem", directory / "sandbox-key.pem"
     cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return cert_path, key_path
 
 

@@ -52,8 +52,10 @@ class _Handler(socketserver.StreamRequestHandler):
         with self.server.lock:
             self.server.requests.append((method, target, authorization))
         if self.server.expected and authorization != self.server.expected:
-            self.request.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
-                                 b"Proxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            self.request.sendall(
+                b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+                b'Proxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
+            )
             return
         if method == "CONNECT":
             host, _, port = target.rpartition(":")

@@ -9,8 +9,15 @@ import pytest
 from yieldcli.cli.cli_errors import HINTS, LOGIN_HINT, describe, hint_for
 from yieldcli.errors import AuthError, ExitCode, NetworkError, ServiceError, UsageError, YieldError
 
-LIBRARY_KINDS = ["auth.missing_key", "auth.rejected", "network.timeout", "network.unreachable", "network.tls",
-                 "network.proxy", "service.redirect"]
+LIBRARY_KINDS = [
+    "auth.missing_key",
+    "auth.rejected",
+    "network.timeout",
+    "network.unreachable",
+    "network.tls",
+    "network.proxy",
+    "service.redirect",
+]
 
 
 def test_every_kind_the_library_raises_with_a_remedy_has_a_hint():
@@ -33,8 +40,9 @@ def test_a_hint_the_error_already_carries_wins():
 def test_describe_gives_the_exit_code_and_the_json_error_object():
     described = describe(NetworkError("the proxy said no", kind="network.proxy"))
     assert described.code == ExitCode.NETWORK == 6
-    assert json.loads(json.dumps(described.to_json())) == {"error": {
-        "code": 6, "kind": "network.proxy", "message": "the proxy said no", "hint": HINTS["network.proxy"]}}
+    assert json.loads(json.dumps(described.to_json())) == {
+        "error": {"code": 6, "kind": "network.proxy", "message": "the proxy said no", "hint": HINTS["network.proxy"]}
+    }
     assert describe(ServiceError("x", status=500)).to_json()["error"]["kind"] == "service"
 
 
@@ -64,8 +72,11 @@ def test_other_exceptions_stay_bugs_and_library_errors_are_described():
 def test_an_invalid_api_url_is_bad_input_and_its_credentials_are_not_repeated():
     from yieldcli import Client
 
-    for url, reason in [("https://[::1", "invalid ipv6 url"), ("https://exa mple.com", "spaces"),
-                        ("https://user:hunter2@example.com:99999", "port out of range")]:
+    for url, reason in [
+        ("https://[::1", "invalid ipv6 url"),
+        ("https://exa mple.com", "spaces"),
+        ("https://user:hunter2@example.com:99999", "port out of range"),
+    ]:
         with pytest.raises(UsageError) as info:
             Client(url)
         assert info.value.kind == "usage.url" and reason in info.value.message and "hunter2" not in info.value.message
@@ -91,7 +102,10 @@ def test_a_hint_missing_the_field_it_names_is_left_out_rather_than_wrong():
     refused.action = "deposit"
     assert hint_for(refused) is None  # no signature to name
     refused.signature = "5sig"
-    assert hint_for(refused) == "see it with `yield tx status 5sig` and check your position; add --again to send another deposit"
+    assert (
+        hint_for(refused)
+        == "see it with `yield tx status 5sig` and check your position; add --again to send another deposit"
+    )
 
 
 def test_the_fee_and_cluster_refusals_get_their_flags_from_the_table():

@@ -8,8 +8,19 @@ from decimal import Decimal
 import pytest
 
 from tests.conftest import TEST_API_KEY
-from yieldcli import (AsyncClient, AuthError, Balance, Client, NetworkError, Page, Position, ServiceError,
-                      Strategy, UsageError, YieldRecord)
+from yieldcli import (
+    AsyncClient,
+    AuthError,
+    Balance,
+    Client,
+    NetworkError,
+    Page,
+    Position,
+    ServiceError,
+    Strategy,
+    UsageError,
+    YieldRecord,
+)
 from yieldcli.api.core import RetryPolicy
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 
@@ -90,10 +101,14 @@ def test_earnings_give_token_units_only_for_known_tokens(client):
 def test_the_async_client_reads_the_same_as_the_sync_client(sandbox, client):
     async def read():
         async with AsyncClient(sandbox.url, TEST_API_KEY, strategy=DEMO_STRATEGY_ID, concurrency=4) as aclient:
-            return (await aclient.strategy(), await aclient.positions(DEMO_WALLET, limit=5),
-                    [p async for p in aclient.iter_positions(DEMO_WALLET, limit=7)],
-                    [b async for b in aclient.iter_balances(DEMO_WALLET, limit=3)],
-                    [e async for e in aclient.iter_earnings(DEMO_WALLET, limit=9)], await aclient.health())
+            return (
+                await aclient.strategy(),
+                await aclient.positions(DEMO_WALLET, limit=5),
+                [p async for p in aclient.iter_positions(DEMO_WALLET, limit=7)],
+                [b async for b in aclient.iter_balances(DEMO_WALLET, limit=3)],
+                [e async for e in aclient.iter_earnings(DEMO_WALLET, limit=9)],
+                await aclient.health(),
+            )
 
     strategy, page, positions, balances, earnings, health = asyncio.run(read())
     assert strategy == client.strategy() and page == client.positions(DEMO_WALLET, limit=5)
@@ -215,8 +230,10 @@ def test_from_profile_reads_the_settings_the_command_line_uses(sandbox, isolated
 
 @pytest.mark.parametrize("decimals", ["-1", "256", "1000000000"])
 def test_decimals_no_token_can_have_are_a_body_error(sandbox, client, decimals):
-    body = ('{"data": [{"token_address": "x", "decimals": %s, "total_balance": 1}], '
-            '"meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}' % decimals)
+    body = (
+        '{"data": [{"token_address": "x", "decimals": %s, "total_balance": 1}], '
+        '"meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}' % decimals
+    )
     sandbox.add_fault("GET", "^/user-balances/", 200, body)
     with pytest.raises(ServiceError) as info:
         client.balances(DEMO_WALLET)

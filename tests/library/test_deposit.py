@@ -38,8 +38,15 @@ def test_raw_base_units_are_exact(wallet):
     assert prepared.effect.ok and "deposit 0.000001 USDC" in prepared.effect.summary
 
 
-@pytest.mark.parametrize("amount, summary", [(Decimal("1E+1"), "deposit 10 USDC"), (Decimal("5E-6"), "deposit 0.000005 USDC"),
-                                              ("2.50", "deposit 2.5 USDC"), (3, "deposit 3 USDC")])
+@pytest.mark.parametrize(
+    "amount, summary",
+    [
+        (Decimal("1E+1"), "deposit 10 USDC"),
+        (Decimal("5E-6"), "deposit 0.000005 USDC"),
+        ("2.50", "deposit 2.5 USDC"),
+        (3, "deposit 3 USDC"),
+    ],
+)
 def test_token_units_in_any_exact_spelling(wallet, amount, summary):
     assert wallet.deposit("USDC", amount).effect.summary.startswith(summary)
 
@@ -84,8 +91,14 @@ def test_a_doctored_transaction_is_refused_before_the_question(sandbox, journal)
     tables = {table: sandbox.runtime.lookup_table_addresses(table)}
     stand_in.doctor = lambda tx: recompile(tx, amount_changed(decompile(tx, tables)), tables)
     try:
-        with Client(api_url=stand_in.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID,
-                    rpc_url=sandbox.rpc_url, keypair=demo_keypair(), journal_path=journal) as doctored:
+        with Client(
+            api_url=stand_in.url,
+            api_key=sandbox.api_key,
+            strategy=DEMO_STRATEGY_ID,
+            rpc_url=sandbox.rpc_url,
+            keypair=demo_keypair(),
+            journal_path=journal,
+        ) as doctored:
             before = usdc_balance(sandbox)
             prepared = doctored.deposit("USDC", Decimal("10"))
             assert not prepared.effect.ok and prepared.effect.differences
@@ -101,8 +114,8 @@ def test_a_doctored_transaction_is_refused_before_the_question(sandbox, journal)
 
 def test_a_transaction_that_landed_before_is_confirmed_once(wallet, sandbox, journal):
     """Signed here, sent by someone else: the send meets AlreadyProcessed and reports the landing."""
-    from yieldcli.chain.rpc import Rpc
     from yieldcli.chain.decode import decode_transaction
+    from yieldcli.chain.rpc import Rpc
 
     prepared = wallet.deposit("USDC", Decimal("2"))
     signed = prepared.sign(confirm=Asked(True))
@@ -148,14 +161,21 @@ def test_an_unknown_mint_s_decimals_come_from_its_mint_account(wallet, sandbox, 
     mint = Keypair().pubkey()
     data = bytearray(82)
     data[44], data[45] = 3, 1  # decimals, initialized
-    sandbox.runtime.set_account(mint, Account(lamports=1_461_600, data=bytes(data), owner=Pubkey.from_string(TOKEN_PROGRAM),
-                                              executable=False))
+    sandbox.runtime.set_account(
+        mint, Account(lamports=1_461_600, data=bytes(data), owner=Pubkey.from_string(TOKEN_PROGRAM), executable=False)
+    )
     with pytest.raises(UsageError, match="has 4 fraction digits but the token has 3 decimals"):
         wallet.deposit(str(mint), Decimal("1.5555"))
 
     async def main() -> None:
-        async with AsyncClient(api_url=sandbox.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID,
-                               rpc_url=sandbox.rpc_url, keypair=demo_keypair(), journal_path=journal) as client:
+        async with AsyncClient(
+            api_url=sandbox.url,
+            api_key=sandbox.api_key,
+            strategy=DEMO_STRATEGY_ID,
+            rpc_url=sandbox.rpc_url,
+            keypair=demo_keypair(),
+            journal_path=journal,
+        ) as client:
             await client.deposit(str(mint), Decimal("1.5555"))
 
     with pytest.raises(UsageError, match="the token has 3 decimals"):

@@ -44,7 +44,9 @@ def test_without_proxy_variables_the_proxy_lookup_imports_nothing():
     import os
 
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    probe = ("import sys\nfrom yieldcli.api.proxy import proxy_for\nassert proxy_for('https', 'h', None) is None\n"
-             "print('urllib.request' in sys.modules)")
+    probe = (
+        "import sys\nfrom yieldcli.api.proxy import proxy_for\nassert proxy_for('https', 'h', None) is None\n"
+        "print('urllib.request' in sys.modules)"
+    )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     assert result.stdout.strip() == "False"

@@ -24,7 +24,8 @@ CLI = ("yieldcli.cli", "typer", "rich", "click")
 LIBRARY = tuple(
     f"yieldcli.{path.stem}" if path.is_file() else f"yieldcli.{path.name}"
     for path in PACKAGE.iterdir()
-    if path.name not in ("cli", "__main__.py", "__pycache__") and (path.suffix == ".py" or (path / "__init__.py").exists())
+    if path.name not in ("cli", "__main__.py", "__pycache__")
+    and (path.suffix == ".py" or (path / "__init__.py").exists())
 )
 
 # (the modules a rule is about, what they must not import)
@@ -36,8 +37,14 @@ RULES: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("yieldcli.mcp",), CLI),
 ]
 # Who may import the `mcp` SDK (and the modules of ours that import it at their top).
-MCP_SDK = ("mcp", "yieldcli.mcp.server", "yieldcli.mcp.reads", "yieldcli.mcp.writes", "yieldcli.mcp.approvals",
-           "yieldcli.mcp.results")
+MCP_SDK = (
+    "mcp",
+    "yieldcli.mcp.server",
+    "yieldcli.mcp.reads",
+    "yieldcli.mcp.writes",
+    "yieldcli.mcp.approvals",
+    "yieldcli.mcp.results",
+)
 MCP_SDK_USERS = ("yieldcli.mcp", "yieldcli.cli.commands.mcp_cmd")
 
 
@@ -89,8 +96,10 @@ def test_only_the_mcp_command_imports_the_mcp_sdk(path):
 
 def test_the_checker_counts_lazy_imports_and_not_type_only_ones(tmp_path):
     probe = tmp_path / "probe.py"
-    probe.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from yieldcli.api import models\n"
-                     "def f():\n    from yieldcli.cli import session\n")
+    probe.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from yieldcli.api import models\n"
+        "def f():\n    from yieldcli.cli import session\n"
+    )
     found = runtime_imports(probe)
     assert "yieldcli.cli.session" in found
     assert not any(under(m, ("yieldcli.api",)) for m in found)
@@ -100,13 +109,24 @@ def test_the_transaction_pipeline_is_in_the_library():
     # The flow once lived in the command layer; a command may adapt it, never hold it.
     pipeline = {path.name for path in (PACKAGE / "chain").glob("transact*.py")}
     assert {"transact.py", "transact_checks.py", "transact_send.py", "transact_outcomes.py"} <= pipeline
-    assert not (PACKAGE / "cli" / "commands" / "sending.py").exists() and not (PACKAGE / "cli" / "commands" / "txcheck.py").exists()
+    assert (
+        not (PACKAGE / "cli" / "commands" / "sending.py").exists()
+        and not (PACKAGE / "cli" / "commands" / "txcheck.py").exists()
+    )
     assert "yieldcli.chain.transact" in runtime_imports(PACKAGE / "cli" / "commands" / "txflow.py")
 
 
-LIBRARY_MODULES = sorted([PACKAGE / "__init__.py", PACKAGE / "client.py", PACKAGE / "client_writes.py", PACKAGE / "orders.py",
-                          *PACKAGE.joinpath("api").rglob("*.py"), *PACKAGE.joinpath("chain").rglob("*.py"),
-                          *PACKAGE.joinpath("solana").rglob("*.py")])
+LIBRARY_MODULES = sorted(
+    [
+        PACKAGE / "__init__.py",
+        PACKAGE / "client.py",
+        PACKAGE / "client_writes.py",
+        PACKAGE / "orders.py",
+        *PACKAGE.joinpath("api").rglob("*.py"),
+        *PACKAGE.joinpath("chain").rglob("*.py"),
+        *PACKAGE.joinpath("solana").rglob("*.py"),
+    ]
+)
 
 
 def test_the_librarys_messages_name_no_flag_and_no_command():
@@ -115,10 +135,17 @@ def test_the_librarys_messages_name_no_flag_and_no_command():
 
     for path in LIBRARY_MODULES:
         tree = ast.parse(path.read_text())
-        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                      and node.body and isinstance(node.body[0], ast.Expr)}
-        texts = [node.value for node in ast.walk(tree)
-                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        texts = [
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+        ]
         bad = [text for text in texts if re.search(r"(^|\s)--[a-z]|`yield ", text)]
         assert not bad, f"{path.name}: {bad}"

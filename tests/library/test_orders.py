@@ -20,18 +20,29 @@ PAYER = "11111111111111111111111111111112"
 
 
 def test_the_checked_request_is_read_from_the_body_the_service_gets():
-    order = orders.withdraw_order(strategy_id=DEMO_STRATEGY_ID, mint=USDC, wallet=DEMO_WALLET, payer=PAYER,
-                                  amount=1_500_000, exclude_fees=True, unwrap_wsol=True)
+    order = orders.withdraw_order(
+        strategy_id=DEMO_STRATEGY_ID,
+        mint=USDC,
+        wallet=DEMO_WALLET,
+        payer=PAYER,
+        amount=1_500_000,
+        exclude_fees=True,
+        unwrap_wsol=True,
+    )
     body, request = order.params, order.request
     assert order.path == "/withdraw" and body["amount"] == request.amount == 1_500_000
-    assert (body["user_key"], body["payer_key"], body["base_asset"]) == (request.wallet, request.expected_payer,
-                                                                        request.mint)
+    assert (body["user_key"], body["payer_key"], body["base_asset"]) == (
+        request.wallet,
+        request.expected_payer,
+        request.mint,
+    )
     assert request.exclude_fees and request.unwrap and request.named_signers == {DEMO_WALLET, PAYER}
 
 
 def test_everything_and_a_close_and_a_named_signer():
-    everything = orders.deposit_order(strategy_id=DEMO_STRATEGY_ID, mint=USDC, wallet=DEMO_WALLET, payer=DEMO_WALLET,
-                                      amount=None)
+    everything = orders.deposit_order(
+        strategy_id=DEMO_STRATEGY_ID, mint=USDC, wallet=DEMO_WALLET, payer=DEMO_WALLET, amount=None
+    )
     assert everything.params["all"] is True and "amount" not in everything.params and everything.request.amount is None
     close = orders.close_order(wallet=DEMO_WALLET, payer=PAYER, strategy_id=DEMO_STRATEGY_ID, mint=USDC)
     assert close.path == "/close-user-account" and close.request.action == "close-account"
@@ -54,13 +65,19 @@ def test_base_units_are_exact_and_ask_for_decimals_only_when_unknown():
 
 
 def _strings(path: Path) -> set[str]:
-    return {node.value for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    return {
+        node.value
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
 
 
 def _calls(path: Path, name: str) -> int:
-    return sum(1 for node in ast.walk(ast.parse(path.read_text()))
-               if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == name)
+    return sum(
+        1
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == name
+    )
 
 
 def test_no_other_module_writes_a_service_body_or_the_request_to_check():

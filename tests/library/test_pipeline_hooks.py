@@ -18,8 +18,13 @@ USDC = by_symbol("USDC").mint
 
 def deposit(sandbox, journal, options: TransactOptions, events: list) -> object:
     api = ServiceClient(sandbox.url, sandbox.api_key)
-    params = {"strategy_id": DEMO_STRATEGY_ID, "base_asset": USDC, "user_key": DEMO_WALLET, "payer_key": DEMO_WALLET,
-              "amount": 1_000_000}
+    params = {
+        "strategy_id": DEMO_STRATEGY_ID,
+        "base_asset": USDC,
+        "user_key": DEMO_WALLET,
+        "payer_key": DEMO_WALLET,
+        "amount": 1_000_000,
+    }
     request = UserRequest("deposit", DEMO_WALLET, {DEMO_WALLET}, DEMO_WALLET, DEMO_STRATEGY_ID, USDC, amount=1_000_000)
     hooks = Hooks(
         on_review=lambda prepared: events.append(("review", prepared.effect.ok)),
@@ -31,8 +36,9 @@ def deposit(sandbox, journal, options: TransactOptions, events: list) -> object:
     async def go():
         async with Rpc(sandbox.rpc_url) as rpc:
             obtain = from_service(api.post, "/deposit", params, DEMO_WALLET, ix=False)
-            return await run(rpc, sandbox.rpc_url, request, obtain, options, hooks, lambda: [demo_keypair()],
-                             Journal(journal))
+            return await run(
+                rpc, sandbox.rpc_url, request, obtain, options, hooks, lambda: [demo_keypair()], Journal(journal)
+            )
 
     try:
         return asyncio.run(go())

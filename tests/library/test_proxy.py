@@ -66,9 +66,19 @@ ENVIRONMENTS = [
     {"HTTPS_PROXY": "socks5://s:4", "HTTP_PROXY": "p:2", "NO_PROXY": "http://[::1],LOCALHOST"},
 ]
 URLS = [
-    "https://example.com", "https://api.example.com", "https://notexample.com", "https://example.com:8443",
-    "https://10.1.2.3", "https://192.168.1.7", "https://192.168.1.8", "https://[::1]:8443", "https://[fd00::5]",
-    "https://localhost:9000", "http://localhost:9000", "http://127.0.0.1:8080", "https://other.org",
+    "https://example.com",
+    "https://api.example.com",
+    "https://notexample.com",
+    "https://example.com:8443",
+    "https://10.1.2.3",
+    "https://192.168.1.7",
+    "https://192.168.1.8",
+    "https://[::1]:8443",
+    "https://[fd00::5]",
+    "https://localhost:9000",
+    "http://localhost:9000",
+    "http://127.0.0.1:8080",
+    "https://other.org",
 ]
 
 

@@ -26,8 +26,9 @@ def _nonce_account(run, sandbox, tmp_path, authority: str) -> dict:
     payer = tmp_path / "demo.json"
     payer.write_text(json.dumps(list(bytes(demo_keypair()))))
     payer.chmod(0o600)
-    created = run("nonce", "create", "--authority", authority, "-k", str(payer), "-u", sandbox.rpc_url, "--yes",
-                  "-o", "json")
+    created = run(
+        "nonce", "create", "--authority", authority, "-k", str(payer), "-u", sandbox.rpc_url, "--yes", "-o", "json"
+    )
     assert created.code == 0, created.stderr
     return created.json()
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -29,8 +29,9 @@ def test_the_examples_run_in_order_in_one_program(tmp_path):
     program = "\n".join(python_examples())
     # The deposit's journal goes where `yield` keeps it: here, under the test's own data folder.
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
-    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                            env=env)
+    result = subprocess.run(
+        [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("Sandbox Yield Strategy")

@@ -19,8 +19,14 @@ from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
 def test_a_lost_answer_keeps_the_signature_and_holds_the_next_deposit(sandbox, journal, wallet):
     rpc = _SendAnswersError(sandbox.rpc_url, {"code": -32603, "message": "Internal error"})
     try:
-        with Client(api_url=sandbox.url, api_key=sandbox.api_key, strategy=DEMO_STRATEGY_ID, rpc_url=rpc.url,
-                    keypair=demo_keypair(), journal_path=journal) as lossy:
+        with Client(
+            api_url=sandbox.url,
+            api_key=sandbox.api_key,
+            strategy=DEMO_STRATEGY_ID,
+            rpc_url=rpc.url,
+            keypair=demo_keypair(),
+            journal_path=journal,
+        ) as lossy:
             before = usdc_balance(sandbox)
             with pytest.raises(TransactionPending) as unknown:
                 lossy.deposit("USDC", Decimal("1")).send(confirm=Asked(True))

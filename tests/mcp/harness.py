@@ -39,8 +39,14 @@ def write_private(path: Path, text: str) -> Path:
 
 def server_env(sandbox, home: Path, api_url: str | None = None) -> dict[str, str]:
     keypair = write_private(home / "keys" / "wallet.json", json.dumps(list(bytes(demo_keypair()))))
-    return {**os.environ, "YIELD_API_URL": api_url or sandbox.url, "YIELD_API_KEY": TEST_API_KEY,
-            "YIELD_RPC_URL": sandbox.rpc_url, "YIELD_KEYPAIR": str(keypair), "YIELD_STRATEGY": DEMO_STRATEGY_ID}
+    return {
+        **os.environ,
+        "YIELD_API_URL": api_url or sandbox.url,
+        "YIELD_API_KEY": TEST_API_KEY,
+        "YIELD_RPC_URL": sandbox.rpc_url,
+        "YIELD_KEYPAIR": str(keypair),
+        "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+    }
 
 
 def parameters(env: dict[str, str], *args: str) -> StdioServerParameters:

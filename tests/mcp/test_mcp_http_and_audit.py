@@ -28,8 +28,14 @@ def free_port() -> int:
 @pytest.fixture
 def http_server(sandbox, isolated):
     port = free_port()
-    proc = subprocess.Popen([YIELD, "mcp", "--http", "--port", str(port)], env=server_env(sandbox, isolated),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [YIELD, "mcp", "--http", "--port", str(port)],
+        env=server_env(sandbox, isolated),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         banner = proc.stderr.readline() + proc.stderr.readline()
         token = re.search(r"bearer token: (\S+)", banner).group(1)
@@ -48,8 +54,12 @@ def http_server(sandbox, isolated):
 def post(port: int, headers: dict[str, str]) -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
-    conn.request("POST", "/mcp", body=body, headers={"Content-Type": "application/json",
-                                                     "Accept": "application/json, text/event-stream", **headers})
+    conn.request(
+        "POST",
+        "/mcp",
+        body=body,
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+    )
     return conn.getresponse().status
 
 
@@ -73,7 +83,9 @@ def test_http_listens_on_loopback_and_wants_the_printed_token_and_a_local_host(h
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     async def body():
-        transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=create_mcp_http_client(headers=good))
+        transport = streamable_http_client(
+            f"http://127.0.0.1:{port}/mcp", http_client=create_mcp_http_client(headers=good)
+        )
         async with Client(transport) as client:
             tools = [t.name for t in (await client.list_tools()).tools]
             return tools, await client.call_tool("health", {})
@@ -109,8 +121,10 @@ def test_yield_mcp_audit_prints_a_private_hash_chained_log_and_finds_an_edit(san
 
 def test_other_commands_never_import_the_mcp_sdk(sandbox, isolated):
     env = server_env(sandbox, isolated)
-    probe = ("import sys, runpy\nsys.argv = ['yield', 'health']\n"
-             "try:\n    runpy.run_module('yieldcli', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-             "print('LOADED', sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'yieldcli.mcp'))))")
+    probe = (
+        "import sys, runpy\nsys.argv = ['yield', 'health']\n"
+        "try:\n    runpy.run_module('yieldcli', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'yieldcli.mcp'))))"
+    )
     result = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
     assert '"OK"' in result.stdout and "LOADED []" in result.stdout, result

@@ -22,8 +22,9 @@ def test_the_mcp_inspector_lists_the_tools_and_calls_a_read(sandbox, isolated):
     env = server_env(sandbox, isolated)
 
     def inspector(*args: str) -> dict:
-        proc = subprocess.run([str(INSPECTOR), "--cli", YIELD, "mcp", *args], env=env, capture_output=True, text=True,
-                              timeout=120)
+        proc = subprocess.run(
+            [str(INSPECTOR), "--cli", YIELD, "mcp", *args], env=env, capture_output=True, text=True, timeout=120
+        )
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)
 

@@ -22,37 +22,49 @@ def policy(tmp_path) -> Policy:
     return load_policy(write_private(tmp_path / "p" / "policy.toml", POLICY), required=True)
 
 
-@pytest.mark.parametrize("action, mint, raw, budget, verdict, reason", [
-    ("deposit", USDC, 2_000_000, Budget(), "auto", "within the automatic limits"),
-    ("deposit", USDC, 2_000_001, Budget(), "approval", "above the automatic limits"),
-    ("deposit", USDC, 1_000_000, Budget(day=9_500_000, auto_day=9_500_000), "approval", "above the automatic"),
-    ("deposit", USDC, 20_000_001, Budget(), "refused", "above the per-call limit of 20"),
-    ("deposit", USDC, 1_000_000, Budget(day=99_500_000), "refused", "pass the 24-hour limit of 100"),
-    ("withdraw", USDC, 1_000_000, Budget(writes_last_hour=50), "refused", "50 write(s) an hour"),
-    ("close-account", USDC, 0, Budget(), "approval", "always needs your approval"),
-    ("deposit", SOL, 1, Budget(), "refused", "does not allow this asset"),
-])
+@pytest.mark.parametrize(
+    "action, mint, raw, budget, verdict, reason",
+    [
+        ("deposit", USDC, 2_000_000, Budget(), "auto", "within the automatic limits"),
+        ("deposit", USDC, 2_000_001, Budget(), "approval", "above the automatic limits"),
+        ("deposit", USDC, 1_000_000, Budget(day=9_500_000, auto_day=9_500_000), "approval", "above the automatic"),
+        ("deposit", USDC, 20_000_001, Budget(), "refused", "above the per-call limit of 20"),
+        ("deposit", USDC, 1_000_000, Budget(day=99_500_000), "refused", "pass the 24-hour limit of 100"),
+        ("withdraw", USDC, 1_000_000, Budget(writes_last_hour=50), "refused", "50 write(s) an hour"),
+        ("close-account", USDC, 0, Budget(), "approval", "always needs your approval"),
+        ("deposit", SOL, 1, Budget(), "refused", "does not allow this asset"),
+    ],
+)
 def test_decide(policy, action, mint, raw, budget, verdict, reason):
     decision = decide(policy, action, mint, raw, budget)
     assert decision.verdict == verdict and reason in decision.reason
 
 
 def test_no_policy_file_is_writes_off_and_the_kill_switch_beats_everything(tmp_path):
-    assert decide(load_policy(tmp_path / "none.toml", required=False), "deposit", USDC, 1, Budget()).verdict == "refused"
+    assert (
+        decide(load_policy(tmp_path / "none.toml", required=False), "deposit", USDC, 1, Budget()).verdict == "refused"
+    )
     killed = load_policy(write_private(tmp_path / "k" / "p.toml", "kill_switch = true\n" + POLICY), required=True)
     assert decide(killed, "deposit", USDC, 1, Budget()).reason == "the policy's kill switch is on"
-    only_deposits = load_policy(write_private(tmp_path / "d" / "p.toml", POLICY.replace(
-        '["deposit", "withdraw", "close-account"]', '["deposit"]')), required=True)
+    only_deposits = load_policy(
+        write_private(
+            tmp_path / "d" / "p.toml", POLICY.replace('["deposit", "withdraw", "close-account"]', '["deposit"]')
+        ),
+        required=True,
+    )
     assert "does not allow withdraw" in decide(only_deposits, "withdraw", USDC, 1, Budget()).reason
 
 
-@pytest.mark.parametrize("text, message", [
-    (POLICY.replace('per_call = "20"', "per_call = 20.5"), "must be a decimal string"),
-    (POLICY + "\n[assets.NOPE]\n", "unknown asset 'NOPE'"),
-    (POLICY.replace('per_call = "20"', 'per_call = "20.0000001"'), "per_call"),
-    ("writes = 1\n", "writes must be true or false"),
-    ("writes = true\nallow_everything = true\n", "unknown setting(s) allow_everything"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (POLICY.replace('per_call = "20"', "per_call = 20.5"), "must be a decimal string"),
+        (POLICY + "\n[assets.NOPE]\n", "unknown asset 'NOPE'"),
+        (POLICY.replace('per_call = "20"', 'per_call = "20.0000001"'), "per_call"),
+        ("writes = 1\n", "writes must be true or false"),
+        ("writes = true\nallow_everything = true\n", "unknown setting(s) allow_everything"),
+    ],
+)
 def test_a_bad_policy_is_refused_naming_what_is_wrong(tmp_path, text, message):
     with pytest.raises(ConfigError, match="invalid policy") as info:
         load_policy(write_private(tmp_path / "p" / "p.toml", text), required=True)
@@ -91,8 +103,16 @@ def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
     now = [1_000.0]
     book = Book(None, policy, AuditLog(tmp_path / "audit.jsonl"), clock=lambda: now[0])
     for name in ("fresh", "stale"):
-        book._proposals[name] = Proposal(name, Intent("deposit", "USDC", "1"), USDC, 1_000_000, "deposit 1 USDC", 5000,
-                                         Decision("auto", "within"), now[0] + PROPOSAL_SECONDS)
+        book._proposals[name] = Proposal(
+            name,
+            Intent("deposit", "USDC", "1"),
+            USDC,
+            1_000_000,
+            "deposit 1 USDC",
+            5000,
+            Decision("auto", "within"),
+            now[0] + PROPOSAL_SECONDS,
+        )
     assert book.claim("fresh").state == "executing"
     now[0] += PROPOSAL_SECONDS + 1
     with pytest.raises(Refused, match="is expired") as info:

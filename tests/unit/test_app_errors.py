@@ -8,7 +8,9 @@ from yieldcli.errors import ExitCode, NetworkError
 
 def test_a_task_group_wrapping_one_of_our_errors_exits_with_its_code():
     # solana-py's transport runs in an anyio task group: what a task raised arrives wrapped.
-    wrapped = ExceptionGroup("unhandled errors in a TaskGroup", [ExceptionGroup("inner", [NetworkError("cannot connect", hint="h")])])
+    wrapped = ExceptionGroup(
+        "unhandled errors in a TaskGroup", [ExceptionGroup("inner", [NetworkError("cannot connect", hint="h")])]
+    )
     assert describe_exception(wrapped) == (ExitCode.NETWORK, "network", "cannot connect", "h")
 
 

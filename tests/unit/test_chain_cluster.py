@@ -57,4 +57,3 @@ def test_a_blockhash_the_rpc_does_not_know_is_refused(rpc_url):
     with pytest.raises(Refused, match="does not know this transaction's blockhash") as refused:
         asyncio.run(_check(rpc_url, str(Hash.new_unique()), None))
     assert "another cluster" in refused.value.message
-

@@ -28,14 +28,20 @@ from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, TransferParams, advance_nonce_account, transfer
 
 from yieldcli.chain import compute_budget as cb
-from yieldcli.solana import programs
 from yieldcli.chain.confirm import Confirmed, wait_for
 from yieldcli.chain.instructions import build_transaction, decompile_message, fetch_lookup_table, recompile_message
-from yieldcli.chain.nonce import advance_instruction, build_on_nonce, create_nonce_instructions, fetch_nonce, nonce_lifetime
+from yieldcli.chain.nonce import (
+    advance_instruction,
+    build_on_nonce,
+    create_nonce_instructions,
+    fetch_nonce,
+    nonce_lifetime,
+)
 from yieldcli.chain.rpc import Rpc
 from yieldcli.chain.sign import sign_transaction
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 from yieldcli.sandbox.runtime import Runtime
+from yieldcli.solana import programs
 
 USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
 SOL = 1_000_000_000
@@ -69,20 +75,31 @@ class KnownFees:
 
         others = [c for c in calls if c[0] != "getRecentPrioritizationFees"]
         real = iter(await self.real.batch(others) if others else [])
-        return [Answer(m, await self.call(m, p)) if m == "getRecentPrioritizationFees" else next(real) for m, p in calls]
+        return [
+            Answer(m, await self.call(m, p)) if m == "getRecentPrioritizationFees" else next(real) for m, p in calls
+        ]
 
 
 def test_parse_every_compute_budget_instruction():
-    ixs = [set_compute_unit_limit(300_000), set_compute_unit_price(12_345), request_heap_frame(64 * 1024),
-           set_loaded_accounts_data_size_limit(65_536), transfer(TransferParams(from_pubkey=Pubkey.default(), to_pubkey=Pubkey.default(), lamports=1))]
+    ixs = [
+        set_compute_unit_limit(300_000),
+        set_compute_unit_price(12_345),
+        request_heap_frame(64 * 1024),
+        set_loaded_accounts_data_size_limit(65_536),
+        transfer(TransferParams(from_pubkey=Pubkey.default(), to_pubkey=Pubkey.default(), lamports=1)),
+    ]
     assert cb.parse_compute_budget(ixs) == cb.ComputeBudget(300_000, 12_345, 64 * 1024, 65_536)
     assert cb.parse_compute_budget(ixs[4:]) == cb.ComputeBudget()
 
 
 @pytest.mark.parametrize(
     "data, match",
-    [(b"\x03\x01", "not a compute-budget instruction"), (b"\x00" + bytes(8), "not a compute-budget"), (b"", "not a compute-budget"),
-     (b"\x09\x00\x00\x00\x00", "not a compute-budget")],
+    [
+        (b"\x03\x01", "not a compute-budget instruction"),
+        (b"\x00" + bytes(8), "not a compute-budget"),
+        (b"", "not a compute-budget"),
+        (b"\x09\x00\x00\x00\x00", "not a compute-budget"),
+    ],
 )
 def test_malformed_budget_is_refused(data, match):
     with pytest.raises(ServiceError, match=match):
@@ -142,11 +159,23 @@ def test_fee_summary_without_a_limit_uses_the_runtime_default():
     ixs = [set_compute_unit_price(10_000), transfer(TransferParams(from_pubkey=payer, to_pubkey=payer, lamports=1))]
     message = build_transaction(ixs, payer, Hash.new_unique()).message
     fees = cb.fee_summary(message)
-    assert (fees.signatures, fees.base_fee, fees.unit_limit, fees.unit_price, fees.priority_fee) == (1, 5_000, 200_000, 10_000, 2_000)
+    assert (fees.signatures, fees.base_fee, fees.unit_limit, fees.unit_price, fees.priority_fee) == (
+        1,
+        5_000,
+        200_000,
+        10_000,
+        2_000,
+    )
     assert fees.total == 7_000 and fees.to_dict()["total_sol"] == "0.000007"
     assert fees.sol(fees.total) == Decimal("0.000007")
     # SOL as exact text, never an exponent or a float.
-    assert [cb.sol_text(n) for n in (0, 1, 5_000, 1_447_680, 1_400 * 10**9)] == ["0", "0.000000001", "0.000005", "0.00144768", "1400"]
+    assert [cb.sol_text(n) for n in (0, 1, 5_000, 1_447_680, 1_400 * 10**9)] == [
+        "0",
+        "0.000000001",
+        "0.000005",
+        "0.00144768",
+        "1400",
+    ]
 
 
 # ---- a service's /tx message, on the sandbox chain over loopback
@@ -177,8 +206,14 @@ def message_wide_flags(ixs: list[Instruction], payer: Pubkey) -> list[Instructio
     for ix in ixs:
         signer |= {m.pubkey for m in ix.accounts if m.is_signer}
         writable |= {m.pubkey for m in ix.accounts if m.is_writable}
-    return [Instruction(ix.program_id, bytes(ix.data), [AccountMeta(m.pubkey, m.pubkey in signer, m.pubkey in writable) for m in ix.accounts])
-            for ix in ixs]
+    return [
+        Instruction(
+            ix.program_id,
+            bytes(ix.data),
+            [AccountMeta(m.pubkey, m.pubkey in signer, m.pubkey in writable) for m in ix.accounts],
+        )
+        for ix in ixs
+    ]
 
 
 def test_service_message_gets_a_new_budget_and_nothing_else_changes(sandbox_chain):
@@ -243,14 +278,19 @@ def test_max_fee_refuses_above_and_allows_at_the_cap(sandbox_chain):
     allowed = asyncio.run(go(None))
     assert allowed.fees.unit_price == 100_000
     assert asyncio.run(go(allowed.fees.total)).fees == allowed.fees
-    with pytest.raises(Refused, match=f"would be {allowed.fees.total} lamports .* more than the maximum of {allowed.fees.total - 1}"):
+    with pytest.raises(
+        Refused, match=f"would be {allowed.fees.total} lamports .* more than the maximum of {allowed.fees.total - 1}"
+    ):
         asyncio.run(go(allowed.fees.total - 1))
 
 
 def test_a_signed_transaction_keeps_its_fee():
     user = Keypair()
-    tx = build_transaction([transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=user.pubkey(), lamports=1))],
-                           user.pubkey(), Hash.new_unique())
+    tx = build_transaction(
+        [transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=user.pubkey(), lamports=1))],
+        user.pubkey(),
+        Hash.new_unique(),
+    )
     signed = sign_transaction(tx, [user]).transaction
     with pytest.raises(UsageError, match="already carries a signature"):
         asyncio.run(cb.apply_priority_fee(KnownFees([]), signed, unit_price=1))
@@ -259,8 +299,12 @@ def test_a_signed_transaction_keeps_its_fee():
 def test_decompile_refuses_a_table_it_was_not_given_or_an_index_past_its_end():
     payer, a, b = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()
     key = Keypair().pubkey()
-    message = build_transaction([transfer(TransferParams(from_pubkey=payer, to_pubkey=b, lamports=1))], payer, Hash.new_unique(),
-                                [AddressLookupTableAccount(key, [a, b])]).message
+    message = build_transaction(
+        [transfer(TransferParams(from_pubkey=payer, to_pubkey=b, lamports=1))],
+        payer,
+        Hash.new_unique(),
+        [AddressLookupTableAccount(key, [a, b])],
+    ).message
     with pytest.raises(ServiceError, match="could not be read"):
         decompile_message(message, [])
     with pytest.raises(ServiceError, match="entry 1 of lookup table"):
@@ -273,7 +317,11 @@ def test_a_nonce_transaction_keeps_its_advance_first_and_lands_with_a_priority_f
     user, nonce_keypair = Keypair(), Keypair()
     runtime.airdrop(user.pubkey(), 10 * SOL)
     rent = runtime.minimum_balance_for_rent_exemption(80)
-    runtime.execute(create_nonce_instructions(user.pubkey(), nonce_keypair.pubkey(), user.pubkey(), rent), [user, nonce_keypair], payer=user)
+    runtime.execute(
+        create_nonce_instructions(user.pubkey(), nonce_keypair.pubkey(), user.pubkey(), rent),
+        [user, nonce_keypair],
+        payer=user,
+    )
     friend = Keypair().pubkey()
 
     async def go():
@@ -284,7 +332,9 @@ def test_a_nonce_transaction_keeps_its_advance_first_and_lands_with_a_priority_f
             runtime.advance_slots(200)  # far past any blockhash's lifetime
             signed = sign_transaction(budgeted.transaction, [user]).transaction
             signature = await rpc.send(signed)
-            outcome = await wait_for(rpc, signature, None, poll_interval=0.02, timeout_s=20, nonce=nonce_lifetime(signed.message))
+            outcome = await wait_for(
+                rpc, signature, None, poll_interval=0.02, timeout_s=20, nonce=nonce_lifetime(signed.message)
+            )
             return nonce, budgeted, outcome, await rpc.transaction(signature)
 
     nonce, budgeted, outcome, record = asyncio.run(go())
@@ -292,7 +342,10 @@ def test_a_nonce_transaction_keeps_its_advance_first_and_lands_with_a_priority_f
     ixs = decompile_message(budgeted.transaction.message)
     advance = advance_instruction(nonce.address, user.pubkey())
     assert (ixs[0].program_id, bytes(ixs[0].data), [m.pubkey for m in ixs[0].accounts]) == (
-        advance.program_id, bytes(advance.data), [m.pubkey for m in advance.accounts])
+        advance.program_id,
+        bytes(advance.data),
+        [m.pubkey for m in advance.accounts],
+    )
     assert [cb.is_compute_budget(ix) for ix in ixs] == [False, True, True, False]
     assert budgeted.transaction.message.recent_blockhash == nonce.nonce
     assert record.fee == budgeted.fees.total and runtime.get_balance(friend) == SOL
@@ -325,11 +378,16 @@ def test_a_high_price_is_measured_without_reserving_the_full_limit_at_that_price
     async def go():
         async with Rpc(server.url) as rpc:
             latest = await rpc.latest_blockhash()
-            tx = build_transaction([transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=friend, lamports=SOL // 1000))],
-                                   user.pubkey(), latest.blockhash)
+            tx = build_transaction(
+                [transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=friend, lamports=SOL // 1000))],
+                user.pubkey(),
+                latest.blockhash,
+            )
             budgeted = await cb.apply_priority_fee(rpc, tx, unit_price=50_000_000)
             signature = await rpc.send(sign_transaction(budgeted.transaction, [user]).transaction)
-            return budgeted, await wait_for(rpc, signature, latest.last_valid_block_height, poll_interval=0.02, timeout_s=20)
+            return budgeted, await wait_for(
+                rpc, signature, latest.last_valid_block_height, poll_interval=0.02, timeout_s=20
+            )
 
     budgeted, outcome = asyncio.run(go())
     assert isinstance(outcome, Confirmed)
@@ -343,8 +401,11 @@ def test_a_failing_simulation_is_a_simulation_failure(sandbox_chain):
 
     async def go():
         async with Rpc(server.url) as rpc:
-            tx = build_transaction([transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=user.pubkey(), lamports=1))],
-                                   user.pubkey(), (await rpc.latest_blockhash()).blockhash)
+            tx = build_transaction(
+                [transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=user.pubkey(), lamports=1))],
+                user.pubkey(),
+                (await rpc.latest_blockhash()).blockhash,
+            )
             return await cb.apply_priority_fee(rpc, tx, unit_price=1)
 
     with pytest.raises(SimulationFailed, match="measure compute units failed: .*nothing was signed or sent"):
@@ -362,8 +423,15 @@ def test_priority_fee_flag_values():
 
 def test_without_a_priority_fee_the_transaction_stays_and_max_fee_still_applies():
     payer = Keypair().pubkey()
-    tx = build_transaction([set_compute_unit_limit(10_000), set_compute_unit_price(1_000_000),
-                            transfer(TransferParams(from_pubkey=payer, to_pubkey=payer, lamports=1))], payer, Hash.new_unique())
+    tx = build_transaction(
+        [
+            set_compute_unit_limit(10_000),
+            set_compute_unit_price(1_000_000),
+            transfer(TransferParams(from_pubkey=payer, to_pubkey=payer, lamports=1)),
+        ],
+        payer,
+        Hash.new_unique(),
+    )
     kept = asyncio.run(cb.budget_transaction(KnownFees([]), tx, priority_fee=None, max_fee=15_000))
     assert kept.transaction == tx and kept.units_consumed is None
     assert (kept.fees.unit_limit, kept.fees.priority_fee, kept.fees.total) == (10_000, 10_000, 15_000)
@@ -379,22 +447,38 @@ def test_decompile_then_compile_gives_back_the_same_message(version):
         set_compute_unit_price(9),
         Instruction(MEMO, b"a", [AccountMeta(cosigner, True, False), AccountMeta(reader, False, False)]),
         transfer(TransferParams(from_pubkey=payer, to_pubkey=loaded_w, lamports=5)),
-        Instruction(Pubkey.from_string(programs.TOKEN_PROGRAM), b"\x09", [AccountMeta(loaded_r, False, False), AccountMeta(cosigner, True, True)]),
+        Instruction(
+            Pubkey.from_string(programs.TOKEN_PROGRAM),
+            b"\x09",
+            [AccountMeta(loaded_r, False, False), AccountMeta(cosigner, True, True)],
+        ),
     ]
     blockhash = Hash.new_unique()
-    tables = [AddressLookupTableAccount(table_key, [Keypair().pubkey(), loaded_r, loaded_w])] if version == "v0+table" else []
-    message = Message.new_with_blockhash(ixs, payer, blockhash) if version == "legacy" else build_transaction(ixs, payer, blockhash, tables).message
+    tables = (
+        [AddressLookupTableAccount(table_key, [Keypair().pubkey(), loaded_r, loaded_w])]
+        if version == "v0+table"
+        else []
+    )
+    message = (
+        Message.new_with_blockhash(ixs, payer, blockhash)
+        if version == "legacy"
+        else build_transaction(ixs, payer, blockhash, tables).message
+    )
     again = recompile_message(message, decompile_message(message, tables), tables)
     assert bytes(again) == bytes(message)
     if version == "v0+table":
-        assert [list(lk.writable_indexes) + list(lk.readonly_indexes) for lk in message.address_table_lookups] == [[2, 1]]
+        assert [list(lk.writable_indexes) + list(lk.readonly_indexes) for lk in message.address_table_lookups] == [
+            [2, 1]
+        ]
 
 
 def test_web3js_decompiles_the_recompiled_message_as_we_do(sandbox_chain):
     """An independent decompiler (web3.js 1.x TransactionMessage.decompile) agrees with ours, before and after."""
     node = shutil.which("node")
     if node is None or not (JS_DIR / "node_modules" / "@solana" / "web3.js").exists():
-        pytest.skip("node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with web3.js")
+        pytest.skip(
+            "node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with web3.js"
+        )
     runtime, server = sandbox_chain
     user = Keypair()
     runtime.airdrop(user.pubkey(), 10 * SOL)
@@ -408,17 +492,34 @@ def test_web3js_decompiles_the_recompiled_message_as_we_do(sandbox_chain):
 
     table, original, budgeted = asyncio.run(go())
     lines = "".join(
-        json.dumps({"transaction": base64.b64encode(bytes(tx)).decode(), "tables": {str(table.key): [str(a) for a in table.addresses]}}) + "\n"
+        json.dumps(
+            {
+                "transaction": base64.b64encode(bytes(tx)).decode(),
+                "tables": {str(table.key): [str(a) for a in table.addresses]},
+            }
+        )
+        + "\n"
         for tx in (original, budgeted)
     )
-    out = subprocess.run([node, str(JS_DIR / "decompile.mjs")], input=lines, capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [node, str(JS_DIR / "decompile.mjs")], input=lines, capture_output=True, text=True, timeout=60, check=True
+    )
     theirs = [json.loads(line) for line in out.stdout.splitlines()]
     ours = [
-        [{"programId": str(ix.program_id), "keys": [{"pubkey": str(m.pubkey), "isSigner": m.is_signer, "isWritable": m.is_writable}
-                                                    for m in ix.accounts], "data": base64.b64encode(bytes(ix.data)).decode()}
-         for ix in decompile_message(tx.message, [table])]
+        [
+            {
+                "programId": str(ix.program_id),
+                "keys": [
+                    {"pubkey": str(m.pubkey), "isSigner": m.is_signer, "isWritable": m.is_writable} for m in ix.accounts
+                ],
+                "data": base64.b64encode(bytes(ix.data)).decode(),
+            }
+            for ix in decompile_message(tx.message, [table])
+        ]
         for tx in (original, budgeted)
     ]
     assert theirs == ours
     budget_program = programs.COMPUTE_BUDGET_PROGRAM
-    assert [ix for ix in theirs[1] if ix["programId"] != budget_program] == [ix for ix in theirs[0] if ix["programId"] != budget_program]
+    assert [ix for ix in theirs[1] if ix["programId"] != budget_program] == [
+        ix for ix in theirs[0] if ix["programId"] != budget_program
+    ]

@@ -175,7 +175,9 @@ def test_against_the_sandbox_rpc():
                 ix = transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=to.pubkey(), lamports=10**8))
                 tx = VersionedTransaction(MessageV0.try_compile(payer.pubkey(), [ix], [], latest.blockhash), [payer])
                 signature = await rpc.send(tx)
-                outcome = await wait_for(rpc, signature, latest.last_valid_block_height, "finalized", timeout_s=20, poll_interval=0.05)
+                outcome = await wait_for(
+                    rpc, signature, latest.last_valid_block_height, "finalized", timeout_s=20, poll_interval=0.05
+                )
                 return signature, outcome, await rpc.balance(to.pubkey())
 
         signature, outcome, balance = asyncio.run(main())

@@ -11,8 +11,8 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.signers_check import SigningRefused, check_signable
 from yieldcli.chain.sign import sign_transaction, signature_slots
+from yieldcli.chain.signers_check import SigningRefused, check_signable
 from yieldcli.errors import ExitCode
 
 USER, SERVICE, STRANGER = Keypair(), Keypair(), Keypair()

@@ -26,8 +26,15 @@ WSOL_ATA = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MIN
 def judge(action, *ixs, controlled=(), wsol=()):
     message = MessageV0.try_compile(WALLET, list(ixs), [], Hash.default())
     owned = frozenset({str(WALLET), str(WSOL_ATA)})
-    ctx = Context(action, str(WALLET), str(WALLET), str(PINNED), owned, owned | {str(c) for c in controlled},
-                  frozenset(str(w) for w in wsol))
+    ctx = Context(
+        action,
+        str(WALLET),
+        str(WALLET),
+        str(PINNED),
+        owned,
+        owned | {str(c) for c in controlled},
+        frozenset(str(w) for w in wsol),
+    )
     return verdicts(resolve(message), ctx)
 
 
@@ -37,19 +44,27 @@ def test_a_deposit_may_wrap_sol_into_the_users_own_account_only():
     away = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=STRANGER, lamports=5))
     found = judge("deposit", wrap, sync, away, wsol=[WSOL_ATA])
     assert [v.ok for v in found] == [True, True, False]
-    assert found[2].reason == f"instruction 3: System Transfer of 5 lamports from your wallet to {str(STRANGER)[:4]}…{str(STRANGER)[-4:]}"
+    assert (
+        found[2].reason
+        == f"instruction 3: System Transfer of 5 lamports from your wallet to {str(STRANGER)[:4]}…{str(STRANGER)[-4:]}"
+    )
     # The same wrap is not a kind a withdrawal needs.
     assert not judge("withdraw", wrap)[0].ok
 
 
 def test_kinds_are_named_by_index_and_only_the_pinned_program_is_trusted():
-    found = judge("withdraw", assign(AssignParams(pubkey=WALLET, owner=STRANGER)),
-                  Instruction(PINNED, b"\x02", [AccountMeta(WALLET, True, False)]),
-                  Instruction(STRANGER, b"", [AccountMeta(WALLET, True, False)]),
-                  Instruction(STRANGER, b"", [AccountMeta(Keypair().pubkey(), False, True)]))
+    found = judge(
+        "withdraw",
+        assign(AssignParams(pubkey=WALLET, owner=STRANGER)),
+        Instruction(PINNED, b"\x02", [AccountMeta(WALLET, True, False)]),
+        Instruction(STRANGER, b"", [AccountMeta(WALLET, True, False)]),
+        Instruction(STRANGER, b"", [AccountMeta(Keypair().pubkey(), False, True)]),
+    )
     assert found[0].reason == "instruction 1: System Assign of your wallet" and not found[0].ok
     assert found[1].ok and found[1].kind == "strategy program"
-    assert not found[2].ok and "is not one this request needs, and it is given your wallet as a signer" in found[2].reason
+    assert (
+        not found[2].ok and "is not one this request needs, and it is given your wallet as a signer" in found[2].reason
+    )
     assert found[3].ok  # given none of the user's accounts: it cannot use the user's authority
 
 
@@ -63,7 +78,13 @@ def test_what_the_wallet_controls_is_read_from_the_account():
     wallet = str(WALLET)
     nonce = State(10, 80, None, programs.SYSTEM_PROGRAM, struct.pack("<II", 1, 1) + bytes(WALLET) + bytes(40))
     assert authority_kind(nonce, wallet, None) == "nonce"
-    stake = State(10, 200, None, "Stake11111111111111111111111111111111111111", bytes(12) + bytes(STRANGER) + bytes(WALLET) + bytes(124))
+    stake = State(
+        10,
+        200,
+        None,
+        "Stake11111111111111111111111111111111111111",
+        bytes(12) + bytes(STRANGER) + bytes(WALLET) + bytes(124),
+    )
     assert authority_kind(stake, wallet, None) == "stake"
     mint = State(10, 82, None, programs.TOKEN_PROGRAM, struct.pack("<I", 1) + bytes(WALLET) + bytes(46))
     assert authority_kind(mint, wallet, None) == "mint"

@@ -12,10 +12,16 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 
-from yieldcli.solana import programs as p
-from yieldcli.chain.instructions import build_from_ix, build_transaction, fetch_lookup_table, parse_instruction, parse_ix_response
+from yieldcli.chain.instructions import (
+    build_from_ix,
+    build_transaction,
+    fetch_lookup_table,
+    parse_instruction,
+    parse_ix_response,
+)
 from yieldcli.chain.rpc_types import AccountInfo, LatestBlockhash
 from yieldcli.errors import ExitCode, ServiceError
+from yieldcli.solana import programs as p
 from yieldcli.tokens import STRATEGY_PROGRAM_ID
 
 USER = Keypair().pubkey()
@@ -30,10 +36,14 @@ def ints(key: Pubkey) -> list[int]:
 
 
 def ix_json(program=STRATEGY, accounts=None, data=(1, 2, 3)):
-    accounts = accounts if accounts is not None else [
-        {"pubkey": ints(USER), "is_signer": True, "is_writable": True},
-        {"pubkey": ints(VAULT), "is_signer": False, "is_writable": True},
-    ]
+    accounts = (
+        accounts
+        if accounts is not None
+        else [
+            {"pubkey": ints(USER), "is_signer": True, "is_writable": True},
+            {"pubkey": ints(VAULT), "is_signer": False, "is_writable": True},
+        ]
+    )
     return {"program_id": ints(program), "accounts": accounts, "data": list(data)}
 
 
@@ -61,7 +71,9 @@ class FakeRpc:
 
 
 def table_account(addresses, owner=p.ADDRESS_LOOKUP_TABLE_PROGRAM, data=None):
-    return AccountInfo(TABLE, 1_000_000, Pubkey.from_string(owner), data if data is not None else alt_data(addresses), False, 0)
+    return AccountInfo(
+        TABLE, 1_000_000, Pubkey.from_string(owner), data if data is not None else alt_data(addresses), False, 0
+    )
 
 
 def test_parse_instruction():
@@ -122,10 +134,12 @@ def test_build_transaction_uses_the_lookup_table():
     rpc = FakeRpc({TABLE: table_account([VAULT, *extra])})
     body = {
         "deposit_instructions": [
-            ix_json(accounts=[
-                {"pubkey": ints(USER), "is_signer": True, "is_writable": True},
-                *({"pubkey": ints(k), "is_signer": False, "is_writable": True} for k in [VAULT, *extra]),
-            ])
+            ix_json(
+                accounts=[
+                    {"pubkey": ints(USER), "is_signer": True, "is_writable": True},
+                    *({"pubkey": ints(k), "is_signer": False, "is_writable": True} for k in [VAULT, *extra]),
+                ]
+            )
         ],
         "lookup_table": str(TABLE),
     }
@@ -165,10 +179,14 @@ def test_lookup_table_problems():
 
 def test_build_transaction_payer_first_and_empty_slots():
     other = Keypair().pubkey()
-    ix = parse_instruction(ix_json(accounts=[
-        {"pubkey": ints(other), "is_signer": True, "is_writable": False},
-        {"pubkey": ints(USER), "is_signer": True, "is_writable": True},
-    ]))
+    ix = parse_instruction(
+        ix_json(
+            accounts=[
+                {"pubkey": ints(other), "is_signer": True, "is_writable": False},
+                {"pubkey": ints(USER), "is_signer": True, "is_writable": True},
+            ]
+        )
+    )
     tx = build_transaction([ix], USER, BLOCKHASH)
     assert tx.message.account_keys[:2] == [USER, other]
     assert tx.signatures == [Signature.default(), Signature.default()]

@@ -3,17 +3,17 @@
 import struct
 
 import pytest
+from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
 from solders.hash import Hash
 from solders.instruction import AccountMeta, Instruction
 from solders.keypair import Keypair
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
-from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.solana import programs
 from yieldcli.chain.intent import Intent, compare, summary
 from yieldcli.chain.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
+from yieldcli.solana import programs
 from yieldcli.tokens import WSOL_MINT
 
 USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
@@ -31,8 +31,16 @@ def token_data(mint, owner, amount, *, delegate=None, delegated=0, close=None, n
         return struct.pack("<I", 1) + bytes(Pubkey.from_string(key)) if key else bytes(36)
 
     native_part = struct.pack("<IQ", 1, native) if native is not None else bytes(12)
-    return (bytes(Pubkey.from_string(mint)) + bytes(Pubkey.from_string(owner)) + struct.pack("<Q", amount)
-            + option_key(delegate) + bytes([1]) + native_part + struct.pack("<Q", delegated) + option_key(close))
+    return (
+        bytes(Pubkey.from_string(mint))
+        + bytes(Pubkey.from_string(owner))
+        + struct.pack("<Q", amount)
+        + option_key(delegate)
+        + bytes([1])
+        + native_part
+        + struct.pack("<Q", delegated)
+        + option_key(close)
+    )
 
 
 def token(mint, owner, amount, lamports=RENT, **kw):
@@ -55,16 +63,25 @@ def strategy(*moves):
     keys = [WALLET, PINNED, programs.TOKEN_PROGRAM]
     for source, destination, _ in moves:
         keys += [a for a in (source, destination) if a not in keys]
-    inner = [(2, (keys.index(src), keys.index(dst), 0), b"\x03" + struct.pack("<Q", amount)) for src, dst, amount in moves]
-    resolved = Resolved(tuple(keys), tuple(i == 0 for i in range(len(keys))), tuple(i != 1 and i != 2 for i in range(len(keys))),
-                        ((1, tuple(range(len(keys))), b"\x01"),))
+    inner = [
+        (2, (keys.index(src), keys.index(dst), 0), b"\x03" + struct.pack("<Q", amount)) for src, dst, amount in moves
+    ]
+    resolved = Resolved(
+        tuple(keys),
+        tuple(i == 0 for i in range(len(keys))),
+        tuple(i != 1 and i != 2 for i in range(len(keys))),
+        ((1, tuple(range(len(keys))), b"\x01"),),
+    )
     return {"resolved": resolved, "inner": {0: inner}}
 
 
 def deposit_states(moved=10_000_000, to=FUND):
-    before = {WALLET: system(5 * SOL), USER_ATA: token(USDC, WALLET, 5_000_000_000),
-              FUND: token(USDC, VAULT, 0),
-              STRANGER_ATA: token(USDC, STRANGER, 0)}
+    before = {
+        WALLET: system(5 * SOL),
+        USER_ATA: token(USDC, WALLET, 5_000_000_000),
+        FUND: token(USDC, VAULT, 0),
+        STRANGER_ATA: token(USDC, STRANGER, 0),
+    }
     after = dict(before)
     after[WALLET] = system(5 * SOL - FEE)
     after[USER_ATA] = token(USDC, WALLET, 5_000_000_000 - moved)
@@ -87,12 +104,16 @@ def test_a_different_amount_is_named_with_both_figures():
 def test_tokens_to_a_strangers_account_are_named_even_when_the_amount_is_right():
     check = compare(DEPOSIT, *deposit_states(to=STRANGER_ATA), fee=FEE)
     assert len(check.differences) == 1
-    assert check.differences[0].startswith(f"10 USDC to {STRANGER_ATA[:4]}…") and "not asked for" in check.differences[0]
+    assert (
+        check.differences[0].startswith(f"10 USDC to {STRANGER_ATA[:4]}…") and "not asked for" in check.differences[0]
+    )
 
 
 def test_deposit_all_must_take_what_the_account_held():
     intent = Intent("deposit", WALLET, WALLET, USDC, None, strategy_program=PINNED)
-    assert compare(intent, *deposit_states(moved=5_000_000_000), fee=FEE, **strategy((USER_ATA, FUND, 5_000_000_000))).ok
+    assert compare(
+        intent, *deposit_states(moved=5_000_000_000), fee=FEE, **strategy((USER_ATA, FUND, 5_000_000_000))
+    ).ok
     assert not compare(intent, *deposit_states(moved=10_000_000), fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).ok
 
 
@@ -109,9 +130,13 @@ def test_approve_set_owner_and_close_authority_on_a_users_account_are_mismatches
     before, after = deposit_states()
     after[USER_ATA] = token(USDC, WALLET, 4_990_000_000, delegate=STRANGER, delegated=2**64 - 1)
     assert compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences == (
-        f"Approve: {STRANGER[:4]}…{STRANGER[-4:]} may spend 18446744073709551615 of your USDC",)
+        f"Approve: {STRANGER[:4]}…{STRANGER[-4:]} may spend 18446744073709551615 of your USDC",
+    )
     after[USER_ATA] = token(USDC, WALLET, 4_990_000_000, close=STRANGER)
-    assert "may close your USDC account" in compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences[0]
+    assert (
+        "may close your USDC account"
+        in compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences[0]
+    )
     after[USER_ATA] = token(USDC, STRANGER, 40_000_000)
     differences = compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences
     assert any(d.startswith("SetAuthority: your USDC account") and "would belong to" in d for d in differences)
@@ -134,14 +159,20 @@ def test_closing_a_users_account_to_someone_else_is_named_but_back_to_the_wallet
 def test_withdraw_rises_at_most_the_amount_and_exactly_with_exclude_fees():
     intent = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000, strategy_program=PINNED)
     before = {WALLET: system(SOL), USER_ATA: token(USDC, WALLET, 0), FUND: token(USDC, VAULT, 100_000_000)}
-    after = {**before, WALLET: system(SOL - FEE), USER_ATA: token(USDC, WALLET, 9_990_000), FUND: token(USDC, VAULT, 90_000_000)}
+    after = {
+        **before,
+        WALLET: system(SOL - FEE),
+        USER_ATA: token(USDC, WALLET, 9_990_000),
+        FUND: token(USDC, VAULT, 90_000_000),
+    }
     paid = strategy((FUND, USER_ATA, 9_990_000))
     assert compare(intent, before, after, fee=FEE, **paid).ok
     exact = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000, exclude_fees=True, strategy_program=PINNED)
     assert compare(exact, before, after, fee=FEE, **paid).differences == ("expected +10 USDC, simulated +9.99 USDC",)
     after[USER_ATA] = token(USDC, WALLET, 11_000_000)
     assert compare(intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 11_000_000))).differences == (
-        "expected at most +10 USDC, simulated +11 USDC",)
+        "expected at most +10 USDC, simulated +11 USDC",
+    )
 
 
 def test_nothing_of_the_user_may_fall_on_withdraw_or_close():
@@ -163,27 +194,38 @@ def test_wrapped_sol_counts_with_sol_and_the_rent_of_a_new_account_is_shown():
     wsol_ata = str(Keypair().pubkey())
     intent = Intent("deposit", WALLET, WALLET, WSOL_MINT, SOL // 2, strategy="S", strategy_program=PINNED)
     before = {WALLET: system(5 * SOL), wsol_ata: None, FUND: token(WSOL_MINT, VAULT, 0, native=RENT)}
-    after = {WALLET: system(5 * SOL - SOL // 2 - RENT - FEE), wsol_ata: token(WSOL_MINT, WALLET, 0, native=RENT),
-             FUND: token(WSOL_MINT, VAULT, SOL // 2, lamports=RENT + SOL // 2, native=RENT)}
+    after = {
+        WALLET: system(5 * SOL - SOL // 2 - RENT - FEE),
+        wsol_ata: token(WSOL_MINT, WALLET, 0, native=RENT),
+        FUND: token(WSOL_MINT, VAULT, SOL // 2, lamports=RENT + SOL // 2, native=RENT),
+    }
     moved = strategy((wsol_ata, FUND, SOL // 2))
     check = compare(intent, before, after, fee=FEE, **moved)
     assert check.ok, check.differences
     assert check.summary == "deposit 0.5 SOL from 5PJ1…Vr9k to strategy S; fee 0.000005 SOL; rent 0.00203928 SOL"
     after[WALLET] = system(5 * SOL - SOL - RENT - FEE)  # half a SOL more leaves than asked
     after[STRANGER] = system(SOL // 2)
-    assert f"0.5 SOL to {STRANGER[:4]}…{STRANGER[-4:]}, not asked for" in compare(intent, before, after, fee=FEE, **moved).differences
+    assert (
+        f"0.5 SOL to {STRANGER[:4]}…{STRANGER[-4:]}, not asked for"
+        in compare(intent, before, after, fee=FEE, **moved).differences
+    )
 
 
 def test_fee_and_rent_are_capped():
     before, after = deposit_states()
     intent = Intent("deposit", WALLET, WALLET, USDC, 10_000_000, max_sol_cost=1_000, strategy_program=PINNED)
-    assert compare(intent, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences == ("fee and rent come to 0.000005 SOL, more than the 0.000001 SOL allowed",)
+    assert compare(intent, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences == (
+        "fee and rent come to 0.000005 SOL, more than the 0.000001 SOL allowed",
+    )
 
 
 def test_the_network_fee_counts_signatures_and_the_priority_fee():
     payer = Keypair().pubkey()
-    ixs = [set_compute_unit_limit(200_000), set_compute_unit_price(1_000_000),
-           transfer(TransferParams(from_pubkey=payer, to_pubkey=Keypair().pubkey(), lamports=1))]
+    ixs = [
+        set_compute_unit_limit(200_000),
+        set_compute_unit_price(1_000_000),
+        transfer(TransferParams(from_pubkey=payer, to_pubkey=Keypair().pubkey(), lamports=1)),
+    ]
     message = MessageV0.try_compile(payer, ixs, [], Hash.default())
     assert network_fee(message) == 5_000 + 200_000
     plain = MessageV0.try_compile(payer, ixs[2:], [], Hash.default())
@@ -197,7 +239,11 @@ def test_writable_accounts_need_every_lookup_table():
     from solders.address_lookup_table_account import AddressLookupTableAccount
 
     payer, hidden, table = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()
-    ix = Instruction(Pubkey.from_string(programs.TOKEN_PROGRAM), bytes([9]), [AccountMeta(hidden, False, True), AccountMeta(payer, True, False)])
+    ix = Instruction(
+        Pubkey.from_string(programs.TOKEN_PROGRAM),
+        bytes([9]),
+        [AccountMeta(hidden, False, True), AccountMeta(payer, True, False)],
+    )
     message = MessageV0.try_compile(payer, [ix], [AddressLookupTableAccount(table, [hidden])], Hash.default())
     assert str(hidden) not in [str(k) for k in message.account_keys]
     assert writable_addresses(message, {str(table): [str(hidden)]}) == [str(payer), str(hidden)]
@@ -214,20 +260,35 @@ def test_token_2022_accounts_with_extensions_are_read():
 
 def test_summary_of_a_withdraw_names_its_options():
     intent = Intent("withdraw", WALLET, WALLET, WSOL_MINT, None, strategy="S", exclude_fees=True, unwrap=True)
-    assert summary(intent, FEE, 0) == "withdraw all SOL from strategy S to 5PJ1…Vr9k (fees excluded, unwrapped to SOL); fee 0.000005 SOL"
+    assert (
+        summary(intent, FEE, 0)
+        == "withdraw all SOL from strategy S to 5PJ1…Vr9k (fees excluded, unwrapped to SOL); fee 0.000005 SOL"
+    )
 
 
 def test_a_position_pays_the_user_and_at_most_a_one_percent_fee():
     intent = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000, strategy_program=PINNED)
-    before = {WALLET: system(SOL), USER_ATA: token(USDC, WALLET, 0), FUND: token(USDC, VAULT, 100_000_000),
-              FEE_ACCOUNT: token(USDC, VAULT, 0)}
-    after = {**before, WALLET: system(SOL - FEE), USER_ATA: token(USDC, WALLET, 9_990_000),
-             FUND: token(USDC, VAULT, 90_000_000), FEE_ACCOUNT: token(USDC, VAULT, 10_000)}
-    assert compare(intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 9_990_000), (FUND, FEE_ACCOUNT, 10_000))).ok
+    before = {
+        WALLET: system(SOL),
+        USER_ATA: token(USDC, WALLET, 0),
+        FUND: token(USDC, VAULT, 100_000_000),
+        FEE_ACCOUNT: token(USDC, VAULT, 0),
+    }
+    after = {
+        **before,
+        WALLET: system(SOL - FEE),
+        USER_ATA: token(USDC, WALLET, 9_990_000),
+        FUND: token(USDC, VAULT, 90_000_000),
+        FEE_ACCOUNT: token(USDC, VAULT, 10_000),
+    }
+    assert compare(
+        intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 9_990_000), (FUND, FEE_ACCOUNT, 10_000))
+    ).ok
     after[FUND] = token(USDC, VAULT, 40_000_000)
     after[FEE_ACCOUNT] = token(USDC, VAULT, 50_010_000)
-    assert compare(intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 9_990_000), (FUND, FEE_ACCOUNT, 50_010_000))).differences == (
-        f"50.01 USDC of your position to {FEE_ACCOUNT[:4]}…{FEE_ACCOUNT[-4:]}, not asked for",)
+    assert compare(
+        intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 9_990_000), (FUND, FEE_ACCOUNT, 50_010_000))
+    ).differences == (f"50.01 USDC of your position to {FEE_ACCOUNT[:4]}…{FEE_ACCOUNT[-4:]}, not asked for",)
 
 
 def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
@@ -265,8 +326,16 @@ class _ShiftingRpc:
                 value = {"err": None, "logs": [], "accounts": [None] * n, "unitsConsumed": 1}
             else:
                 lamports = self.reads.pop(0) if len(self.reads) > 1 else self.reads[0]
-                value = [{"lamports": lamports, "owner": str(Pubkey.default()), "data": ["", "base64"],
-                          "executable": False, "rentEpoch": 0} for _ in params[0]]
+                value = [
+                    {
+                        "lamports": lamports,
+                        "owner": str(Pubkey.default()),
+                        "data": ["", "base64"],
+                        "executable": False,
+                        "rentEpoch": 0,
+                    }
+                    for _ in params[0]
+                ]
             answers.append(Answer(method, {"context": {"slot": self._slot()}, "value": value}))
         return answers
 
@@ -326,8 +395,16 @@ def test_a_pre_state_read_ahead_is_trusted_only_if_it_still_holds_after_the_simu
             self.batches = []
 
         def answered(self, call):
-            value = [{"lamports": SOL + 1, "owner": str(Pubkey.default()), "data": ["", "base64"], "executable": False,
-                      "rentEpoch": 0} for _ in call[1][0]]
+            value = [
+                {
+                    "lamports": SOL + 1,
+                    "owner": str(Pubkey.default()),
+                    "data": ["", "base64"],
+                    "executable": False,
+                    "rentEpoch": 0,
+                }
+                for _ in call[1][0]
+            ]
             return Answer(call[0], {"context": {"slot": 5}, "value": value})
 
         async def batch(self, calls):
@@ -338,5 +415,8 @@ def test_a_pre_state_read_ahead_is_trusted_only_if_it_still_holds_after_the_simu
     asyncio.run(check_transaction(rpc, tx, close))
     # The first batch trusted the early pre-read and re-read after simulating: it had moved, so the
     # whole read-simulate-read was asked again, in one batch.
-    assert rpc.batches[0][0] == "simulateTransaction" and rpc.batches[1][:2] == ["getMultipleAccounts", "simulateTransaction"]
+    assert rpc.batches[0][0] == "simulateTransaction" and rpc.batches[1][:2] == [
+        "getMultipleAccounts",
+        "simulateTransaction",
+    ]
     assert rpc.simulations == 2

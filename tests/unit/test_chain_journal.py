@@ -71,14 +71,35 @@ def test_entries_are_kept_apart_by_cluster_and_wallet(tmp_path):
     assert journal.claim(new_entry("d", "devnet", 1, "deposit", "w2")) == []
     assert [e.signature for e in journal.claim(new_entry("e", "mainnet", 1, "withdraw", "w2"))] == ["c"]
     assert journal.find("e") is None and journal.find("d") is not None
-    assert [e.signature for e in journal.claim(new_entry("d", "devnet", 1, "deposit", "w2"))] == ["d"]  # the same one, elsewhere
+    assert [e.signature for e in journal.claim(new_entry("d", "devnet", 1, "deposit", "w2"))] == [
+        "d"
+    ]  # the same one, elsewhere
     journal.remove("a", "b")
     assert sorted(e.signature for e in journal.entries()) == ["c", "d"]
 
 
-@pytest.mark.parametrize("content", [b"{not json", b'{"a": 1}', b'[{"signature": "x"}]', b"\xff\xfe", b"[1, 2]",
-                                     json.dumps([{"signature": "x", "cluster": "g", "last_valid_block_height": "9",
-                                                  "action": "deposit", "wallet": "w", "sent_at": 1.0}]).encode()])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{not json",
+        b'{"a": 1}',
+        b'[{"signature": "x"}]',
+        b"\xff\xfe",
+        b"[1, 2]",
+        json.dumps(
+            [
+                {
+                    "signature": "x",
+                    "cluster": "g",
+                    "last_valid_block_height": "9",
+                    "action": "deposit",
+                    "wallet": "w",
+                    "sent_at": 1.0,
+                }
+            ]
+        ).encode(),
+    ],
+)
 def test_a_damaged_journal_is_an_error_naming_the_file_never_empty(tmp_path, content):
     path = tmp_path / "in-flight.json"
     path.write_bytes(content)

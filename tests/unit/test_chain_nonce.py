@@ -10,11 +10,11 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.solana import programs
 from yieldcli.chain.instructions import build_transaction
 from yieldcli.chain.nonce import NonceAccount, advance_instruction, build_on_nonce, nonce_lifetime, parse_nonce_account
 from yieldcli.chain.rpc_types import AccountInfo
 from yieldcli.errors import UsageError
+from yieldcli.solana import programs
 
 ADDRESS, AUTHORITY, PAYER = Keypair().pubkey(), Keypair().pubkey(), Keypair().pubkey()
 VALUE = Hash.new_unique()
@@ -32,8 +32,13 @@ def layout(version=1, state=1, authority=AUTHORITY, value=VALUE, fee=5000) -> by
 def test_parse_an_initialized_nonce_account():
     nonce = parse_nonce_account(account(layout()))
     assert nonce == NonceAccount(ADDRESS, AUTHORITY, VALUE, 5000, 1_447_680)
-    assert nonce.to_dict() == {"address": str(ADDRESS), "authority": str(AUTHORITY), "nonce": str(VALUE),
-                               "lamports_per_signature": 5000, "lamports": 1_447_680}
+    assert nonce.to_dict() == {
+        "address": str(ADDRESS),
+        "authority": str(AUTHORITY),
+        "nonce": str(VALUE),
+        "lamports_per_signature": 5000,
+        "lamports": 1_447_680,
+    }
 
 
 @pytest.mark.parametrize(
@@ -57,7 +62,11 @@ def test_a_transaction_built_on_a_nonce_is_recognised():
     message = tx.message
     assert message.recent_blockhash == VALUE
     lifetime = nonce_lifetime(message)
-    assert lifetime is not None and (lifetime.account, lifetime.authority, lifetime.value) == (ADDRESS, AUTHORITY, VALUE)
+    assert lifetime is not None and (lifetime.account, lifetime.authority, lifetime.value) == (
+        ADDRESS,
+        AUTHORITY,
+        VALUE,
+    )
     # The authority signs: it is one of the required signers.
     assert AUTHORITY in list(message.account_keys)[: message.header.num_required_signatures]
 
@@ -67,5 +76,7 @@ def test_a_blockhash_transaction_or_a_late_advance_is_not_a_nonce_transaction():
     assert nonce_lifetime(build_transaction([work], PAYER, Hash.new_unique()).message) is None
     late = build_transaction([work, advance_instruction(ADDRESS, AUTHORITY)], PAYER, VALUE).message
     assert nonce_lifetime(late) is None  # the runtime only honours AdvanceNonceAccount as the first instruction
-    other_system = build_transaction([transfer(TransferParams(from_pubkey=PAYER, to_pubkey=ADDRESS, lamports=4))], PAYER, VALUE)
+    other_system = build_transaction(
+        [transfer(TransferParams(from_pubkey=PAYER, to_pubkey=ADDRESS, lamports=4))], PAYER, VALUE
+    )
     assert nonce_lifetime(other_system.message) is None

@@ -39,7 +39,9 @@ class DroppingNetwork:
     """Drops the first `drop` sends; the next one lands. The block height grows one per second of
     the fake clock, from LVBH - `blocks_left`. Sends listed in `errors` (by number) fail."""
 
-    def __init__(self, clock: Clock, *, drop: int, blocks_left: int = 150, errors=(), nonce_account: AccountInfo | None = None):
+    def __init__(
+        self, clock: Clock, *, drop: int, blocks_left: int = 150, errors=(), nonce_account: AccountInfo | None = None
+    ):
         self.clock = clock
         self.drop = drop
         self.start_height = LVBH - blocks_left
@@ -73,7 +75,9 @@ class DroppingNetwork:
 def wait(network: DroppingNetwork, clock: Clock, wire: bytes, **kwargs):
     rebroadcast = Rebroadcast(network, wire)
     asyncio.run(network.send(wire))  # the first send, as the caller makes it
-    outcome = asyncio.run(wait_for(network, SIG, LVBH, sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, **kwargs))
+    outcome = asyncio.run(
+        wait_for(network, SIG, LVBH, sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, **kwargs)
+    )
     return outcome, rebroadcast
 
 
@@ -117,14 +121,22 @@ def test_pending_at_the_timeout_while_still_resending():
 
 
 def nonce_account_info(address: Pubkey, authority: Pubkey, value: Hash) -> AccountInfo:
-    data = (1).to_bytes(4, "little") + (1).to_bytes(4, "little") + bytes(authority) + bytes(value) + (5000).to_bytes(8, "little")
+    data = (
+        (1).to_bytes(4, "little")
+        + (1).to_bytes(4, "little")
+        + bytes(authority)
+        + bytes(value)
+        + (5000).to_bytes(8, "little")
+    )
     return AccountInfo(address, 1_447_680, Pubkey.from_string("11111111111111111111111111111111"), data, False, 0)
 
 
 def test_a_nonce_transaction_waits_past_any_block_height_until_the_nonce_moves():
     clock = Clock()
     account, authority, value = Keypair().pubkey(), Keypair().pubkey(), Hash.new_unique()
-    network = DroppingNetwork(clock, drop=10**6, blocks_left=1, nonce_account=nonce_account_info(account, authority, value))
+    network = DroppingNetwork(
+        clock, drop=10**6, blocks_left=1, nonce_account=nonce_account_info(account, authority, value)
+    )
     lifetime = NonceLifetime(account, authority, value)
     rebroadcast = Rebroadcast(network, b"x")
 
@@ -137,8 +149,11 @@ def test_a_nonce_transaction_waits_past_any_block_height_until_the_nonce_moves()
             network.nonce_account = nonce_account_info(account, authority, Hash.new_unique())
 
     clock.sleep = sleep
-    outcome = asyncio.run(wait_for(network, SIG, None, sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, nonce=lifetime,
-                                   timeout_s=600))
+    outcome = asyncio.run(
+        wait_for(
+            network, SIG, None, sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, nonce=lifetime, timeout_s=600
+        )
+    )
     assert outcome == Expired(SIG, None, None, str(account))
     assert clock.now == 30.0  # far past the blockhash's height: a nonce transaction does not expire by height
     assert rebroadcast.sends == 15
@@ -148,8 +163,17 @@ def test_a_nonce_transaction_that_lands_is_confirmed_not_expired():
     clock = Clock()
     account, authority, value = Keypair().pubkey(), Keypair().pubkey(), Hash.new_unique()
     network = DroppingNetwork(clock, drop=1, nonce_account=nonce_account_info(account, authority, value))
-    outcome = asyncio.run(wait_for(network, SIG, None, sleep=clock.sleep, clock=clock, rebroadcast=Rebroadcast(network, b"x"),
-                                   nonce=NonceLifetime(account, authority, value)))
+    outcome = asyncio.run(
+        wait_for(
+            network,
+            SIG,
+            None,
+            sleep=clock.sleep,
+            clock=clock,
+            rebroadcast=Rebroadcast(network, b"x"),
+            nonce=NonceLifetime(account, authority, value),
+        )
+    )
     assert isinstance(outcome, Confirmed)
 
 
@@ -167,8 +191,14 @@ def test_sandbox_holds_back_the_first_sends_and_rebroadcast_lands_exactly_one(sa
             runtime.network = replace(runtime.network, drop_sends=2)
             signature = await rpc.send(tx)
             rebroadcast = Rebroadcast(rpc, bytes(tx), interval=0.05)
-            outcome = await wait_for(rpc, signature, latest.last_valid_block_height, timeout_s=20, poll_interval=0.02,
-                                     rebroadcast=rebroadcast)
+            outcome = await wait_for(
+                rpc,
+                signature,
+                latest.last_valid_block_height,
+                timeout_s=20,
+                poll_interval=0.02,
+                rebroadcast=rebroadcast,
+            )
             return signature, outcome, rebroadcast
 
     signature, outcome, rebroadcast = asyncio.run(main())
@@ -197,8 +227,15 @@ def test_sandbox_never_lands_it_and_resending_ends_when_the_blockhash_passes(san
             runtime.network = replace(runtime.network, drop_sends=1_000)  # every send is dropped
             signature = await rpc.send(tx)
             rebroadcast = Rebroadcast(rpc, bytes(tx), interval=0.05)
-            outcome = await wait_for(rpc, signature, latest.last_valid_block_height, timeout_s=20, poll_interval=0.02,
-                                     rebroadcast=rebroadcast, on_status=on_status)
+            outcome = await wait_for(
+                rpc,
+                signature,
+                latest.last_valid_block_height,
+                timeout_s=20,
+                poll_interval=0.02,
+                rebroadcast=rebroadcast,
+                on_status=on_status,
+            )
             return signature, outcome, rebroadcast
 
     signature, outcome, rebroadcast = asyncio.run(main())

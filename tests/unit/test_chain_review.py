@@ -17,9 +17,9 @@ from solders.signature import Signature
 from solders.system_program import CreateAccountParams, TransferParams, create_account, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs
 from yieldcli.chain.decode import decode_transaction, encode_transaction
 from yieldcli.chain.review import review_transaction
+from yieldcli.solana import programs
 from yieldcli.tokens import STRATEGY_PROGRAM_ID, WSOL_MINT
 
 USER = Keypair()
@@ -68,7 +68,9 @@ def test_a_deposit_like_transaction_is_fully_described():
         Instruction(STRATEGY, bytes([1, 2, 3]), [AccountMeta(user, True, True), AccountMeta(vault, False, True)]),
         Instruction(mystery, b"\x00", [AccountMeta(user, False, False)]),
     ]
-    review = review_transaction(unsigned(MessageV0.try_compile(user, ixs, [], BLOCKHASH)), account_mints={str(ata): str(USDC)})
+    review = review_transaction(
+        unsigned(MessageV0.try_compile(user, ixs, [], BLOCKHASH)), account_mints={str(ata): str(USDC)}
+    )
     d = review.to_dict()
     json.dumps(d)  # JSON-serialisable as it is
 
@@ -106,16 +108,28 @@ def test_a_deposit_like_transaction_is_fully_described():
 
     checked = d["instructions"][3]
     assert checked["details"] == {
-        "source": str(ata), "mint": str(USDC), "destination": str(vault), "authority": str(user),
-        "amount": 1_500_000, "decimals": 6, "ui_amount": "1.500000",
+        "source": str(ata),
+        "mint": str(USDC),
+        "destination": str(vault),
+        "authority": str(user),
+        "amount": 1_500_000,
+        "decimals": 6,
+        "ui_amount": "1.500000",
     }
     assert [a["role"] for a in checked["accounts"]] == ["source", "mint", "destination", "authority"]
     # Writability is the message's: MintTo and Burn below make the mint writable for the whole transaction.
-    assert [(a["signer"], a["writable"]) for a in checked["accounts"]] == [(False, True), (False, True), (False, True), (True, True)]
+    assert [(a["signer"], a["writable"]) for a in checked["accounts"]] == [
+        (False, True),
+        (False, True),
+        (False, True),
+        (True, True),
+    ]
 
     plain = d["instructions"][4]["details"]
     assert plain["amount"] == 2_000_000 and plain["mint"] == str(USDC) and plain["ui_amount"] == "2.000000"
-    assert d["instructions"][5]["details"]["amount"] == 42 and d["instructions"][5]["details"]["ui_amount"] == "0.000042"
+    assert (
+        d["instructions"][5]["details"]["amount"] == 42 and d["instructions"][5]["details"]["ui_amount"] == "0.000042"
+    )
     assert d["instructions"][6]["details"]["amount"] == 7
     assert d["instructions"][7]["details"]["delegate"] == str(vault)
     assert d["instructions"][8]["details"] == {"account": str(wsol_ata)}
@@ -160,12 +174,19 @@ def test_token_2022_and_supplied_decimals():
 def test_system_create_account_and_malformed_data():
     payer, new = USER.pubkey(), Keypair()
     ixs = [
-        create_account(CreateAccountParams(from_pubkey=payer, to_pubkey=new.pubkey(), lamports=2_039_280, space=165, owner=TOKEN)),
+        create_account(
+            CreateAccountParams(from_pubkey=payer, to_pubkey=new.pubkey(), lamports=2_039_280, space=165, owner=TOKEN)
+        ),
         Instruction(Pubkey.from_string(programs.SYSTEM_PROGRAM), b"\x02\x00", [AccountMeta(payer, True, True)]),
     ]
     review = review_transaction(unsigned(MessageV0.try_compile(payer, ixs, [], BLOCKHASH)))
     d = review.to_dict()
-    assert d["instructions"][0]["details"] == {"lamports": 2_039_280, "sol": "0.002039280", "space": 165, "owner": programs.TOKEN_PROGRAM}
+    assert d["instructions"][0]["details"] == {
+        "lamports": 2_039_280,
+        "sol": "0.002039280",
+        "space": 165,
+        "owner": programs.TOKEN_PROGRAM,
+    }
     assert [a["role"] for a in d["instructions"][0]["accounts"]] == ["funding", "newAccount"]
     assert d["instructions"][1]["kind"] is None
     assert any("instruction 1" in w and "System Program" in w for w in review.warnings)
@@ -183,9 +204,16 @@ def test_lookup_table_accounts_resolved_or_shown_by_table_and_index():
     tx = unsigned(MessageV0.try_compile(user, ixs, [alt], BLOCKHASH))
 
     unresolved = review_transaction(tx).to_dict()
-    assert unresolved["lookup_tables"][0]["address"] == str(table) and unresolved["lookup_tables"][0]["resolved"] is False
+    assert (
+        unresolved["lookup_tables"][0]["address"] == str(table) and unresolved["lookup_tables"][0]["resolved"] is False
+    )
     to = unresolved["instructions"][0]["accounts"][1]
-    assert to["address"] is None and to["lookup_table"] == str(table) and to["lookup_index"] == 0 and to["writable"] is True
+    assert (
+        to["address"] is None
+        and to["lookup_table"] == str(table)
+        and to["lookup_index"] == 0
+        and to["writable"] is True
+    )
     ro = unresolved["instructions"][3]["accounts"][0]
     assert ro["lookup_index"] == 2 and ro["writable"] is False
     assert any("not resolved" in w for w in unresolved["warnings"])
@@ -218,7 +246,9 @@ def test_signer_states_and_legacy_messages():
 def test_associated_account_not_matching_its_wallet_and_mint_is_warned():
     user = USER.pubkey()
     ix = programs.create_associated_token_account(user, user, USDC)
-    wrong = Instruction(ix.program_id, ix.data, [ix.accounts[0], AccountMeta(Pubkey.new_unique(), False, True), *ix.accounts[2:]])
+    wrong = Instruction(
+        ix.program_id, ix.data, [ix.accounts[0], AccountMeta(Pubkey.new_unique(), False, True), *ix.accounts[2:]]
+    )
     review = review_transaction(unsigned(MessageV0.try_compile(user, [wrong], [], BLOCKHASH)))
     assert any("not the one derived" in w for w in review.warnings)
 
@@ -228,7 +258,9 @@ def test_lookup_table_program_instructions_are_decoded():
     create, table = programs.create_lookup_table(user, user, 1234)
     extend = programs.extend_lookup_table(table, user, user, [USDC, WSOL])
     d = review_transaction(unsigned(MessageV0.try_compile(user, [create, extend], [], BLOCKHASH))).to_dict()
-    assert d["instructions"][0]["kind"] == "createLookupTable" and d["instructions"][0]["details"]["recent_slot"] == 1234
+    assert (
+        d["instructions"][0]["kind"] == "createLookupTable" and d["instructions"][0]["details"]["recent_slot"] == 1234
+    )
     assert d["instructions"][1]["details"] == {"addresses": [str(USDC), WSOL_MINT]}
 
 

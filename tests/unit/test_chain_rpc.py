@@ -15,8 +15,8 @@ import pytest
 from solders.pubkey import Pubkey
 
 from yieldcli.chain.rpc import PreflightFailed, Rpc, RpcError, explorer_url, redact_url
-from yieldcli.solana.cluster import resolve_rpc_url
 from yieldcli.errors import ConfigError, ExitCode, NetworkError, TransactionExpired, UsageError
+from yieldcli.solana.cluster import resolve_rpc_url
 
 SECRET = "sk-9f8e7d6c5b4a"
 
@@ -54,7 +54,10 @@ def test_invalid_url_message_hides_secrets():
 
 
 def test_redact_url():
-    assert redact_url(f"https://user:{SECRET}@rpc.example.com:8443/v1/{SECRET}?api-key={SECRET}#x") == "https://rpc.example.com:8443/…"
+    assert (
+        redact_url(f"https://user:{SECRET}@rpc.example.com:8443/v1/{SECRET}?api-key={SECRET}#x")
+        == "https://rpc.example.com:8443/…"
+    )
     assert redact_url("http://127.0.0.1:8899") == "http://127.0.0.1:8899"
     assert redact_url("http://127.0.0.1:8899/") == "http://127.0.0.1:8899"
 
@@ -64,7 +67,9 @@ def test_explorer_url():
     assert explorer_url(sig, "https://api.mainnet-beta.solana.com") == f"https://explorer.solana.com/tx/{sig}"
     assert explorer_url(sig, "https://api.devnet.solana.com").endswith("?cluster=devnet")
     assert explorer_url(sig, "https://api.testnet.solana.com").endswith("?cluster=testnet")
-    assert explorer_url(sig, "http://127.0.0.1:8899").endswith("?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899")
+    assert explorer_url(sig, "http://127.0.0.1:8899").endswith(
+        "?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899"
+    )
     keyed = explorer_url(sig, f"https://rpc.example.com/{SECRET}?api-key={SECRET}")
     assert SECRET not in keyed and "cluster=custom" in keyed
 
@@ -161,7 +166,12 @@ def test_success_through_the_stub(stub):
 
 @pytest.mark.parametrize(
     "status,kind,text",
-    [(429, NetworkError, "rate limiting"), (503, NetworkError, "HTTP 503"), (403, ConfigError, "refused getBalance (HTTP 403)"), (404, RpcError, "HTTP 404")],
+    [
+        (429, NetworkError, "rate limiting"),
+        (503, NetworkError, "HTTP 503"),
+        (403, ConfigError, "refused getBalance (HTTP 403)"),
+        (404, RpcError, "HTTP 404"),
+    ],
 )
 def test_http_status(stub, status, kind, text):
     stub.reply = (status, b"nope", 0.0)
@@ -200,8 +210,11 @@ def test_preflight_failure_on_send(stub):
     kp = Keypair()
     tx = VersionedTransaction(MessageV0.try_compile(kp.pubkey(), [], [], Hash.new_unique()), [kp])
     logs = ["Program log: insufficient funds"]
-    stub.error(-32002, "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1",
-               {"err": {"InstructionError": [0, {"Custom": 1}]}, "logs": logs, "accounts": None, "unitsConsumed": 10})
+    stub.error(
+        -32002,
+        "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1",
+        {"err": {"InstructionError": [0, {"Custom": 1}]}, "logs": logs, "accounts": None, "unitsConsumed": 10},
+    )
     err = failure(stub.url, "send", tx)
     assert isinstance(err, PreflightFailed) and err.exit_code == ExitCode.TX_FAILED
     assert err.logs == tuple(logs) and "custom program error 0x1" in err.message and "nothing was sent" in err.message

@@ -50,8 +50,11 @@ def test_a_nonce_entry_stays_pending_whatever_the_height_until_its_nonce_moves(t
         async with Rpc(server.url) as rpc:
             rent = await rpc.minimum_balance_for_rent_exemption(80)
             latest = await rpc.latest_blockhash()
-            create = build_transaction(create_nonce_instructions(payer.pubkey(), account.pubkey(), payer.pubkey(), rent),
-                                       payer.pubkey(), latest.blockhash)
+            create = build_transaction(
+                create_nonce_instructions(payer.pubkey(), account.pubkey(), payer.pubkey(), rent),
+                payer.pubkey(),
+                latest.blockhash,
+            )
             await rpc.send(sign_transaction(create, [payer, account]).transaction)
             nonce = await fetch_nonce(rpc, account.pubkey())
             journal.add(new_entry(unseen, "G", None, "deposit", "w", str(account.pubkey()), str(nonce.nonce)))
@@ -72,12 +75,36 @@ def test_a_journal_written_before_durable_nonces_is_still_read(tmp_path):
     import json
 
     path = tmp_path / "in-flight.json"
-    path.write_text(json.dumps([{"signature": "s", "cluster": "G", "last_valid_block_height": 7, "action": "deposit",
-                                 "wallet": "w", "sent_at": 1.0}]))
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "signature": "s",
+                    "cluster": "G",
+                    "last_valid_block_height": 7,
+                    "action": "deposit",
+                    "wallet": "w",
+                    "sent_at": 1.0,
+                }
+            ]
+        )
+    )
     [entry] = Journal(path).entries()
     assert entry.last_valid_block_height == 7 and entry.nonce_account is None
-    path.write_text(json.dumps([{"signature": "s", "cluster": "G", "last_valid_block_height": None, "action": "deposit",
-                                 "wallet": "w", "sent_at": 1.0}]))
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "signature": "s",
+                    "cluster": "G",
+                    "last_valid_block_height": None,
+                    "action": "deposit",
+                    "wallet": "w",
+                    "sent_at": 1.0,
+                }
+            ]
+        )
+    )
     import pytest
 
     from yieldcli.errors import ConfigError

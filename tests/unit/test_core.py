@@ -14,18 +14,37 @@ from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 
 
-@pytest.mark.parametrize("text, decimals, raw", [("1.5", 6, 1_500_000), ("0.000001", 6, 1), (".5", 9, 500_000_000),
-                                                  ("10", 0, 10), ("18446744073709.551615", 6, U64_MAX), ("7.", 2, 700)])
+@pytest.mark.parametrize(
+    "text, decimals, raw",
+    [
+        ("1.5", 6, 1_500_000),
+        ("0.000001", 6, 1),
+        (".5", 9, 500_000_000),
+        ("10", 0, 10),
+        ("18446744073709.551615", 6, U64_MAX),
+        ("7.", 2, 700),
+    ],
+)
 def test_amounts_parse_exactly(text, decimals, raw):
     amount = Amount.parse(text, decimals)
     assert amount.raw == raw and isinstance(amount.raw, int)
     assert amount.to_decimal() == Decimal(text.rstrip(".") or "0")
 
 
-@pytest.mark.parametrize("text, decimals, why", [("-1", 6, "plain positive"), ("0", 6, "greater than zero"),
-                                                 ("1e3", 6, "plain positive"), ("1.0000001", 6, "fraction digits"),
-                                                 ("18446744073709.551616", 6, "u64"), ("NaN", 6, "plain positive"),
-                                                 ("1_000", 6, "plain positive"), ("", 6, "plain positive"), (" ", 6, "plain positive")])
+@pytest.mark.parametrize(
+    "text, decimals, why",
+    [
+        ("-1", 6, "plain positive"),
+        ("0", 6, "greater than zero"),
+        ("1e3", 6, "plain positive"),
+        ("1.0000001", 6, "fraction digits"),
+        ("18446744073709.551616", 6, "u64"),
+        ("NaN", 6, "plain positive"),
+        ("1_000", 6, "plain positive"),
+        ("", 6, "plain positive"),
+        (" ", 6, "plain positive"),
+    ],
+)
 def test_amounts_refuse_with_the_value_named(text, decimals, why):
     with pytest.raises(UsageError) as err:
         Amount.parse(text, decimals)
@@ -49,15 +68,18 @@ def test_base58_round_trip_and_pubkey_check():
 ROOT = typer.main.get_command(app)
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["balances", "W", "--verbose"], ["--verbose", "balances", "W"]),
-    (["balances", "W", "--api-url", "U", "-o", "json"], ["--api-url", "U", "balances", "W", "-o", "json"]),
-    (["--debug", "strategy", "info", "--profile=p"], ["--debug", "--profile=p", "strategy", "info"]),
-    (["deposit", "--confirm-timeout", "90"], ["deposit", "--confirm-timeout", "90"]),  # the command's own option
-    (["deposit", "--timeout", "9"], ["--timeout", "9", "deposit"]),  # --timeout is global everywhere
-    (["balances", "--", "--verbose"], ["balances", "--", "--verbose"]),
-    (["--json"], ["--json"]),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["balances", "W", "--verbose"], ["--verbose", "balances", "W"]),
+        (["balances", "W", "--api-url", "U", "-o", "json"], ["--api-url", "U", "balances", "W", "-o", "json"]),
+        (["--debug", "strategy", "info", "--profile=p"], ["--debug", "--profile=p", "strategy", "info"]),
+        (["deposit", "--confirm-timeout", "90"], ["deposit", "--confirm-timeout", "90"]),  # the command's own option
+        (["deposit", "--timeout", "9"], ["--timeout", "9", "deposit"]),  # --timeout is global everywhere
+        (["balances", "--", "--verbose"], ["balances", "--", "--verbose"]),
+        (["--json"], ["--json"]),
+    ],
+)
 def test_global_options_are_hoisted_in_front_of_the_command(args, expected):
     assert hoist_global_options(ROOT, args) == expected
 

@@ -13,8 +13,11 @@ from yieldcli.exact_json import LARGE_BODY, dumps_line, loads
 U128_MAX = 2**128 - 1
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-U128_MAX, max_value=U128_MAX)
-    | st.floats(allow_nan=False) | st.text(),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-U128_MAX, max_value=U128_MAX)
+    | st.floats(allow_nan=False)
+    | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=20,
 )
@@ -33,9 +36,11 @@ def test_any_json_is_written_back_as_the_stdlib_writes_it(value, large):
 
 
 def test_u128_amounts_non_ascii_and_float_forms_byte_for_byte():
-    item = ('{"amount": 340282366920938463463374607431768211455, "neg": -340282366920938463463374607431768211455, '
-            '"name": "Caf\\u00e9 \u6f22\u5b57 \U0001f600 \\u0001\\u2028", "apy": 1e-05, "big": 1e+22, "tiny": 5e-324, '
-            '"odd": [NaN, Infinity, -0.0, 0.1]}')
+    item = (
+        '{"amount": 340282366920938463463374607431768211455, "neg": -340282366920938463463374607431768211455, '
+        '"name": "Caf\\u00e9 \u6f22\u5b57 \U0001f600 \\u0001\\u2028", "apy": 1e-05, "big": 1e+22, "tiny": 5e-324, '
+        '"odd": [NaN, Infinity, -0.0, 0.1]}'
+    )
     for pad in ("", " " * LARGE_BODY):  # the stdlib's reader and msgspec's
         content = (item[:-1] + f', "pad": "{pad}"}}').encode()
         decoded = loads(content)

@@ -93,18 +93,26 @@ def test_thousands_of_digits_never_reach_int():
 
 
 @FAST
-@given(prefix=st.text("0123456789", max_size=3), digit=NON_ASCII_DIGIT, suffix=st.text("0123456789.", max_size=3),
-       decimals=DECIMALS)
+@given(
+    prefix=st.text("0123456789", max_size=3),
+    digit=NON_ASCII_DIGIT,
+    suffix=st.text("0123456789.", max_size=3),
+    decimals=DECIMALS,
+)
 @example(prefix="", digit="١", suffix="", decimals=6)
 @example(prefix="1", digit="０", suffix="", decimals=6)
 @example(prefix="", digit="𝟏", suffix="", decimals=6)
 def test_non_ascii_digits_are_refused_everywhere(prefix, digit, suffix, decimals):
     text = prefix + digit + suffix
     assert int(digit) in range(10)  # Python would read it as a number: the hazard is real
-    for parse in (lambda: Amount.parse(text, decimals), lambda: Amount.parse_raw(text, decimals),
-                  lambda: Amount.check_syntax(text, raw=False), lambda: Amount.check_syntax(text, raw=True),
-                  lambda: numbers.parse_whole(text, name="--page", maximum=2**31 - 1),
-                  lambda: numbers.parse_seconds(text, name="--timeout")):
+    for parse in (
+        lambda: Amount.parse(text, decimals),
+        lambda: Amount.parse_raw(text, decimals),
+        lambda: Amount.check_syntax(text, raw=False),
+        lambda: Amount.check_syntax(text, raw=True),
+        lambda: numbers.parse_whole(text, name="--page", maximum=2**31 - 1),
+        lambda: numbers.parse_seconds(text, name="--timeout"),
+    ):
         with pytest.raises(UsageError):
             parse()
 
@@ -167,11 +175,19 @@ def test_any_text_as_a_url_is_accepted_or_a_usage_error(text):
 
 
 @FAST
-@given(secret=SECRET, query_name=st.sampled_from(["api_key", "api-key", "token", "key"]),
-       host=st.sampled_from(["127.0.0.1:8899", "rpc.example.com", "[::1]:80", "xn--bcher-kva.example"]))
+@given(
+    secret=SECRET,
+    query_name=st.sampled_from(["api_key", "api-key", "token", "key"]),
+    host=st.sampled_from(["127.0.0.1:8899", "rpc.example.com", "[::1]:80", "xn--bcher-kva.example"]),
+)
 def test_credentials_in_a_url_never_survive_redaction(secret, query_name, host):
-    for url in (f"https://user:{secret}@{host}/", f"https://{host}/?{query_name}={secret}", f"https://{host}/v2/{secret}",
-                f"https://{secret}@{host}", f"https://{host}?{query_name}={secret}#frag"):
+    for url in (
+        f"https://user:{secret}@{host}/",
+        f"https://{host}/?{query_name}={secret}",
+        f"https://{host}/v2/{secret}",
+        f"https://{secret}@{host}",
+        f"https://{host}?{query_name}={secret}#frag",
+    ):
         shown = redact_url(url)
         assert secret not in shown and shown.startswith("https://")
         assert secret not in scrub(f"Not found: GET {url.split(host, 1)[1]}/health", url)
@@ -212,9 +228,13 @@ def test_arbitrary_bytes_never_raise_anything_but_our_error(data):
 
 
 @FAST
-@given(edits=st.lists(st.tuples(st.integers(min_value=0, max_value=len(REAL) - 1), st.integers(0, 255)),
-                      min_size=1, max_size=6),
-       cut=st.integers(min_value=0, max_value=len(REAL)), tail=st.binary(max_size=8))
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(min_value=0, max_value=len(REAL) - 1), st.integers(0, 255)), min_size=1, max_size=6
+    ),
+    cut=st.integers(min_value=0, max_value=len(REAL)),
+    tail=st.binary(max_size=8),
+)
 def test_damaged_real_transactions_never_raise_anything_but_our_error(edits, cut, tail):
     # Random bytes rarely get past the first length prefix; damage to a real transaction reaches
     # the message header, the account keys and the instructions.

@@ -28,23 +28,36 @@ from yieldcli.errors import ExitCode, UsageError
 WALLET_ID = "7NmQKgPPDM6EjZSLbSVRXDd6UvPN7azaXF5YJNUJpqG9"
 
 
-@pytest.mark.parametrize("url, levels, wallet", [
-    ("usb://ledger", (44, 501), None),
-    ("usb://ledger?key=0", (44, 501, 0), None),
-    ("usb://ledger?key=3/7", (44, 501, 3, 7), None),
-    ("usb://ledger?key=1'/2'", (44, 501, 1, 2), None),
-    (f"usb://ledger/{WALLET_ID}?key=0/0", (44, 501, 0, 0), WALLET_ID),
-    (f"usb://ledger/{WALLET_ID}", (44, 501), WALLET_ID),
-])
+@pytest.mark.parametrize(
+    "url, levels, wallet",
+    [
+        ("usb://ledger", (44, 501), None),
+        ("usb://ledger?key=0", (44, 501, 0), None),
+        ("usb://ledger?key=3/7", (44, 501, 3, 7), None),
+        ("usb://ledger?key=1'/2'", (44, 501, 1, 2), None),
+        (f"usb://ledger/{WALLET_ID}?key=0/0", (44, 501, 0, 0), WALLET_ID),
+        (f"usb://ledger/{WALLET_ID}", (44, 501), WALLET_ID),
+    ],
+)
 def test_keypair_urls_as_the_solana_cli_reads_them(url, levels, wallet):
     parsed = parse_ledger_url(url)
     assert parsed.levels == levels and parsed.wallet_id == wallet
     assert parse_ledger_url(str(parsed)) == parsed
 
 
-@pytest.mark.parametrize("url", ["usb://trezor", "usb://ledger?key=a", "usb://ledger?key=1/2/3", "usb://ledger?key=-1",
-                                 "usb://ledger?key=2147483648", "usb://ledger?account=0", "usb://ledger/notakey?key=0",
-                                 "usb://ledger?key=0&key=1"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "usb://trezor",
+        "usb://ledger?key=a",
+        "usb://ledger?key=1/2/3",
+        "usb://ledger?key=-1",
+        "usb://ledger?key=2147483648",
+        "usb://ledger?account=0",
+        "usb://ledger/notakey?key=0",
+        "usb://ledger?key=0&key=1",
+    ],
+)
 def test_bad_keypair_urls_are_usage_errors(url):
     with pytest.raises(UsageError) as caught:
         parse_ledger_url(url)
@@ -52,16 +65,18 @@ def test_bad_keypair_urls_are_usage_errors(url):
 
 
 def test_paths_are_hardened_big_endian_after_their_count():
-    assert protocol.path_bytes((44, 501, 0, 0)).hex() == "04" "8000002c" "800001f5" "80000000" "80000000"
+    assert protocol.path_bytes((44, 501, 0, 0)).hex() == "048000002c800001f58000000080000000"
 
 
 def test_get_pubkey_and_configuration_apdus():
     assert protocol.get_configuration_apdus() == [bytes.fromhex("e004000000")]
-    assert protocol.get_pubkey_apdus((44, 501)) == [bytes.fromhex("e005000009" "02" "8000002c" "800001f5")]
+    assert protocol.get_pubkey_apdus((44, 501)) == [bytes.fromhex("e005000009028000002c800001f5")]
     assert protocol.get_pubkey_apdus((44, 501), confirm=True)[0][2] == 0x01
 
 
-@pytest.mark.parametrize("size, p2s", [(10, [0x00]), (255 - 18, [0x00]), (300, [0x02, 0x01]), (700, [0x02, 0x03, 0x01])])
+@pytest.mark.parametrize(
+    "size, p2s", [(10, [0x00]), (255 - 18, [0x00]), (300, [0x02, 0x01]), (700, [0x02, 0x03, 0x01])]
+)
 def test_sign_payload_is_chunked_at_255_bytes(size, p2s):
     message = bytes(range(256)) * 3
     message = message[:size]
@@ -72,17 +87,20 @@ def test_sign_payload_is_chunked_at_255_bytes(size, p2s):
     assert payload == bytes([1]) + protocol.path_bytes((44, 501, 0, 0)) + message
 
 
-@pytest.mark.parametrize("status, kind, code", [
-    (0x6985, "ledger.declined", ExitCode.DECLINED),
-    (0x6808, "ledger.blind_signing_disabled", ExitCode.CONFIG),
-    (0x6E00, "ledger.app_not_open", ExitCode.CONFIG),
-    (0x6D00, "ledger.app_not_open", ExitCode.CONFIG),
-    (0x6511, "ledger.app_not_open", ExitCode.CONFIG),
-    (0x5515, "ledger.locked", ExitCode.CONFIG),
-    (0x6982, "ledger.locked", ExitCode.CONFIG),
-    (0x6A81, "ledger.bad_request", ExitCode.CONFIG),
-    (0x6F42, "ledger.status", ExitCode.CONFIG),
-])
+@pytest.mark.parametrize(
+    "status, kind, code",
+    [
+        (0x6985, "ledger.declined", ExitCode.DECLINED),
+        (0x6808, "ledger.blind_signing_disabled", ExitCode.CONFIG),
+        (0x6E00, "ledger.app_not_open", ExitCode.CONFIG),
+        (0x6D00, "ledger.app_not_open", ExitCode.CONFIG),
+        (0x6511, "ledger.app_not_open", ExitCode.CONFIG),
+        (0x5515, "ledger.locked", ExitCode.CONFIG),
+        (0x6982, "ledger.locked", ExitCode.CONFIG),
+        (0x6A81, "ledger.bad_request", ExitCode.CONFIG),
+        (0x6F42, "ledger.status", ExitCode.CONFIG),
+    ],
+)
 def test_status_words_become_typed_errors(status, kind, code):
     with pytest.raises((LedgerError, LedgerDeclined)) as caught:
         protocol.check_status(status)
@@ -158,10 +176,18 @@ def test_the_apdus_are_byte_for_byte_those_of_ledgers_own_library():
 
     node = shutil.which("node")
     if node is None or not (JS_DIR / "node_modules" / "@ledgerhq" / "hw-app-solana").exists():
-        pytest.skip("node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with hw-app-solana")
+        pytest.skip(
+            "node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with hw-app-solana"
+        )
     message = bytes((i * 7) % 256 for i in range(700))  # three chunks
-    answer = subprocess.run([node, str(JS_DIR / "ledger_apdus.mjs")], input=json.dumps(
-        {"path": "44'/501'/3'/7'", "message": message.hex()}), capture_output=True, text=True, timeout=60, cwd=JS_DIR)
+    answer = subprocess.run(
+        [node, str(JS_DIR / "ledger_apdus.mjs")],
+        input=json.dumps({"path": "44'/501'/3'/7'", "message": message.hex()}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=JS_DIR,
+    )
     assert answer.returncode == 0, answer.stderr
     theirs = json.loads(answer.stdout)
     levels = (44, 501, 3, 7)

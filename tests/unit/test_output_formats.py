@@ -37,14 +37,18 @@ def test_the_error_writer_asks_the_format_not_its_name(monkeypatch):
 
 def test_no_mode_is_named_outside_the_registry():
     for path in (CLI / "app.py", CLI / "completion.py", CLI / "render" / "output.py", CLI / "commands" / "options.py"):
-        names = {node.value for node in ast.walk(ast.parse(path.read_text()))
-                 if isinstance(node, ast.Constant) and node.value in ("ndjson", "csv")}
+        names = {
+            node.value
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and node.value in ("ndjson", "csv")
+        }
         assert names == set(), f"{path.name} names {names}"
 
 
 def _page(kind: str, items: list[dict]) -> PageResult:
-    return PageResult(kind, [(item, RESOURCES[kind].model()(item, i)) for i, item in enumerate(items)],
-                      lambda: {"total": len(items)})
+    return PageResult(
+        kind, [(item, RESOURCES[kind].model()(item, i)) for i, item in enumerate(items)], lambda: {"total": len(items)}
+    )
 
 
 def _written(mode: str, result: PageResult) -> str:
@@ -53,8 +57,14 @@ def _written(mode: str, result: PageResult) -> str:
     return env.stdout.getvalue()
 
 
-BALANCE = {"token_address": "So11111111111111111111111111111111111111112", "token_symbol": "SOL",
-           "token_name": "Solana", "decimals": 9, "total_balance": 5, "yield_balance": None}
+BALANCE = {
+    "token_address": "So11111111111111111111111111111111111111112",
+    "token_symbol": "SOL",
+    "token_name": "Solana",
+    "decimals": 9,
+    "total_balance": 5,
+    "yield_balance": None,
+}
 
 
 def test_a_kinds_csv_columns_and_parser_are_its_descriptors():

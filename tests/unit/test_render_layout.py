@@ -2,7 +2,7 @@
 
 import io
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from decimal import Decimal
 
 import pytest
@@ -30,7 +30,7 @@ def test_short_ids_apy_and_times():
     assert layout.short_id("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v") == "EPjF…Dt1v"
     assert layout.short_id("short") == "short"
     assert [layout.apy(v) for v in (18.3, 8.425, 7, None, 0.005)] == ["18.30%", "8.43%", "7.00%", "—", "0.01%"]
-    now = datetime(2026, 1, 2, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
     assert layout.when("2026-01-02T11:15:00Z", now) == "45m ago"
     assert layout.when("2026-01-02T02:00:00+00:00", now) == "10h ago"
     assert layout.when("2025-06-02T14:00:00+02:00", now) == "2025-06-02 12:00"  # shown in UTC
@@ -38,17 +38,27 @@ def test_short_ids_apy_and_times():
 
 
 POSITION = {
-    "apy": 8.42, "decimals": 6, "fund_id": "f05096b0-edbd-4552-b5b8-7adce015bc99",
-    "last_updated": "2025-06-02T12:00:00+00:00", "strategy_id": "s", "strategy_name": "A Rather Long Strategy Name",
-    "token_address": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "token_name": "USD Coin", "token_symbol": "USDC",
-    "total_deposited_value": 2_500_000_000, "total_position_value": 2**64 + 123_456, "yield_earned": -47_318_402,
+    "apy": 8.42,
+    "decimals": 6,
+    "fund_id": "f05096b0-edbd-4552-b5b8-7adce015bc99",
+    "last_updated": "2025-06-02T12:00:00+00:00",
+    "strategy_id": "s",
+    "strategy_name": "A Rather Long Strategy Name",
+    "token_address": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+    "token_name": "USD Coin",
+    "token_symbol": "USDC",
+    "total_deposited_value": 2_500_000_000,
+    "total_position_value": 2**64 + 123_456,
+    "yield_earned": -47_318_402,
 }
 
 
 @pytest.mark.parametrize("width", range(30, 201, 7))
 def test_no_width_cuts_a_number(width):
-    rows = [models.position(dict(POSITION, decimals=d, total_deposited_value=POSITION["total_deposited_value"] + i), i)
-            for i, d in enumerate((6, 9, 0))]
+    rows = [
+        models.position(dict(POSITION, decimals=d, total_deposited_value=POSITION["total_deposited_value"] + i), i)
+        for i, d in enumerate((6, 9, 0))
+    ]
     text = draw(width, tables.draw_positions, rows, None)
     for row, p in zip([line for line in text.splitlines() if line.startswith("USDC")], rows):
         numbers = [Decimal(n.replace(",", "")) for n in re.findall(r"-?[\d,]+\.\d+|(?<=\s)-?[\d,]{2,}(?=\s|$)", row)]

@@ -20,8 +20,14 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def account(address, role, signer=False, writable=False, table=None, index=None):
-    return {"address": address, "role": role, "signer": signer, "writable": writable,
-            "lookup_table": table, "lookup_index": index}
+    return {
+        "address": address,
+        "role": role,
+        "signer": signer,
+        "writable": writable,
+        "lookup_table": table,
+        "lookup_index": index,
+    }
 
 
 def result(*, fee=None, summary=None, before=1_250_750_000, change=-10_000_000, differences=()):
@@ -29,32 +35,64 @@ def result(*, fee=None, summary=None, before=1_250_750_000, change=-10_000_000, 
         "cluster": "http://127.0.0.1:8899",
         "fee": fee,
         "effect": {
-            "summary": summary or f"deposit 10 USDC from 5PJ1…Vr9k to strategy sandbox-0000-4000-8000-000000000001; fee 0.000005551 SOL",
+            "summary": summary
+            or "deposit 10 USDC from 5PJ1…Vr9k to strategy sandbox-0000-4000-8000-000000000001; fee 0.000005551 SOL",
             "expected": {"action": "deposit"},
-            "observed": {"changes": [
-                {"asset": "SOL", "change": -5551, "text": "-0.000005551 SOL"},
-                {"asset": "USDC", "change": change, "text": "-10 USDC"},
-            ]},
+            "observed": {
+                "changes": [
+                    {"asset": "SOL", "change": -5551, "text": "-0.000005551 SOL"},
+                    {"asset": "USDC", "change": change, "text": "-10 USDC"},
+                ]
+            },
             "differences": list(differences),
         },
         "review": {
-            "fee_payer": WALLET, "recent_blockhash": "4Hsom1GPpwcqtyfPxd31D5yfDNMdB69TqgGnsKvNTEvh", "version": 0,
+            "fee_payer": WALLET,
+            "recent_blockhash": "4Hsom1GPpwcqtyfPxd31D5yfDNMdB69TqgGnsKvNTEvh",
+            "version": 0,
             "signers": [{"address": WALLET, "signed": False, "invalid": False, "fee_payer": True}],
             "instructions": [
-                {"index": 0, "program": "Compute Budget Program", "program_id": BUDGET, "kind": "setComputeUnitPrice",
-                 "unknown": False, "details": {"micro_lamports": 2755}, "accounts": []},
-                {"index": 1, "program": "Token Program", "program_id": TOKEN_PROGRAM, "kind": "transferChecked",
-                 "unknown": False, "details": {"source": SOURCE, "mint": USDC, "amount": 10_000_000, "ui_amount": "10.000000"},
-                 "accounts": [account(SOURCE, "source", writable=True), account(None, "mint", table=TABLE, index=15),
-                              account(VAULT, "destination", writable=True),
-                              account(WALLET, "authority", signer=True, writable=True)]},
+                {
+                    "index": 0,
+                    "program": "Compute Budget Program",
+                    "program_id": BUDGET,
+                    "kind": "setComputeUnitPrice",
+                    "unknown": False,
+                    "details": {"micro_lamports": 2755},
+                    "accounts": [],
+                },
+                {
+                    "index": 1,
+                    "program": "Token Program",
+                    "program_id": TOKEN_PROGRAM,
+                    "kind": "transferChecked",
+                    "unknown": False,
+                    "details": {"source": SOURCE, "mint": USDC, "amount": 10_000_000, "ui_amount": "10.000000"},
+                    "accounts": [
+                        account(SOURCE, "source", writable=True),
+                        account(None, "mint", table=TABLE, index=15),
+                        account(VAULT, "destination", writable=True),
+                        account(WALLET, "authority", signer=True, writable=True),
+                    ],
+                },
             ],
             "warnings": [],
         },
-        "simulation": {"ok": True, "units_consumed": 784, "token_balance_changes": [
-            {"address": SOURCE, "owner": WALLET, "mint": USDC, "decimals": 6,
-             "before": before, "after": before + change, "change": change},
-        ]},
+        "simulation": {
+            "ok": True,
+            "units_consumed": 784,
+            "token_balance_changes": [
+                {
+                    "address": SOURCE,
+                    "owner": WALLET,
+                    "mint": USDC,
+                    "decimals": 6,
+                    "before": before,
+                    "after": before + change,
+                    "change": change,
+                },
+            ],
+        },
     }
 
 
@@ -62,8 +100,13 @@ FEE = {"base": 5000, "priority": 551, "total": 5551, "compute_unit_limit": 200_0
 
 
 def draw(width, res, *, colour=False):
-    console = Console(file=io.StringIO(), width=width, force_terminal=colour, color_system="standard" if colour else None,
-                      highlight=False)
+    console = Console(
+        file=io.StringIO(),
+        width=width,
+        force_terminal=colour,
+        color_system="standard" if colour else None,
+        highlight=False,
+    )
     # in the order the deposit flow draws them
     review.draw_effect(console, res["effect"], res.get("fee"))
     review.draw_review(console, res["review"], cluster=res["cluster"], title="Review: deposit")
@@ -82,7 +125,9 @@ def test_the_effect_and_the_fee_come_first_and_the_fee_adds_up():
     assert "    up to 200,000 compute units at 2,755 micro-lamports each" in lines
     assert lines.index("Review: deposit") > lines.index("  matches your request")
     # The flow's summary names the priority part too: still said once, the line with its parts.
-    with_priority = result(fee=FEE, summary="deposit 10 USDC from 5PJ1…Vr9k to strategy S; fee 0.000005551 SOL (priority 0.000000551)")
+    with_priority = result(
+        fee=FEE, summary="deposit 10 USDC from 5PJ1…Vr9k to strategy S; fee 0.000005551 SOL (priority 0.000000551)"
+    )
     assert sum("fee 0.000005551" in line for line in plain_lines(draw(200, with_priority))) == 1
 
 
@@ -133,8 +178,7 @@ def test_losses_are_red_gains_green():
 def test_a_long_summary_is_split_at_its_parts_not_wherever_a_word_ends():
     head = "withdraw 2,500 USDC from strategy sandbox-0000-4000-8000-000000000001 to 5PJ1…Vr9k"
     lines = plain_lines(draw(90, result(summary=f"{head}; fee 0.000005 SOL; rent 0.00203928 SOL")))
-    assert lines[:3] == [head,
-                         "  fee 0.000005 SOL", "  rent 0.00203928 SOL"]
+    assert lines[:3] == [head, "  fee 0.000005 SOL", "  rent 0.00203928 SOL"]
 
 
 def test_text_from_the_service_cannot_move_the_cursor_or_colour_the_screen():
@@ -148,14 +192,21 @@ def test_text_from_the_service_cannot_move_the_cursor_or_colour_the_screen():
 def test_a_summary_head_wider_than_the_screen_continues_on_indented_lines():
     head = "close the USDC fund account of 5PJ1…Vr9k in strategy sandbox-0000-4000-8000-000000000001"
     lines = plain_lines(draw(80, result(summary=f"{head}; fee 0.000005 SOL")))
-    assert lines[:3] == ["close the USDC fund account of 5PJ1…Vr9k in strategy",
-                         "    sandbox-0000-4000-8000-000000000001", "  fee 0.000005 SOL"]
+    assert lines[:3] == [
+        "close the USDC fund account of 5PJ1…Vr9k in strategy",
+        "    sandbox-0000-4000-8000-000000000001",
+        "  fee 0.000005 SOL",
+    ]
 
 
 def test_fit_line_shortens_only_addresses_and_only_when_needed():
     from yieldcli.cli.render.layout import Address, fit_line
 
-    assert fit_line(80, "payer ", Address(WALLET), " pays 1,234,567.891 USDC") == f"payer {WALLET} pays 1,234,567.891 USDC"
-    assert fit_line(40, "payer ", Address(WALLET), " pays 1,234,567.891 USDC") == "payer 5PJ1…Vr9k pays 1,234,567.891 USDC"
+    assert (
+        fit_line(80, "payer ", Address(WALLET), " pays 1,234,567.891 USDC") == f"payer {WALLET} pays 1,234,567.891 USDC"
+    )
+    assert (
+        fit_line(40, "payer ", Address(WALLET), " pays 1,234,567.891 USDC") == "payer 5PJ1…Vr9k pays 1,234,567.891 USDC"
+    )
     # still too wide: the amount stays whole and the terminal wraps the line
     assert fit_line(10, "payer ", Address(WALLET), " pays 1,234,567.891") == "payer 5PJ1…Vr9k pays 1,234,567.891"

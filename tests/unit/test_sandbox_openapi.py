@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from tests.contract.openapi_doc import DOC, pointer as _pointer, template as _template, validator as _validator
+from tests.contract.openapi_doc import DOC
+from tests.contract.openapi_doc import pointer as _pointer
+from tests.contract.openapi_doc import template as _template
+from tests.contract.openapi_doc import validator as _validator
 from yieldcli.sandbox.demo import (
     DEMO_STRATEGY_ID,
     DEMO_WALLET,
@@ -207,9 +210,15 @@ def test_document_parameters_are_the_ones_served():
     for template, names in expected.items():
         declared = {p["name"] for p in DOC["paths"][template]["get"]["parameters"] if p["in"] == "query"}
         assert declared == names
-    required = [p["name"] for p in DOC["paths"]["/breeze-balances/{user_id}"]["get"]["parameters"] if p.get("required") and p["in"] == "query"]
+    required = [
+        p["name"]
+        for p in DOC["paths"]["/breeze-balances/{user_id}"]["get"]["parameters"]
+        if p.get("required") and p["in"] == "query"
+    ]
     assert required == ["strategy_id"]
-    assert set(service.POST_FIELDS["/withdraw/ix"]) == set(DOC["components"]["schemas"]["InputForWithdraw"]["properties"])
+    assert set(service.POST_FIELDS["/withdraw/ix"]) == set(
+        DOC["components"]["schemas"]["InputForWithdraw"]["properties"]
+    )
     assert set(service.POST_FIELDS["/deposit/tx"]) == set(DOC["components"]["schemas"]["InputForDeposit"]["properties"])
     assert set(service.POST_FIELDS["/close-user-account/tx"]) == set(
         DOC["components"]["schemas"]["InputForCloseUserAccount"]["properties"]

@@ -40,14 +40,27 @@ class Chain:
 
     def new_mint(self, decimals: int) -> Pubkey:
         mint = Keypair().pubkey()
-        data = bytes(Mint(mint_authority=YIELD_KEY.pubkey(), supply=0, decimals=decimals, is_initialized=True, freeze_authority=None))
+        data = bytes(
+            Mint(
+                mint_authority=YIELD_KEY.pubkey(),
+                supply=0,
+                decimals=decimals,
+                is_initialized=True,
+                freeze_authority=None,
+            )
+        )
         self.svm.set_account(mint, Account(10**9, data, TOKEN, False, 0))
         return mint
 
     def fund(self, owner: Pubkey, mint: Pubkey, amount: int) -> Pubkey:
         ata = programs.associated_token_address(owner, mint)
-        self.ok([programs.create_associated_token_account(YIELD_KEY.pubkey(), owner, mint),
-                 programs.token_mint_to(mint, ata, YIELD_KEY.pubkey(), amount)], [YIELD_KEY])
+        self.ok(
+            [
+                programs.create_associated_token_account(YIELD_KEY.pubkey(), owner, mint),
+                programs.token_mint_to(mint, ata, YIELD_KEY.pubkey(), amount),
+            ],
+            [YIELD_KEY],
+        )
         return ata
 
     def wallet(self, tokens: int = 10_000_000) -> tuple[Keypair, Pubkey]:
@@ -95,7 +108,11 @@ def test_deposit_withdraw_credit_and_close_move_exactly_what_they_say(chain):
     chain.ok([sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 4_000_000)], [user])
     position = sp.position_address(user.pubkey(), STRATEGY, chain.mint)
     found = chain.position(position)
-    assert found is not None and (found.deposited, found.balance, found.user) == (4_000_000, 4_000_000, str(user.pubkey()))
+    assert found is not None and (found.deposited, found.balance, found.user) == (
+        4_000_000,
+        4_000_000,
+        str(user.pubkey()),
+    )
     assert found.strategy_key == sp.strategy_key(STRATEGY) and chain.tokens(vault) == 4_000_000
     chain.ok([sp.credit_yield(chain.yield_source, chain.mint, position, 100_000)], [YIELD_KEY])
     assert chain.position(position).balance == 4_100_000
@@ -143,7 +160,11 @@ def test_someone_elses_position_cannot_be_withdrawn_closed_or_paid_to_a_stranger
     assert custom(10) in chain.refused([into_vault], [victim])
     # A deposit naming another strategy's key against an existing position.
     wrong_strategy = sp.deposit(victim.pubkey(), victim.pubkey(), victim_ata, chain.mint, OTHER_STRATEGY, 1)
-    wrong_strategy.accounts = [*wrong_strategy.accounts[:6], AccountMeta(victim_position, False, True), *wrong_strategy.accounts[7:]]
+    wrong_strategy.accounts = [
+        *wrong_strategy.accounts[:6],
+        AccountMeta(victim_position, False, True),
+        *wrong_strategy.accounts[7:],
+    ]
     assert custom(6) in chain.refused([wrong_strategy], [victim])
     assert chain.position(victim_position).balance == 5_000_000
 
@@ -153,9 +174,11 @@ def test_a_missing_signature_is_refused(chain):
     chain.ok([sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 1_000_000)], [user])
     relayer = Keypair()
     chain.svm.airdrop(relayer.pubkey(), 10**10)
-    for ix in (sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000),
-               sp.deposit(user.pubkey(), relayer.pubkey(), ata, chain.mint, STRATEGY, 1_000),
-               sp.close(user.pubkey(), ata, chain.mint, sp.position_address(user.pubkey(), STRATEGY, chain.mint))):
+    for ix in (
+        sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000),
+        sp.deposit(user.pubkey(), relayer.pubkey(), ata, chain.mint, STRATEGY, 1_000),
+        sp.close(user.pubkey(), ata, chain.mint, sp.position_address(user.pubkey(), STRATEGY, chain.mint)),
+    ):
         ix.accounts = [AccountMeta(user.pubkey(), False, ix.accounts[0].is_writable), *ix.accounts[1:]]
         assert custom(2) in chain.refused([ix], [relayer])  # MissingSignature
 
@@ -165,7 +188,9 @@ def test_an_overdraw_and_an_overflow_are_refused(chain):
     chain.ok([sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 1_000_000)], [user])
     assert custom(7) in chain.refused([sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000_001)], [user])
     # exclude_fees: 1_000_000 to the user needs 1_001_000 from the position.
-    assert custom(7) in chain.refused([sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000_000, exclude_fees=True)], [user])
+    assert custom(7) in chain.refused(
+        [sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000_000, exclude_fees=True)], [user]
+    )
     assert custom(1) in chain.refused([sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 0)], [user])
     # A position worth nearly 2**64 (set directly: no mint has that supply here): one more unit overflows.
     position = sp.position_address(user.pubkey(), STRATEGY, chain.mint)
@@ -188,11 +213,13 @@ def test_another_vault_is_refused(chain):
     # A token account of the right mint owned by the authority, but not the vault PDA.
     impostor = Keypair()
     chain.ok([*_token_account(chain, impostor.pubkey(), chain.mint, sp.authority_address())], [YIELD_KEY, impostor])
-    for build in (lambda: sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 1_000),
-                  lambda: sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000)):
+    for build in (
+        lambda: sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 1_000),
+        lambda: sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000),
+    ):
         ix = build()
         index = [a.pubkey for a in ix.accounts].index(sp.vault_address(chain.mint))
-        ix.accounts = [*ix.accounts[:index], AccountMeta(impostor.pubkey(), False, True), *ix.accounts[index + 1:]]
+        ix.accounts = [*ix.accounts[:index], AccountMeta(impostor.pubkey(), False, True), *ix.accounts[index + 1 :]]
         assert custom(4) in chain.refused([ix], [user])  # WrongPda
     # A token account owned by the user posing as the vault of a withdrawal.
     ix = sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000)
@@ -204,9 +231,20 @@ def _token_account(chain: Chain, address: Pubkey, mint: Pubkey, owner: Pubkey) -
     from solders.system_program import CreateAccountParams, create_account
 
     rent = chain.svm.minimum_balance_for_rent_exemption(programs.TOKEN_ACCOUNT_SIZE)
-    return [create_account(CreateAccountParams(from_pubkey=YIELD_KEY.pubkey(), to_pubkey=address, lamports=rent,
-                                               space=programs.TOKEN_ACCOUNT_SIZE, owner=TOKEN)),
-            Instruction(TOKEN, bytes([18]) + bytes(owner), [AccountMeta(address, False, True), AccountMeta(mint, False, False)])]
+    return [
+        create_account(
+            CreateAccountParams(
+                from_pubkey=YIELD_KEY.pubkey(),
+                to_pubkey=address,
+                lamports=rent,
+                space=programs.TOKEN_ACCOUNT_SIZE,
+                owner=TOKEN,
+            )
+        ),
+        Instruction(
+            TOKEN, bytes([18]) + bytes(owner), [AccountMeta(address, False, True), AccountMeta(mint, False, False)]
+        ),
+    ]
 
 
 def test_wrong_owners_and_wrong_pdas_are_refused(chain):
@@ -260,7 +298,9 @@ def test_compute_units_per_instruction(chain):
     user, ata = chain.wallet()
     position = sp.position_address(user.pubkey(), STRATEGY, chain.mint)
     units = {
-        "deposit (opens the position)": chain.ok([sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 2_000_000)], [user]),
+        "deposit (opens the position)": chain.ok(
+            [sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 2_000_000)], [user]
+        ),
         "deposit": chain.ok([sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 1_000_000)], [user]),
         "creditYield": chain.ok([sp.credit_yield(chain.yield_source, chain.mint, position, 1_000)], [YIELD_KEY]),
         "withdraw": chain.ok([sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, 1_000_000)], [user]),

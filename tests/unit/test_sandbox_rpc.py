@@ -24,16 +24,16 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58encode
-from yieldcli.solana import programs
 from yieldcli.chain.confirm import Confirmed, Expired, Failed, Pending, wait_for
-from yieldcli.chain.signers_check import check_signable
 from yieldcli.chain.instructions import build_from_ix, build_transaction, fetch_lookup_table
 from yieldcli.chain.review import review_transaction
 from yieldcli.chain.rpc import PreflightFailed, Rpc, RpcError
 from yieldcli.chain.sign import sign_transaction
+from yieldcli.chain.signers_check import check_signable
 from yieldcli.errors import NetworkError, TransactionExpired
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW, SANDBOX_AUTHORITY, Runtime
+from yieldcli.solana import programs
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
 USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
@@ -99,7 +99,9 @@ def test_async_client_reads_what_the_sandbox_serves(chain):
             assert (await client.get_slot()).value > height  # block height trails the slot
             account = (await client.get_account_info(kp.pubkey())).value
             assert account.lamports == 2 * SOL and account.owner == Pubkey.from_string(programs.SYSTEM_PROGRAM)
-            assert (await client.get_minimum_balance_for_rent_exemption(165)).value == runtime.minimum_balance_for_rent_exemption(165)
+            assert (
+                await client.get_minimum_balance_for_rent_exemption(165)
+            ).value == runtime.minimum_balance_for_rent_exemption(165)
             assert (await client.get_version()).value.solana_core
             mints = (await client.get_multiple_accounts([Pubkey.from_string(t.mint) for t in KNOWN_TOKENS])).value
             assert [m.data[44] for m in mints] == [t.decimals for t in KNOWN_TOKENS]
@@ -177,10 +179,14 @@ def test_wrapped_sol_balance(chain, user):
 def test_token_accounts_by_owner(chain, user):
     runtime, server = chain
     usdc_ata = runtime.mint_to(user.pubkey(), USDC, 10)
-    answer = rpc_call(server.url, "getTokenAccountsByOwner", [str(user.pubkey()), {"mint": str(USDC)}, {"encoding": "base64"}])
+    answer = rpc_call(
+        server.url, "getTokenAccountsByOwner", [str(user.pubkey()), {"mint": str(USDC)}, {"encoding": "base64"}]
+    )
     (entry,) = answer["result"]["value"]
     assert entry["pubkey"] == str(usdc_ata)
-    assert programs.parse_token_account(entry["account"]["owner"], base64.b64decode(entry["account"]["data"][0]))[2] == 10
+    assert (
+        programs.parse_token_account(entry["account"]["owner"], base64.b64decode(entry["account"]["data"][0]))[2] == 10
+    )
 
 
 def test_preflight_failure_carries_logs_and_sends_nothing(chain, user):
@@ -248,7 +254,11 @@ def test_simulation_options(chain, user):
 
     arun(main())
     raw = base64.b64encode(bytes(Keypair().pubkey())).decode()
-    answer = rpc_call(server.url, "simulateTransaction", [raw, {"encoding": "base64", "sigVerify": True, "replaceRecentBlockhash": True}])
+    answer = rpc_call(
+        server.url,
+        "simulateTransaction",
+        [raw, {"encoding": "base64", "sigVerify": True, "replaceRecentBlockhash": True}],
+    )
     assert answer["error"]["code"] == -32602
 
 
@@ -268,10 +278,14 @@ def test_base58_send_and_json_rpc_errors(chain, user):
     assert rpc_call(server.url, "getBalance", ["not-a-key"])["error"]["code"] == -32602
     assert rpc_call(server.url, "sendTransaction", ["%%%", {"encoding": "base64"}])["error"]["code"] == -32602
     assert httpx2.post(server.url, content=b"{oops", timeout=5).json()["error"]["code"] == -32700
-    batch = httpx2.post(server.url, json=[
-        {"jsonrpc": "2.0", "id": 1, "method": "getSlot"},
-        {"jsonrpc": "2.0", "id": 2, "method": "getBlockHeight"},
-    ], timeout=5).json()
+    batch = httpx2.post(
+        server.url,
+        json=[
+            {"jsonrpc": "2.0", "id": 1, "method": "getSlot"},
+            {"jsonrpc": "2.0", "id": 2, "method": "getBlockHeight"},
+        ],
+        timeout=5,
+    ).json()
     assert [a["id"] for a in batch] == [1, 2] and batch[0]["result"] > batch[1]["result"]
     assert httpx2.get(server.url + "/health", timeout=5).text == "ok"
 
@@ -433,7 +447,9 @@ def test_faults_steered_over_json_rpc(chain, user):
     runtime, server = chain
     faults = rpc_call(server.url, "sandbox_setFault", ["pending", {"count": 1}])["result"]
     assert faults["pending"] == 1
-    assert rpc_call(server.url, "sandbox_setFault", [{"kind": "slow", "seconds": 0.01, "methods": ["getSlot"]}])["result"]["method_delays"] == {"getSlot": 0.01}
+    assert rpc_call(server.url, "sandbox_setFault", [{"kind": "slow", "seconds": 0.01, "methods": ["getSlot"]}])[
+        "result"
+    ]["method_delays"] == {"getSlot": 0.01}
     assert rpc_call(server.url, "sandbox_setFault", ["bogus"])["error"]["code"] == -32602
 
     async def pending_then_released():
@@ -461,7 +477,10 @@ def test_faults_steered_over_json_rpc(chain, user):
     height = rpc_call(server.url, "getBlockHeight")["result"]
     assert rpc_call(server.url, "sandbox_advanceSlots", [10])["result"] == height + 10
     ata = rpc_call(server.url, "sandbox_mintTo", [str(user.pubkey()), str(USDC), 77])["result"]
-    assert ata == str(programs.associated_token_address(user.pubkey(), USDC)) and runtime.token_balance(user.pubkey(), USDC) == 77
+    assert (
+        ata == str(programs.associated_token_address(user.pubkey(), USDC))
+        and runtime.token_balance(user.pubkey(), USDC) == 77
+    )
 
 
 def test_transaction_sent_with_an_expired_window_never_lands(chain, user):
@@ -512,7 +531,9 @@ def test_state_survives_a_restart(tmp_path):
     blockhash, last_valid = first.latest_blockhash()
     height = first.block_height
     ix = transfer(TransferParams(from_pubkey=kp.pubkey(), to_pubkey=Keypair().pubkey(), lamports=SOL))
-    old_blockhash_tx = VersionedTransaction(MessageV0.try_compile(kp.pubkey(), [ix], [], Hash.from_string(blockhash)), [kp])
+    old_blockhash_tx = VersionedTransaction(
+        MessageV0.try_compile(kp.pubkey(), [ix], [], Hash.from_string(blockhash)), [kp]
+    )
     del first
 
     state = json.loads(path.read_text())
@@ -540,7 +561,9 @@ def test_memo_with_signer_runs_for_real(chain, user):
     async def main():
         async with Rpc(server.url) as rpc:
             latest = await rpc.latest_blockhash()
-            ix = Instruction(Pubkey.from_string(programs.MEMO_PROGRAM), b"hello", [AccountMeta(user.pubkey(), True, False)])
+            ix = Instruction(
+                Pubkey.from_string(programs.MEMO_PROGRAM), b"hello", [AccountMeta(user.pubkey(), True, False)]
+            )
             tx = sign_transaction(build_transaction([ix], user.pubkey(), latest.blockhash), [user]).transaction
             outcome = await send_and_wait(rpc, tx, latest.last_valid_block_height)
             record = await rpc.transaction(outcome.signature)
@@ -571,7 +594,9 @@ def test_failed_simulation_reports_no_balance_changes(chain, user):
         async with Rpc(server.url) as rpc:
             latest = await rpc.latest_blockhash()
             ix = programs.token_transfer_checked(source, USDC, destination, user.pubkey(), 101, 6)
-            return await rpc.simulate(build_transaction([ix], user.pubkey(), latest.blockhash), accounts=[source, destination])
+            return await rpc.simulate(
+                build_transaction([ix], user.pubkey(), latest.blockhash), accounts=[source, destination]
+            )
 
     simulation = arun(main())
     assert not simulation.ok and simulation.err == {"InstructionError": [0, {"Custom": 1}]}

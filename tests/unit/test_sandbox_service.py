@@ -196,8 +196,16 @@ def test_user_yield(svc):
     body = ok(svc, f"/user-yield/{DEMO_WALLET}", "limit=50")
     assert body["meta"]["total"] == len(body["data"]) >= 12
     r = body["data"][0]
-    assert set(r) == {"apy", "base_asset", "entry_date", "fund_id", "fund_name", "last_updated",
-                      "position_value", "yield_earned"}
+    assert set(r) == {
+        "apy",
+        "base_asset",
+        "entry_date",
+        "fund_id",
+        "fund_name",
+        "last_updated",
+        "position_value",
+        "yield_earned",
+    }
     one = ok(svc, f"/user-yield/{DEMO_WALLET}", f"fund_id={r['fund_id']}")
     assert one["data"] == [r] and one["meta"]["total"] == 1
     assert ok(svc, f"/user-yield/{DEMO_WALLET}", "fund_id=nope")["data"] == []
@@ -210,8 +218,10 @@ def test_unknown_wallet_is_empty_and_invalid_wallet_is_refused(svc):
         (f"/breeze-balances/{UNKNOWN_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}"),
     ]:
         body = ok(svc, path, query)
-        assert body == {"data": [], "meta": {"has_more": False, "page": 1, "per_page": 10, "total": 0,
-                                             "total_pages": 0}}
+        assert body == {
+            "data": [],
+            "meta": {"has_more": False, "page": 1, "per_page": 10, "total": 0, "total_pages": 0},
+        }
     r = get(svc, "/user-balances/not-a-wallet")
     assert r.status == 400 and "not-a-wallet" in r.json()["message"]
 
@@ -224,15 +234,13 @@ def test_pagination_meta_across_pages(svc):
     total = first["meta"]["total"]
     assert total > 10
     pages = -(-total // 10)
-    assert first["meta"] == {"has_more": True, "page": 1, "per_page": 10, "total": total,
-                             "total_pages": pages}
+    assert first["meta"] == {"has_more": True, "page": 1, "per_page": 10, "total": total, "total_pages": pages}
     assert len(first["data"]) == 10
     last = ok(svc, f"/user-balances/{DEMO_WALLET}", f"page={pages}")
     assert last["meta"]["has_more"] is False and len(last["data"]) == total - 10 * (pages - 1)
     past = ok(svc, f"/user-balances/{DEMO_WALLET}", f"page={pages + 5}")
     assert past["data"] == []
-    assert past["meta"] == {"has_more": False, "page": pages + 5, "per_page": 10, "total": total,
-                            "total_pages": pages}
+    assert past["meta"] == {"has_more": False, "page": pages + 5, "per_page": 10, "total": total, "total_pages": pages}
     # page 0 is page 1; limit 0 is the default
     assert ok(svc, f"/user-balances/{DEMO_WALLET}", "page=0") == first
     assert ok(svc, f"/user-balances/{DEMO_WALLET}", "page=1&limit=0") == first
@@ -305,7 +313,9 @@ def test_asset_filter(svc):
     for symbol in ("USDC", "usdc"):
         body = ok(svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&asset={symbol}")
         assert [p["token_address"] for p in body["data"]] == [USDC]
-        assert [b["token_address"] for b in ok(svc, f"/user-balances/{DEMO_WALLET}", f"asset={symbol}")["data"]] == [USDC]
+        assert [b["token_address"] for b in ok(svc, f"/user-balances/{DEMO_WALLET}", f"asset={symbol}")["data"]] == [
+            USDC
+        ]
     assert ok(svc, f"/user-balances/{DEMO_WALLET}", "asset=NOSUCHTOKEN")["data"] == []
 
 
@@ -423,7 +433,11 @@ def test_sync_wallet_follows_the_chain(state):
     # the ledger takes the chain's figures as they are
     led.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, USDC, 7_000, 6_000)])
     after = led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]
-    assert (after["total_position_value"], after["total_deposited_value"], after["yield_earned"]) == (7_000, 6_000, 1_000)
+    assert (after["total_position_value"], after["total_deposited_value"], after["yield_earned"]) == (
+        7_000,
+        6_000,
+        1_000,
+    )
     # a closed fund account ends the position; the change is in the file
     led.sync_wallet(DEMO_WALLET, positions=[(DEMO_STRATEGY_ID, USDC, None, 0)])
     assert led.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all() == []
@@ -465,8 +479,9 @@ def test_seed_positions(state):
     base = len(Ledger(state).positions(DEMO_WALLET, DEMO_STRATEGY_ID).all())
     assert body["meta"]["total"] == n + base
     assert body["meta"]["total_pages"] == -(-(n + base) // 10)
-    last = ok(svc, f"/breeze-balances/{DEMO_WALLET}",
-              f"strategy_id={DEMO_STRATEGY_ID}&page={body['meta']['total_pages']}")
+    last = ok(
+        svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&page={body['meta']['total_pages']}"
+    )
     assert last["data"] and last["meta"]["has_more"] is False
     assert ok(svc, f"/user-balances/{DEMO_WALLET}")["meta"]["total"] > n
     assert ok(svc, f"/user-yield/{DEMO_WALLET}")["meta"]["total"] > n
@@ -477,8 +492,7 @@ def test_seed_positions(state):
     fund = demo.synthetic_fund_id(77)
     assert [y["fund_id"] for y in ok(svc, f"/user-yield/{DEMO_WALLET}", f"fund_id={fund}")["data"]] == [fund]
     # sorting covers synthetic items too
-    top = ok(svc, f"/breeze-balances/{DEMO_WALLET}",
-             f"strategy_id={DEMO_STRATEGY_ID}&sort_by=balance&limit=3")["data"]
+    top = ok(svc, f"/breeze-balances/{DEMO_WALLET}", f"strategy_id={DEMO_STRATEGY_ID}&sort_by=balance&limit=3")["data"]
     assert top[0]["total_position_value"] >= top[1]["total_position_value"] >= top[2]["total_position_value"]
     assert time.perf_counter() - t0 < 30  # loose: nothing is materialised per item
     # the synthetic data never reaches the file
@@ -529,12 +543,23 @@ def test_latency_with_real_sleep_has_a_lower_bound(state):
 
 
 def test_fault_injection(svc):
-    svc.faults.add("GET", r"^/user-balances/", 503, b"<html>bad gateway</html>", content_type="text/html",
-                   headers={"Retry-After": "2"}, times=2)
+    svc.faults.add(
+        "GET",
+        r"^/user-balances/",
+        503,
+        b"<html>bad gateway</html>",
+        content_type="text/html",
+        headers={"Retry-After": "2"},
+        times=2,
+    )
     for _ in range(2):
         r = get(svc, f"/user-balances/{DEMO_WALLET}")
         assert (r.status, r.content_type, r.body, r.headers) == (
-            503, "text/html", b"<html>bad gateway</html>", {"Retry-After": "2"})
+            503,
+            "text/html",
+            b"<html>bad gateway</html>",
+            {"Retry-After": "2"},
+        )
     assert get(svc, f"/user-balances/{DEMO_WALLET}").status == 200
     assert len(svc.faults) == 0
 
@@ -568,13 +593,19 @@ def test_fault_answers_before_auth_and_can_be_slow(state):
 @pytest.mark.parametrize(
     "path, params, message",
     [
-        ("/deposit/tx", {"base_asset": USDC, "amount": 1, "user_key": DEMO_WALLET},
-         "strategy_id must be provided for deposit"),
+        (
+            "/deposit/tx",
+            {"base_asset": USDC, "amount": 1, "user_key": DEMO_WALLET},
+            "strategy_id must be provided for deposit",
+        ),
         ("/deposit/ix", {"strategy_id": None}, "strategy_id must be provided for deposit"),
         ("/withdraw/tx", {"all": True}, "Strategy id must be provided"),
         ("/withdraw/ix", {}, "Strategy id must be provided"),
-        ("/close-user-account/tx", {"user_pubkey": DEMO_WALLET, "mint": USDC},
-         "Either user_account or user_pubkey + strategy_id + mint must be provided"),
+        (
+            "/close-user-account/tx",
+            {"user_pubkey": DEMO_WALLET, "mint": USDC},
+            "Either user_account or user_pubkey + strategy_id + mint must be provided",
+        ),
         ("/close-user-account/ix", {}, "Either user_account or user_pubkey + strategy_id + mint must be provided"),
     ],
 )
@@ -585,8 +616,19 @@ def test_documented_post_errors(svc, path, params, message):
 
 @pytest.mark.parametrize("path", ["/deposit/tx", "/deposit/ix", "/withdraw/tx", "/withdraw/ix"])
 def test_post_is_not_implemented_yet(svc, path):
-    r = post(svc, path, {"params": {"strategy_id": DEMO_STRATEGY_ID, "base_asset": USDC, "amount": 5,
-                                    "user_key": DEMO_WALLET, "payer_key": DEMO_WALLET}})
+    r = post(
+        svc,
+        path,
+        {
+            "params": {
+                "strategy_id": DEMO_STRATEGY_ID,
+                "base_asset": USDC,
+                "amount": 5,
+                "user_key": DEMO_WALLET,
+                "payer_key": DEMO_WALLET,
+            }
+        },
+    )
     assert (r.status, r.json()) == (501, {"message": "Not implemented in this sandbox yet"})
 
 
@@ -632,8 +674,14 @@ def test_post_handlers_hook(svc):
 # ---- the HTTP server -----------------------------------------------------------------------------
 
 
-def _request(conn: http.client.HTTPConnection, path: str, key: str | None, method: str = "GET",
-             body: bytes | None = None, headers: dict | None = None):
+def _request(
+    conn: http.client.HTTPConnection,
+    path: str,
+    key: str | None,
+    method: str = "GET",
+    body: bytes | None = None,
+    headers: dict | None = None,
+):
     h = dict(headers or {})
     if key is not None:
         h["x-api-key"] = key
@@ -657,8 +705,9 @@ def test_server_over_loopback(state):
         assert (r.status, json.loads(body)) == (401, {"message": "Missing credentials"})
         r, body = _request(conn, "/user-yield/x?page=abc", KEY)
         assert r.status == 400 and r.getheader("Content-Type") == "text/plain; charset=utf-8"
-        r, body = _request(conn, "/deposit/tx", KEY, "POST", b'{"params":{"strategy_id":"s"}}',
-                           {"Content-Type": "application/json"})
+        r, body = _request(
+            conn, "/deposit/tx", KEY, "POST", b'{"params":{"strategy_id":"s"}}', {"Content-Type": "application/json"}
+        )
         assert (r.status, json.loads(body)) == (400, {"message": "Strategy not found"})
         r, body = _request(conn, "/health", KEY, "HEAD")
         assert r.status == 200 and body == b""
@@ -683,8 +732,12 @@ def test_server_survives_malformed_requests(state, capfd):
     import socket
 
     with SandboxServer(state, api_key=KEY) as server:
-        for junk in (b"garbage\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n", b"\x00\xff\r\n\r\n",
-                     b"POST /deposit/tx HTTP/1.1\r\nContent-Length: nope\r\n\r\n"):
+        for junk in (
+            b"garbage\r\n\r\n",
+            b"GET / HTTP/9.9\r\n\r\n",
+            b"\x00\xff\r\n\r\n",
+            b"POST /deposit/tx HTTP/1.1\r\nContent-Length: nope\r\n\r\n",
+        ):
             with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
                 s.sendall(junk)
                 s.recv(4096)

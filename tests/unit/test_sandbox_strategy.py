@@ -19,7 +19,6 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from tests.contract.openapi_doc import pointer, template, validator
-from yieldcli.solana import programs
 from yieldcli.chain.confirm import Confirmed, wait_for
 from yieldcli.chain.decode import decode_transaction
 from yieldcli.chain.instructions import build_from_ix
@@ -28,6 +27,7 @@ from yieldcli.chain.sign import sign_transaction
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.sandbox.server import SandboxServer
 from yieldcli.sandbox.strategy import STRATEGY_PROGRAM, VAULT_AUTHORITY, withdrawal_fee
+from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp
 from yieldcli.solana.programs import SANDBOX_STRATEGY_PROGRAM
 from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT, WSOL_MINT, by_symbol
@@ -103,7 +103,9 @@ def ok(srv: SandboxServer, path: str, **params: Any) -> Any:
 def check_success(path: str, body: Any) -> None:
     """The body matches the OpenAPI document's 200 schema for the path."""
     tmpl = template(path)
-    validator(pointer("paths", tmpl, "post", "responses", "200", "content", "application/json", "schema")).validate(body)
+    validator(pointer("paths", tmpl, "post", "responses", "200", "content", "application/json", "schema")).validate(
+        body
+    )
 
 
 def refused(srv: SandboxServer, path: str, status: int = 400, **params: Any) -> str:
@@ -228,11 +230,20 @@ def program_ids(tx: VersionedTransaction) -> list[str]:
 
 def token_tags(tx: VersionedTransaction) -> list[int]:
     keys = tx.message.account_keys
-    return [bytes(ix.data)[0] for ix in tx.message.instructions if str(keys[ix.program_id_index]) == programs.TOKEN_PROGRAM]
+    return [
+        bytes(ix.data)[0] for ix in tx.message.instructions if str(keys[ix.program_id_index]) == programs.TOKEN_PROGRAM
+    ]
 
 
-def deposit_tx(srv: SandboxServer, user: Pubkey | str, mint: str, amount: int | None, payer: Pubkey | str | None = None, **extra) -> VersionedTransaction:
-    params = {"strategy_id": DEMO_STRATEGY_ID, "base_asset": mint, "user_key": str(user), "payer_key": str(payer or user)}
+def deposit_tx(
+    srv: SandboxServer, user: Pubkey | str, mint: str, amount: int | None, payer: Pubkey | str | None = None, **extra
+) -> VersionedTransaction:
+    params = {
+        "strategy_id": DEMO_STRATEGY_ID,
+        "base_asset": mint,
+        "user_key": str(user),
+        "payer_key": str(payer or user),
+    }
     params.update({"all": True} if amount is None else {"amount": amount})
     params.update(extra)
     return decode_transaction(ok(srv, "/deposit/tx", **params))
@@ -262,7 +273,9 @@ def test_the_chain_holds_what_the_demo_ledger_says(server):
         for item in body["data"]:
             assert chain.held(DEMO_WALLET, item["token_address"], strategy) == item["total_position_value"]
     _, body = request(server, "GET", f"/user-balances/{DEMO_WALLET}?limit=100")
-    parts = {i["token_address"]: i["total_balance"] - int((i["yield_balance"] or {}).get("funds", "0")) for i in body["data"]}
+    parts = {
+        i["token_address"]: i["total_balance"] - int((i["yield_balance"] or {}).get("funds", "0")) for i in body["data"]
+    }
     assert parts[NATIVE_SOL_PSEUDO_MINT] == chain.lamports(DEMO_WALLET) == 25 * SOL
     for mint in (USDC, USDT, JLP, by_symbol("JitoSOL").mint, by_symbol("mSOL").mint):
         assert parts[mint] == chain.token(ata(DEMO_WALLET, mint)) > 0
@@ -308,7 +321,9 @@ def test_demo_wallet_deposits_usdc_through_tx(server):
     assert list(tx.signatures) == [Signature.default()]
     assert tx.message.account_keys[0] == DEMO.pubkey()
     assert [str(t.account_key) for t in tx.message.address_table_lookups] == [str(server.chain.lookup_table.key)]
-    assert strategy_data(tx) == [bytes([sp.DEPOSIT]) + (10_000_000).to_bytes(8, "little") + sp.strategy_key(DEMO_STRATEGY_ID)]
+    assert strategy_data(tx) == [
+        bytes([sp.DEPOSIT]) + (10_000_000).to_bytes(8, "little") + sp.strategy_key(DEMO_STRATEGY_ID)
+    ]
     assert program_ids(tx)[0] == programs.COMPUTE_BUDGET_PROGRAM
 
     _, logs = chain.send(tx, DEMO)
@@ -325,8 +340,15 @@ def test_new_user_deposits_through_ix_with_a_separate_payer(server):
     chain = Chain(server)
     user = new_user(server, lamports=0, tokens={USDC: 50_000_000})
     payer = new_user(server, lamports=SOL)
-    body = ok(server, "/deposit/ix", strategy_id=DEMO_STRATEGY_ID, base_asset=USDC, amount=12_345_678,
-              user_key=str(user.pubkey()), payer_key=str(payer.pubkey()))
+    body = ok(
+        server,
+        "/deposit/ix",
+        strategy_id=DEMO_STRATEGY_ID,
+        base_asset=USDC,
+        amount=12_345_678,
+        user_key=str(user.pubkey()),
+        payer_key=str(payer.pubkey()),
+    )
     assert body["lookup_table"] == str(server.chain.lookup_table.key)
     # Building changed nothing: the user's own transaction opens the position, paid by the payer.
     assert chain.position(user.pubkey(), USDC) is None
@@ -336,7 +358,11 @@ def test_new_user_deposits_through_ix_with_a_separate_payer(server):
     assert list(tx.signatures) == [Signature.default()] * 2
     chain.send(tx, payer, user)
     item = position(server, user.pubkey(), USDC)
-    assert (item["total_deposited_value"], item["total_position_value"], item["yield_earned"]) == (12_345_678, 12_345_678, 0)
+    assert (item["total_deposited_value"], item["total_position_value"], item["yield_earned"]) == (
+        12_345_678,
+        12_345_678,
+        0,
+    )
     assert chain.held(user.pubkey(), USDC) == 12_345_678
     assert chain.token(ata(user.pubkey(), USDC)) == wallet_part(server, user.pubkey(), USDC) == 50_000_000 - 12_345_678
     assert chain.lamports(payer.pubkey()) == SOL - 2 * TX_FEE - POSITION_RENT
@@ -394,7 +420,14 @@ def test_withdrawal_through_ix_creates_the_token_account(server):
     user = new_user(server, tokens={JLP: 5_000_000})
     chain.send(deposit_tx(server, user.pubkey(), JLP, None), user)
     assert chain.token(ata(user.pubkey(), JLP)) == 0
-    body = ok(server, "/withdraw/ix", strategy_id=DEMO_STRATEGY_ID, base_asset=JLP, amount=2_000_000, user_key=str(user.pubkey()))
+    body = ok(
+        server,
+        "/withdraw/ix",
+        strategy_id=DEMO_STRATEGY_ID,
+        base_asset=JLP,
+        amount=2_000_000,
+        user_key=str(user.pubkey()),
+    )
     chain.send(chain.from_ix(body, user.pubkey()), user)
     assert chain.token(ata(user.pubkey(), JLP)) == 2_000_000 - withdrawal_fee(2_000_000)
     assert position(server, user.pubkey(), JLP)["total_position_value"] == 3_000_000
@@ -407,14 +440,23 @@ def test_sol_deposit_wraps_native_sol(server):
     chain = Chain(server)
     user = new_user(server, lamports=3 * SOL)
     tx = deposit_tx(server, user.pubkey(), WSOL_MINT, SOL)
-    assert program_ids(tx)[:4] == [programs.COMPUTE_BUDGET_PROGRAM, programs.ASSOCIATED_TOKEN_PROGRAM, programs.SYSTEM_PROGRAM, programs.TOKEN_PROGRAM]
+    assert program_ids(tx)[:4] == [
+        programs.COMPUTE_BUDGET_PROGRAM,
+        programs.ASSOCIATED_TOKEN_PROGRAM,
+        programs.SYSTEM_PROGRAM,
+        programs.TOKEN_PROGRAM,
+    ]
     # syncNative; then the strategy program's deposit (which opens the position and moves the WSOL by CPI)
     assert token_tags(tx) == [17] and program_ids(tx)[-1] == SANDBOX_STRATEGY_PROGRAM
     chain.send(tx, user)
     assert chain.lamports(user.pubkey()) == 3 * SOL - SOL - TOKEN_ACCOUNT_RENT - POSITION_RENT - TX_FEE
     assert wallet_part(server, user.pubkey(), NATIVE_SOL_PSEUDO_MINT) == chain.lamports(user.pubkey())
     assert chain.token(ata(user.pubkey(), WSOL_MINT)) == 0
-    assert position(server, user.pubkey(), WSOL_MINT)["total_position_value"] == SOL == chain.held(user.pubkey(), WSOL_MINT)
+    assert (
+        position(server, user.pubkey(), WSOL_MINT)["total_position_value"]
+        == SOL
+        == chain.held(user.pubkey(), WSOL_MINT)
+    )
 
 
 def test_sol_deposit_all_keeps_a_reserve(server):
@@ -432,13 +474,19 @@ def test_sol_withdrawal_unwraps_to_native_sol(server):
     balance = chain.held(DEMO_WALLET, WSOL_MINT)
     amount = 2 * SOL
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, amount, create_wsol_ata=True, unwrap_wsol_ata=True)
-    assert token_tags(tx) == [9] and program_ids(tx)[-2] == SANDBOX_STRATEGY_PROGRAM  # withdraw, then close the WSOL account
+    assert (
+        token_tags(tx) == [9] and program_ids(tx)[-2] == SANDBOX_STRATEGY_PROGRAM
+    )  # withdraw, then close the WSOL account
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) is None
     # The WSOL account was created and closed in the same transaction: its rent came back.
     assert chain.lamports(DEMO_WALLET) == lamports + amount - withdrawal_fee(amount) - TX_FEE
     assert wallet_part(server, DEMO_WALLET, NATIVE_SOL_PSEUDO_MINT) == chain.lamports(DEMO_WALLET)
-    assert position(server, DEMO_WALLET, WSOL_MINT)["total_position_value"] == balance - amount == chain.held(DEMO_WALLET, WSOL_MINT)
+    assert (
+        position(server, DEMO_WALLET, WSOL_MINT)["total_position_value"]
+        == balance - amount
+        == chain.held(DEMO_WALLET, WSOL_MINT)
+    )
 
 
 def test_sol_withdrawal_without_unwrap_keeps_wrapped_sol(server):
@@ -446,28 +494,43 @@ def test_sol_withdrawal_without_unwrap_keeps_wrapped_sol(server):
     tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL)  # defaults: create the account, do not unwrap
     assert program_ids(tx)[1] == programs.ASSOCIATED_TOKEN_PROGRAM and token_tags(tx) == []
     chain.send(tx, DEMO)
-    assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) == SOL - withdrawal_fee(SOL) == wallet_part(server, DEMO_WALLET, WSOL_MINT)
+    assert (
+        chain.token(ata(DEMO_WALLET, WSOL_MINT))
+        == SOL - withdrawal_fee(SOL)
+        == wallet_part(server, DEMO_WALLET, WSOL_MINT)
+    )
 
 
 def test_detect_wsol_ata_overrides_both_flags(server):
     chain = Chain(server)
     # No WSOL account yet: detect means create and unwrap, whatever the flags say.
-    tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL, detect_wsol_ata=True, create_wsol_ata=False, unwrap_wsol_ata=False)
+    tx = withdraw_tx(
+        server, DEMO_WALLET, WSOL_MINT, SOL, detect_wsol_ata=True, create_wsol_ata=False, unwrap_wsol_ata=False
+    )
     assert programs.ASSOCIATED_TOKEN_PROGRAM in program_ids(tx) and token_tags(tx) == [9]
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) is None
     # Now make one exist: detect means neither create nor unwrap.
     chain.send(withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL), DEMO)
     held = chain.token(ata(DEMO_WALLET, WSOL_MINT))
-    tx = withdraw_tx(server, DEMO_WALLET, WSOL_MINT, SOL, detect_wsol_ata=True, create_wsol_ata=True, unwrap_wsol_ata=True)
+    tx = withdraw_tx(
+        server, DEMO_WALLET, WSOL_MINT, SOL, detect_wsol_ata=True, create_wsol_ata=True, unwrap_wsol_ata=True
+    )
     assert programs.ASSOCIATED_TOKEN_PROGRAM not in program_ids(tx) and token_tags(tx) == []
     chain.send(tx, DEMO)
     assert chain.token(ata(DEMO_WALLET, WSOL_MINT)) == held + SOL - withdrawal_fee(SOL)
 
 
 def test_missing_wsol_account_without_create_is_refused(server):
-    message = refused(server, "/withdraw/ix", strategy_id=DEMO_STRATEGY_ID, base_asset=WSOL_MINT, amount=SOL,
-                      user_key=DEMO_WALLET, create_wsol_ata=False)
+    message = refused(
+        server,
+        "/withdraw/ix",
+        strategy_id=DEMO_STRATEGY_ID,
+        base_asset=WSOL_MINT,
+        amount=SOL,
+        user_key=DEMO_WALLET,
+        create_wsol_ata=False,
+    )
     assert "does not exist" in message and "create_wsol_ata" in message
 
 
@@ -534,51 +597,98 @@ def test_close_by_fund_account_through_ix(server):
 
 
 def test_close_identity_problems(server):
-    assert refused(server, "/close-user-account/tx", 404, user_account=DEMO_WALLET) == f"Fund account {DEMO_WALLET} not found"
+    assert (
+        refused(server, "/close-user-account/tx", 404, user_account=DEMO_WALLET)
+        == f"Fund account {DEMO_WALLET} not found"
+    )
     message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID)
     assert message == "Either user_account or user_pubkey + strategy_id + mint must be provided"
-    assert refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id="nope", mint=USDC) == "Strategy not found"
-    message = refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id=DEMO_STRATEGY_ID, mint=USDC,
-                      funds_recipient=str(ata(DEMO_WALLET, USDT)))
+    assert (
+        refused(server, "/close-user-account/ix", user_pubkey=DEMO_WALLET, strategy_id="nope", mint=USDC)
+        == "Strategy not found"
+    )
+    message = refused(
+        server,
+        "/close-user-account/ix",
+        user_pubkey=DEMO_WALLET,
+        strategy_id=DEMO_STRATEGY_ID,
+        mint=USDC,
+        funds_recipient=str(ata(DEMO_WALLET, USDT)),
+    )
     assert message == f"funds_recipient {ata(DEMO_WALLET, USDT)} is not a {USDC} token account"
-    assert "Invalid funds_recipient" in refused(server, "/close-user-account/ix", user_account=str(position_of(DEMO_WALLET, USDC)), funds_recipient="x")
+    assert "Invalid funds_recipient" in refused(
+        server, "/close-user-account/ix", user_account=str(position_of(DEMO_WALLET, USDC)), funds_recipient="x"
+    )
 
 
 # ---- refusals ----------------------------------------------------------------------------------------
 
 D = {"strategy_id": DEMO_STRATEGY_ID, "base_asset": USDC, "user_key": DEMO_WALLET, "payer_key": DEMO_WALLET}
 REFUSALS = [
-    ("/deposit/tx", {**D, "amount": 1_250_750_001},
-     f"Insufficient balance: the wallet holds 1250750000 base units of {USDC} in {ata(DEMO_WALLET, USDC)}; 1250750001 requested"),
-    ("/deposit/ix", {**D, "base_asset": by_symbol("USDS").mint, "all": True},
-     f"Insufficient balance: the wallet holds no {by_symbol('USDS').mint} in {ata(DEMO_WALLET, by_symbol('USDS').mint)} to deposit"),
-    ("/withdraw/tx", {**D, "amount": 2_547_318_403},
-     "Insufficient balance: the position holds 2547318402 base units; withdrawing 2547318403 takes 2547318403 (fee 2547319 included)"),
-    ("/withdraw/ix", {**D, "amount": 2_547_318_402, "exclude_fees": True},
-     "Insufficient balance: the position holds 2547318402 base units; withdrawing 2547318402 takes 2549865721 (fee 2547319 included)"),
-    ("/withdraw/ix", {**D, "base_asset": JLP, "amount": 1},
-     f"No position: wallet {DEMO_WALLET} has no position in {JLP} in strategy {DEMO_STRATEGY_ID}"),
-    ("/deposit/tx", {**D, "base_asset": BONK, "amount": 1}, f"Asset {BONK} is not supported by strategy {DEMO_STRATEGY_ID}"),
-    ("/deposit/ix", {**D, "strategy_id": SECOND_STRATEGY_ID, "base_asset": by_symbol("mSOL").mint, "amount": 1},
-     f"Asset {by_symbol('mSOL').mint} is not supported by strategy {SECOND_STRATEGY_ID}"),
+    (
+        "/deposit/tx",
+        {**D, "amount": 1_250_750_001},
+        f"Insufficient balance: the wallet holds 1250750000 base units of {USDC} in {ata(DEMO_WALLET, USDC)}; 1250750001 requested",
+    ),
+    (
+        "/deposit/ix",
+        {**D, "base_asset": by_symbol("USDS").mint, "all": True},
+        f"Insufficient balance: the wallet holds no {by_symbol('USDS').mint} in {ata(DEMO_WALLET, by_symbol('USDS').mint)} to deposit",
+    ),
+    (
+        "/withdraw/tx",
+        {**D, "amount": 2_547_318_403},
+        "Insufficient balance: the position holds 2547318402 base units; withdrawing 2547318403 takes 2547318403 (fee 2547319 included)",
+    ),
+    (
+        "/withdraw/ix",
+        {**D, "amount": 2_547_318_402, "exclude_fees": True},
+        "Insufficient balance: the position holds 2547318402 base units; withdrawing 2547318402 takes 2549865721 (fee 2547319 included)",
+    ),
+    (
+        "/withdraw/ix",
+        {**D, "base_asset": JLP, "amount": 1},
+        f"No position: wallet {DEMO_WALLET} has no position in {JLP} in strategy {DEMO_STRATEGY_ID}",
+    ),
+    (
+        "/deposit/tx",
+        {**D, "base_asset": BONK, "amount": 1},
+        f"Asset {BONK} is not supported by strategy {DEMO_STRATEGY_ID}",
+    ),
+    (
+        "/deposit/ix",
+        {**D, "strategy_id": SECOND_STRATEGY_ID, "base_asset": by_symbol("mSOL").mint, "amount": 1},
+        f"Asset {by_symbol('mSOL').mint} is not supported by strategy {SECOND_STRATEGY_ID}",
+    ),
     ("/deposit/tx", {**D, "strategy_id": "no-such-strategy", "amount": 1}, "Strategy not found"),
     ("/withdraw/ix", {**D, "strategy_id": "no-such-strategy", "amount": 1}, "Strategy not found"),
     ("/deposit/ix", D, "Either amount or all must be provided"),
     ("/withdraw/ix", {**D, "all": False}, "Either amount or all must be provided"),
     ("/deposit/tx", {**D, "amount": 0}, "amount must be greater than 0"),
     ("/withdraw/tx", {**D, "amount": 0}, "amount must be greater than 0"),
-    ("/deposit/tx", {**D, "user_key": "not-a-key", "amount": 1}, "Invalid user_key: 'not-a-key' is not a valid public key"),
+    (
+        "/deposit/tx",
+        {**D, "user_key": "not-a-key", "amount": 1},
+        "Invalid user_key: 'not-a-key' is not a valid public key",
+    ),
     ("/withdraw/ix", {**D, "payer_key": "0OIl", "amount": 1}, "Invalid payer_key: '0OIl' is not a valid public key"),
     ("/deposit/ix", {**D, "base_asset": "USDC", "amount": 1}, "Invalid base_asset: 'USDC' is not a valid public key"),
-    ("/deposit/tx", {**D, "user_token_account": "nope", "amount": 1}, "Invalid user_token_account: 'nope' is not a valid public key"),
+    (
+        "/deposit/tx",
+        {**D, "user_token_account": "nope", "amount": 1},
+        "Invalid user_token_account: 'nope' is not a valid public key",
+    ),
     ("/deposit/tx", {**D, "payer_key": None, "amount": 1}, "payer_key must be provided"),
     ("/withdraw/tx", {**D, "payer_key": None, "amount": 1}, "payer_key must be provided"),
     ("/deposit/ix", {**D, "user_key": None, "amount": 1}, "user_key must be provided"),
     ("/withdraw/ix", {**D, "base_asset": None, "amount": 1}, "base_asset must be provided"),
     ("/deposit/tx", {"base_asset": USDC, "amount": 1}, "strategy_id must be provided for deposit"),
     ("/withdraw/tx", {"base_asset": USDC, "amount": 1}, "Strategy id must be provided"),
-    ("/deposit/tx", {**D, "user_token_account": str(ata(DEMO_WALLET, USDT)), "amount": 1},
-     f"Token account {ata(DEMO_WALLET, USDT)} is not a {USDC} account of {DEMO_WALLET}"),
+    (
+        "/deposit/tx",
+        {**D, "user_token_account": str(ata(DEMO_WALLET, USDT)), "amount": 1},
+        f"Token account {ata(DEMO_WALLET, USDT)} is not a {USDC} account of {DEMO_WALLET}",
+    ),
 ]
 
 
@@ -644,9 +754,17 @@ def test_state_survives_into_the_next_server(seeded, tmp_path):
     second = SandboxServer(state, api_key=KEY).start()
     try:
         chain = Chain(second)
-        assert position(second, user.pubkey(), USDC)["total_position_value"] == 6_000_000 == chain.held(user.pubkey(), USDC)
+        assert (
+            position(second, user.pubkey(), USDC)["total_position_value"]
+            == 6_000_000
+            == chain.held(user.pubkey(), USDC)
+        )
         assert wallet_part(second, user.pubkey(), USDC) == 3_000_000 == chain.token(ata(user.pubkey(), USDC))
-        assert position(second, DEMO_WALLET, USDC)["total_position_value"] == 2_548_318_402 == chain.held(DEMO_WALLET, USDC)
+        assert (
+            position(second, DEMO_WALLET, USDC)["total_position_value"]
+            == 2_548_318_402
+            == chain.held(DEMO_WALLET, USDC)
+        )
         chain.send(withdraw_tx(second, user.pubkey(), USDC, None), user)
         assert chain.token(ata(user.pubkey(), USDC)) == 9_000_000 - withdrawal_fee(6_000_000)
     finally:
@@ -691,13 +809,18 @@ def test_a_position_changed_on_chain_before_the_ledger_was_saved_is_caught_up_on
     usdc = Pubkey.from_string(USDC)
     # Lands on chain (and the chain file is saved) without the confirmation hook: as if the process
     # had stopped between the two saves.
-    first.runtime.execute([sp.deposit(DEMO.pubkey(), DEMO.pubkey(), ata(DEMO_WALLET, USDC), usdc, DEMO_STRATEGY_ID, 3_000_000)], [DEMO])
+    first.runtime.execute(
+        [sp.deposit(DEMO.pubkey(), DEMO.pubkey(), ata(DEMO_WALLET, USDC), usdc, DEMO_STRATEGY_ID, 3_000_000)], [DEMO]
+    )
     stale = first.ledger.positions(DEMO_WALLET, DEMO_STRATEGY_ID, USDC).all()[0]["total_position_value"]
     first.stop()
     second = SandboxServer(state, api_key=KEY).start()
     try:
         assert Chain(second).held(DEMO_WALLET, USDC) == stale + 3_000_000
         assert position(second, DEMO_WALLET, USDC)["total_position_value"] == stale + 3_000_000
-        assert position(second, DEMO_WALLET, USDC)["total_deposited_value"] == Chain(second).position(DEMO_WALLET, USDC).deposited
+        assert (
+            position(second, DEMO_WALLET, USDC)["total_deposited_value"]
+            == Chain(second).position(DEMO_WALLET, USDC).deposited
+        )
     finally:
         second.stop()

@@ -29,14 +29,22 @@ def reviewed(ix: Instruction):
 
 def test_deposit_withdraw_and_close_are_named_and_decoded():
     deposit, warnings = reviewed(sp.deposit(USER, USER, ATA, USDC, STRATEGY, 12_500_000))
-    assert (deposit.program, deposit.kind, deposit.unknown) == ("Sandbox strategy program", "deposit", False) and not warnings
+    assert (deposit.program, deposit.kind, deposit.unknown) == (
+        "Sandbox strategy program",
+        "deposit",
+        False,
+    ) and not warnings
     assert deposit.details["amount"] == 12_500_000 and deposit.details["ui_amount"] == "12.500000"
     assert deposit.details["user"] == str(USER) and deposit.details["vault"] == str(sp.vault_address(USDC))
     assert deposit.details["strategy_key"] == sp.strategy_key(STRATEGY).hex()
     assert [a.role for a in deposit.accounts][:3] == ["user", "payer", "source"]
 
     withdraw, _ = reviewed(sp.withdraw(USER, ATA, USDC, STRATEGY, 5_000_000, exclude_fees=True))
-    assert withdraw.kind == "withdraw" and withdraw.details["amount"] == 5_000_000 and withdraw.details["exclude_fees"] is True
+    assert (
+        withdraw.kind == "withdraw"
+        and withdraw.details["amount"] == 5_000_000
+        and withdraw.details["exclude_fees"] is True
+    )
     everything, _ = reviewed(sp.withdraw(USER, ATA, USDC, STRATEGY, sp.WITHDRAW_ALL))
     assert everything.details["all"] is True and "amount" not in everything.details
 

@@ -15,10 +15,10 @@ from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs
 from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime
+from yieldcli.solana import programs
 
 USDC = Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
 SOL = 1_000_000_000
@@ -37,10 +37,14 @@ class FakeClock:
 MILLI = 1_000_000  # above the rent-exempt minimum of a new system account
 
 
-def pay(runtime: Runtime, payer: Keypair, lamports: int = MILLI, *, price: int | None = None, blockhash: str | None = None):
+def pay(
+    runtime: Runtime, payer: Keypair, lamports: int = MILLI, *, price: int | None = None, blockhash: str | None = None
+):
     ixs = [] if price is None else [set_compute_unit_limit(10_000), set_compute_unit_price(price)]
     ixs.append(transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=Keypair().pubkey(), lamports=lamports)))
-    message = MessageV0.try_compile(payer.pubkey(), ixs, [], Hash.from_string(blockhash or runtime.latest_blockhash()[0]))
+    message = MessageV0.try_compile(
+        payer.pubkey(), ixs, [], Hash.from_string(blockhash or runtime.latest_blockhash()[0])
+    )
     return VersionedTransaction(message, [payer])
 
 
@@ -115,7 +119,9 @@ def test_dropped_sends_land_on_the_rebroadcast_once(tmp_path):
 
 def test_underpriced_transactions_never_land_and_fees_say_what_lands(tmp_path):
     clock = FakeClock()
-    runtime = Runtime(tmp_path / "chain.json", network=Network(min_priority_fee=1_000, blockhash_window=3), now_ms=clock)
+    runtime = Runtime(
+        tmp_path / "chain.json", network=Network(min_priority_fee=1_000, blockhash_window=3), now_ms=clock
+    )
     server = RpcServer(runtime).start()
     payer = funded(runtime)
     try:
@@ -157,8 +163,11 @@ def test_rpc_answers_parse_as_a_validators(tmp_path):
             genesis = (await client.get_genesis_hash()).value
             stale = MessageV0.try_compile(user.pubkey(), ixs, [], Hash.default())
             unsigned = VersionedTransaction.populate(stale, [user.sign_message(to_bytes_versioned(stale))])
-            sim = (await client.simulate_transaction(
-                unsigned, replace_recent_blockhash=True, accounts_addresses=[source, destination])).value
+            sim = (
+                await client.simulate_transaction(
+                    unsigned, replace_recent_blockhash=True, accounts_addresses=[source, destination]
+                )
+            ).value
             latest = (await client.get_latest_blockhash()).value
             message = MessageV0.try_compile(user.pubkey(), ixs, [], latest.blockhash)
             tx = VersionedTransaction(message, [user])

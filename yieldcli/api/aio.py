@@ -9,7 +9,8 @@ same context as the sync client.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
@@ -46,7 +47,9 @@ class AsyncServiceClient:
         self._proxy = proxy_for(parts.scheme, parts.hostname or "", parts.port)
         # Redirects are never followed (httpx2's default, stated): one would carry x-api-key away.
         self._http = httpx2.AsyncClient(
-            timeout=timeout, follow_redirects=False, verify=client_context(),
+            timeout=timeout,
+            follow_redirects=False,
+            verify=client_context(),
             limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_idle),
         )
 
@@ -97,8 +100,9 @@ class AsyncServiceClient:
         import httpx2
 
         try:
-            answer = await self._http.request(request.method, self.base_url + request.target,
-                                              headers=request.headers, content=request.body)
+            answer = await self._http.request(
+                request.method, self.base_url + request.target, headers=request.headers, content=request.body
+            )
         except httpx2.TimeoutException:
             return TransportTimeout()
         except httpx2.TransportError as exc:

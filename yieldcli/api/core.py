@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any, Callable, Mapping, NamedTuple, Union
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, Union
 from urllib.parse import quote, urlencode, urlsplit
 
 from yieldcli import __version__, exact_json
@@ -62,8 +63,9 @@ class Retry(NamedTuple):
 
 
 class ClientCore:
-    def __init__(self, base_url: str, api_key: str | None, *, retry: RetryPolicy = RetryPolicy(),
-                 log: Log | None = None):
+    def __init__(
+        self, base_url: str, api_key: str | None, *, retry: RetryPolicy = RetryPolicy(), log: Log | None = None
+    ):
         self.base_url = check_base_url(_parsable(base_url))
         # What errors and --verbose show: the URL may carry credentials (user:password@, ?api_key=).
         self.shown_url = redact_url(self.base_url)
@@ -141,7 +143,8 @@ class ClientCore:
             except (ValueError, UnicodeDecodeError):
                 raise ServiceError(
                     f"the service answered HTTP {status} with a body that is not JSON ({_describe_body(response)})",
-                    status=status, kind="service.body",
+                    status=status,
+                    kind="service.body",
                 ) from None
             return body
         raise self.status_error(response)
@@ -153,16 +156,22 @@ class ClientCore:
             message = scrub(message, self.base_url)
         if status in (401, 403) or message in AUTH_MESSAGES:
             missing = message == MISSING_KEY_MESSAGE or (not self._has_key and status == 401)
-            return AuthError(message or f"the service refused the request (HTTP {status})",
-                             kind="auth.missing_key" if missing else "auth.rejected")
+            return AuthError(
+                message or f"the service refused the request (HTTP {status})",
+                kind="auth.missing_key" if missing else "auth.rejected",
+            )
         if 300 <= status < 400:
             where = response.headers.get("location", "?")
             return ServiceError(
                 f"the service redirected to {where} (HTTP {status}); not followed, so the API key stays here",
-                status=status, kind="service.redirect",
+                status=status,
+                kind="service.redirect",
             )
-        return ServiceError(message or f"the service answered HTTP {status} ({_describe_body(response)})",
-                            status=status, kind="service.status")
+        return ServiceError(
+            message or f"the service answered HTTP {status} ({_describe_body(response)})",
+            status=status,
+            kind="service.status",
+        )
 
     def _trace(self, request: Request, status: str, started: float) -> None:
         if self._log is None:

@@ -192,14 +192,31 @@ def position(item: dict[str, Any], index: int | None = None) -> Position:
     get = item.get
     address, symbol, name, decimals = get("token_address"), get("token_symbol"), get("token_name"), get("decimals")
     fund_id, strategy_name, last_updated = get("fund_id"), get("strategy_name"), get("last_updated")
-    deposited, value, earned, apy = get("total_deposited_value"), get("total_position_value"), get("yield_earned"), get("apy")
-    if (type(address) is str and type(symbol) is str and type(name) is str and type(fund_id) is str
-            and type(strategy_name) is str and type(last_updated) is str and type(decimals) is int and 0 <= decimals <= 255
-            and type(deposited) is int and type(value) is int and type(earned) is int
-            and (apy is None or isinstance(apy, (int, float)) and not isinstance(apy, bool))):
+    deposited, value, earned, apy = (
+        get("total_deposited_value"),
+        get("total_position_value"),
+        get("yield_earned"),
+        get("apy"),
+    )
+    if (
+        type(address) is str
+        and type(symbol) is str
+        and type(name) is str
+        and type(fund_id) is str
+        and type(strategy_name) is str
+        and type(last_updated) is str
+        and type(decimals) is int
+        and 0 <= decimals <= 255
+        and type(deposited) is int
+        and type(value) is int
+        and type(earned) is int
+        and (apy is None or isinstance(apy, (int, float)) and not isinstance(apy, bool))
+    ):
         # tuple.__new__: the NamedTuple's own __new__ is Python, a third of the time per item.
-        return tuple.__new__(Position, (address, symbol, name, decimals, fund_id, strategy_name, deposited, value, earned,
-                                        apy, last_updated))
+        return tuple.__new__(
+            Position,
+            (address, symbol, name, decimals, fund_id, strategy_name, deposited, value, earned, apy, last_updated),
+        )
     return _checked_position(item, index)
 
 
@@ -266,7 +283,9 @@ def balance(item: dict[str, Any], index: int | None = None) -> Balance:
         decimals=token_decimals(item, where),
         total_balance=integer(item, "total_balance", where),
         funds=optional_integer(part, "funds", part_where) if part else None,
-        amount_of_yield=optional_integer(part, "amount_of_yield", part_where) if part and "amount_of_yield" in part else None,
+        amount_of_yield=optional_integer(part, "amount_of_yield", part_where)
+        if part and "amount_of_yield" in part
+        else None,
         fund_apy=number(part, "fund_apy", part_where) if part else None,
         fund_id=(part.get("fund_id") if part and isinstance(part.get("fund_id"), str) else None),
     )

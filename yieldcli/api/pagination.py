@@ -7,8 +7,9 @@ so output can stream with at most `concurrency` pages in memory. The same for as
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.api import models
 from yieldcli.concurrency import ordered_map
@@ -32,8 +33,13 @@ Progress = Callable[[int, int], None]  # (pages done, pages in all)
 class PageResult:
     """Validated items (raw dict and typed model) and the meta to print after them."""
 
-    def __init__(self, kind: str, entries: Iterable[tuple[dict[str, Any], Any]],
-                 meta: Callable[[], dict[str, Any]], more_pages: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        kind: str,
+        entries: Iterable[tuple[dict[str, Any], Any]],
+        meta: Callable[[], dict[str, Any]],
+        more_pages: dict[str, Any] | None = None,
+    ):
         self.kind = kind
         self.entries = entries
         # Called once the entries are exhausted: --all only knows the whole set's size at the end.
@@ -71,8 +77,17 @@ def all_pages(
     return PageResult(kind, entries(), lambda: whole_set_meta(count[0]))
 
 
-def collect(kind: str, fetch: FetchPage, parse_item: ParseItem, *, page: int | None, limit: int | None,
-            fetch_all: bool, concurrency: int = DEFAULT_CONCURRENCY, progress: Progress | None = None) -> PageResult:
+def collect(
+    kind: str,
+    fetch: FetchPage,
+    parse_item: ParseItem,
+    *,
+    page: int | None,
+    limit: int | None,
+    fetch_all: bool,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Progress | None = None,
+) -> PageResult:
     if fetch_all:
         return all_pages(kind, fetch, parse_item, limit=limit, concurrency=concurrency, progress=progress)
     return one_page(kind, fetch, parse_item, page=page, limit=limit)
@@ -84,14 +99,26 @@ def typed_page(kind: str, body: Any, parse_item: Callable[[dict[str, Any], int],
     return models.Page([parse_item(item, i) for i, item in enumerate(raw.items)], raw.meta)
 
 
-def every_item(kind: str, fetch: FetchPage, parse_item: Callable[[dict[str, Any], int], T], *,
-               limit: int | None, concurrency: int = DEFAULT_CONCURRENCY) -> Iterator[T]:
+def every_item(
+    kind: str,
+    fetch: FetchPage,
+    parse_item: Callable[[dict[str, Any], int], T],
+    *,
+    limit: int | None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> Iterator[T]:
     for _, item in all_pages(kind, fetch, parse_item, limit=limit, concurrency=concurrency).entries:
         yield item
 
 
-async def every_item_async(kind: str, fetch: AsyncFetchPage, parse_item: Callable[[dict[str, Any], int], T], *,
-                           limit: int | None, concurrency: int = DEFAULT_CONCURRENCY) -> AsyncIterator[T]:
+async def every_item_async(
+    kind: str,
+    fetch: AsyncFetchPage,
+    parse_item: Callable[[dict[str, Any], int], T],
+    *,
+    limit: int | None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> AsyncIterator[T]:
     """`every_item` for async callers: at most `concurrency` pages in flight, items in page order."""
     import asyncio
     from collections import deque
@@ -159,8 +186,14 @@ def _page(kind: str, fetch: FetchPage, number: int, size: int, total: int | None
         return models.page(fetch(number, size), kind)
 
 
-def _pages_in_order(kind: str, fetch: FetchPage, first: models.Page[dict[str, Any]], size: int, concurrency: int,
-                    progress: Progress | None) -> Iterator[models.Page[dict[str, Any]]]:
+def _pages_in_order(
+    kind: str,
+    fetch: FetchPage,
+    first: models.Page[dict[str, Any]],
+    size: int,
+    concurrency: int,
+    progress: Progress | None,
+) -> Iterator[models.Page[dict[str, Any]]]:
     total = max(first.meta.total_pages, 1)
     if progress:
         progress(1, total)

@@ -41,7 +41,8 @@ class Proxy(NamedTuple):
 def proxy_for(scheme: str, host: str, port: int | None) -> Proxy | None:
     """The proxy for a request to scheme://host:port, or None to connect directly."""
     if sys.platform not in ("darwin", "win32") and not any(
-            name[-6:].lower() == "_proxy" and value for name, value in os.environ.items()):
+        name[-6:].lower() == "_proxy" and value for name, value in os.environ.items()
+    ):
         # What getproxies() would find here (it reads only *_proxy variables off macOS and
         # Windows), without importing urllib.request on every run.
         return None

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
 from yieldcli.api.transport import Response, Transport, TransportError

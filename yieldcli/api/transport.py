@@ -75,7 +75,9 @@ class Transport:
         if self._proxy is not None and self._proxy.scheme != "http":
             raise TransportError(
                 f"the proxy {self._proxy.url} uses {self._proxy.scheme}://, which this client does not speak "
-                "(only http:// proxies)", "proxy")
+                "(only http:// proxies)",
+                "proxy",
+            )
 
     @property
     def proxy(self) -> Proxy | None:
@@ -106,8 +108,14 @@ class Transport:
             except queue.Empty:
                 return
 
-    def _exchange(self, connection: http.client.HTTPConnection, method: str, target: str,
-                  headers: dict[str, str], body: bytes | None) -> Response:
+    def _exchange(
+        self,
+        connection: http.client.HTTPConnection,
+        method: str,
+        target: str,
+        headers: dict[str, str],
+        body: bytes | None,
+    ) -> Response:
         path = self._prefix + target
         if self._proxy is not None and not self._https:
             # A forwarding proxy takes the absolute URL, and its credentials on every request.
@@ -125,8 +133,9 @@ class Transport:
             except queue.Full:
                 connection.close()
         if self._proxy is not None and not self._https and response.status == 407:
-            raise TransportError(f"the proxy {self._proxy.url} refused the request: 407 Proxy Authentication Required",
-                                 "proxy")
+            raise TransportError(
+                f"the proxy {self._proxy.url} refused the request: 407 Proxy Authentication Required", "proxy"
+            )
         return response
 
     def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
@@ -141,9 +150,12 @@ class Transport:
 
                 self._ssl_context = client_context()
             connection: http.client.HTTPConnection = http.client.HTTPSConnection(
-                host, port, timeout=self._timeout, context=self._ssl_context)
+                host, port, timeout=self._timeout, context=self._ssl_context
+            )
             if self._proxy:
-                tunnel_headers = {"Proxy-Authorization": self._proxy.authorization} if self._proxy.authorization else None
+                tunnel_headers = (
+                    {"Proxy-Authorization": self._proxy.authorization} if self._proxy.authorization else None
+                )
                 connection.set_tunnel(self._host, self._port, headers=tunnel_headers)
         else:
             connection = http.client.HTTPConnection(host, port, timeout=self._timeout)
@@ -157,8 +169,9 @@ class Transport:
         if self._proxy is not None:
             if str(exc).startswith("Tunnel connection failed"):
                 answer = str(exc).partition(": ")[2]
-                return TransportError(f"the proxy {self._proxy.url} refused to connect to {self._host}:{self._port}: "
-                                      f"{answer}", "proxy")
+                return TransportError(
+                    f"the proxy {self._proxy.url} refused to connect to {self._host}:{self._port}: {answer}", "proxy"
+                )
             if isinstance(exc, (ConnectionRefusedError, socket.gaierror)):
                 return TransportError(f"cannot reach the proxy {self._proxy.url}: {reason}", "proxy")
         if isinstance(exc, ssl.SSLError):

@@ -29,10 +29,10 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.amounts import scale
 from yieldcli.chain.instructions import decompile_message, recompile_message
-from yieldcli.solana.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
 from yieldcli.chain.rpc_types import Simulation
-from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
+from yieldcli.solana.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
+from yieldcli.solana.transaction_errors import describe_error
 
 LAMPORTS_PER_SIGNATURE = 5_000
 SOL_DECIMALS = 9
@@ -122,17 +122,26 @@ def parse_compute_budget(instructions: Sequence[Instruction]) -> ComputeBudget:
     twice), so a fee is never computed from a budget that cannot run.
     """
     found: dict[str, int] = {}
-    layouts = {1: ("heap_bytes", "<I"), 2: ("unit_limit", "<I"), 3: ("unit_price", "<Q"), 4: ("loaded_accounts_bytes", "<I")}
+    layouts = {
+        1: ("heap_bytes", "<I"),
+        2: ("unit_limit", "<I"),
+        3: ("unit_price", "<Q"),
+        4: ("loaded_accounts_bytes", "<I"),
+    }
     for n, ix in enumerate(instructions):
         if not is_compute_budget(ix):
             continue
         data = bytes(ix.data)
         layout = layouts.get(data[0]) if data else None
         if layout is None or len(data) != 1 + struct.calcsize(layout[1]):
-            raise ServiceError(f"instruction {n} is not a compute-budget instruction this runtime accepts (data {data[:9].hex()})")
+            raise ServiceError(
+                f"instruction {n} is not a compute-budget instruction this runtime accepts (data {data[:9].hex()})"
+            )
         name, fmt = layout
         if name in found:
-            raise ServiceError(f"instruction {n} sets the {name.replace('_', ' ')} a second time; the runtime refuses that")
+            raise ServiceError(
+                f"instruction {n} sets the {name.replace('_', ' ')} a second time; the runtime refuses that"
+            )
         (found[name],) = struct.unpack(fmt, data[1:])
     return ComputeBudget(**found)
 
@@ -274,18 +283,25 @@ async def auto_unit_price(rpc: CallRpc, accounts: Sequence[Pubkey], pct: int = A
 class BudgetRpc(CallRpc, Protocol):
     commitment: str
 
-    async def simulate(self, tx: VersionedTransaction, *, accounts: Sequence[Pubkey] = (), commitment: str | None = None) -> Simulation: ...
+    async def simulate(
+        self, tx: VersionedTransaction, *, accounts: Sequence[Pubkey] = (), commitment: str | None = None
+    ) -> Simulation: ...
 
     async def batch(self, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]: ...
 
 
-async def auto_price_and_trial(rpc: BudgetRpc, accounts: Sequence[Pubkey], trial: VersionedTransaction) -> tuple[int, Simulation]:
+async def auto_price_and_trial(
+    rpc: BudgetRpc, accounts: Sequence[Pubkey], trial: VersionedTransaction
+) -> tuple[int, Simulation]:
     """The auto price and the trial's simulation in one exchange: the fee question adds no round trip."""
     import base64
 
     from yieldcli.chain.read_around import simulation_config, simulation_of
 
-    simulate = ("simulateTransaction", [base64.b64encode(bytes(trial)).decode("ascii"), simulation_config(rpc.commitment, [])])
+    simulate = (
+        "simulateTransaction",
+        [base64.b64encode(bytes(trial)).decode("ascii"), simulation_config(rpc.commitment, [])],
+    )
     fees, simulated = await rpc.batch([fees_question(accounts), simulate])
     return percentile(fees_of(fees.value())), simulation_of(simulated.value()["value"], [], [])
 
@@ -323,7 +339,12 @@ async def budget_transaction(
     and capped by `max_fee` all the same."""
     if priority_fee is not None:
         return await apply_priority_fee(
-            rpc, tx, lookup_tables, unit_price=priority_fee, max_fee=max_fee, lamports_per_signature=lamports_per_signature
+            rpc,
+            tx,
+            lookup_tables,
+            unit_price=priority_fee,
+            max_fee=max_fee,
+            lamports_per_signature=lamports_per_signature,
         )
     if not isinstance(tx.message, (Message, MessageV0)):
         raise UsageError(f"cannot read the fee of a {type(tx.message).__name__} transaction")
@@ -353,19 +374,30 @@ async def apply_priority_fee(
         )
     message = tx.message
     if not isinstance(message, (Message, MessageV0)):
-        raise UsageError(f"cannot set the fee of a {type(message).__name__} transaction: only legacy and v0 messages are supported")
+        raise UsageError(
+            f"cannot set the fee of a {type(message).__name__} transaction: only legacy and v0 messages are supported"
+        )
     instructions = decompile_message(message, lookup_tables)
     if unit_price != "auto" and (not isinstance(unit_price, int) or isinstance(unit_price, bool)):
-        raise UsageError(f"invalid priority fee {unit_price!r}", hint="give auto or a whole number of micro-lamports per compute unit")
+        raise UsageError(
+            f"invalid priority fee {unit_price!r}",
+            hint="give auto or a whole number of micro-lamports per compute unit",
+        )
     # Measured at price 0: the price does not change the units used, and the full 1.4M limit at the
     # real price could cost more than the payer holds, failing a transaction that can pay its real fee.
-    trial = _unsigned(recompile_message(message, with_compute_budget(instructions, MAX_COMPUTE_UNIT_LIMIT, 0), lookup_tables))
+    trial = _unsigned(
+        recompile_message(message, with_compute_budget(instructions, MAX_COMPUTE_UNIT_LIMIT, 0), lookup_tables)
+    )
     if isinstance(unit_price, int):
         price, simulation = unit_price, await rpc.simulate(trial)
     else:
         price, simulation = await auto_price_and_trial(rpc, writable_accounts(instructions), trial)
     if not simulation.ok or simulation.units_consumed is None:
-        why = describe_error(simulation.err) if simulation.err is not None else "the RPC did not report the units consumed"
+        why = (
+            describe_error(simulation.err)
+            if simulation.err is not None
+            else "the RPC did not report the units consumed"
+        )
         raise SimulationFailed(f"the simulation to measure compute units failed: {why}; nothing was signed or sent")
     limit = unit_limit_for(simulation.units_consumed)
     final_message = recompile_message(message, with_compute_budget(instructions, limit, price), lookup_tables)

@@ -15,15 +15,19 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.nonce import NonceLifetime, nonce_moved_on
 from yieldcli.chain.rpc_types import AccountInfo, SignatureStatus, TransactionRecord
+from yieldcli.errors import NetworkError, YieldError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT, commitment_rank
 from yieldcli.solana.transaction_errors import describe_error
-from yieldcli.errors import NetworkError, YieldError
 
 
 class ConfirmRpc(Protocol):
-    async def signature_statuses(self, signatures: Sequence[Signature | str], *, search_history: bool = True) -> list[SignatureStatus | None]: ...
+    async def signature_statuses(
+        self, signatures: Sequence[Signature | str], *, search_history: bool = True
+    ) -> list[SignatureStatus | None]: ...
     async def block_height(self, commitment: str | None = None) -> int: ...
-    async def transaction(self, signature: Signature | str, *, commitment: str | None = None) -> TransactionRecord | None: ...
+    async def transaction(
+        self, signature: Signature | str, *, commitment: str | None = None
+    ) -> TransactionRecord | None: ...
     # Used only to wait for a durable-nonce transaction.
     async def account_info(self, address: Pubkey, *, commitment: str | None = None) -> AccountInfo | None: ...
 

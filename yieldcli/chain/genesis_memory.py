@@ -43,8 +43,11 @@ def _entries(path: Path) -> dict[str, tuple[str, float]]:
         return {}
     if not isinstance(raw, dict):
         return {}
-    return {k: (v[0], float(v[1])) for k, v in raw.items() if isinstance(v, list) and len(v) == 2
-            and isinstance(v[0], str) and type(v[1]) in (int, float)}
+    return {
+        k: (v[0], float(v[1]))
+        for k, v in raw.items()
+        if isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and type(v[1]) in (int, float)
+    }
 
 
 def recall(url: str, *, now: float | None = None) -> str | None:

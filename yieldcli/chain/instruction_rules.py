@@ -11,21 +11,50 @@ Pure: the message's accounts are resolved and the states read by the caller.
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from yieldcli.chain.intent_text import short
 from yieldcli.solana import programs
 
 MEMO_PROGRAMS = (programs.MEMO_PROGRAM, programs.MEMO_V1_PROGRAM)
-SYSTEM_KINDS = {0: "CreateAccount", 1: "Assign", 2: "Transfer", 3: "CreateAccountWithSeed", 4: "AdvanceNonceAccount",
-                5: "WithdrawNonceAccount", 6: "InitializeNonceAccount", 7: "AuthorizeNonceAccount", 8: "Allocate",
-                9: "AllocateWithSeed", 10: "AssignWithSeed", 11: "TransferWithSeed", 12: "UpgradeNonceAccount"}
-TOKEN_KINDS = {0: "InitializeMint", 1: "InitializeAccount", 2: "InitializeMultisig", 3: "Transfer", 4: "Approve",
-               5: "Revoke", 6: "SetAuthority", 7: "MintTo", 8: "Burn", 9: "CloseAccount", 10: "FreezeAccount",
-               11: "ThawAccount", 12: "TransferChecked", 13: "ApproveChecked", 14: "MintToChecked", 15: "BurnChecked",
-               16: "InitializeAccount2", 17: "SyncNative", 18: "InitializeAccount3"}
+SYSTEM_KINDS = {
+    0: "CreateAccount",
+    1: "Assign",
+    2: "Transfer",
+    3: "CreateAccountWithSeed",
+    4: "AdvanceNonceAccount",
+    5: "WithdrawNonceAccount",
+    6: "InitializeNonceAccount",
+    7: "AuthorizeNonceAccount",
+    8: "Allocate",
+    9: "AllocateWithSeed",
+    10: "AssignWithSeed",
+    11: "TransferWithSeed",
+    12: "UpgradeNonceAccount",
+}
+TOKEN_KINDS = {
+    0: "InitializeMint",
+    1: "InitializeAccount",
+    2: "InitializeMultisig",
+    3: "Transfer",
+    4: "Approve",
+    5: "Revoke",
+    6: "SetAuthority",
+    7: "MintTo",
+    8: "Burn",
+    9: "CloseAccount",
+    10: "FreezeAccount",
+    11: "ThawAccount",
+    12: "TransferChecked",
+    13: "ApproveChecked",
+    14: "MintToChecked",
+    15: "BurnChecked",
+    16: "InitializeAccount2",
+    17: "SyncNative",
+    18: "InitializeAccount3",
+}
 ATA_KINDS = {0: "Create", 1: "CreateIdempotent", 2: "RecoverNested"}
 
 # What each action may ask of System, Token and ATA with the user's authority (README: "What `yield`
@@ -59,8 +88,14 @@ class Verdict:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "program": self.program, "program_name": programs.PROGRAM_NAMES.get(self.program),
-                "kind": self.kind, "ok": self.ok, "reason": self.reason}
+        return {
+            "index": self.index,
+            "program": self.program,
+            "program_name": programs.PROGRAM_NAMES.get(self.program),
+            "kind": self.kind,
+            "ok": self.ok,
+            "reason": self.reason,
+        }
 
 
 def resolve(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> Resolved:
@@ -73,16 +108,26 @@ def resolve(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = No
         entries = (lookup_tables or {}).get(str(lookup.account_key))
         for index in (*lookup.writable_indexes, *lookup.readonly_indexes):
             if entries is None or index >= len(entries):
-                raise ValueError(f"lookup table {lookup.account_key} could not be read, so account #{index} in it is unknown")
+                raise ValueError(
+                    f"lookup table {lookup.account_key} could not be read, so account #{index} in it is unknown"
+                )
         loaded_w += [str(entries[i]) for i in lookup.writable_indexes]  # type: ignore[index]
         loaded_r += [str(entries[i]) for i in lookup.readonly_indexes]  # type: ignore[index]
     signed = header.num_required_signatures
     signer = [i < signed for i in range(len(static))] + [False] * (len(loaded_w) + len(loaded_r))
-    writable = [
-        i < signed - header.num_readonly_signed_accounts if i < signed else i < len(static) - header.num_readonly_unsigned_accounts
-        for i in range(len(static))
-    ] + [True] * len(loaded_w) + [False] * len(loaded_r)
-    instructions = tuple((ix.program_id_index, tuple(bytes(ix.accounts)), bytes(ix.data)) for ix in message.instructions)
+    writable = (
+        [
+            i < signed - header.num_readonly_signed_accounts
+            if i < signed
+            else i < len(static) - header.num_readonly_unsigned_accounts
+            for i in range(len(static))
+        ]
+        + [True] * len(loaded_w)
+        + [False] * len(loaded_r)
+    )
+    instructions = tuple(
+        (ix.program_id_index, tuple(bytes(ix.accounts)), bytes(ix.data)) for ix in message.instructions
+    )
     return Resolved(tuple(static + loaded_w + loaded_r), tuple(signer), tuple(writable), instructions)
 
 
@@ -95,7 +140,9 @@ class Context:
     payer: str
     pinned: str | None  # the strategy program trusted on this cluster
     owned: frozenset[str]  # the wallet, the payer and every token account the wallet owns (before or after)
-    controlled: frozenset[str]  # accounts the user's keys can change: owned, plus delegated, closable, nonce, stake, mint
+    controlled: frozenset[
+        str
+    ]  # accounts the user's keys can change: owned, plus delegated, closable, nonce, stake, mint
     wsol: frozenset[str]  # the user's wrapped-SOL accounts (an unwrap closes one, a wrap may open one)
     funds_recipient: str | None = None
 
@@ -120,9 +167,14 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
     if program in MEMO_PROGRAMS:
         return verdict("Memo", True, "a note; moves nothing")
     if ctx.pinned is not None and program == ctx.pinned:
-        return verdict("strategy program", True, "the strategy's pinned program; what it moves is checked in the simulation")
-    uses = [(a, k) for a, k in zip(accounts, keys)
-            if (k in (ctx.wallet, ctx.payer) and r.signer[a]) or (k in ctx.controlled and r.writable[a])]
+        return verdict(
+            "strategy program", True, "the strategy's pinned program; what it moves is checked in the simulation"
+        )
+    uses = [
+        (a, k)
+        for a, k in zip(accounts, keys)
+        if (k in (ctx.wallet, ctx.payer) and r.signer[a]) or (k in ctx.controlled and r.writable[a])
+    ]
     if not uses:
         return verdict("other", True, "given none of your accounts: it cannot use your authority")
     if program == programs.SYSTEM_PROGRAM:
@@ -133,9 +185,16 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
         return _ata(index, keys, data, ctx, verdict)
     name = programs.PROGRAM_NAMES.get(program, program)
     a, key = uses[0]
-    how = "your wallet as a signer" if key == ctx.wallet and r.signer[a] else (
-        "the payer as a signer" if key == ctx.payer and r.signer[a] else f"your account {short(key)} writable")
-    return verdict("not allowed", False, f"instruction {index + 1}: program {name} is not one this request needs, and it is given {how}")
+    how = (
+        "your wallet as a signer"
+        if key == ctx.wallet and r.signer[a]
+        else ("the payer as a signer" if key == ctx.payer and r.signer[a] else f"your account {short(key)} writable")
+    )
+    return verdict(
+        "not allowed",
+        False,
+        f"instruction {index + 1}: program {name} is not one this request needs, and it is given {how}",
+    )
 
 
 def _whose(ctx: Context, address: str) -> str:
@@ -155,13 +214,19 @@ def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Mak
     name = SYSTEM_KINDS.get(tag, f"instruction {tag}")
     kind = f"System {name}"
     if tag == 4 and index == 0:
-        return verdict(kind, True, "advances the durable nonce this transaction is built on")  # checked against the chain before
+        return verdict(
+            kind, True, "advances the durable nonce this transaction is built on"
+        )  # checked against the chain before
     if tag == 2 and len(keys) >= 2 and len(data) >= 12:
         lamports = struct.unpack_from("<Q", data, 4)[0]
         to = keys[1]
         if to in ctx.owned and to not in (ctx.wallet, ctx.payer) and _needed(ctx, "system.transfer.own"):
             return verdict(kind, True, "wraps SOL into your own token account")
-        return verdict(kind, False, f"instruction {index + 1}: {kind} of {lamports} lamports from {_whose(ctx, keys[0])} to {short(to)}")
+        return verdict(
+            kind,
+            False,
+            f"instruction {index + 1}: {kind} of {lamports} lamports from {_whose(ctx, keys[0])} to {short(to)}",
+        )
     target = keys[1] if tag in (0, 3) and len(keys) > 1 else (keys[0] if keys else "?")
     return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, target)}")
 
@@ -173,15 +238,27 @@ def _token(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Make
     account = keys[0] if keys else "?"
     if tag == 17 and account in ctx.owned and _is_wsol(ctx, account) and _needed(ctx, "token.sync_native.own"):
         return verdict(kind, True, "updates your wrapped-SOL balance")
-    if tag == 9 and len(keys) >= 2 and account in ctx.owned and keys[1] == ctx.wallet and _is_wsol(ctx, account) \
-            and _needed(ctx, "token.close.own_wsol"):
+    if (
+        tag == 9
+        and len(keys) >= 2
+        and account in ctx.owned
+        and keys[1] == ctx.wallet
+        and _is_wsol(ctx, account)
+        and _needed(ctx, "token.close.own_wsol")
+    ):
         return verdict(kind, True, "closes your wrapped-SOL account to your wallet (unwraps)")
     if tag in (3, 12):
         to = keys[2] if tag == 12 and len(keys) > 2 else (keys[1] if len(keys) > 1 else "?")
-        return verdict(kind, False, f"instruction {index + 1}: {kind} from {_whose(ctx, account)} to {short(to)} "
-                       "(only the strategy program may move your tokens)")
+        return verdict(
+            kind,
+            False,
+            f"instruction {index + 1}: {kind} from {_whose(ctx, account)} to {short(to)} "
+            "(only the strategy program may move your tokens)",
+        )
     if tag == 9 and len(keys) >= 2:
-        return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)} to {_whose(ctx, keys[1])}")
+        return verdict(
+            kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)} to {_whose(ctx, keys[1])}"
+        )
     return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)}")
 
 
@@ -198,5 +275,9 @@ def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVe
             return verdict(kind, True, "opens your own token account")
         if owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient"):
             return verdict(kind, True, "opens the token account of the recipient you named")
-        return verdict(kind, False, f"instruction {index + 1}: {kind} of a token account for {short(owner)}, paid by {_whose(ctx, keys[0])}")
+        return verdict(
+            kind,
+            False,
+            f"instruction {index + 1}: {kind} of a token account for {short(owner)}, paid by {_whose(ctx, keys[0])}",
+        )
     return verdict(kind, False, f"instruction {index + 1}: {kind} with {_whose(ctx, keys[0] if keys else '?')}")

@@ -15,9 +15,9 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import is_pubkey
-from yieldcli.solana.programs import ADDRESS_LOOKUP_TABLE_PROGRAM
 from yieldcli.chain.rpc_types import AccountInfo, LatestBlockhash
 from yieldcli.errors import ServiceError, UsageError
+from yieldcli.solana.programs import ADDRESS_LOOKUP_TABLE_PROGRAM
 
 INSTRUCTION_KEYS = ("deposit_instructions", "withdraw_instructions", "close_user_fund_instructions")
 
@@ -175,11 +175,18 @@ def decompile_message(
     for lookup in lookups:
         addresses = by_key.get(lookup.account_key)
         if addresses is None:
-            raise ServiceError(f"the transaction loads accounts from lookup table {lookup.account_key}, which could not be read")
-        for indexes, into, writable in ((lookup.writable_indexes, loaded_writable, True), (lookup.readonly_indexes, loaded_readonly, False)):
+            raise ServiceError(
+                f"the transaction loads accounts from lookup table {lookup.account_key}, which could not be read"
+            )
+        for indexes, into, writable in (
+            (lookup.writable_indexes, loaded_writable, True),
+            (lookup.readonly_indexes, loaded_readonly, False),
+        ):
             for index in bytes(indexes):
                 if index >= len(addresses):
-                    raise ServiceError(f"the transaction uses entry {index} of lookup table {lookup.account_key}, which has {len(addresses)}")
+                    raise ServiceError(
+                        f"the transaction uses entry {index} of lookup table {lookup.account_key}, which has {len(addresses)}"
+                    )
                 into.append((addresses[index], False, writable))
     metas += loaded_writable + loaded_readonly
     instructions = []

@@ -43,10 +43,17 @@ class Intent:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "action": self.action, "wallet": self.wallet, "payer": self.payer, "mint": self.mint,
-            "amount": "all" if self.amount is None else self.amount, "strategy": self.strategy,
-            "exclude_fees": self.exclude_fees, "unwrap": self.unwrap, "max_sol_cost": self.max_sol_cost,
-            "strategy_program": self.strategy_program, "recipient": self.funds_recipient,
+            "action": self.action,
+            "wallet": self.wallet,
+            "payer": self.payer,
+            "mint": self.mint,
+            "amount": "all" if self.amount is None else self.amount,
+            "strategy": self.strategy,
+            "exclude_fees": self.exclude_fees,
+            "unwrap": self.unwrap,
+            "max_sol_cost": self.max_sol_cost,
+            "strategy_program": self.strategy_program,
+            "recipient": self.funds_recipient,
         }
 
 
@@ -66,13 +73,27 @@ class Check:
         return not self.differences
 
     def to_dict(self) -> dict[str, Any]:
-        return {"expected": self.expected, "observed": self.observed, "differences": list(self.differences), "summary": self.summary,
-                "instructions": [v.to_dict() for v in self.instructions], "verified": list(self.verified)}
+        return {
+            "expected": self.expected,
+            "observed": self.observed,
+            "differences": list(self.differences),
+            "summary": self.summary,
+            "instructions": [v.to_dict() for v in self.instructions],
+            "verified": list(self.verified),
+        }
 
 
-def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[str, State | None],
-            *, fee: int, decimals: Mapping[str, int] | None = None, resolved: Resolved | None = None,
-            inner: Inner | None = None, priority_fee: int = 0) -> Check:
+def compare(
+    intent: Intent,
+    before: Mapping[str, State | None],
+    after: Mapping[str, State | None],
+    *,
+    fee: int,
+    decimals: Mapping[str, int] | None = None,
+    resolved: Resolved | None = None,
+    inner: Inner | None = None,
+    priority_fee: int = 0,
+) -> Check:
     """The verdict on a simulated transaction; `before`/`after` cover every account it may write,
     `resolved` is its message and `inner` the simulation's inner instructions."""
     decimals = dict(decimals or {})
@@ -94,8 +115,10 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
         spent = allowance  # SOL and wrapped SOL are one balance: the costs cannot be told from the amount
     cost = max(fee, min(spent, allowance))  # the fee the message sets is charged, whatever a simulator shows
     if cost > intent.max_sol_cost:
-        diffs.append(f"fee and rent come to {amount_text(cost, None, decimals)}, more than the "
-                     f"{amount_text(intent.max_sol_cost, None, decimals)} allowed")
+        diffs.append(
+            f"fee and rent come to {amount_text(cost, None, decimals)}, more than the "
+            f"{amount_text(intent.max_sol_cost, None, decimals)} allowed"
+        )
     diffs += destinations(seen, tokens, decimals)
     diffs += strategy_payouts(seen, decimals)
     diffs += _authorities(seen, decimals)
@@ -103,31 +126,67 @@ def compare(intent: Intent, before: Mapping[str, State | None], after: Mapping[s
     # Shown apart: SOL in the wallet and payer, and each token (wrapped SOL by that name).
     native = sum(seen.gain(a) for a in {intent.wallet, intent.payer})
     changes = [{"asset": "SOL", "mint": None, "change": native, "text": signed(native, None, decimals)}]
-    changes += [{"asset": "wrapped SOL" if m == WSOL_MINT else symbol(m), "mint": m, "change": d,
-                 "text": signed(d, m, decimals) + (" (wrapped)" if m == WSOL_MINT else "")} for m, d in sorted(tokens.items())]
+    changes += [
+        {
+            "asset": "wrapped SOL" if m == WSOL_MINT else symbol(m),
+            "mint": m,
+            "change": d,
+            "text": signed(d, m, decimals) + (" (wrapped)" if m == WSOL_MINT else ""),
+        }
+        for m, d in sorted(tokens.items())
+    ]
     observed = {
-        "sol": sol, "tokens": tokens, "fee": fee, "rent": rent, "changes": changes,
+        "sol": sol,
+        "tokens": tokens,
+        "fee": fee,
+        "rent": rent,
+        "changes": changes,
         "accounts": [_account_change(seen, a) for a in after if seen.gain(a) or before.get(a) != after.get(a)],
-        "strategy_transfers": [{"instruction": m.top_level, "from": m.source, "to": m.destination, "amount": m.amount,
-                                "asset": "SOL" if m.lamports else "token"} for m in seen.moves],
+        "strategy_transfers": [
+            {
+                "instruction": m.top_level,
+                "from": m.source,
+                "to": m.destination,
+                "amount": m.amount,
+                "asset": "SOL" if m.lamports else "token",
+            }
+            for m in seen.moves
+        ],
     }
     verified = _verified(intent, seen, verdicts_)
-    return Check(intent.to_dict(), observed, tuple(dict.fromkeys(diffs)), summary(intent, fee, rent, decimals, changes, priority_fee),
-                 verdicts_, verified)
+    return Check(
+        intent.to_dict(),
+        observed,
+        tuple(dict.fromkeys(diffs)),
+        summary(intent, fee, rent, decimals, changes, priority_fee),
+        verdicts_,
+        verified,
+    )
 
 
 def _verified(intent: Intent, seen: Observed, verdicts_: tuple[Verdict, ...]) -> tuple[str, ...]:
     pinned = intent.strategy_program
-    facts = [f"the strategy program trusted is {pinned} (pinned for this cluster, not taken from the service)" if pinned
-             else "no strategy program is trusted: nothing may move value to anyone else"]
+    facts = [
+        f"the strategy program trusted is {pinned} (pinned for this cluster, not taken from the service)"
+        if pinned
+        else "no strategy program is trusted: nothing may move value to anyone else"
+    ]
     if verdicts_:
-        facts.append(f"{len(verdicts_)} instruction(s), each one an allowed program and kind where it uses your authority")
-    facts.append(f"your accounts: {len(seen.user)} (wallet, payer, token accounts), and {len(seen.controlled)} more your keys control")
-    facts.append(f"{len(seen.moves)} transfer(s) made by the strategy program, read from the simulation's inner instructions")
+        facts.append(
+            f"{len(verdicts_)} instruction(s), each one an allowed program and kind where it uses your authority"
+        )
+    facts.append(
+        f"your accounts: {len(seen.user)} (wallet, payer, token accounts), and {len(seen.controlled)} more your keys control"
+    )
+    facts.append(
+        f"{len(seen.moves)} transfer(s) made by the strategy program, read from the simulation's inner instructions"
+    )
     return tuple(facts)
 
 
-def _amount_rules(intent: Intent, seen: Observed, sol: int, tokens: dict[str, int], allowance: int, decimals: Mapping[str, int]) -> list[str]:
+def _amount_rules(
+    intent: Intent, seen: Observed, sol: int, tokens: dict[str, int], allowance: int, decimals: Mapping[str, int]
+) -> list[str]:
     diffs = []
     mint, amount, action = intent.mint, intent.amount, intent.action
     wsol = mint == WSOL_MINT
@@ -147,8 +206,15 @@ def _amount_rules(intent: Intent, seen: Observed, sol: int, tokens: dict[str, in
     elif action == "withdraw" and mint is not None:
         low = amount - slack if amount is not None and intent.exclude_fees else -slack
         if moved < low or (amount is not None and moved > amount):
-            asked = "any increase" if amount is None else (
-                signed(amount, shown, decimals) if intent.exclude_fees else f"at most {signed(amount, shown, decimals)}")
+            asked = (
+                "any increase"
+                if amount is None
+                else (
+                    signed(amount, shown, decimals)
+                    if intent.exclude_fees
+                    else f"at most {signed(amount, shown, decimals)}"
+                )
+            )
             diffs.append(f"expected {asked}, simulated {signed(moved, shown, decimals)}")
     for other, change in sorted(tokens.items()):
         if change >= 0 or other == mint:
@@ -174,12 +240,16 @@ def _authorities(seen: Observed, decimals: Mapping[str, int]) -> list[str]:
         if now is not None and now.owner != seen.intent.wallet:
             diffs.append(f"SetAuthority: your {name} account {short(address)} would belong to {short(now.owner)}")
             continue
-        if now is not None and now.delegate is not None and (
-            was is None or now.delegate != was.delegate or now.delegated_amount > was.delegated_amount
+        if (
+            now is not None
+            and now.delegate is not None
+            and (was is None or now.delegate != was.delegate or now.delegated_amount > was.delegated_amount)
         ):
             diffs.append(f"Approve: {short(now.delegate)} may spend {now.delegated_amount} of your {name}")
-        if now is not None and now.close_authority not in (None, seen.intent.wallet) and (
-            was is None or now.close_authority != was.close_authority
+        if (
+            now is not None
+            and now.close_authority not in (None, seen.intent.wallet)
+            and (was is None or now.close_authority != was.close_authority)
         ):
             diffs.append(f"SetAuthority: {short(now.close_authority)} may close your {name} account {short(address)}")
         before = seen.before.get(address)
@@ -188,8 +258,10 @@ def _authorities(seen: Observed, decimals: Mapping[str, int]) -> list[str]:
             if user_gain < lamports:
                 takers = [a for a in seen.after if a not in seen.user and seen.gain(a) > 0]
                 to = ", ".join(short(a) for a in takers) or "someone else"
-                diffs.append(f"CloseAccount: your {name} account {short(address)} is closed and its "
-                             f"{amount_text(lamports, None, decimals)} go to {to}")
+                diffs.append(
+                    f"CloseAccount: your {name} account {short(address)} is closed and its "
+                    f"{amount_text(lamports, None, decimals)} go to {to}"
+                )
     return diffs
 
 
@@ -198,16 +270,38 @@ def _account_change(seen: Observed, address: str) -> dict[str, Any]:
         if state is None:
             return None
         token = state.token
-        return {"lamports": state.lamports, "token": None if token is None else {
-            "mint": token.mint, "owner": token.owner, "amount": token.amount, "delegate": token.delegate,
-            "delegated_amount": token.delegated_amount, "close_authority": token.close_authority}}
+        return {
+            "lamports": state.lamports,
+            "token": None
+            if token is None
+            else {
+                "mint": token.mint,
+                "owner": token.owner,
+                "amount": token.amount,
+                "delegate": token.delegate,
+                "delegated_amount": token.delegated_amount,
+                "close_authority": token.close_authority,
+            },
+        }
 
-    return {"address": address, "user": address in seen.user, "controlled": seen.controlled.get(address), "lamports_change": seen.gain(address),
-            "before": side(seen.before.get(address)), "after": side(seen.after.get(address))}
+    return {
+        "address": address,
+        "user": address in seen.user,
+        "controlled": seen.controlled.get(address),
+        "lamports_change": seen.gain(address),
+        "before": side(seen.before.get(address)),
+        "after": side(seen.after.get(address)),
+    }
 
 
-def summary(intent: Intent, fee: int, rent: int, decimals: Mapping[str, int] | None = None,
-            changes: Sequence[Mapping[str, Any]] = (), priority_fee: int = 0) -> str:
+def summary(
+    intent: Intent,
+    fee: int,
+    rent: int,
+    decimals: Mapping[str, int] | None = None,
+    changes: Sequence[Mapping[str, Any]] = (),
+    priority_fee: int = 0,
+) -> str:
     """`deposit 10 USDC from 5PJ1…Vr9k to strategy X; fee 0.000005551 SOL (priority 0.000000551); rent 0.00203928 SOL`."""
     decimals = decimals or {}
     what = "everything" if intent.amount is None else amount_text(intent.amount, intent.mint, decimals)
@@ -218,15 +312,20 @@ def summary(intent: Intent, fee: int, rent: int, decimals: Mapping[str, int] | N
         head = f"deposit {what} from {short(intent.wallet)} to {strategy}"
     elif intent.action == "withdraw":
         extras = [x for x, on in (("fees excluded", intent.exclude_fees), ("unwrapped to SOL", intent.unwrap)) if on]
-        head = f"withdraw {what} from {strategy} to {short(intent.wallet)}" + (f" ({', '.join(extras)})" if extras else "")
+        head = f"withdraw {what} from {strategy} to {short(intent.wallet)}" + (
+            f" ({', '.join(extras)})" if extras else ""
+        )
     elif intent.action == "close-account":
         asset = f" {symbol(intent.mint)}" if intent.mint else ""
         head = f"close the{asset} fund account of {short(intent.wallet)} in {strategy}"
     else:
         seen = ", ".join(c["text"] for c in changes if c["change"]) or "no change"
         head = f"transaction for {short(intent.wallet)}: {seen}"
-    parts = [head, f"fee {amount_text(fee, None, decimals)}"
-             + (f" (priority {format_units(priority_fee, 9, min_fraction=0)})" if priority_fee else "")]
+    parts = [
+        head,
+        f"fee {amount_text(fee, None, decimals)}"
+        + (f" (priority {format_units(priority_fee, 9, min_fraction=0)})" if priority_fee else ""),
+    ]
     if rent:
         parts.append(f"rent {amount_text(rent, None, decimals)}")
     return "; ".join(parts)

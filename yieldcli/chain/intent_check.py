@@ -11,11 +11,11 @@ from typing import Any
 
 from solders.pubkey import Pubkey
 
+from yieldcli.chain.instruction_rules import Resolved, resolve
 from yieldcli.chain.intent import Check, Intent, compare
+from yieldcli.chain.pinned import pinned_program
 from yieldcli.chain.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
 from yieldcli.chain.rpc_types import Simulation
-from yieldcli.chain.instruction_rules import Resolved, resolve
-from yieldcli.chain.pinned import pinned_program
 from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, network_fee, state_of, writable_addresses
 from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
@@ -35,8 +35,9 @@ def check_accounts(message: Any, lookup_tables: Mapping[str, Sequence[str]] | No
     return sorted(writable_addresses(message, lookup_tables))
 
 
-async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None
-                            ) -> tuple[Check | None, Simulation]:
+async def check_transaction(
+    rpc: Any, tx: Any, intent: Intent, lookup_tables: Mapping[str, Sequence[str]] | None = None
+) -> tuple[Check | None, Simulation]:
     """Read, simulate and compare: `(Check | None, Simulation)`; the check is None when the simulation failed."""
     message = tx.message
     resolved, addresses = what_to_read(message, lookup_tables)
@@ -50,8 +51,14 @@ async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Ma
     # The accounts it only reads ride along: the mints of its token accounts are usually among them,
     # and the comparison needs unknown mints' decimals.
     readonly = [Pubkey.from_string(a) for a in _readonly_candidates(message, addresses, lookup_tables)]
-    around = await read_around(rpc, keys, tx, also_read=readonly, inner_instructions=True,
-                               also_read_for=lambda infos: _seen_in(addresses, infos))
+    around = await read_around(
+        rpc,
+        keys,
+        tx,
+        also_read=readonly,
+        inner_instructions=True,
+        also_read_for=lambda infos: _seen_in(addresses, infos),
+    )
     simulation = around.simulation
     if not simulation.ok:
         return None, simulation
@@ -62,16 +69,31 @@ async def check_transaction(rpc: Any, tx: Any, intent: Intent, lookup_tables: Ma
     decimals = await _mints(rpc, known, before, after)
     fee = network_fee(message)
     priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE
-    return compare(intent, before, after, fee=fee, decimals=decimals, resolved=resolved,
-                   inner=inner_by_instruction(simulation.inner_instructions), priority_fee=priority), simulation
+    return compare(
+        intent,
+        before,
+        after,
+        fee=fee,
+        decimals=decimals,
+        resolved=resolved,
+        inner=inner_by_instruction(simulation.inner_instructions),
+        priority_fee=priority,
+    ), simulation
 
 
-def inner_by_instruction(raw: Sequence[Mapping[str, Any]] | None) -> dict[int, list[tuple[int, tuple[int, ...], bytes]]]:
+def inner_by_instruction(
+    raw: Sequence[Mapping[str, Any]] | None,
+) -> dict[int, list[tuple[int, tuple[int, ...], bytes]]]:
     """The RPC's innerInstructions (base58 data) by top-level index."""
     from yieldcli.addresses import b58decode
 
-    return {int(entry["index"]): [(int(i["programIdIndex"]), tuple(int(a) for a in i["accounts"]), b58decode(i["data"]))
-                                  for i in entry["instructions"]] for entry in raw or ()}
+    return {
+        int(entry["index"]): [
+            (int(i["programIdIndex"]), tuple(int(a) for a in i["accounts"]), b58decode(i["data"]))
+            for i in entry["instructions"]
+        ]
+        for entry in raw or ()
+    }
 
 
 def _seen_in(addresses: Sequence[str], infos: Sequence[Any]) -> list[Pubkey]:
@@ -80,13 +102,18 @@ def _seen_in(addresses: Sequence[str], infos: Sequence[Any]) -> list[Pubkey]:
     return [Pubkey.from_string(a) for a in _unknown_mints(states)]
 
 
-def _readonly_candidates(message: Any, writable: Sequence[str], lookup_tables: Mapping[str, Sequence[str]] | None) -> list[str]:
+def _readonly_candidates(
+    message: Any, writable: Sequence[str], lookup_tables: Mapping[str, Sequence[str]] | None
+) -> list[str]:
     """The accounts the message loads read-only, but for programs and sysvars (never a mint)."""
     static = [str(k) for k in message.account_keys]
     programs_called = {static[ix.program_id_index] for ix in message.instructions}
-    loaded = [str((lookup_tables or {}).get(str(lookup.account_key), ())[i])
-              for lookup in getattr(message, "address_table_lookups", None) or ()
-              for i in lookup.readonly_indexes if i < len((lookup_tables or {}).get(str(lookup.account_key), ()))]
+    loaded = [
+        str((lookup_tables or {}).get(str(lookup.account_key), ())[i])
+        for lookup in getattr(message, "address_table_lookups", None) or ()
+        for i in lookup.readonly_indexes
+        if i < len((lookup_tables or {}).get(str(lookup.account_key), ()))
+    ]
     skip = set(writable) | programs_called
     return [a for a in dict.fromkeys([*static, *loaded]) if a not in skip and not a.startswith("Sysvar")]
 
@@ -102,7 +129,9 @@ async def _mints(rpc: Any, known: Mapping[str, Any], *sides: Mapping[str, State 
 
 
 def _unknown_mints(*sides: Mapping[str, State | None]) -> list[str]:
-    return sorted({s.token.mint for side in sides for s in side.values() if s and s.token and not by_mint(s.token.mint)})
+    return sorted(
+        {s.token.mint for side in sides for s in side.values() if s and s.token and not by_mint(s.token.mint)}
+    )
 
 
 def _decimals(mints: Sequence[str], infos: Mapping[str, Any]) -> dict[str, int]:

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from yieldcli.files import take_file_lock, write_atomically
 from yieldcli.errors import ConfigError
+from yieldcli.files import take_file_lock, write_atomically
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,9 @@ class Journal:
     def entries(self, cluster: str | None = None, wallet: str | None = None) -> list[InFlight]:
         with self._locked():
             items = self._read()
-        return [e for e in items if (cluster is None or e.cluster == cluster) and (wallet is None or e.wallet == wallet)]
+        return [
+            e for e in items if (cluster is None or e.cluster == cluster) and (wallet is None or e.wallet == wallet)
+        ]
 
     def find(self, signature: str) -> InFlight | None:
         return next((e for e in self.entries() if e.signature == signature), None)
@@ -137,11 +139,22 @@ class Journal:
         write_atomically(self.path, json.dumps([asdict(e) for e in entries]))
 
 
-def new_entry(signature: str, cluster: str, last_valid_block_height: int | None, action: str, wallet: str,
-              nonce_account: str | None = None, nonce_value: str | None = None, *, detached: bool = False) -> InFlight:
+def new_entry(
+    signature: str,
+    cluster: str,
+    last_valid_block_height: int | None,
+    action: str,
+    wallet: str,
+    nonce_account: str | None = None,
+    nonce_value: str | None = None,
+    *,
+    detached: bool = False,
+) -> InFlight:
     if last_valid_block_height is None and (nonce_account is None or nonce_value is None):
         raise ValueError("a journal entry needs a last valid block height or a durable nonce")
-    return InFlight(signature, cluster, last_valid_block_height, action, wallet, time.time(), nonce_account, nonce_value, detached)
+    return InFlight(
+        signature, cluster, last_valid_block_height, action, wallet, time.time(), nonce_account, nonce_value, detached
+    )
 
 
 def _entry(item: object) -> InFlight:
@@ -150,9 +163,16 @@ def _entry(item: object) -> InFlight:
     entry = InFlight(**item)
     nonce = (entry.nonce_account, entry.nonce_value)
     lifetime_ok = (type(entry.last_valid_block_height) is int and nonce == (None, None)) or (
-        entry.last_valid_block_height is None and all(isinstance(n, str) for n in nonce))
-    if not (isinstance(entry.signature, str) and isinstance(entry.cluster, str) and isinstance(entry.wallet, str)
-            and isinstance(entry.action, str) and lifetime_ok and isinstance(entry.sent_at, (int, float))
-            and isinstance(entry.detached, bool)):
+        entry.last_valid_block_height is None and all(isinstance(n, str) for n in nonce)
+    )
+    if not (
+        isinstance(entry.signature, str)
+        and isinstance(entry.cluster, str)
+        and isinstance(entry.wallet, str)
+        and isinstance(entry.action, str)
+        and lifetime_ok
+        and isinstance(entry.sent_at, (int, float))
+        and isinstance(entry.detached, bool)
+    ):
         raise ValueError("an entry has a field of the wrong type")
     return entry

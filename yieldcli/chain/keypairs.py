@@ -66,7 +66,9 @@ def read_keypair_bytes(source: str, *, stdin: TextIO | None = None, origin: str 
         raise UsageError("the keypair path is empty", kind="usage.keypair.empty")
     path = Path(source).expanduser()
     where = printable(f"keypair file {path}{origin}")
-    found = read_small_file(str(path), label=where, limit=KEYPAIR_MAX_BYTES, error=ConfigError, missing_kind="config.keypair.missing")
+    found = read_small_file(
+        str(path), label=where, limit=KEYPAIR_MAX_BYTES, error=ConfigError, missing_kind="config.keypair.missing"
+    )
     try:
         text = found.data.decode("utf-8")
     except UnicodeDecodeError:
@@ -98,7 +100,9 @@ def parse_keypair_base58(text: str, where: str) -> bytes:
 
     secret = b58decode(text)
     if len(secret) != 64:
-        raise ConfigError(f"{where} holds base58 text of {len(secret)} bytes; a secret key (secret and public half) has 64")
+        raise ConfigError(
+            f"{where} holds base58 text of {len(secret)} bytes; a secret key (secret and public half) has 64"
+        )
     return secret
 
 
@@ -108,10 +112,14 @@ def parse_keypair_json(text: str, where: str) -> bytes:
         value = json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: `[[[[...` nested past Python's limit
         # The decoder's message quotes the document: never show it.
-        raise ConfigError(f"{where} is not JSON; expected a solana-keygen keypair (an array of 64 numbers) "
-                          "or a base58 secret key on one line") from None
+        raise ConfigError(
+            f"{where} is not JSON; expected a solana-keygen keypair (an array of 64 numbers) "
+            "or a base58 secret key on one line"
+        ) from None
     if not isinstance(value, list):
-        raise ConfigError(f"{where} holds JSON {type(value).__name__}, not a solana-keygen keypair (an array of 64 numbers)")
+        raise ConfigError(
+            f"{where} holds JSON {type(value).__name__}, not a solana-keygen keypair (an array of 64 numbers)"
+        )
     if len(value) != 64:
         raise ConfigError(f"{where} holds {len(value)} numbers; a solana-keygen keypair has exactly 64")
     if not all(type(b) is int and 0 <= b <= 255 for b in value):

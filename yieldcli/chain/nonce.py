@@ -65,10 +65,15 @@ def parse_nonce_account(account: AccountInfo) -> NonceAccount:
     if str(account.owner) != SYSTEM_PROGRAM:
         raise UsageError(f"{where} is not a nonce account: it belongs to {account.owner}, not the System Program")
     if len(account.data) != NONCE_ACCOUNT_LENGTH:
-        raise UsageError(f"{where} is not a nonce account: it holds {len(account.data)} bytes of data, not {NONCE_ACCOUNT_LENGTH}")
+        raise UsageError(
+            f"{where} is not a nonce account: it holds {len(account.data)} bytes of data, not {NONCE_ACCOUNT_LENGTH}"
+        )
     version, state, authority, nonce, fee = _LAYOUT.unpack(account.data)
     if version != _CURRENT_VERSION:
-        raise UsageError(f"{where} is a legacy nonce account (version {version})", hint="upgrade it with `solana upgrade-nonce-account`")
+        raise UsageError(
+            f"{where} is a legacy nonce account (version {version})",
+            hint="upgrade it with `solana upgrade-nonce-account`",
+        )
     if state != _INITIALIZED:
         raise UsageError(f"{where} is not an initialized nonce account")
     return NonceAccount(account.address, Pubkey.from_bytes(authority), Hash(nonce), fee, account.lamports)
@@ -81,7 +86,9 @@ async def fetch_nonce(rpc: NonceRpc, address: Pubkey, *, commitment: str | None 
     return parse_nonce_account(account)
 
 
-def create_nonce_instructions(payer: Pubkey, nonce_account: Pubkey, authority: Pubkey, lamports: int) -> list[Instruction]:
+def create_nonce_instructions(
+    payer: Pubkey, nonce_account: Pubkey, authority: Pubkey, lamports: int
+) -> list[Instruction]:
     """Create an 80-byte System account funded with `lamports` (the rent-exempt minimum) and initialize
     it with `authority`, as `solana create-nonce-account` does."""
     return list(create_nonce_account(payer, nonce_account, authority, lamports))
@@ -98,7 +105,9 @@ def build_on_nonce(
     lookup_tables: Sequence[AddressLookupTableAccount] = (),
 ) -> VersionedTransaction:
     """An unsigned v0 transaction valid until the nonce moves: advance-nonce first, the nonce as blockhash."""
-    return build_transaction([advance_instruction(nonce.address, nonce.authority), *instructions], payer, nonce.nonce, lookup_tables)
+    return build_transaction(
+        [advance_instruction(nonce.address, nonce.authority), *instructions], payer, nonce.nonce, lookup_tables
+    )
 
 
 @dataclass(frozen=True)
@@ -155,16 +164,19 @@ class OnNonce:
     authority: str | None = None
 
 
-async def build_on_nonce_account(rpc: Any, body: Any, payer: Pubkey, on: OnNonce
-                                 ) -> tuple[VersionedTransaction, tuple[AddressLookupTableAccount, ...]]:
+async def build_on_nonce_account(
+    rpc: Any, body: Any, payer: Pubkey, on: OnNonce
+) -> tuple[VersionedTransaction, tuple[AddressLookupTableAccount, ...]]:
     """`(transaction, lookup tables)`: the `/ix` instructions compiled on the nonce account's current
     value, advance-nonce first."""
     instructions, table_address = parse_ix_response(body)
     tables = (await fetch_lookup_table(rpc, table_address),) if table_address is not None else ()
     nonce = await fetch_nonce(rpc, Pubkey.from_string(on.account))
     if on.authority is not None and on.authority != str(nonce.authority):
-        raise UsageError(f"nonce account {nonce.address} has authority {nonce.authority}, not {on.authority}",
-                         kind="usage.nonce.authority")
+        raise UsageError(
+            f"nonce account {nonce.address} has authority {nonce.authority}, not {on.authority}",
+            kind="usage.nonce.authority",
+        )
     return build_on_nonce(instructions, payer, nonce, tables), tables
 
 

@@ -15,8 +15,15 @@ from typing import TYPE_CHECKING
 from yieldcli.chain.instruction_rules import Context, Resolved
 from yieldcli.chain.intent_text import amount_text, short
 from yieldcli.chain.state import State, TokenState, rent_exempt_minimum
-from yieldcli.chain.value_flow import (Inner, Move, authority_kind, position_user, strategy_moves, wallet_token_accounts_opened,
-                                       wsol_accounts_opened)
+from yieldcli.chain.value_flow import (
+    Inner,
+    Move,
+    authority_kind,
+    position_user,
+    strategy_moves,
+    wallet_token_accounts_opened,
+    wsol_accounts_opened,
+)
 from yieldcli.solana import programs
 
 if TYPE_CHECKING:
@@ -41,14 +48,24 @@ class Observed:
     def __post_init__(self) -> None:
         wallet, pinned = self.intent.wallet, self.intent.strategy_program
         opened = wallet_token_accounts_opened(self.resolved, wallet) if self.resolved else set()
-        self.user = {wallet, self.intent.payer} | opened | {
-            a for a in self.before
-            if any(s is not None and s.token is not None and s.token.owner == wallet for s in (self.before[a], self.after.get(a)))
-        }
+        self.user = (
+            {wallet, self.intent.payer}
+            | opened
+            | {
+                a
+                for a in self.before
+                if any(
+                    s is not None and s.token is not None and s.token.owner == wallet
+                    for s in (self.before[a], self.after.get(a))
+                )
+            }
+        )
         for address in self.before:
             if address in self.user:
                 continue
-            kind = authority_kind(self.before.get(address), wallet, pinned) or authority_kind(self.after.get(address), wallet, pinned)
+            kind = authority_kind(self.before.get(address), wallet, pinned) or authority_kind(
+                self.after.get(address), wallet, pinned
+            )
             if kind is not None:
                 self.controlled[address] = kind
         self.moves = strategy_moves(self.resolved, self.inner, pinned) if self.resolved else []
@@ -95,8 +112,11 @@ class Observed:
         state = self.after.get(address)
         if state is None:
             return 0
-        mine = (address in self.user or (state.owner == self.intent.strategy_program and self.controlled.get(address) == "position")
-                or (state.token is not None and state.token.owner == self.intent.funds_recipient is not None))
+        mine = (
+            address in self.user
+            or (state.owner == self.intent.strategy_program and self.controlled.get(address) == "position")
+            or (state.token is not None and state.token.owner == self.intent.funds_recipient is not None)
+        )
         return self.opened_rent(address) if mine else 0
 
     def mint_of(self, address: str) -> str | None:
@@ -111,15 +131,28 @@ class Observed:
         return sum(m.amount for m in self.moves if m.destination == address and m.lamports == lamports)
 
     def token_gain(self, address: str) -> int:
-        amounts = [s.token.amount if s is not None and s.token is not None else 0 for s in (self.before.get(address), self.after.get(address))]
+        amounts = [
+            s.token.amount if s is not None and s.token is not None else 0
+            for s in (self.before.get(address), self.after.get(address))
+        ]
         return amounts[1] - amounts[0]
 
     def context(self) -> Context:
-        wsol = {a for a in self.user for s in (self.before.get(a), self.after.get(a)) if s and s.token and s.token.native}
+        wsol = {
+            a for a in self.user for s in (self.before.get(a), self.after.get(a)) if s and s.token and s.token.native
+        }
         if self.resolved is not None:
             wsol |= wsol_accounts_opened(self.resolved, self.intent.wallet)
-        return Context(self.intent.action, self.intent.wallet, self.intent.payer, self.intent.strategy_program,
-                       frozenset(self.user), frozenset(self.user | set(self.controlled)), frozenset(wsol), self.intent.funds_recipient)
+        return Context(
+            self.intent.action,
+            self.intent.wallet,
+            self.intent.payer,
+            self.intent.strategy_program,
+            frozenset(self.user),
+            frozenset(self.user | set(self.controlled)),
+            frozenset(wsol),
+            self.intent.funds_recipient,
+        )
 
 
 def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, int]) -> list[str]:
@@ -137,19 +170,27 @@ def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, 
         if token_after is not None and token_after.mint in falling:
             gained = token_after.amount - (before.token.amount if before and before.token else 0)
             if gained > seen.moved_to(address, lamports=False):
-                diffs.append(f"{amount_text(gained, token_after.mint, decimals)} to {short(address)} "
-                             f"(owned by {short(token_after.owner)}), not asked for")
+                diffs.append(
+                    f"{amount_text(gained, token_after.mint, decimals)} to {short(address)} "
+                    f"(owned by {short(token_after.owner)}), not asked for"
+                )
                 continue
         gained = seen.gain(address) - seen.own_rent(address)
         if gained <= 0:
             continue
         if token_after is not None and token_after.native:
-            gained -= max(seen.token_gain(address), 0) if seen.moved_to(address, lamports=False) >= seen.token_gain(address) else 0
+            gained -= (
+                max(seen.token_gain(address), 0)
+                if seen.moved_to(address, lamports=False) >= seen.token_gain(address)
+                else 0
+            )
         # SOL the program takes from the user into the strategy; what it pays out of the strategy is checked in `strategy_payouts`.
         gained -= sum(m.amount for m in seen.moves if m.lamports and m.destination == address and m.source in seen.user)
         if gained > 0:
             program = programs.PROGRAM_NAMES.get(after.owner, short(after.owner)) if after is not None else ""
-            owner = f" (a new account owned by {program})" if after is not None and before is None and after.owner else ""
+            owner = (
+                f" (a new account owned by {program})" if after is not None and before is None and after.owner else ""
+            )
             diffs.append(f"{amount_text(gained, None, decimals)} to {short(address)}{owner}, not asked for")
     return diffs
 
@@ -162,8 +203,11 @@ def strategy_payouts(seen: Observed, decimals: Mapping[str, int]) -> list[str]:
     the program may move value between accounts that are not the user's (a deposit into its vault, a
     payer's transaction for another wallet), but not out of one the user's keys control."""
     intent = seen.intent
-    outward = [m for m in seen.moves if m.source not in seen.user and m.destination not in seen.user
-               and m.destination != _recipient_account(seen)]
+    outward = [
+        m
+        for m in seen.moves
+        if m.source not in seen.user and m.destination not in seen.user and m.destination != _recipient_account(seen)
+    ]
     if intent.action in ("withdraw", "close-account"):
         received = sum(m.amount for m in seen.moves if m.destination in seen.user and not m.lamports)
         allowed = -(-received * MAX_WITHDRAW_FEE_BPS // 10_000) if intent.action == "withdraw" else 0
@@ -171,8 +215,11 @@ def strategy_payouts(seen: Observed, decimals: Mapping[str, int]) -> list[str]:
             return []
     else:
         outward = [m for m in outward if m.source in seen.controlled]
-    return [f"{amount_text(m.amount, None if m.lamports else seen.mint_of(m.source), decimals)} of your position to "
-            f"{short(m.destination)}, not asked for" for m in outward]
+    return [
+        f"{amount_text(m.amount, None if m.lamports else seen.mint_of(m.source), decimals)} of your position to "
+        f"{short(m.destination)}, not asked for"
+        for m in outward
+    ]
 
 
 def _recipient_account(seen: Observed) -> str | None:
@@ -192,8 +239,14 @@ def controlled_unchanged(seen: Observed, resolved: Resolved | None) -> list[str]
     nonce = lifetime_nonce(resolved)
     for address, kind in sorted(seen.controlled.items()):
         before, after = seen.before.get(address), seen.after.get(address)
-        if before == after or (kind == "nonce" and address == nonce and after is not None and before is not None
-                               and after.lamports == before.lamports and after.owner == before.owner):
+        if before == after or (
+            kind == "nonce"
+            and address == nonce
+            and after is not None
+            and before is not None
+            and after.lamports == before.lamports
+            and after.owner == before.owner
+        ):
             continue
         if kind == "position":
             if after is None:
@@ -201,20 +254,45 @@ def controlled_unchanged(seen: Observed, resolved: Resolved | None) -> list[str]
             if position_user(after) != seen.intent.wallet:
                 diffs.append(f"your position {short(address)} would belong to {short(position_user(after) or '?')}")
             continue
-        if kind == "delegated" and after is not None and before is not None and after.token and before.token \
-                and after.token.amount >= before.token.amount and after.token == before.token:
+        if (
+            kind == "delegated"
+            and after is not None
+            and before is not None
+            and after.token
+            and before.token
+            and after.token.amount >= before.token.amount
+            and after.token == before.token
+        ):
             continue
         diffs.append(f"your {_KIND_NAMES[kind]} {short(address)} changes, not asked for")
-    for address, name in {seen.intent.payer: "payer", seen.intent.wallet: "wallet"}.items():  # one line when the wallet pays
+    for address, name in {
+        seen.intent.payer: "payer",
+        seen.intent.wallet: "wallet",
+    }.items():  # one line when the wallet pays
         before, after = seen.before.get(address), seen.after.get(address)
-        if before is not None and after is not None and before.owner and (after.owner != before.owner or after.size != before.size):
-            what = f"assigned to program {short(after.owner)}" if after.owner != before.owner else f"given {after.size} bytes of data"
+        if (
+            before is not None
+            and after is not None
+            and before.owner
+            and (after.owner != before.owner or after.size != before.size)
+        ):
+            what = (
+                f"assigned to program {short(after.owner)}"
+                if after.owner != before.owner
+                else f"given {after.size} bytes of data"
+            )
             diffs.append(f"your {name} {short(address)} would be {what}")
     return diffs
 
 
-_KIND_NAMES = {"delegated": "token account (you are its delegate or close authority)", "nonce": "nonce account",
-               "stake": "stake account", "mint": "mint", "position": "position", "token": "token account"}
+_KIND_NAMES = {
+    "delegated": "token account (you are its delegate or close authority)",
+    "nonce": "nonce account",
+    "stake": "stake account",
+    "mint": "mint",
+    "position": "position",
+    "token": "token account",
+}
 
 
 def lifetime_nonce(resolved: Resolved | None) -> str | None:

@@ -56,11 +56,16 @@ class AroundSimulation:
     slots: tuple[int | None, int | None, int | None]  # pre-read, simulation, re-read
 
 
-async def read_around(rpc: Any, accounts: Sequence[Pubkey], tx: VersionedTransaction, *,
-                      also_read: Sequence[Pubkey] = (), questions: Sequence[Call] = (),
-                      inner_instructions: bool = False,
-                      also_read_for: Callable[[Sequence[AccountInfo | None]], Sequence[Pubkey]] | None = None,
-                      ) -> AroundSimulation:
+async def read_around(
+    rpc: Any,
+    accounts: Sequence[Pubkey],
+    tx: VersionedTransaction,
+    *,
+    also_read: Sequence[Pubkey] = (),
+    questions: Sequence[Call] = (),
+    inner_instructions: bool = False,
+    also_read_for: Callable[[Sequence[AccountInfo | None]], Sequence[Pubkey]] | None = None,
+) -> AroundSimulation:
     """Pre-state, simulation (post-state of `accounts`) and the pre-state again, in one batch, until
     the pre-state held around the simulation; raise AccountsKeptChanging when it never did.
 
@@ -69,8 +74,10 @@ async def read_around(rpc: Any, accounts: Sequence[Pubkey], tx: VersionedTransac
     names more accounts to read in the same batch (the owners and mints the pre-state shows).
     A failed simulation returns at once (its post-state is empty: there is nothing to compare)."""
     keys = list(accounts)
-    sim_call = ("simulateTransaction", [base64.b64encode(bytes(tx)).decode("ascii"),
-                                        simulation_config(rpc.commitment, keys, inner_instructions)])
+    sim_call = (
+        "simulateTransaction",
+        [base64.b64encode(bytes(tx)).decode("ascii"), simulation_config(rpc.commitment, keys, inner_instructions)],
+    )
     reads = reads_of(rpc, keys)
     ahead = [rpc.answered(c) for c in reads] if keys and hasattr(rpc, "answered") else []
     for attempt in range(STABLE_READ_ATTEMPTS):
@@ -97,14 +104,19 @@ async def read_around(rpc: Any, accounts: Sequence[Pubkey], tx: VersionedTransac
             f"the accounts this transaction writes changed during each of {STABLE_READ_ATTEMPTS} checks; nothing was signed"
         )
     m = len(rest) - len(questions)
-    return AroundSimulation(tuple(before), simulation, dict(zip(extra, _accounts(extra, rest[:m]))),
-                            tuple(rest[m:]), slots)
+    return AroundSimulation(
+        tuple(before), simulation, dict(zip(extra, _accounts(extra, rest[:m]))), tuple(rest[m:]), slots
+    )
 
 
 def simulation_config(commitment: str, accounts: Sequence[Pubkey], inner_instructions: bool = False) -> dict[str, Any]:
     """Without signature checks and with the transaction's own blockhash; `accounts` returned after it."""
-    config: dict[str, Any] = {"encoding": "base64", "sigVerify": False, "replaceRecentBlockhash": False,
-                              "commitment": commitment}
+    config: dict[str, Any] = {
+        "encoding": "base64",
+        "sigVerify": False,
+        "replaceRecentBlockhash": False,
+        "commitment": commitment,
+    }
     if accounts:
         config["accounts"] = {"encoding": "base64", "addresses": [str(a) for a in accounts]}
     if inner_instructions:
@@ -112,7 +124,9 @@ def simulation_config(commitment: str, accounts: Sequence[Pubkey], inner_instruc
     return config
 
 
-def simulation_of(value: dict[str, Any], accounts: Sequence[Pubkey], before: Sequence[AccountInfo | None]) -> Simulation:
+def simulation_of(
+    value: dict[str, Any], accounts: Sequence[Pubkey], before: Sequence[AccountInfo | None]
+) -> Simulation:
     """A simulateTransaction `value` as a Simulation; `before` (the pre-state of `accounts`, or empty)
     gives the token accounts' balances before and after."""
     post_raw = value.get("accounts") or [None] * len(accounts)
@@ -126,10 +140,19 @@ def simulation_of(value: dict[str, Any], accounts: Sequence[Pubkey], before: Seq
             either = pre_t or post_t
             if either:
                 mint, owner, _ = either
-                balances.append(TokenBalanceChange(str(address), mint, owner, pre_t[2] if pre_t else None,
-                                                   post_t[2] if post_t else None))
-    return Simulation(err=value.get("err"), logs=tuple(value.get("logs") or ()), units_consumed=value.get("unitsConsumed"),
-                      accounts=after, token_balances=tuple(balances), inner_instructions=value.get("innerInstructions"))
+                balances.append(
+                    TokenBalanceChange(
+                        str(address), mint, owner, pre_t[2] if pre_t else None, post_t[2] if post_t else None
+                    )
+                )
+    return Simulation(
+        err=value.get("err"),
+        logs=tuple(value.get("logs") or ()),
+        units_consumed=value.get("unitsConsumed"),
+        accounts=after,
+        token_balances=tuple(balances),
+        inner_instructions=value.get("innerInstructions"),
+    )
 
 
 def account_of(address: Pubkey, raw: dict[str, Any] | None) -> AccountInfo | None:
@@ -142,15 +165,23 @@ def account_of(address: Pubkey, raw: dict[str, Any] | None) -> AccountInfo | Non
         payload = base64.b64decode(data)
     else:
         raise RpcError(f"the RPC returned account {address} in an encoding other than base64")
-    return AccountInfo(address=address, lamports=int(raw["lamports"]), owner=Pubkey.from_string(raw["owner"]),
-                       data=payload, executable=bool(raw.get("executable", False)), rent_epoch=int(raw.get("rentEpoch", 0)))
+    return AccountInfo(
+        address=address,
+        lamports=int(raw["lamports"]),
+        owner=Pubkey.from_string(raw["owner"]),
+        data=payload,
+        executable=bool(raw.get("executable", False)),
+        rent_epoch=int(raw.get("rentEpoch", 0)),
+    )
 
 
 def reads_of(rpc: Any, keys: Sequence[Pubkey]) -> list[Call]:
     """The getMultipleAccounts requests that read `keys` (asked ahead, they are the pre-read's own)."""
     config = {"encoding": "base64", "commitment": rpc.commitment}
-    return [("getMultipleAccounts", [[str(k) for k in keys[i : i + MAX_ACCOUNTS_PER_CALL]], config])
-            for i in range(0, len(keys), MAX_ACCOUNTS_PER_CALL)]
+    return [
+        ("getMultipleAccounts", [[str(k) for k in keys[i : i + MAX_ACCOUNTS_PER_CALL]], config])
+        for i in range(0, len(keys), MAX_ACCOUNTS_PER_CALL)
+    ]
 
 
 def _accounts(keys: Sequence[Pubkey], answers: Sequence[Answer]) -> list[AccountInfo | None]:
@@ -159,8 +190,10 @@ def _accounts(keys: Sequence[Pubkey], answers: Sequence[Answer]) -> list[Account
         chunk = keys[n * MAX_ACCOUNTS_PER_CALL : (n + 1) * MAX_ACCOUNTS_PER_CALL]
         values = answer.value()["value"]
         if not isinstance(values, list) or len(values) != len(chunk):
-            raise ServiceError(f"the RPC answered getMultipleAccounts with {len(values) if isinstance(values, list) else 'no'} "
-                               f"accounts for {len(chunk)} asked")
+            raise ServiceError(
+                f"the RPC answered getMultipleAccounts with {len(values) if isinstance(values, list) else 'no'} "
+                f"accounts for {len(chunk)} asked"
+            )
         out.extend(account_of(k, raw) for k, raw in zip(chunk, values))
     return out
 

@@ -13,11 +13,11 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs
 from yieldcli.chain.decode import encode_transaction, message_version
 from yieldcli.chain.decoders import DECODERS
 from yieldcli.chain.decoders.common import DecodeContext
 from yieldcli.chain.sign import signature_slots
+from yieldcli.solana import programs
 from yieldcli.tokens import KNOWN_TOKENS
 
 LookupTables = Mapping["str | Pubkey", Sequence["str | Pubkey"]] | Iterable[AddressLookupTableAccount]
@@ -124,7 +124,9 @@ def review_transaction(
             table = str(lookup.account_key)
             entries = contents.get(table)
             table_reviews.append(
-                LookupTableReview(table, tuple(lookup.writable_indexes), tuple(lookup.readonly_indexes), entries is not None)
+                LookupTableReview(
+                    table, tuple(lookup.writable_indexes), tuple(lookup.readonly_indexes), entries is not None
+                )
             )
             if entries is None:
                 warnings.append(
@@ -140,10 +142,14 @@ def review_transaction(
                         if idx < len(entries):
                             address = entries[idx]
                         else:
-                            warnings.append(f"lookup table {table} has {len(entries)} addresses; index {idx} is beyond it")
+                            warnings.append(
+                                f"lookup table {table} has {len(entries)} addresses; index {idx} is beyond it"
+                            )
                     bucket.append(AccountReview(0, address, False, writable, None, table, idx))
         for acc in (*loaded_writable, *loaded_readonly):
-            accounts.append(AccountReview(len(accounts), acc.address, False, acc.writable, None, acc.lookup_table, acc.lookup_index))
+            accounts.append(
+                AccountReview(len(accounts), acc.address, False, acc.writable, None, acc.lookup_table, acc.lookup_index)
+            )
 
     signers = _signers(tx, static_writable)
     known_decimals = {t.mint: t.decimals for t in KNOWN_TOKENS}
@@ -169,7 +175,15 @@ def review_transaction(
         elif name is None:
             warnings.append(f"instruction {n} calls an unknown program {program_id}; review it with care")
         named = tuple(
-            AccountReview(a.index, a.address, a.signer, a.writable, roles[i] if i < len(roles) else None, a.lookup_table, a.lookup_index)
+            AccountReview(
+                a.index,
+                a.address,
+                a.signer,
+                a.writable,
+                roles[i] if i < len(roles) else None,
+                a.lookup_table,
+                a.lookup_index,
+            )
             for i, a in enumerate(ix_accounts)
         )
         instructions.append(

@@ -28,10 +28,10 @@ from yieldcli.chain.rpc_types import (
     TokenAmount,
     TransactionRecord,
 )
+from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, YieldError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, cluster_of, commitment_rank
 from yieldcli.solana.programs import parse_token_account
 from yieldcli.solana.transaction_errors import describe_error
-from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, YieldError
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:  # imported when an Rpc opens: solana-py costs ~230 ms
@@ -85,7 +85,7 @@ class Rpc:
         self._riders: list[Call] = []  # asked ahead, sent with the next exchange
         self._answered: dict[str, Answer] = {}  # answers asked ahead, each used once
 
-    async def __aenter__(self) -> "Rpc":
+    async def __aenter__(self) -> Rpc:
         self._open()
         return self
 
@@ -165,7 +165,9 @@ class Rpc:
         except SolanaRpcException as exc:
             raise self.transport_error(method, exc.__cause__) from None
         except ValidationError:
-            raise RpcError(f"RPC {self.shown_url} answered {method} with something that is not a JSON-RPC response") from None
+            raise RpcError(
+                f"RPC {self.shown_url} answered {method} with something that is not a JSON-RPC response"
+            ) from None
         except BaseException as exc:
             # pyo3's PanicException derives from BaseException; never let it crash the CLI.
             if type(exc).__name__ == "PanicException":
@@ -192,14 +194,20 @@ class Rpc:
                     hint="check the RPC URL and any API key it needs",
                 )
             if status == 429:
-                return NetworkError(f"{where} is rate limiting requests (HTTP 429)", hint="wait and try again, or use another RPC")
+                return NetworkError(
+                    f"{where} is rate limiting requests (HTTP 429)", hint="wait and try again, or use another RPC"
+                )
             if status >= 500:
-                return NetworkError(f"{where} failed with HTTP {status} on {method}", hint="try again later, or use another RPC")
+                return NetworkError(
+                    f"{where} failed with HTTP {status} on {method}", hint="try again later, or use another RPC"
+                )
             return RpcError(f"{where} answered {method} with HTTP {status}")
         if isinstance(cause, httpx2.ConnectError):
             return NetworkError(f"cannot connect to {where}", kind="network.rpc.unreachable")
         name = type(cause).__name__ if cause is not None else "unknown error"
-        return NetworkError(f"connection to {where} failed during {method}: {name}", hint="check your network and try again")
+        return NetworkError(
+            f"connection to {where} failed during {method}: {name}", hint="check your network and try again"
+        )
 
     def answer_error(self, method: str, code: int, message: str, data: Any) -> YieldError:
         where = f"RPC {self.shown_url}"
@@ -225,7 +233,9 @@ class Rpc:
                 hint="a required signature is missing or does not match the message",
             )
         if code == -32005:
-            return NetworkError(f"{where} is unhealthy or behind the cluster: {message}", hint="try again, or use another RPC")
+            return NetworkError(
+                f"{where} is unhealthy or behind the cluster: {message}", hint="try again, or use another RPC"
+            )
         return RpcError(f"{where} answered {method} with error {code}: {message}", code=code, data=data)
 
     def _commitment(self, commitment: str | None) -> dict[str, str]:
@@ -238,7 +248,9 @@ class Rpc:
     async def latest_blockhash(self, commitment: str | None = None) -> LatestBlockhash:
         result = await self.call("getLatestBlockhash", [self._commitment(commitment)])
         value = result["value"]
-        return LatestBlockhash(Hash.from_string(value["blockhash"]), int(value["lastValidBlockHeight"]), int(result["context"]["slot"]))
+        return LatestBlockhash(
+            Hash.from_string(value["blockhash"]), int(value["lastValidBlockHeight"]), int(result["context"]["slot"])
+        )
 
     async def block_height(self, commitment: str | None = None) -> int:
         return int(await self.call("getBlockHeight", [self._commitment(commitment)]))
@@ -308,7 +320,9 @@ class Rpc:
                 )
         return out
 
-    async def transaction(self, signature: Signature | str, *, commitment: str | None = None) -> TransactionRecord | None:
+    async def transaction(
+        self, signature: Signature | str, *, commitment: str | None = None
+    ) -> TransactionRecord | None:
         """The landed transaction's slot, error, logs and fee, or None when the node does not have it."""
         level = commitment or self.commitment
         if level == "processed":
@@ -321,15 +335,21 @@ class Rpc:
             return None
         meta = result.get("meta") or {}
         logs = meta.get("logMessages")
-        return TransactionRecord(int(result["slot"]), meta.get("err"), tuple(logs) if logs is not None else None, meta.get("fee"))
+        return TransactionRecord(
+            int(result["slot"]), meta.get("err"), tuple(logs) if logs is not None else None, meta.get("fee")
+        )
 
     # ---- accounts
 
     async def account_info(self, address: Pubkey, *, commitment: str | None = None) -> AccountInfo | None:
-        result = await self.call("getAccountInfo", [str(address), {"encoding": "base64", **self._commitment(commitment)}])
+        result = await self.call(
+            "getAccountInfo", [str(address), {"encoding": "base64", **self._commitment(commitment)}]
+        )
         return _account(address, result["value"])
 
-    async def multiple_accounts(self, addresses: Sequence[Pubkey], *, commitment: str | None = None) -> list[AccountInfo | None]:
+    async def multiple_accounts(
+        self, addresses: Sequence[Pubkey], *, commitment: str | None = None
+    ) -> list[AccountInfo | None]:
         out: list[AccountInfo | None] = []
         keys = list(addresses)
         for start in range(0, len(keys), _MAX_ACCOUNTS_PER_CALL):

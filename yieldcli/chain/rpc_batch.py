@@ -74,7 +74,7 @@ async def send_batch(rpc: Rpc, calls: Sequence[Call]) -> list[Answer]:
     else:
         answers = await _exchange(rpc, asked)
     rpc.keep_answers({key_of(m, p): a for (m, p), a in zip(riders, answers)})
-    return answers[len(riders):]
+    return answers[len(riders) :]
 
 
 async def _single(rpc: Rpc, method: str, params: list[Any]) -> Answer:
@@ -110,8 +110,14 @@ async def _exchange(rpc: Rpc, calls: Sequence[Call]) -> list[Answer]:
         elif isinstance(item.get("error"), dict):
             err = item["error"]
             code = err.get("code")
-            answers.append(Answer(method, error=rpc.answer_error(
-                method, code if type(code) is int else -32603, str(err.get("message", "")), err.get("data"))))
+            answers.append(
+                Answer(
+                    method,
+                    error=rpc.answer_error(
+                        method, code if type(code) is int else -32603, str(err.get("message", "")), err.get("data")
+                    ),
+                )
+            )
         elif "result" in item:
             answers.append(Answer(method, item["result"]))
         else:

@@ -26,13 +26,16 @@ def unsigned_from_service(body: Any) -> str:
     raise ServiceError("the service answered without a transaction (expected base64 text)")
 
 
-def from_service(post: Post, path: str, params: Mapping[str, Any], payer: str, *, ix: bool,
-                 nonce: OnNonce | None = None) -> Obtain:
+def from_service(
+    post: Post, path: str, params: Mapping[str, Any], payer: str, *, ix: bool, nonce: OnNonce | None = None
+) -> Obtain:
     """How to obtain the transaction for `path` (e.g. "/deposit"): whole, or compiled for `payer` from
     the instructions (the answer then travels with it, as it came), on a durable nonce when given one."""
     if nonce is not None and not ix:
-        raise UsageError("a durable nonce is built into a transaction compiled from the service's instructions",
-                         kind="usage.nonce.needs_ix")
+        raise UsageError(
+            "a durable nonce is built into a transaction compiled from the service's instructions",
+            kind="usage.nonce.needs_ix",
+        )
 
     async def obtain(rpc: Any) -> TransactionToReview:
         if nonce is not None:
@@ -51,8 +54,9 @@ def from_service(post: Post, path: str, params: Mapping[str, Any], payer: str, *
 
             body = await _answer(post(f"{path}/ix", params))
             built = await build_from_ix(rpc, body, Pubkey.from_string(payer))
-            return TransactionToReview(built.transaction, built.last_valid_block_height, built.lookup_tables,
-                                       service_answer=body)
+            return TransactionToReview(
+                built.transaction, built.last_valid_block_height, built.lookup_tables, service_answer=body
+            )
         from yieldcli.chain.decode import decode_transaction
 
         return TransactionToReview(decode_transaction(unsigned_from_service(await _answer(post(f"{path}/tx", params)))))

@@ -65,7 +65,9 @@ async def lifetimes_over(rpc: Any, entries: list[InFlight]) -> dict[str, bool]:
         if entry.last_valid_block_height is not None:
             over[entry.signature] = height > entry.last_valid_block_height
         elif entry.nonce_account is not None and entry.nonce_value is not None:
-            over[entry.signature] = await nonce_used(rpc, Pubkey.from_string(entry.nonce_account), Hash.from_string(entry.nonce_value))
+            over[entry.signature] = await nonce_used(
+                rpc, Pubkey.from_string(entry.nonce_account), Hash.from_string(entry.nonce_value)
+            )
         else:
             over[entry.signature] = False  # neither a deadline nor a nonce: never assumed gone
     return over

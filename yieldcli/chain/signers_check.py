@@ -43,7 +43,9 @@ def check_signable(tx: VersionedTransaction, expected_payer: Pubkey, my_signers:
     for slot in signature_slots(tx):
         # Our keys fill their slots; any other slot must already hold a signature that verifies.
         if slot.signer not in mine and not slot.valid:
-            missing.append(f"{slot.signer} (signature slot {slot.index}{', present but invalid' if slot.present else ''})")
+            missing.append(
+                f"{slot.signer} (signature slot {slot.index}{', present but invalid' if slot.present else ''})"
+            )
     if missing:
         raise SigningRefused(
             "refusing to sign: the transaction also needs a signature from " + ", ".join(missing),

@@ -58,8 +58,13 @@ def parse_token(owner_program: str, data: bytes) -> TokenState | None:
     (native_tag,) = struct.unpack_from("<I", data, 109)
     (delegated,) = struct.unpack_from("<Q", data, 121)
     return TokenState(
-        mint=str(Pubkey.from_bytes(data[0:32])), owner=str(Pubkey.from_bytes(data[32:64])), amount=amount,
-        delegate=key(72), delegated_amount=delegated, close_authority=key(129), native=bool(native_tag),
+        mint=str(Pubkey.from_bytes(data[0:32])),
+        owner=str(Pubkey.from_bytes(data[32:64])),
+        amount=amount,
+        delegate=key(72),
+        delegated_amount=delegated,
+        close_authority=key(129),
+        native=bool(native_tag),
     )
 
 
@@ -103,7 +108,9 @@ def writable_addresses(message: Any, lookup_tables: Mapping[str, Sequence[str]] 
         entries = (lookup_tables or {}).get(str(lookup.account_key))
         for index in lookup.writable_indexes:
             if entries is None or index >= len(entries):
-                raise ValueError(f"lookup table {lookup.account_key} could not be read, so account #{index} in it is unknown")
+                raise ValueError(
+                    f"lookup table {lookup.account_key} could not be read, so account #{index} in it is unknown"
+                )
             out.append(str(entries[index]))
     return list(dict.fromkeys(out))
 

@@ -37,13 +37,30 @@ if TYPE_CHECKING:
     from yieldcli.chain.sign import Signer
 
 # The vocabulary lives in transact_types; callers name it from here, where the steps are.
-__all__ = ["ACTIONS", "Hooks", "Obtain", "Prepared", "TransactOptions", "TransactionToReview",
-           "UserRequest", "complete", "prepare", "run"]
+__all__ = [
+    "ACTIONS",
+    "Hooks",
+    "Obtain",
+    "Prepared",
+    "TransactOptions",
+    "TransactionToReview",
+    "UserRequest",
+    "complete",
+    "prepare",
+    "run",
+]
 
 
-async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions,
-                  hooks: Hooks, load_signers: Callable[[], Sequence[Signer]] | None = None,
-                  journal: Journal | None = None) -> Prepared | Outcome:
+async def prepare(
+    rpc: Any,
+    rpc_url: str,
+    request: UserRequest,
+    obtain: Obtain,
+    options: TransactOptions,
+    hooks: Hooks,
+    load_signers: Callable[[], Sequence[Signer]] | None = None,
+    journal: Journal | None = None,
+) -> Prepared | Outcome:
     """Obtain, budget, review, check signability and simulate. An Outcome instead when this exact
     (already signed) transaction turns out to have landed: nothing more to do."""
     from solders.pubkey import Pubkey
@@ -69,8 +86,12 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
     fees = await checks.budget(rpc, options, to_review, hooks.log)
     tx = to_review.transaction
     review = review_transaction(tx, lookup_tables=to_review.lookup_tables or None)
-    result: Result = {"action": request.action, "cluster": redact_url(rpc_url), "review": review.to_dict(),
-                      "fee": checks.fee_dict(fees)}
+    result: Result = {
+        "action": request.action,
+        "cluster": redact_url(rpc_url),
+        "review": review.to_dict(),
+        "fee": checks.fee_dict(fees),
+    }
     if to_review.service_answer is not None:
         result["service_answer"] = to_review.service_answer
 
@@ -87,8 +108,10 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
             ours = {str(k.pubkey()) for k in signers}
             others = [s.address for s in review.signers if not s.signed and s.address not in ours]
             if others:
-                raise UsageError("cannot send: the transaction also needs signatures from " + ", ".join(others),
-                                 kind="usage.missing_signers")
+                raise UsageError(
+                    "cannot send: the transaction also needs signatures from " + ", ".join(others),
+                    kind="usage.missing_signers",
+                )
 
     if options.send and journal is not None:
         landed = await _landed_already(rpc, rpc_url, journal, options, hooks, tx, result)
@@ -118,12 +141,20 @@ async def prepare(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, 
 
         # What a Ledger shows when it blind-signs: the person compares it with the review's.
         result["message_hash"] = message_hash(message_bytes(tx))
-    return Prepared(request, options, rpc_url, tx, review, fees, check, result, signers, last_valid,
-                    to_review.lookup_tables)
+    return Prepared(
+        request, options, rpc_url, tx, review, fees, check, result, signers, last_valid, to_review.lookup_tables
+    )
 
 
-async def _landed_already(rpc: Any, rpc_url: str, journal: Journal, options: TransactOptions, hooks: Hooks,
-                          tx: VersionedTransaction, result: Result) -> Outcome | None:
+async def _landed_already(
+    rpc: Any,
+    rpc_url: str,
+    journal: Journal,
+    options: TransactOptions,
+    hooks: Hooks,
+    tx: VersionedTransaction,
+    result: Result,
+) -> Outcome | None:
     """Refuse an RPC on another cluster; the outcome of a transaction that already landed."""
     from yieldcli.chain.cluster_identity import check_same_cluster
     from yieldcli.chain.nonce import nonce_lifetime
@@ -167,30 +198,43 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
 
     signed = sign_transaction(tx, prepared.signers)
     if not signed.signed:
-        raise UsageError(f"the keypair {prepared.signers[0].pubkey()} is not a signer of this transaction",
-                         kind="usage.not_a_signer")
+        raise UsageError(
+            f"the keypair {prepared.signers[0].pubkey()} is not a signer of this transaction", kind="usage.not_a_signer"
+        )
     result["transaction"] = signed.to_base64()
     result["missing_signers"] = [str(k) for k in signed.missing]
     fee_payer_signature = signed.transaction.signatures[0]
     # None until the fee payer has signed: the placeholder (all ones) is no transaction's signature.
-    result["signature"] = None if fee_payer_signature == type(fee_payer_signature).default() else str(fee_payer_signature)
+    result["signature"] = (
+        None if fee_payer_signature == type(fee_payer_signature).default() else str(fee_payer_signature)
+    )
     if not options.send:
         result["status"] = "signed" if signed.complete else "partially-signed"
         return Signed(result, result["transaction"], result["signature"] or "", result["missing_signers"])
     if not signed.complete:
-        raise UsageError("cannot send: the transaction still needs signatures from " + ", ".join(result["missing_signers"]),
-                         kind="usage.missing_signers")
+        raise UsageError(
+            "cannot send: the transaction still needs signatures from " + ", ".join(result["missing_signers"]),
+            kind="usage.missing_signers",
+        )
     if journal is None:
         raise UsageError("sending needs a journal: a sent signature is never lost", kind="usage.no_journal")
     from yieldcli.chain.transact_send import send_and_wait
 
-    return await send_and_wait(rpc, prepared.rpc_url, journal, prepared.request, options, hooks, signed.transaction,
-                               last_valid, result)
+    return await send_and_wait(
+        rpc, prepared.rpc_url, journal, prepared.request, options, hooks, signed.transaction, last_valid, result
+    )
 
 
-
-async def run(rpc: Any, rpc_url: str, request: UserRequest, obtain: Obtain, options: TransactOptions, hooks: Hooks,
-              load_signers: Callable[[], Sequence[Signer]] | None = None, journal: Journal | None = None) -> Outcome:
+async def run(
+    rpc: Any,
+    rpc_url: str,
+    request: UserRequest,
+    obtain: Obtain,
+    options: TransactOptions,
+    hooks: Hooks,
+    load_signers: Callable[[], Sequence[Signer]] | None = None,
+    journal: Journal | None = None,
+) -> Outcome:
     """Prepare and complete: one outcome (the landed one, when this exact transaction landed before)."""
     prepared = await prepare(rpc, rpc_url, request, obtain, options, hooks, load_signers, journal)
     if not isinstance(prepared, Prepared):

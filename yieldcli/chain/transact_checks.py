@@ -16,13 +16,13 @@ from yieldcli.errors import NetworkError, Refused, SimulationFailed, Transaction
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
-    from yieldcli.chain.sign import Signer
     from solders.message import Message, MessageV0
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.compute_budget import FeeSummary
     from yieldcli.chain.intent import Check, Intent
     from yieldcli.chain.review import Review
+    from yieldcli.chain.sign import Signer
     from yieldcli.chain.transact_types import Hooks, TransactionToReview, TransactOptions, UserRequest
 
 Log = Callable[[str], None]
@@ -55,8 +55,10 @@ async def budget(rpc: Any, options: TransactOptions, to_review: TransactionToRev
     if price == "auto" and options.max_fee is None:
         check_auto_ceiling(budgeted.fees)
     if budgeted.units_consumed is not None:
-        log(f"compute units: {budgeted.units_consumed} simulated, limit {budgeted.fees.unit_limit}; "
-            f"price {budgeted.fees.unit_price} micro-lamports per unit ({price if price == 'auto' else 'given'})")
+        log(
+            f"compute units: {budgeted.units_consumed} simulated, limit {budgeted.fees.unit_limit}; "
+            f"price {budgeted.fees.unit_price} micro-lamports per unit ({price if price == 'auto' else 'given'})"
+        )
     to_review.transaction = budgeted.transaction
     return budgeted.fees
 
@@ -65,8 +67,13 @@ def fee_dict(fees: FeeSummary | None) -> dict[str, int] | None:
     """The fee as the review and JSON show it: lamports, the limit and the price per unit."""
     if fees is None:
         return None
-    return {"base": fees.base_fee, "priority": fees.priority_fee, "total": fees.total,
-            "compute_unit_limit": fees.unit_limit, "compute_unit_price": fees.unit_price}
+    return {
+        "base": fees.base_fee,
+        "priority": fees.priority_fee,
+        "total": fees.total,
+        "compute_unit_limit": fees.unit_limit,
+        "compute_unit_price": fees.unit_price,
+    }
 
 
 def intent_of(request: UserRequest, options: TransactOptions, review: Review, keypair: Signer | None) -> Intent:
@@ -78,17 +85,31 @@ def intent_of(request: UserRequest, options: TransactOptions, review: Review, ke
     wallet = (signer or review.fee_payer) if action == "transaction" else (request.wallet or signer or review.fee_payer)
     payer = request.expected_payer or review.fee_payer
     # Without an explicit allowance: the default rent allowance plus the fee the fee ceiling allows.
-    max_sol_cost = options.max_sol_cost if options.max_sol_cost is not None else DEFAULT_MAX_SOL_COST + (options.max_fee or 0)
+    max_sol_cost = (
+        options.max_sol_cost if options.max_sol_cost is not None else DEFAULT_MAX_SOL_COST + (options.max_fee or 0)
+    )
     return Intent(
-        action=action, wallet=wallet, payer=payer, mint=request.mint, amount=request.amount,
-        strategy=request.strategy_id, exclude_fees=request.exclude_fees, unwrap=request.unwrap,
-        max_sol_cost=max_sol_cost, strategy_program=options.strategy_program,
+        action=action,
+        wallet=wallet,
+        payer=payer,
+        mint=request.mint,
+        amount=request.amount,
+        strategy=request.strategy_id,
+        exclude_fees=request.exclude_fees,
+        unwrap=request.unwrap,
+        max_sol_cost=max_sol_cost,
+        strategy_program=options.strategy_program,
         funds_recipient=request.funds_recipient,
     )
 
 
-async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[AddressLookupTableAccount, ...],
-                   intent: Intent, request: UserRequest) -> tuple[Result, Check | None]:
+async def simulate(
+    rpc: Any,
+    tx: VersionedTransaction,
+    lookup_tables: tuple[AddressLookupTableAccount, ...],
+    intent: Intent,
+    request: UserRequest,
+) -> tuple[Result, Check | None]:
     """The simulation for the review and the intent check of the exact transaction: `(simulation, check)`."""
     from yieldcli import tokens
     from yieldcli.chain.intent_check import check_transaction
@@ -105,14 +126,24 @@ async def simulate(rpc: Any, tx: VersionedTransaction, lookup_tables: tuple[Addr
     changes = []
     for change in sim.token_balances:
         known = tokens.by_mint(change.mint or "")
-        if request.wallet and change.owner not in (request.wallet, None) and change.address not in request.named_signers:
+        if (
+            request.wallet
+            and change.owner not in (request.wallet, None)
+            and change.address not in request.named_signers
+        ):
             # The user's own accounts are what they care about; vaults and fee accounts are in the logs.
             continue
-        changes.append({
-            "address": change.address, "owner": change.owner, "mint": change.mint,
-            "decimals": known.decimals if known else None,
-            "before": change.pre, "after": change.post, "change": change.delta,
-        })
+        changes.append(
+            {
+                "address": change.address,
+                "owner": change.owner,
+                "mint": change.mint,
+                "decimals": known.decimals if known else None,
+                "before": change.pre,
+                "after": change.post,
+                "change": change.delta,
+            }
+        )
     simulation = {
         "ok": sim.ok,
         "error": None if sim.ok else describe_error(sim.err),
@@ -128,14 +159,26 @@ def refuse_before_signing(options: TransactOptions, result: Result, check: Check
     """Nothing is signed that does not do what was asked: every refusal here comes before any signature."""
     sim = result["simulation"]
     if (options.sign or options.send) and sim and not sim.get("skipped") and not sim["ok"]:
-        raise with_report(SimulationFailed(f"the simulation failed, nothing was signed or sent: {sim['error']}",
-                                           kind="simulation"), result, "simulation-failed")
+        raise with_report(
+            SimulationFailed(f"the simulation failed, nothing was signed or sent: {sim['error']}", kind="simulation"),
+            result,
+            "simulation-failed",
+        )
     if check is None:
         if options.send and not options.unsafe_allow_mismatch:
-            why = "the simulation was turned off" if not options.simulate else (
-                "the simulation failed" if sim and not sim.get("skipped") else "the simulation could not run")
-            raise with_report(Refused(f"refusing to send: what the transaction does could not be checked ({why})",
-                                      kind="refused.unchecked"), result, "refused")
+            why = (
+                "the simulation was turned off"
+                if not options.simulate
+                else ("the simulation failed" if sim and not sim.get("skipped") else "the simulation could not run")
+            )
+            raise with_report(
+                Refused(
+                    f"refusing to send: what the transaction does could not be checked ({why})",
+                    kind="refused.unchecked",
+                ),
+                result,
+                "refused",
+            )
         if options.sign or options.send:
             hooks.warn("what the transaction does was not checked against your request")
         return
@@ -145,13 +188,24 @@ def refuse_before_signing(options: TransactOptions, result: Result, check: Check
         hooks.allowed_mismatch(list(check.differences))
         return
     if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
-        raise with_report(Refused(
-            "refusing to sign: the transaction does more than pay the network fee and rent, and no intent was stated: "
-            + "; ".join(check.differences), kind="refused.mismatch.unstated"), result, "refused")
-    raise with_report(Refused(
-        "refusing to sign: the transaction does not do what was asked: " + "; ".join(check.differences),
-        hint="nothing was signed; the service may be faulty or compromised", kind="refused.mismatch",
-    ), result, "refused")
+        raise with_report(
+            Refused(
+                "refusing to sign: the transaction does more than pay the network fee and rent, and no intent was stated: "
+                + "; ".join(check.differences),
+                kind="refused.mismatch.unstated",
+            ),
+            result,
+            "refused",
+        )
+    raise with_report(
+        Refused(
+            "refusing to sign: the transaction does not do what was asked: " + "; ".join(check.differences),
+            hint="nothing was signed; the service may be faulty or compromised",
+            kind="refused.mismatch",
+        ),
+        result,
+        "refused",
+    )
 
 
 def message_of(tx: VersionedTransaction) -> Message | MessageV0:
@@ -207,14 +261,16 @@ async def deadline_for(rpc: Any, tx: VersionedTransaction) -> int | None:
             raise TransactionExpired(
                 f"the transaction's durable nonce {lifetime.value} is no longer the value of nonce account "
                 f"{lifetime.account}: it was used or advanced; nothing was signed or sent",
-                hint="build the transaction again on the nonce's current value", kind="tx.expired.nonce",
+                hint="build the transaction again on the nonce's current value",
+                kind="tx.expired.nonce",
             )
         return None
     blockhash = tx.message.recent_blockhash
     if not await rpc.is_blockhash_valid(blockhash):
         raise TransactionExpired(
             f"the transaction's blockhash {blockhash} has expired; nothing was signed or sent",
-            hint="request a new transaction", kind="tx.expired.blockhash",
+            hint="request a new transaction",
+            kind="tx.expired.blockhash",
         )
     last_valid: int = (await rpc.latest_blockhash()).last_valid_block_height
     return last_valid

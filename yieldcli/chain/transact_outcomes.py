@@ -54,20 +54,26 @@ class Unsigned(Outcome):
         effect is what was asked; otherwise what the check found, as a send would have ended."""
         simulation, effect = self.result.get("simulation"), self.result.get("effect")
         if simulation is None:
-            return Refused("reviewed only, and not checked: the simulation was turned off", kind="refused.unchecked.review")
+            return Refused(
+                "reviewed only, and not checked: the simulation was turned off", kind="refused.unchecked.review"
+            )
         skipped = simulation.get("skipped")
         if skipped:
             if str(skipped).startswith(RPC_UNREACHABLE):
                 return NetworkError(f"reviewed only, and not checked: {skipped}", kind="network.rpc.unreachable")
             return Refused(f"reviewed only, and not checked: {skipped}", kind="refused.unchecked.review")
         if not simulation.get("ok"):
-            return SimulationFailed(f"reviewed only: the simulation failed: {simulation.get('error')}", kind="simulation.review")
+            return SimulationFailed(
+                f"reviewed only: the simulation failed: {simulation.get('error')}", kind="simulation.review"
+            )
         if self.result.get("action") == "transaction":
             return None  # a transaction looked at with no request stated: nothing to match
         if effect is None or effect.get("differences"):
             differences = "; ".join(effect.get("differences", ())) if effect else "no check"
-            return Refused(f"reviewed only: the transaction does not do what was asked: {differences}",
-                           kind="refused.mismatch.review")
+            return Refused(
+                f"reviewed only: the transaction does not do what was asked: {differences}",
+                kind="refused.mismatch.review",
+            )
         return None
 
 
@@ -109,8 +115,10 @@ class Failed(Outcome):
     logs: list[str] = field(default_factory=list)
 
     def error(self) -> YieldError:
-        return with_signature(TransactionFailed(f"transaction {self.signature} failed on chain: {self.reason}",
-                                                kind="tx.failed"), self.signature)
+        return with_signature(
+            TransactionFailed(f"transaction {self.signature} failed on chain: {self.reason}", kind="tx.failed"),
+            self.signature,
+        )
 
 
 @dataclass
@@ -121,9 +129,13 @@ class Expired(Outcome):
     why: str = ""
 
     def error(self) -> YieldError:
-        return with_signature(TransactionExpired(
-            f"transaction {self.signature} expired: {self.why} without it landing; nothing was spent",
-            kind="tx.expired"), self.signature)
+        return with_signature(
+            TransactionExpired(
+                f"transaction {self.signature} expired: {self.why} without it landing; nothing was spent",
+                kind="tx.expired",
+            ),
+            self.signature,
+        )
 
 
 @dataclass
@@ -134,8 +146,9 @@ class Pending(Outcome):
     why: str = ""
 
     def error(self) -> YieldError:
-        return with_signature(TransactionPending(f"transaction {self.signature}: {self.why}", kind="tx.pending"),
-                              self.signature)
+        return with_signature(
+            TransactionPending(f"transaction {self.signature}: {self.why}", kind="tx.pending"), self.signature
+        )
 
 
 class SentThenInterrupted(YieldError):

@@ -43,8 +43,17 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact_types import Hooks, TransactOptions, UserRequest
 
 
-async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserRequest, options: TransactOptions,
-                        hooks: Hooks, tx: VersionedTransaction, last_valid: int | None, result: Result) -> Outcome:
+async def send_and_wait(
+    rpc: Any,
+    rpc_url: str,
+    journal: Journal,
+    request: UserRequest,
+    options: TransactOptions,
+    hooks: Hooks,
+    tx: VersionedTransaction,
+    last_valid: int | None,
+    result: Result,
+) -> Outcome:
     from yieldcli.chain.cluster_identity import check_same_cluster
     from yieldcli.chain.journal import new_entry
     from yieldcli.chain.nonce import nonce_lifetime
@@ -62,10 +71,17 @@ async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserR
         try:
             # Written before sending and under the journal's lock: if we die mid-send the next run
             # knows this one may land, and of several runs for this wallet at once only one sends.
-            others = journal.claim(new_entry(
-                signature, cluster, None if nonce else last_valid, request.action, wallet,
-                *((str(nonce.account), str(nonce.value)) if nonce else ()), detached=not options.wait,
-            ))
+            others = journal.claim(
+                new_entry(
+                    signature,
+                    cluster,
+                    None if nonce else last_valid,
+                    request.action,
+                    wallet,
+                    *((str(nonce.account), str(nonce.value)) if nonce else ()),
+                    detached=not options.wait,
+                )
+            )
             if others:
                 raise _earlier_pending(others[0])
             try:
@@ -73,12 +89,20 @@ async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserR
             except AlreadyProcessed:
                 result["already_processed"] = True  # this exact transaction landed before: find out how
             except NetworkError as exc:
-                raise _may_land(TransactionPending, result, f"the transaction {signature} may or may not have been received ({exc.message})") from None
+                raise _may_land(
+                    TransactionPending,
+                    result,
+                    f"the transaction {signature} may or may not have been received ({exc.message})",
+                ) from None
             except (TransactionFailed, TransactionExpired):
                 journal.remove(signature)  # refused before broadcast: it can never land
                 raise
             except YieldError as exc:  # any other answer leaves it unknown whether the node took it
-                raise _may_land(TransactionPending, result, f"the send of {signature} ended in an error ({exc.message}); it may or may not have been received") from None
+                raise _may_land(
+                    TransactionPending,
+                    result,
+                    f"the send of {signature} ended in an error ({exc.message}); it may or may not have been received",
+                ) from None
             if not options.wait and not result.get("already_processed"):
                 result["status"] = "sent"
                 return Sent(result, signature)
@@ -89,15 +113,25 @@ async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserR
             try:
                 ended = await wait(rpc, signature, last_valid, options, hooks, rebroadcast=rebroadcast, nonce=nonce)
             except YieldError as exc:
-                raise _may_land(TransactionPending, result, f"transaction {signature} was sent and may still land; waiting for it failed: {exc.message}") from None
+                raise _may_land(
+                    TransactionPending,
+                    result,
+                    f"transaction {signature} was sent and may still land; waiting for it failed: {exc.message}",
+                ) from None
             finally:
                 if rebroadcast is not None:
                     result["sends"] = rebroadcast.sends
-                    failed = f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}" if rebroadcast.failed_sends else ""
+                    failed = (
+                        f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}"
+                        if rebroadcast.failed_sends
+                        else ""
+                    )
                     hooks.log(f"sent {rebroadcast.sends} time(s){failed}")
             return outcome_of(ended, journal, result, rpc_url, hooks)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            raise _may_land(SentThenInterrupted, result, f"interrupted after sending {signature}; it may still land") from None
+            raise _may_land(
+                SentThenInterrupted, result, f"interrupted after sending {signature}; it may still land"
+            ) from None
         except YieldError:
             raise
         except Exception as exc:
@@ -106,8 +140,15 @@ async def send_and_wait(rpc: Any, rpc_url: str, journal: Journal, request: UserR
             raise
 
 
-async def report_if_landed(rpc: Any, rpc_url: str, journal: Journal, options: TransactOptions, hooks: Hooks,
-                           tx: VersionedTransaction, result: Result) -> Outcome | None:
+async def report_if_landed(
+    rpc: Any,
+    rpc_url: str,
+    journal: Journal,
+    options: TransactOptions,
+    hooks: Hooks,
+    tx: VersionedTransaction,
+    result: Result,
+) -> Outcome | None:
     """A transaction signed earlier may have been sent and landed already: its outcome, else None."""
     from solders.signature import Signature
 
@@ -138,8 +179,9 @@ def _may_land(error: type[YieldError], result: Result, message: str) -> YieldErr
     return with_report(with_signature(error(message, kind=kind), str(result["signature"])), result, "pending")
 
 
-async def _settle_before_send(rpc: Any, journal: Journal, cluster: str, wallet: str, request: UserRequest,
-                              options: TransactOptions, hooks: Hooks) -> None:
+async def _settle_before_send(
+    rpc: Any, journal: Journal, cluster: str, wallet: str, request: UserRequest, options: TransactOptions, hooks: Hooks
+) -> None:
     """Refuse while an earlier transaction for this wallet may land; make a send after one that landed explicit."""
     from yieldcli.chain.settle import settle
 
@@ -151,11 +193,16 @@ async def _settle_before_send(rpc: Any, journal: Journal, cluster: str, wallet: 
         raise _earlier_pending(settled.pending[0])
     if not settled.landed:
         return
-    lines = [f"your earlier {entry.action} {entry.signature} landed in slot {landed.slot}" for entry, landed in settled.landed]
+    lines = [
+        f"your earlier {entry.action} {entry.signature} landed in slot {landed.slot}"
+        for entry, landed in settled.landed
+    ]
     if not options.again:
         if hooks.confirm_again is None:
-            error = Refused("; ".join(lines) + f"; not sending another {request.action} unless asked to send again",
-                            kind="refused.landed_before")
+            error = Refused(
+                "; ".join(lines) + f"; not sending another {request.action} unless asked to send again",
+                kind="refused.landed_before",
+            )
             setattr(error, "action", request.action)
             setattr(error, "signature", settled.landed[0][0].signature)
             raise error
@@ -180,21 +227,40 @@ def _settle_detached(journal: Journal, settled: Settled, hooks: Hooks) -> None:
 
 
 def _earlier_pending(entry: InFlight) -> TransactionPending:
-    return with_signature(TransactionPending(
-        f"an earlier {entry.action} ({entry.signature}) may still land; not sending another until its fate is known",
-        kind="tx.pending.earlier"), entry.signature)
+    return with_signature(
+        TransactionPending(
+            f"an earlier {entry.action} ({entry.signature}) may still land; not sending another until its fate is known",
+            kind="tx.pending.earlier",
+        ),
+        entry.signature,
+    )
 
 
-async def wait(rpc: Any, signature: str, last_valid: int | None, options: TransactOptions, hooks: Hooks, *,
-               rebroadcast: confirm.Rebroadcast | None = None, nonce: NonceLifetime | None = None) -> confirm.Outcome:
+async def wait(
+    rpc: Any,
+    signature: str,
+    last_valid: int | None,
+    options: TransactOptions,
+    hooks: Hooks,
+    *,
+    rebroadcast: confirm.Rebroadcast | None = None,
+    nonce: NonceLifetime | None = None,
+) -> confirm.Outcome:
     from yieldcli.chain import confirm
 
     if nonce is not None:
         last_valid = None  # a durable nonce, not a block height, ends its life
     hooks.progress("waiting", None)
-    return await confirm.wait_for(rpc, signature, last_valid, options.commitment, options.timeout,
-                                  rebroadcast=rebroadcast, nonce=nonce,
-                                  on_status=lambda seen: hooks.progress("waiting", seen))
+    return await confirm.wait_for(
+        rpc,
+        signature,
+        last_valid,
+        options.commitment,
+        options.timeout,
+        rebroadcast=rebroadcast,
+        nonce=nonce,
+        on_status=lambda seen: hooks.progress("waiting", seen),
+    )
 
 
 def _forget(journal: Journal, signature: str, hooks: Hooks) -> None:
@@ -214,7 +280,9 @@ def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url
     again = bool(result.get("already_processed"))
     if isinstance(ended, confirm.Confirmed):
         _forget(journal, sig, hooks)
-        result.update(status="confirmed", slot=ended.slot, commitment=ended.commitment, explorer=explorer_url(sig, rpc_url))
+        result.update(
+            status="confirmed", slot=ended.slot, commitment=ended.commitment, explorer=explorer_url(sig, rpc_url)
+        )
         return Confirmed(result, sig, ended.slot, ended.commitment, again)
     if isinstance(ended, confirm.Failed):
         _forget(journal, sig, hooks)
@@ -223,8 +291,12 @@ def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url
         return Failed(result, sig, ended.slot, ended.reason, logs)
     if isinstance(ended, confirm.Expired) and not again:
         _forget(journal, sig, hooks)
-        result.update(status="expired", block_height=ended.block_height, last_valid_block_height=ended.last_valid_block_height,
-                      nonce_account=ended.nonce_account)
+        result.update(
+            status="expired",
+            block_height=ended.block_height,
+            last_valid_block_height=ended.last_valid_block_height,
+            nonce_account=ended.nonce_account,
+        )
         if ended.nonce_account is not None or ended.last_valid_block_height is None:
             why = f"its durable nonce (account {ended.nonce_account or 'unknown'}) moved on"
         else:
@@ -233,6 +305,9 @@ def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url
     # Pending, or "already processed" by the RPC's word while its status cannot be found: never "nothing was spent".
     seen = getattr(ended, "last_status", None)
     result.update(status="pending", seen=seen)
-    why = ("the RPC says it was already processed, but does not show its status" if again
-           else f"still pending after the timeout (seen: {seen or 'not yet'})")
+    why = (
+        "the RPC says it was already processed, but does not show its status"
+        if again
+        else f"still pending after the timeout (seen: {seen or 'not yet'})"
+    )
     return Pending(result, sig, why)

@@ -81,10 +81,15 @@ class TransactOptions:
 
     def validate(self) -> None:
         if self.commitment not in COMMITMENTS:
-            raise UsageError(f"invalid commitment {self.commitment!r}", hint="use processed, confirmed or finalized",
-                             kind="usage.commitment")
+            raise UsageError(
+                f"invalid commitment {self.commitment!r}",
+                hint="use processed, confirmed or finalized",
+                kind="usage.commitment",
+            )
         if self.timeout <= 0:
-            raise UsageError(f"invalid timeout {self.timeout}: expected a positive number of seconds", kind="usage.timeout")
+            raise UsageError(
+                f"invalid timeout {self.timeout}: expected a positive number of seconds", kind="usage.timeout"
+            )
 
 
 def _nothing(*_: Any) -> None:
@@ -102,7 +107,9 @@ class Hooks:
     log: Callable[[str], None] = _nothing
     progress: Callable[[str, str | None], None] = _nothing  # ("waiting", the commitment seen so far)
     allowed_mismatch: Callable[[list[str]], None] = _nothing  # the differences signed anyway (unsafe_allow_mismatch)
-    while_sending: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext  # e.g. signals that cancel the wait
+    while_sending: Callable[[], AbstractContextManager[Any]] = (
+        contextlib.nullcontext
+    )  # e.g. signals that cancel the wait
 
 
 @dataclass

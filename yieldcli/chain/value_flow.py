@@ -40,7 +40,7 @@ class Move:
 
 
 def _key(data: bytes, offset: int) -> str:
-    return str(Pubkey.from_bytes(data[offset:offset + 32]))
+    return str(Pubkey.from_bytes(data[offset : offset + 32]))
 
 
 def authority_kind(state: State | None, wallet: str, pinned: str | None) -> str | None:
@@ -57,8 +57,10 @@ def authority_kind(state: State | None, wallet: str, pinned: str | None) -> str 
         return "nonce"
     if state.owner == STAKE_PROGRAM and len(data) >= 76 and wallet in (_key(data, 12), _key(data, 44)):
         return "stake"
-    if state.owner in programs.TOKEN_PROGRAMS and len(data) >= MINT_SIZE and (
-        (data[0] and _key(data, 4) == wallet) or (data[46] and _key(data, 50) == wallet)
+    if (
+        state.owner in programs.TOKEN_PROGRAMS
+        and len(data) >= MINT_SIZE
+        and ((data[0] and _key(data, 4) == wallet) or (data[46] and _key(data, 50) == wallet))
     ):
         return "mint"
     if pinned is not None and state.owner == pinned and position_user(state) == wallet:
@@ -98,11 +100,22 @@ def wallet_token_accounts_opened(resolved: Resolved, wallet: str) -> set[str]:
     found = set()
     keys = resolved.keys
     for program_index, accounts, data in resolved.instructions:
-        if keys[program_index] != programs.ASSOCIATED_TOKEN_PROGRAM or len(accounts) < 6 or data[:1] not in (b"", b"\x00", b"\x01"):
+        if (
+            keys[program_index] != programs.ASSOCIATED_TOKEN_PROGRAM
+            or len(accounts) < 6
+            or data[:1] not in (b"", b"\x00", b"\x01")
+        ):
             continue
         ata, owner, mint, token_program = (keys[accounts[i]] for i in (1, 2, 3, 5))
-        if owner == wallet and str(programs.associated_token_address(
-                Pubkey.from_string(owner), Pubkey.from_string(mint), Pubkey.from_string(token_program))) == ata:
+        if (
+            owner == wallet
+            and str(
+                programs.associated_token_address(
+                    Pubkey.from_string(owner), Pubkey.from_string(mint), Pubkey.from_string(token_program)
+                )
+            )
+            == ata
+        ):
             found.add(ata)
     return found
 
@@ -112,6 +125,11 @@ def wsol_accounts_opened(resolved: Resolved, wallet: str) -> set[str]:
     from yieldcli.tokens import WSOL_MINT
 
     keys, opened = resolved.keys, wallet_token_accounts_opened(resolved, wallet)
-    return {keys[accounts[1]] for program_index, accounts, data in resolved.instructions
-            if keys[program_index] == programs.ASSOCIATED_TOKEN_PROGRAM and len(accounts) >= 6 and keys[accounts[3]] == WSOL_MINT
-            and keys[accounts[1]] in opened}
+    return {
+        keys[accounts[1]]
+        for program_index, accounts, data in resolved.instructions
+        if keys[program_index] == programs.ASSOCIATED_TOKEN_PROGRAM
+        and len(accounts) >= 6
+        and keys[accounts[3]] == WSOL_MINT
+        and keys[accounts[1]] in opened
+    }

@@ -5,7 +5,6 @@ import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-
 from typer.core import TyperGroup
 
 from yieldcli.cli.render.formats import MODES_TEXT
@@ -90,8 +89,9 @@ class LazyCommands(TyperGroup):
         if isinstance(target, typer.Typer):
             command = typer.main.get_group(target)
         else:
-            single = typer.Typer(rich_markup_mode=None, add_completion=False,
-                                 context_settings={"help_option_names": ["-h", "--help"]})
+            single = typer.Typer(
+                rich_markup_mode=None, add_completion=False, context_settings={"help_option_names": ["-h", "--help"]}
+            )
             single.command(name)(target)
             command = typer.main.get_command(single)
         command.name = name
@@ -123,37 +123,76 @@ def _version(ctx: typer.Context, value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    profile: Optional[str] = typer.Option(None, "--profile", help="Config profile (env YIELD_PROFILE).", show_default=False),
+    profile: Optional[str] = typer.Option(
+        None, "--profile", help="Config profile (env YIELD_PROFILE).", show_default=False
+    ),
     config: Optional[str] = typer.Option(None, "--config", help="Config file (env YIELD_CONFIG).", show_default=False),
-    api_url: Optional[str] = typer.Option(None, "--api-url", help="Service base URL (env YIELD_API_URL).", show_default=False),
-    timeout: Optional[str] = typer.Option(None, "--timeout", help="Seconds per request (default 30).", show_default=False),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help=f"{MODES_TEXT} (env YIELD_OUTPUT).", show_default=False),
+    api_url: Optional[str] = typer.Option(
+        None, "--api-url", help="Service base URL (env YIELD_API_URL).", show_default=False
+    ),
+    timeout: Optional[str] = typer.Option(
+        None, "--timeout", help="Seconds per request (default 30).", show_default=False
+    ),
+    output: Optional[str] = typer.Option(
+        None, "--output", "-o", help=f"{MODES_TEXT} (env YIELD_OUTPUT).", show_default=False
+    ),
     json_: bool = typer.Option(False, "--json", help="Short for -o json."),
-    color: Optional[str] = typer.Option(None, "--color", help="auto, always or never (NO_COLOR and FORCE_COLOR are honoured).", show_default=False),
+    color: Optional[str] = typer.Option(
+        None, "--color", help="auto, always or never (NO_COLOR and FORCE_COLOR are honoured).", show_default=False
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only data and errors."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Each request and its status on stderr (key redacted)."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Each request and its status on stderr (key redacted)."
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),
-    no_pager: bool = typer.Option(False, "--no-pager", help="Do not page long output on a terminal (env YIELD_PAGER, PAGER)."),
-    keypair: Optional[str] = typer.Option(None, "--keypair", "-k", help="Keypair file, or - for stdin: the wallet of reads, the signer of writes (env YIELD_KEYPAIR).", show_default=False),
-    url: Optional[str] = typer.Option(None, "--url", "-u", help="Solana RPC URL or moniker (env YIELD_RPC_URL).", show_default=False),
-    jq: Optional[str] = typer.Option(None, "--jq", help="Filter the JSON output with a jq expression (strings printed raw).", show_default=False),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version (with -v: Python, solders, solana-py, platform)."),
+    no_pager: bool = typer.Option(
+        False, "--no-pager", help="Do not page long output on a terminal (env YIELD_PAGER, PAGER)."
+    ),
+    keypair: Optional[str] = typer.Option(
+        None,
+        "--keypair",
+        "-k",
+        help="Keypair file, or - for stdin: the wallet of reads, the signer of writes (env YIELD_KEYPAIR).",
+        show_default=False,
+    ),
+    url: Optional[str] = typer.Option(
+        None, "--url", "-u", help="Solana RPC URL or moniker (env YIELD_RPC_URL).", show_default=False
+    ),
+    jq: Optional[str] = typer.Option(
+        None, "--jq", help="Filter the JSON output with a jq expression (strings printed raw).", show_default=False
+    ),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version,
+        is_eager=True,
+        help="Print the version (with -v: Python, solders, solana-py, platform).",
+    ),
 ) -> None:
-    from yieldcli.environment import Environment
     from yieldcli.cli.session import GlobalOptions, Session
+    from yieldcli.environment import Environment
 
     options = GlobalOptions(
-        profile=profile, config=config, api_url=api_url, timeout=timeout,
-        output="json" if json_ else output, color=color, quiet=quiet, verbose=verbose, debug=debug, sandbox=sandbox,
-        no_pager=no_pager, keypair=keypair, url=url, jq=jq,
+        profile=profile,
+        config=config,
+        api_url=api_url,
+        timeout=timeout,
+        output="json" if json_ else output,
+        color=color,
+        quiet=quiet,
+        verbose=verbose,
+        debug=debug,
+        sandbox=sandbox,
+        no_pager=no_pager,
+        keypair=keypair,
+        url=url,
+        jq=jq,
     )
     global _SESSION
     session = _SESSION = Session(Environment(), options)
     ctx.obj = session
     ctx.call_on_close(session.close)
-
-
 
 
 def main(argv: Optional[list] = None) -> None:

@@ -27,10 +27,18 @@ def hoist_global_options(root, args: list[str]) -> list[str]:
         i += 1
     if command is root:
         return list(args)
-    own = {name for param in command.params for name in (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))}
+    own = {
+        name
+        for param in command.params
+        for name in (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))
+    }
 
-    own_takes_value = {name: not (p.is_flag or p.count) for p in command.params
-                       if getattr(p, "param_type_name", "") == "option" for name in (*p.opts, *p.secondary_opts)}
+    own_takes_value = {
+        name: not (p.is_flag or p.count)
+        for p in command.params
+        if getattr(p, "param_type_name", "") == "option"
+        for name in (*p.opts, *p.secondary_opts)
+    }
     tail = _split_short_flags(args[i:], {**takes_value, **own_takes_value})
     args = args[:i] + tail
     hoisted, rest = [], []
@@ -43,7 +51,7 @@ def hoist_global_options(root, args: list[str]) -> list[str]:
         name, has_inline = _split(token)
         if name in takes_value and name not in own:
             width = 2 if takes_value[name] and not has_inline and j + 1 < len(args) else 1
-            hoisted.extend(args[j:j + width])
+            hoisted.extend(args[j : j + width])
             j += width
             continue
         rest.append(token)
@@ -59,8 +67,11 @@ def _split_short_flags(args: list[str], takes_value: dict[str, bool]) -> list[st
         if token == "--":
             return out + args[k:]
         letters = [f"-{c}" for c in token[1:]] if token.startswith("-") and not token.startswith("--") else []
-        if len(letters) > 1 and all(name in takes_value for name in letters) \
-                and not any(takes_value[name] for name in letters[:-1]):
+        if (
+            len(letters) > 1
+            and all(name in takes_value for name in letters)
+            and not any(takes_value[name] for name in letters[:-1])
+        ):
             out.extend(letters)
         else:
             out.append(token)

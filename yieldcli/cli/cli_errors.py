@@ -60,7 +60,7 @@ HINTS: dict[str, str] = {
     "tx.interrupted": "check it with `yield tx status {signature}`",
     "declined.no_confirm": "answer the prompt on a terminal, or add --yes",
     "refused.mismatch.unstated": "nothing was signed; if that is what you meant, state it with --expect ACTION:ASSET:AMOUNT "
-                                 "(e.g. --expect deposit:USDC:10)",
+    "(e.g. --expect deposit:USDC:10)",
     "refused.fee.max": "raise --max-fee, or give a lower --priority-fee",
     "refused.fee.auto": "give --max-fee LAMPORTS to allow it, or a fixed --priority-fee",
     "refused.fee.size": "send it without --priority-fee, or ask the service for the instructions (--ix)",
@@ -79,11 +79,15 @@ HINTS: dict[str, str] = {
 
 # A server we start (`yield sandbox serve`, --sandbox) that cannot bind: errno → (message, hint).
 LISTEN_ERRORS: dict[int, tuple[str, str | None]] = {
-    errno.EADDRINUSE: ("cannot listen on that port: it is already in use",
-                       "choose another --port, or --port 0 for a free one"),
+    errno.EADDRINUSE: (
+        "cannot listen on that port: it is already in use",
+        "choose another --port, or --port 0 for a free one",
+    ),
     errno.EADDRNOTAVAIL: ("cannot listen on that --host: it is not an address of this machine", None),
-    errno.EACCES: ("cannot listen on that port: permission denied",
-                   "ports below 1024 need privileges; choose another --port"),
+    errno.EACCES: (
+        "cannot listen on that port: permission denied",
+        "ports below 1024 need privileges; choose another --port",
+    ),
 }
 
 
@@ -141,7 +145,9 @@ def describe_exception(error: BaseException) -> Described | None:
         if error.errno in LISTEN_ERRORS:
             message, hint = LISTEN_ERRORS[error.errno]
             return _known(ExitCode.USAGE, "usage.address", message, hint)
-        return _known(ExitCode.USAGE, "usage.address", f"cannot listen on that --host/--port: {error.strerror or error}")
+        return _known(
+            ExitCode.USAGE, "usage.address", f"cannot listen on that --host/--port: {error.strerror or error}"
+        )
     if isinstance(error, ValueError) and origin == "yieldcli.sandbox.server":
         # The sandbox server refuses a non-loopback host unless told otherwise.
         return _known(ExitCode.USAGE, "usage.remote_host", str(error))

@@ -11,8 +11,9 @@ Regenerate the scripts with `python -m yieldcli.cli.completion completions/`; a 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping, TextIO
+from typing import Any, TextIO
 
 from yieldcli.cli.render.formats import MODES
 from yieldcli.solana.cluster import COMMITMENTS
@@ -60,9 +61,11 @@ def _config_keys(env: Mapping[str, str], words: list[str]) -> list[str]:
 
 # Values of options, by option name: answered without importing the command tree.
 OPTION_VALUES: dict[str, Callable[[Mapping[str, str], list[str]], list[str]] | tuple[str, ...]] = {
-    "-o": MODES, "--output": MODES,
+    "-o": MODES,
+    "--output": MODES,
     "--asset": _symbols,
-    "-u": RPC_MONIKERS, "--url": RPC_MONIKERS,
+    "-u": RPC_MONIKERS,
+    "--url": RPC_MONIKERS,
     "--commitment": COMMITMENTS,
     "--color": COLOR_MODES,
     "--order": ORDERS,

@@ -31,21 +31,64 @@ class Resource(NamedTuple):  # not a dataclass: a read must not import dataclass
         return drawer
 
 
-RESOURCES: dict[str, Resource] = {r.name: r for r in (
-    Resource("positions", "position", (
-        "apy", "decimals", "fund_id", "last_updated", "strategy_id", "strategy_name", "token_address",
-        "token_name", "token_symbol", "total_deposited_value", "total_position_value", "yield_earned",
-    ), "draw_positions"),
-    Resource("balances", "balance", (
-        "decimals", "token_address", "token_name", "token_symbol", "total_balance",
-        "yield_balance.amount_of_yield", "yield_balance.fund_apy", "yield_balance.fund_id", "yield_balance.funds",
-    ), "draw_balances"),
-    Resource("earnings", "yield_record", (
-        "apy", "base_asset", "entry_date", "fund_id", "fund_name", "last_updated", "position_value", "yield_earned",
-    ), "draw_earnings"),
-    Resource("strategy", "strategy", ("strategy_id", "strategy_name", "apy", "assets", "apy_per_asset"),
-             "draw_strategy"),
-)}
+RESOURCES: dict[str, Resource] = {
+    r.name: r
+    for r in (
+        Resource(
+            "positions",
+            "position",
+            (
+                "apy",
+                "decimals",
+                "fund_id",
+                "last_updated",
+                "strategy_id",
+                "strategy_name",
+                "token_address",
+                "token_name",
+                "token_symbol",
+                "total_deposited_value",
+                "total_position_value",
+                "yield_earned",
+            ),
+            "draw_positions",
+        ),
+        Resource(
+            "balances",
+            "balance",
+            (
+                "decimals",
+                "token_address",
+                "token_name",
+                "token_symbol",
+                "total_balance",
+                "yield_balance.amount_of_yield",
+                "yield_balance.fund_apy",
+                "yield_balance.fund_id",
+                "yield_balance.funds",
+            ),
+            "draw_balances",
+        ),
+        Resource(
+            "earnings",
+            "yield_record",
+            (
+                "apy",
+                "base_asset",
+                "entry_date",
+                "fund_id",
+                "fund_name",
+                "last_updated",
+                "position_value",
+                "yield_earned",
+            ),
+            "draw_earnings",
+        ),
+        Resource(
+            "strategy", "strategy", ("strategy_id", "strategy_name", "apy", "assets", "apy_per_asset"), "draw_strategy"
+        ),
+    )
+}
 
 # Results that are not a resource of the service but have CSV columns of their own.
 OTHER_COLUMNS: dict[str, tuple[str, ...]] = {

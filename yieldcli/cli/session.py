@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from yieldcli import config as cfg
 from yieldcli.addresses import check_pubkey
+from yieldcli.cli.render.output import Output, resolve_mode
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.numbers import parse_seconds
-from yieldcli.cli.render.output import Output, resolve_mode
 from yieldcli.urls import check_base_url, check_http_url
-
 
 if TYPE_CHECKING:
     from yieldcli.api.sync import ServiceClient
@@ -68,12 +67,16 @@ class Session:
             profile = cfg.resolve_profile(self.options.profile, self.env)
             if not self.creates_profile:
                 cfg.check_profile(config, profile)
-            flags = {"api_url": self.options.api_url, "timeout": self.options.timeout,
-                     "output": self.options.output, "color": self.options.color,
-                     "keypair": self.options.keypair, "rpc_url": self.options.url}
+            flags = {
+                "api_url": self.options.api_url,
+                "timeout": self.options.timeout,
+                "output": self.options.output,
+                "color": self.options.color,
+                "keypair": self.options.keypair,
+                "rpc_url": self.options.url,
+            }
             forced = {"api_url": lambda: self.sandbox().url} if self.options.sandbox else {}
-            self._settings = cfg.Settings(self.env, config, profile, flags,
-                                          self._sandbox_overrides(), forced)
+            self._settings = cfg.Settings(self.env, config, profile, flags, self._sandbox_overrides(), forced)
         return self._settings
 
     def _sandbox_overrides(self) -> dict[str, Any]:
@@ -89,8 +92,11 @@ class Session:
 
             return DEMO_STRATEGY_ID
 
-        return {"strategy": strategy, "rpc_url": lambda: self.sandbox().rpc_url,
-                "keypair": lambda: str(sandbox_keypair_path(self.env))}
+        return {
+            "strategy": strategy,
+            "rpc_url": lambda: self.sandbox().rpc_url,
+            "keypair": lambda: str(sandbox_keypair_path(self.env)),
+        }
 
     @property
     def profile(self) -> str:
@@ -141,7 +147,7 @@ class Session:
 
     # --- the service -----------------------------------------------------------------------------
 
-    def api(self) -> "ServiceClient":
+    def api(self) -> ServiceClient:
         if self._api is None:
             from yieldcli.api.sync import ServiceClient
 
@@ -159,13 +165,20 @@ class Session:
                 if found:
                     problem = api_key_problem(found.value)
                     if problem:  # http.client would fail on it with an exception of its own
-                        raise ConfigError(f"the API key from {found.location} cannot be sent: {problem}",
-                                          hint="store the key again with `yield auth login`, or fix YIELD_API_KEY")
+                        raise ConfigError(
+                            f"the API key from {found.location} cannot be sent: {problem}",
+                            hint="store the key again with `yield auth login`, or fix YIELD_API_KEY",
+                        )
                     self.log(f"API key from {found.source}")
                 else:
                     self.log("no API key found" + (f" ({why_none})" if why_none else ""))
-            self._api = ServiceClient(url, key, timeout=self.timeout(), log=self.log if self.options.verbose or self.options.debug else None,
-                                  sleep=self.env.sleep)
+            self._api = ServiceClient(
+                url,
+                key,
+                timeout=self.timeout(),
+                log=self.log if self.options.verbose or self.options.debug else None,
+                sleep=self.env.sleep,
+            )
             self._closers.append(self._api.close)
         return self._api
 
@@ -205,8 +218,9 @@ class Session:
             error.message = f"{error.message}: {strategy_id!r} (from {where})"
             error.hint = "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from"
 
-    def wallet(self, given: str | None, *, signing: bool = False, keypair_flag: str | None = None,
-               name: str = "wallet address") -> str:
+    def wallet(
+        self, given: str | None, *, signing: bool = False, keypair_flag: str | None = None, name: str = "wallet address"
+    ) -> str:
         """`given`, else the keypair's public key, else under --sandbox with no keypair named the
         demo wallet. A command that signs (`signing`, with its -k as `keypair_flag`) needs that
         keypair anyway: none is its configuration error, and one on stdin cannot be read twice."""
@@ -254,7 +268,9 @@ class Session:
             from yieldcli.chain.keypairs import KEYPAIR_MAX_BYTES
             from yieldcli.files import read_small_stream
 
-            self._stdin_keypair = read_small_stream(self.env.stdin, limit=KEYPAIR_MAX_BYTES, what="the keypair", error=ConfigError)
+            self._stdin_keypair = read_small_stream(
+                self.env.stdin, limit=KEYPAIR_MAX_BYTES, what="the keypair", error=ConfigError
+            )
         return io.StringIO(self._stdin_keypair)
 
     def _explain_auth(self, error: Any) -> None:
@@ -315,9 +331,8 @@ def sandbox_keypair_path(env: Environment) -> Path:
     """The sandbox demo wallet's keypair, written once (private to the user) so --sandbox can sign."""
     path = sandbox_state_path(env).parent / "demo-wallet.json"
     if not path.exists():
-        from yieldcli.sandbox.demo import demo_keypair
-
         from yieldcli.files import write_atomically
+        from yieldcli.sandbox.demo import demo_keypair
 
         write_atomically(path, json.dumps(list(bytes(demo_keypair()))))
     return path
@@ -348,6 +363,8 @@ def rpc_url_of(value: Any, name: str) -> str:
         try:
             check_http_url(text, "RPC URL")
         except UsageError as exc:
-            exc.hint = exc.hint or "give an http(s) URL or one of mainnet-beta, devnet, testnet, localhost (or m, d, t, l)"
+            exc.hint = (
+                exc.hint or "give an http(s) URL or one of mainnet-beta, devnet, testnet, localhost (or m, d, t, l)"
+            )
             raise
     return resolve_rpc_url(text)

@@ -18,8 +18,10 @@ def version_text(verbose: bool) -> str:
     import platform
     from importlib import metadata
 
-    lines = [f"yield {__version__}",
-             f"python {platform.python_version()} ({platform.python_implementation()}, {sys.executable})"]
+    lines = [
+        f"yield {__version__}",
+        f"python {platform.python_version()} ({platform.python_implementation()}, {sys.executable})",
+    ]
     for label, distribution in PACKAGES:
         try:
             lines.append(f"{label} {metadata.version(distribution)}")

@@ -35,8 +35,10 @@ class CannotAsk:
 def question(book: Book, proposal_id: str) -> str:
     p = book.find(proposal_id)
     fee = "unknown" if p.fee is None else f"{p.fee} lamports"
-    return (f"Approve proposal {p.id}: {inert(p.summary, 300)}. Network fee: {fee}. "
-            f"Why you are asked: {inert(p.decision.reason, 200)}. Nothing is signed unless you approve.")
+    return (
+        f"Approve proposal {p.id}: {inert(p.summary, 300)}. Network fee: {fee}. "
+        f"Why you are asked: {inert(p.decision.reason, 200)}. Nothing is signed unless you approve."
+    )
 
 
 def asker(book: Book) -> Any:

@@ -29,8 +29,9 @@ def default_audit_path(data_dir: Path) -> Path:
 
 
 def _digest(entry: dict[str, Any]) -> str:
-    body = json.dumps({k: v for k, v in entry.items() if k != "hash"}, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=True)
+    body = json.dumps(
+        {k: v for k, v in entry.items() if k != "hash"}, sort_keys=True, separators=(",", ":"), ensure_ascii=True
+    )
     return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -82,8 +83,9 @@ class AuditLog:
             try:
                 entry = json.loads(line)
             except ValueError:
-                raise ConfigError(f"the audit log {self.path} is damaged at line {number}",
-                                  kind="config.audit") from None
+                raise ConfigError(
+                    f"the audit log {self.path} is damaged at line {number}", kind="config.audit"
+                ) from None
             if not isinstance(entry, dict):
                 raise ConfigError(f"the audit log {self.path} is damaged at line {number}", kind="config.audit")
             entries.append(entry)

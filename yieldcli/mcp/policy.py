@@ -54,10 +54,17 @@ class Policy:
     text: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "writes": self.writes, "kill_switch": self.kill_switch,
-                "actions": list(self.actions), "writes_per_hour": self.writes_per_hour,
-                "assets": {mint: {"symbol": a.symbol, **{k: _units(getattr(a, k), a.decimals) for k in _LIMIT_KEYS}}
-                           for mint, a in self.assets.items()}}
+        return {
+            "source": self.source,
+            "writes": self.writes,
+            "kill_switch": self.kill_switch,
+            "actions": list(self.actions),
+            "writes_per_hour": self.writes_per_hour,
+            "assets": {
+                mint: {"symbol": a.symbol, **{k: _units(getattr(a, k), a.decimals) for k in _LIMIT_KEYS}}
+                for mint, a in self.assets.items()
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -93,12 +100,17 @@ def decide(policy: Policy, action: str, mint: str, raw: int, budget: Budget) -> 
         return Decision("refused", f"the policy allows {policy.writes_per_hour} write(s) an hour")
     amount = _units(raw, limits.decimals)
     if raw > limits.per_call:
-        return Decision("refused", f"{amount} {limits.symbol} is above the per-call limit of "
-                                   f"{_units(limits.per_call, limits.decimals)}")
+        return Decision(
+            "refused",
+            f"{amount} {limits.symbol} is above the per-call limit of {_units(limits.per_call, limits.decimals)}",
+        )
     if budget.day + raw > limits.daily:
-        return Decision("refused", f"{amount} {limits.symbol} would pass the 24-hour limit of "
-                                   f"{_units(limits.daily, limits.decimals)} "
-                                   f"({_units(budget.day, limits.decimals)} already used)")
+        return Decision(
+            "refused",
+            f"{amount} {limits.symbol} would pass the 24-hour limit of "
+            f"{_units(limits.daily, limits.decimals)} "
+            f"({_units(budget.day, limits.decimals)} already used)",
+        )
     if action == "close-account":
         return Decision("approval", "closing an account always needs your approval")
     if raw > limits.auto_per_call or budget.auto_day + raw > limits.auto_daily:
@@ -142,8 +154,9 @@ def _check_private(path: Path, info: os.stat_result) -> None:
         if target.st_uid not in (os.getuid(), 0):
             raise ConfigError(f"the {what} {path} belongs to another user: refusing to start", kind="config.policy")
         if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not (target.st_mode & stat.S_ISVTX):
-            raise ConfigError(f"the {what} {path} can be written by others: refusing to start "
-                              f"(chmod go-w it)", kind="config.policy")
+            raise ConfigError(
+                f"the {what} {path} can be written by others: refusing to start (chmod go-w it)", kind="config.policy"
+            )
 
 
 def _parse(body: dict[str, Any], source: str, text: str) -> Policy:
@@ -163,10 +176,18 @@ def _parse(body: dict[str, Any], source: str, text: str) -> Policy:
         limits = _table(table, source, f"assets.{name}")
         if set(limits) - set(_LIMIT_KEYS):
             raise _bad(source, f"assets.{name}: only {', '.join(_LIMIT_KEYS)}")
-        assets[token.mint] = AssetLimits(token.symbol, token.decimals,
-                                         *(_limit(limits, key, token.decimals, source, name) for key in _LIMIT_KEYS))
-    return Policy(_flag(body, "writes", source), _flag(body, "kill_switch", source), tuple(actions),
-                  _count(body.get("writes_per_hour", 0), source), assets, source, text)
+        assets[token.mint] = AssetLimits(
+            token.symbol, token.decimals, *(_limit(limits, key, token.decimals, source, name) for key in _LIMIT_KEYS)
+        )
+    return Policy(
+        _flag(body, "writes", source),
+        _flag(body, "kill_switch", source),
+        tuple(actions),
+        _count(body.get("writes_per_hour", 0), source),
+        assets,
+        source,
+        text,
+    )
 
 
 def _limit(table: dict[str, Any], key: str, decimals: int, source: str, asset: str) -> int:
@@ -175,7 +196,7 @@ def _limit(table: dict[str, Any], key: str, decimals: int, source: str, asset: s
 
     value = table.get(key, "0")
     if not isinstance(value, str):  # a TOML float is not exact: amounts are text
-        raise _bad(source, f"assets.{asset}.{key} must be a decimal string such as \"10.5\"")
+        raise _bad(source, f'assets.{asset}.{key} must be a decimal string such as "10.5"')
     try:
         return Amount.parse(value, decimals, name=f"assets.{asset}.{key}").raw if value.strip("0.") else 0
     except UsageError as exc:

@@ -39,8 +39,13 @@ class Intent:
     unwrap_wsol: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "asset": self.asset, "amount": "all" if self.everything else self.amount,
-                "exclude_fees": self.exclude_fees, "unwrap_wsol": self.unwrap_wsol}
+        return {
+            "action": self.action,
+            "asset": self.asset,
+            "amount": "all" if self.everything else self.amount,
+            "exclude_fees": self.exclude_fees,
+            "unwrap_wsol": self.unwrap_wsol,
+        }
 
 
 @dataclass
@@ -78,8 +83,11 @@ class Book:
         broken = self.audit.verify()
         present = {entry.get("hash") for entry in self.audit.entries()}
         if broken or any(h not in present for h in self._reservations):
-            raise Refused(f"the audit log {self.audit.path} was altered ({broken or 'entries are missing'}): the "
-                          "limits cannot be counted; nothing was signed", kind="refused.audit")
+            raise Refused(
+                f"the audit log {self.audit.path} was altered ({broken or 'entries are missing'}): the "
+                "limits cannot be counted; nothing was signed",
+                kind="refused.audit",
+            )
 
     def budget(self, mint: str) -> Budget:
         return Budget(*self.audit.budget(mint))
@@ -105,11 +113,28 @@ class Book:
         else:
             summary, raw = effect.summary, _moved(intent, effect, mint)
             decision = decide(self.policy, intent.action, mint, raw, self.budget(mint))
-        proposal = Proposal(proposal_id, intent, mint, raw, summary, fee, decision,
-                            self._clock() + PROPOSAL_SECONDS, "refused" if decision.verdict == "refused" else "open")
+        proposal = Proposal(
+            proposal_id,
+            intent,
+            mint,
+            raw,
+            summary,
+            fee,
+            decision,
+            self._clock() + PROPOSAL_SECONDS,
+            "refused" if decision.verdict == "refused" else "open",
+        )
         self._proposals[proposal_id] = proposal
-        self.audit.append("proposed", proposal=proposal_id, intent=intent.to_dict(), mint=mint, raw=str(raw),
-                          summary=summary, fee=fee, decision=decision.to_dict())
+        self.audit.append(
+            "proposed",
+            proposal=proposal_id,
+            intent=intent.to_dict(),
+            mint=mint,
+            raw=str(raw),
+            summary=summary,
+            fee=fee,
+            decision=decision.to_dict(),
+        )
         return proposal
 
     def find(self, proposal_id: str) -> Proposal:
@@ -128,8 +153,10 @@ class Book:
             if proposal.state == "open" and self._clock() > proposal.expires_at:
                 proposal.state = "expired"
             if proposal.state != "open":
-                raise Refused(f"proposal {proposal_id} is {proposal.state}: it cannot be executed; prepare again",
-                              kind=f"refused.proposal_{proposal.state}")
+                raise Refused(
+                    f"proposal {proposal_id} is {proposal.state}: it cannot be executed; prepare again",
+                    kind=f"refused.proposal_{proposal.state}",
+                )
             proposal.state = "executing"
         return proposal
 
@@ -149,21 +176,32 @@ class Book:
         def confirm(_prompt: str, fresh: Any) -> bool:
             effect = fresh.effect
             if effect is None or not effect.ok:
-                raise Refused("the fresh transaction does not do what was asked; nothing was signed",
-                              kind="refused.mismatch")
+                raise Refused(
+                    "the fresh transaction does not do what was asked; nothing was signed", kind="refused.mismatch"
+                )
             raw = _moved(proposal.intent, effect, proposal.mint)
             if raw > proposal.raw and (proposal.intent.action == "deposit" or raw > proposal.raw * 101 // 100):
-                raise Refused("the fresh transaction moves more than the proposal said; prepare again",
-                              kind="refused.changed")
+                raise Refused(
+                    "the fresh transaction moves more than the proposal said; prepare again", kind="refused.changed"
+                )
             with self.audit.locked():
                 self._check_log()
                 decision = decide(self.policy, proposal.intent.action, proposal.mint, raw, self.budget(proposal.mint))
                 refuse(decision)
                 if decision.verdict == "approval" and not approved:
-                    raise Refused("this write now needs the person's approval (the automatic limits were reached "
-                                  "since it was proposed); execute it again to ask", kind="refused.approval_needed")
-                entry = self.audit.append_locked("reserved", proposal=proposal.id, mint=proposal.mint, raw=raw,
-                                                 automatic=decision.verdict == "auto", summary=effect.summary)
+                    raise Refused(
+                        "this write now needs the person's approval (the automatic limits were reached "
+                        "since it was proposed); execute it again to ask",
+                        kind="refused.approval_needed",
+                    )
+                entry = self.audit.append_locked(
+                    "reserved",
+                    proposal=proposal.id,
+                    mint=proposal.mint,
+                    raw=raw,
+                    automatic=decision.verdict == "auto",
+                    summary=effect.summary,
+                )
                 self._reservations.append(entry["hash"])
             reserved.append(True)
             return True
@@ -182,8 +220,13 @@ class Book:
                 self.audit.append("released", proposal=proposal.id, why=kind)
             raise
         status = outcome.result.get("status")
-        self.audit.append("outcome", proposal=proposal.id, status=status, signature=getattr(outcome, "signature", None),
-                          slot=getattr(outcome, "slot", None))
+        self.audit.append(
+            "outcome",
+            proposal=proposal.id,
+            status=status,
+            signature=getattr(outcome, "signature", None),
+            slot=getattr(outcome, "slot", None),
+        )
         if status in ("failed", "expired"):  # nothing moved: the amount is free again
             self.audit.append("released", proposal=proposal.id, why=status)
         elif getattr(outcome, "already_processed", False):
@@ -199,8 +242,13 @@ class Book:
         amount = None if intent.everything else intent.amount
         if intent.action == "deposit":
             return self._client.deposit(intent.asset, amount, all=intent.everything)
-        return self._client.withdraw(intent.asset, amount, all=intent.everything, exclude_fees=intent.exclude_fees,
-                                     unwrap_wsol=intent.unwrap_wsol)
+        return self._client.withdraw(
+            intent.asset,
+            amount,
+            all=intent.everything,
+            exclude_fees=intent.exclude_fees,
+            unwrap_wsol=intent.unwrap_wsol,
+        )
 
 
 def _mint(asset: str) -> str:

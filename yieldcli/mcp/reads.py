@@ -113,40 +113,84 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
     async def strategy() -> Annotated[CallToolResult, StrategyOut]:
         def build() -> StrategyOut:
             s = client.strategy()
-            return StrategyOut(strategy_id=inert(s.strategy_id), strategy_name=inert(s.strategy_name),
-                               assets=[inert(a) for a in s.assets[:ITEM_LIMIT]], apy=_apy(s.apy))
+            return StrategyOut(
+                strategy_id=inert(s.strategy_id),
+                strategy_name=inert(s.strategy_name),
+                assets=[inert(a) for a in s.assets[:ITEM_LIMIT]],
+                apy=_apy(s.apy),
+            )
+
         return await run(build)
 
-    @server.tool(annotations=READ, description="The wallet's positions in the strategy; optionally one asset "
-                                               "(a symbol such as USDC). Amounts are exact strings.")
+    @server.tool(
+        annotations=READ,
+        description="The wallet's positions in the strategy; optionally one asset "
+        "(a symbol such as USDC). Amounts are exact strings.",
+    )
     async def positions(asset: str | None = None) -> Annotated[CallToolResult, Positions]:
         def build() -> Positions:
             items, cut = _first(client.iter_positions(wallet, asset=_asset(asset)))
-            return Positions(wallet=wallet, truncated=cut, positions=[PositionOut(
-                token_symbol=inert(p.token_symbol, 16), token_address=inert(p.token_address), fund_id=inert(p.fund_id),
-                strategy_name=inert(p.strategy_name), deposited=amount(p.total_deposited_value, p.decimals),
-                value=amount(p.total_position_value, p.decimals), yield_earned=amount(p.yield_earned, p.decimals),
-                apy=_apy(p.apy)) for p in items])
+            return Positions(
+                wallet=wallet,
+                truncated=cut,
+                positions=[
+                    PositionOut(
+                        token_symbol=inert(p.token_symbol, 16),
+                        token_address=inert(p.token_address),
+                        fund_id=inert(p.fund_id),
+                        strategy_name=inert(p.strategy_name),
+                        deposited=amount(p.total_deposited_value, p.decimals),
+                        value=amount(p.total_position_value, p.decimals),
+                        yield_earned=amount(p.yield_earned, p.decimals),
+                        apy=_apy(p.apy),
+                    )
+                    for p in items
+                ],
+            )
+
         return await run(build)
 
     @server.tool(annotations=READ, description="The wallet's token balances: in the wallet and in the strategy.")
     async def balances(asset: str | None = None) -> Annotated[CallToolResult, Balances]:
         def build() -> Balances:
             items, cut = _first(client.iter_balances(wallet, asset=_asset(asset)))
-            return Balances(wallet=wallet, truncated=cut, balances=[BalanceOut(
-                token_symbol=inert(b.token_symbol, 16), token_address=inert(b.token_address),
-                total=amount(b.total_balance, b.decimals), in_wallet=amount(b.wallet_part, b.decimals),
-                in_strategy=None if b.funds is None else amount(b.funds, b.decimals)) for b in items])
+            return Balances(
+                wallet=wallet,
+                truncated=cut,
+                balances=[
+                    BalanceOut(
+                        token_symbol=inert(b.token_symbol, 16),
+                        token_address=inert(b.token_address),
+                        total=amount(b.total_balance, b.decimals),
+                        in_wallet=amount(b.wallet_part, b.decimals),
+                        in_strategy=None if b.funds is None else amount(b.funds, b.decimals),
+                    )
+                    for b in items
+                ],
+            )
+
         return await run(build)
 
     @server.tool(annotations=READ, description="The yield the wallet earned, per fund.")
     async def earnings() -> Annotated[CallToolResult, Earnings]:
         def build() -> Earnings:
             items, cut = _first(client.iter_earnings(wallet))
-            return Earnings(wallet=wallet, truncated=cut, earnings=[EarningOut(
-                fund_id=inert(e.fund_id), fund_name=inert(e.fund_name), base_asset=inert(e.base_asset, 16),
-                position_value=amount(e.position_value, e.decimals), yield_earned=amount(e.yield_earned, e.decimals),
-                apy=_apy(e.apy)) for e in items])
+            return Earnings(
+                wallet=wallet,
+                truncated=cut,
+                earnings=[
+                    EarningOut(
+                        fund_id=inert(e.fund_id),
+                        fund_name=inert(e.fund_name),
+                        base_asset=inert(e.base_asset, 16),
+                        position_value=amount(e.position_value, e.decimals),
+                        yield_earned=amount(e.yield_earned, e.decimals),
+                        apy=_apy(e.apy),
+                    )
+                    for e in items
+                ],
+            )
+
         return await run(build)
 
     @server.tool(annotations=READ, description="Whether the service answers.")

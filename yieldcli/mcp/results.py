@@ -25,8 +25,9 @@ def inert(value: object, limit: int = NAME_LIMIT) -> str:
 
 def ok(model: BaseModel) -> CallToolResult:
     data = model.model_dump(mode="json")
-    return CallToolResult(content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-                          structured_content=data)
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))], structured_content=data
+    )
 
 
 def failure(exc: BaseException) -> CallToolResult:
@@ -37,6 +38,12 @@ def failure(exc: BaseException) -> CallToolResult:
         if exc.hint:
             error["hint"] = inert(exc.hint, 300)
     else:
-        error = {"kind": "error", "message": f"unexpected error ({type(exc).__name__}): see the audit log and the server's stderr"}
-    return CallToolResult(content=[TextContent(type="text", text=json.dumps({"error": error}, ensure_ascii=False))],
-                          structured_content={"error": error}, is_error=True)
+        error = {
+            "kind": "error",
+            "message": f"unexpected error ({type(exc).__name__}): see the audit log and the server's stderr",
+        }
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps({"error": error}, ensure_ascii=False))],
+        structured_content={"error": error},
+        is_error=True,
+    )

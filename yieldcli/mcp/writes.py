@@ -22,7 +22,7 @@ from yieldcli.mcp.results import failure, inert, ok
 PREPARE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 EXECUTE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
 Asset = Annotated[str, Field(max_length=44, description="A known symbol (USDC, SOL, ...) or a mint address")]
-DecimalText = Annotated[str, Field(max_length=40, description="Token units as a decimal string, e.g. \"1.5\"")]
+DecimalText = Annotated[str, Field(max_length=40, description='Token units as a decimal string, e.g. "1.5"')]
 
 
 class Decision(BaseModel):
@@ -56,11 +56,17 @@ def _proposal_out(p: Proposal) -> ProposalOut:
     from yieldcli.tokens import by_mint
 
     token = by_mint(p.mint)
-    return ProposalOut(proposal_id=p.id, action=p.intent.action, asset=token.symbol if token else p.mint,
-                       amount=amount(p.raw, token.decimals if token else None).model_dump(), effect=inert(p.summary, 300),
-                       fee_lamports=None if p.fee is None else str(p.fee),
-                       policy=Decision(verdict=p.decision.verdict, reason=inert(p.decision.reason, 300)),  # type: ignore[arg-type]
-                       expires_at=p.expires_at, executable=p.state == "open")
+    return ProposalOut(
+        proposal_id=p.id,
+        action=p.intent.action,
+        asset=token.symbol if token else p.mint,
+        amount=amount(p.raw, token.decimals if token else None).model_dump(),
+        effect=inert(p.summary, 300),
+        fee_lamports=None if p.fee is None else str(p.fee),
+        policy=Decision(verdict=p.decision.verdict, reason=inert(p.decision.reason, 300)),  # type: ignore[arg-type]
+        expires_at=p.expires_at,
+        executable=p.state == "open",
+    )
 
 
 def register_writes(server: MCPServer, book: Book) -> None:
@@ -70,34 +76,56 @@ def register_writes(server: MCPServer, book: Book) -> None:
         except Exception as exc:
             return failure(exc)
 
-    @server.tool(annotations=PREPARE, description=(
-        "Propose a deposit of `amount` token units of `asset` into the strategy. Nothing is signed: the answer "
-        "is a proposal (its simulated effect, fee and the policy's decision) to pass to execute."))
+    @server.tool(
+        annotations=PREPARE,
+        description=(
+            "Propose a deposit of `amount` token units of `asset` into the strategy. Nothing is signed: the answer "
+            "is a proposal (its simulated effect, fee and the policy's decision) to pass to execute."
+        ),
+    )
     async def prepare_deposit(asset: Asset, amount: DecimalText) -> Annotated[CallToolResult, ProposalOut]:
         return await propose(Intent("deposit", asset, amount))
 
-    @server.tool(annotations=PREPARE, description=(
-        "Propose a withdrawal of `amount` token units of `asset` (or all=true for everything). exclude_fees: "
-        "receive the full amount; unwrap_wsol: SOL arrives unwrapped. Nothing is signed."))
-    async def prepare_withdraw(asset: Asset, amount: DecimalText | None = None, all: bool = False,
-                               exclude_fees: bool = False,
-                               unwrap_wsol: bool | None = None) -> Annotated[CallToolResult, ProposalOut]:
+    @server.tool(
+        annotations=PREPARE,
+        description=(
+            "Propose a withdrawal of `amount` token units of `asset` (or all=true for everything). exclude_fees: "
+            "receive the full amount; unwrap_wsol: SOL arrives unwrapped. Nothing is signed."
+        ),
+    )
+    async def prepare_withdraw(
+        asset: Asset,
+        amount: DecimalText | None = None,
+        all: bool = False,
+        exclude_fees: bool = False,
+        unwrap_wsol: bool | None = None,
+    ) -> Annotated[CallToolResult, ProposalOut]:
         return await propose(Intent("withdraw", asset, amount, all, exclude_fees, unwrap_wsol))
 
-    @server.tool(annotations=PREPARE, description=(
-        "Propose closing the wallet's account for `asset` in the strategy (its rent comes back). "
-        "Always needs the person's approval. Nothing is signed."))
+    @server.tool(
+        annotations=PREPARE,
+        description=(
+            "Propose closing the wallet's account for `asset` in the strategy (its rent comes back). "
+            "Always needs the person's approval. Nothing is signed."
+        ),
+    )
     async def prepare_close_account(asset: Asset) -> Annotated[CallToolResult, ProposalOut]:
         return await propose(Intent("close-account", asset))
 
     approval_of = asker(book)
 
-    @server.tool(annotations=EXECUTE, description=(
-        "Execute a proposal, once: the transaction is built and checked afresh, the policy decides again, "
-        "the person is asked when the policy says so, then it is signed, sent and confirmed."))
-    async def execute(proposal_id: Annotated[str, Field(max_length=64)], ctx: Context,
-                      approval: Annotated[ElicitationResult[Approve], Resolve(approval_of)],
-                      ) -> Annotated[CallToolResult, OutcomeOut]:
+    @server.tool(
+        annotations=EXECUTE,
+        description=(
+            "Execute a proposal, once: the transaction is built and checked afresh, the policy decides again, "
+            "the person is asked when the policy says so, then it is signed, sent and confirmed."
+        ),
+    )
+    async def execute(
+        proposal_id: Annotated[str, Field(max_length=64)],
+        ctx: Context,
+        approval: Annotated[ElicitationResult[Approve], Resolve(approval_of)],
+    ) -> Annotated[CallToolResult, OutcomeOut]:
         try:
             proposal = book.find(proposal_id)
             approved = _approved(book, proposal, approval)
@@ -108,10 +136,16 @@ def register_writes(server: MCPServer, book: Book) -> None:
             progress = _progress(ctx)
             outcome = await anyio.to_thread.run_sync(book.execute, proposal, approved, progress)
             result = outcome.result
-            return ok(OutcomeOut(proposal_id=proposal_id, status=str(result.get("status")),
-                                 signature=getattr(outcome, "signature", None) or result.get("signature"),
-                                 slot=getattr(outcome, "slot", None) or result.get("slot"), effect=inert(proposal.summary, 300),
-                                 new_transaction=not getattr(outcome, "already_processed", False)))
+            return ok(
+                OutcomeOut(
+                    proposal_id=proposal_id,
+                    status=str(result.get("status")),
+                    signature=getattr(outcome, "signature", None) or result.get("signature"),
+                    slot=getattr(outcome, "slot", None) or result.get("slot"),
+                    effect=inert(proposal.summary, 300),
+                    new_transaction=not getattr(outcome, "already_processed", False),
+                )
+            )
         except Exception as exc:
             return failure(exc)
 
@@ -121,8 +155,11 @@ def _approved(book: Book, proposal: Proposal, approval: ElicitationResult[Any]) 
     data = approval.data if isinstance(approval, AcceptedElicitation) else None
     if isinstance(data, CannotAsk):
         book.audit.append("refused", proposal=proposal.id, why="the client cannot elicit")
-        raise Refused("this write needs the person's approval and this client cannot ask for it (no elicitation); "
-                      "nothing was signed", kind="refused.approval_unavailable")
+        raise Refused(
+            "this write needs the person's approval and this client cannot ask for it (no elicitation); "
+            "nothing was signed",
+            kind="refused.approval_unavailable",
+        )
     if data is None or (isinstance(data, Approve) and not data.approve):
         book.audit.append("declined", proposal=proposal.id, answer="no" if data is not None else approval.action)
         if proposal.state == "open":

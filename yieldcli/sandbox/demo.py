@@ -151,10 +151,7 @@ def initial_state() -> dict[str, Any]:
             }
 
     def positions(sid: str, entries: dict[str, tuple[int, int, str]]) -> dict[str, Any]:
-        return {
-            fund_id_for(sid, _mint(sym)): _position(dep, val, date)
-            for sym, (dep, val, date) in entries.items()
-        }
+        return {fund_id_for(sid, _mint(sym)): _position(dep, val, date) for sym, (dep, val, date) in entries.items()}
 
     demo_positions = positions(
         DEMO_STRATEGY_ID,
@@ -252,7 +249,7 @@ def synthetic_fund_index(fund_id: str) -> int | None:
     prefix = "00000000-5eed-4000-8000-"
     if not fund_id.startswith(prefix):
         return None
-    tail = fund_id[len(prefix):]
+    tail = fund_id[len(prefix) :]
     return int(tail) if len(tail) == 12 and tail.isdigit() else None
 
 

@@ -29,9 +29,7 @@ class Fault:
         self._pattern = re.compile(self.path_regex)
 
     def matches(self, method: str, path: str) -> bool:
-        return (self.method == "*" or self.method.upper() == method.upper()) and bool(
-            self._pattern.search(path)
-        )
+        return (self.method == "*" or self.method.upper() == method.upper()) and bool(self._pattern.search(path))
 
 
 class Faults:
@@ -58,9 +56,7 @@ class Faults:
             body = body.encode()
         if times is not None and times < 1:
             raise ValueError("times must be at least 1, or None for every request")
-        fault = Fault(
-            method, path_regex, status, body, content_type, dict(headers or {}), times, delay_s, disconnect
-        )
+        fault = Fault(method, path_regex, status, body, content_type, dict(headers or {}), times, delay_s, disconnect)
         with self._lock:
             self._faults.append(fault)
         return fault

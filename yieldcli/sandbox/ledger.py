@@ -14,16 +14,29 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from yieldcli.sandbox import demo
 from yieldcli.files import write_atomically
+from yieldcli.sandbox import demo
 from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries
 from yieldcli.sandbox.rows import (
-    SYNTH_BALANCE_KEYS, SYNTH_POSITION_KEYS, SYNTH_YIELD_KEYS, ConcatRows, IndexedRows, ListRows, Rows, synthetic_balance,
-    synthetic_position, synthetic_rows, synthetic_token, synthetic_yield, balance_item, position_item, yield_item,
+    SYNTH_BALANCE_KEYS,
+    SYNTH_POSITION_KEYS,
+    SYNTH_YIELD_KEYS,
+    ConcatRows,
+    IndexedRows,
+    ListRows,
+    Rows,
+    balance_item,
+    position_item,
+    synthetic_balance,
+    synthetic_position,
+    synthetic_rows,
+    synthetic_token,
+    synthetic_yield,
+    yield_item,
 )
 from yieldcli.tokens import by_mint, by_symbol
 
@@ -33,7 +46,7 @@ class LedgerError(Exception):
 
 
 def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 # ---- the ledger ----------------------------------------------------------------------------------
@@ -317,7 +330,10 @@ class Ledger:
         """(strategy_id, mint, value, deposited) of the wallet's positions, synthetic seeds left out."""
         with self._lock:
             self._refresh()
-            return [(f["strategy_id"], f["mint"], pos["value"], pos["deposited"]) for f, pos in self._positions_of(self._wallet(wallet))]
+            return [
+                (f["strategy_id"], f["mint"], pos["value"], pos["deposited"])
+                for f, pos in self._positions_of(self._wallet(wallet))
+            ]
 
     def sync_wallet(
         self,
@@ -355,4 +371,3 @@ class Ledger:
                     pos["value"], pos["deposited"] = value, deposited
                     pos["last_updated"] = now
             self._save()
-

@@ -62,7 +62,6 @@ def parse_query(query: str, fields: tuple[str, ...]) -> dict[str, Any]:
 # ---- listings ------------------------------------------------------------------------------------
 
 
-
 def paginate(
     rows: Rows,
     *,
@@ -107,10 +106,6 @@ def sorting(q: dict[str, Any], balance_field: str, allowed: tuple[str, ...]) -> 
     field_name = balance_field if sort_by == "balance" else sort_by
     if field_name not in allowed:
         choices = ", ".join(("balance", *allowed))
-        raise BadRequest(
-            error_response(400, f"Invalid sort_by: {sort_by!r}; expected one of: {choices}")
-        )
+        raise BadRequest(error_response(400, f"Invalid sort_by: {sort_by!r}; expected one of: {choices}"))
     # Without an order, the largest balances come first.
     return field_name, order != "asc"
-
-

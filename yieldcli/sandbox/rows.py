@@ -12,6 +12,7 @@ from typing import Any
 
 from yieldcli.sandbox import demo
 
+
 class Rows:
     def __len__(self) -> int:
         raise NotImplementedError
@@ -100,8 +101,10 @@ def synthetic_rows(
         indices = [k] if k is not None and k < n else []
     return IndexedRows(indices, make, keys)
 
+
 def synthetic_token(i: int) -> dict[str, Any]:
     return {"symbol": f"SYN{i}", "name": f"Synthetic Token {i}", "decimals": demo.SYNTH_DECIMALS}
+
 
 def synthetic_position(i: int) -> dict[str, Any]:
     deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
@@ -120,6 +123,7 @@ def synthetic_position(i: int) -> dict[str, Any]:
         "yield_earned": value - deposited,
     }
 
+
 def synthetic_balance(i: int) -> dict[str, Any]:
     deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
     return {
@@ -136,6 +140,7 @@ def synthetic_balance(i: int) -> dict[str, Any]:
         },
     }
 
+
 def synthetic_yield(i: int) -> dict[str, Any]:
     deposited, value = demo.synthetic_deposited(i), demo.synthetic_value(i)
     return {
@@ -148,7 +153,6 @@ def synthetic_yield(i: int) -> dict[str, Any]:
         "position_value": value,
         "yield_earned": value - deposited,
     }
-
 
 
 SYNTH_POSITION_KEYS: dict[str, Callable[[int], Any]] = {
@@ -174,7 +178,9 @@ SYNTH_YIELD_KEYS: dict[str, Callable[[int], Any]] = {
 Position = tuple[dict[str, Any], dict[str, Any]]  # (fund, position)
 
 
-def position_item(fund: dict[str, Any], pos: dict[str, Any], meta: dict[str, Any], strategy_name: str) -> dict[str, Any]:
+def position_item(
+    fund: dict[str, Any], pos: dict[str, Any], meta: dict[str, Any], strategy_name: str
+) -> dict[str, Any]:
     """An item of /user-funds."""
     return {
         "apy": fund["apy"],

@@ -35,27 +35,45 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from yieldcli.solana import programs
-from yieldcli.solana.transaction_errors import describe_error
+from yieldcli.files import write_atomically
 from yieldcli.sandbox.chain import store
-from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, FIRST_SLOT, HEIGHT_OFFSET, Clock, blockhash_bytes, new_genesis_hash
+from yieldcli.sandbox.chain.clock import (
+    BLOCKHASH_WINDOW,
+    FIRST_SLOT,
+    HEIGHT_OFFSET,
+    Clock,
+    blockhash_bytes,
+    new_genesis_hash,
+)
 from yieldcli.sandbox.chain.clock import now_ms as clock_now_ms
 from yieldcli.sandbox.chain.execution import ExecutionHelpers, inner_instructions_json, token_amount_json
 from yieldcli.sandbox.chain.knobs import FaultControls, Faults, Network
-from yieldcli.sandbox.chain.setup import FAUCET_TOP_UP, LAMPORTS_PER_SOL, SANDBOX_AUTHORITY, SANDBOX_FAUCET, SetupHelpers
-from yieldcli.files import write_atomically
 from yieldcli.sandbox.chain.lock import SyncedLock, file_stamp, folder_lock, remove_stale_temporaries
 from yieldcli.sandbox.chain.records import (
-    NOT_LANDED, RuntimeRpcError, SendOutcome, TxRecord, compute_budget, decode_wire_transaction, err_json, live,
+    NOT_LANDED,
+    RuntimeRpcError,
+    SendOutcome,
+    TxRecord,
+    compute_budget,
+    decode_wire_transaction,
+    err_json,
+    live,
 )
-
+from yieldcli.sandbox.chain.setup import (
+    FAUCET_TOP_UP,
+    LAMPORTS_PER_SOL,
+    SANDBOX_AUTHORITY,
+    SANDBOX_FAUCET,
+    SetupHelpers,
+)
+from yieldcli.solana import programs
+from yieldcli.solana.transaction_errors import describe_error
 
 log = logging.getLogger(__name__)
 
 FIRST_BLOCK_HEIGHT = FIRST_SLOT - HEIGHT_OFFSET
 MAX_RECORDS = 2_000
 SLOT_HASHES_KEPT = 150
-
 
 
 OnConfirmed = Callable[[VersionedTransaction, TxRecord], Any]
@@ -96,7 +114,13 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         self._sends: dict[str, int] = {}  # times each signature was sent, for network.drop_sends
         self._stamp: tuple[int, int, int] | None = None
         self._svm = self._new_svm()
-        self._clock = Clock(new_genesis_hash(), started_ms=now_ms(), slot_ms=network.slot_ms, window=network.blockhash_window, now=now_ms)
+        self._clock = Clock(
+            new_genesis_hash(),
+            started_ms=now_ms(),
+            slot_ms=network.slot_ms,
+            window=network.blockhash_window,
+            now=now_ms,
+        )
         with raw_lock:
             if self.state_file is not None:
                 remove_stale_temporaries(self.state_file)
@@ -133,7 +157,9 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         self._svm.expire_blockhash()
         # SlotHashes holds the current slot too, so a slot read by getSlot can create a lookup table.
         genesis = self._clock.genesis
-        self._svm.set_slot_hashes([(s, Hash(blockhash_bytes(genesis, s))) for s in range(slot, max(slot - SLOT_HASHES_KEPT, 0), -1)])
+        self._svm.set_slot_hashes(
+            [(s, Hash(blockhash_bytes(genesis, s))) for s in range(slot, max(slot - SLOT_HASHES_KEPT, 0), -1)]
+        )
 
     def _expire_blockhash_of(self, tx: VersionedTransaction) -> None:
         """Move the chain past the last block height at which `tx` could land."""
@@ -242,6 +268,7 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         """The balance of `owner`'s associated token account for `mint` (0 when it does not exist)."""
         info = self.token_account(programs.associated_token_address(owner, mint))
         return info[2] if info else 0
+
     # ---- transactions
 
     def send_transaction(self, tx: VersionedTransaction, *, skip_preflight: bool = False) -> SendOutcome:
@@ -283,6 +310,7 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
                 self.faults.fail -= 1
             record = self._land(tx, fail=fail, notify=True)
             return SendOutcome(signature, record is not None, record, "fail" if fail else None)
+
     def recent_prioritization_fees(self) -> list[dict[str, int]]:
         """getRecentPrioritizationFees: per recent slot, the least price that landed (at least the minimum the sandbox asks)."""
         with self._lock:
@@ -292,7 +320,9 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
                 if record.err is None:
                     paid[record.slot] = min(paid.get(record.slot, record.compute_unit_price), record.compute_unit_price)
             first = max(self._clock.slot - SLOT_HASHES_KEPT + 1, 0)
-            return [{"slot": s, "prioritizationFee": max(paid.get(s, 0), floor)} for s in range(first, self._clock.slot + 1)]
+            return [
+                {"slot": s, "prioritizationFee": max(paid.get(s, 0), floor)} for s in range(first, self._clock.slot + 1)
+            ]
 
     def _land(self, tx: VersionedTransaction, *, fail: bool = False, notify: bool = False) -> TxRecord | None:
         """Execute in the current slot if it can land; record it and close the slot. None if dropped."""
@@ -379,8 +409,13 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
         self._tracked = set(accounts)
         self._records = OrderedDict((r.signature, r) for r in records)
         self._clock = Clock(
-            clock["genesis"], slot=clock["slot"], started_ms=clock["started_ms"], slot_ms=self.network.slot_ms,
-            window=self.network.blockhash_window, revoked=[str(h) for h in clock.get("revoked", [])], now=self._now_ms,
+            clock["genesis"],
+            slot=clock["slot"],
+            started_ms=clock["started_ms"],
+            slot_ms=self.network.slot_ms,
+            window=self.network.blockhash_window,
+            revoked=[str(h) for h in clock.get("revoked", [])],
+            now=self._now_ms,
         )
         self._clock.catch_up()
         self._new_slot()
@@ -388,6 +423,18 @@ class Runtime(SetupHelpers, ExecutionHelpers, FaultControls):
 
 
 __all__ = [
-    "BLOCKHASH_WINDOW", "FAUCET_TOP_UP", "LAMPORTS_PER_SOL", "token_amount_json", "FIRST_BLOCK_HEIGHT", "Faults", "Network", "Runtime", "RuntimeRpcError", "SANDBOX_AUTHORITY",
-    "SANDBOX_FAUCET", "SendOutcome", "TxRecord", "decode_wire_transaction",
+    "BLOCKHASH_WINDOW",
+    "FAUCET_TOP_UP",
+    "LAMPORTS_PER_SOL",
+    "token_amount_json",
+    "FIRST_BLOCK_HEIGHT",
+    "Faults",
+    "Network",
+    "Runtime",
+    "RuntimeRpcError",
+    "SANDBOX_AUTHORITY",
+    "SANDBOX_FAUCET",
+    "SendOutcome",
+    "TxRecord",
+    "decode_wire_transaction",
 ]

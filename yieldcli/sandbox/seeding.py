@@ -11,14 +11,24 @@ from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs
-from yieldcli.solana import strategy_program as sp
 from yieldcli.sandbox import demo
 from yieldcli.sandbox.runtime import SANDBOX_AUTHORITY, Runtime, TxRecord
 from yieldcli.sandbox.vault import (
-    CHAIN_MINTS, MINT_AUTHORITY, STRATEGY_PROGRAM, TOKEN_KEY, U64_MAX, VAULT, VAULT_AUTHORITY, VAULT_FLOAT, WSOL_KEY,
-    TokenState, fits_one_transaction, transfer_lamports,
+    CHAIN_MINTS,
+    MINT_AUTHORITY,
+    STRATEGY_PROGRAM,
+    TOKEN_KEY,
+    U64_MAX,
+    VAULT,
+    VAULT_AUTHORITY,
+    VAULT_FLOAT,
+    WSOL_KEY,
+    TokenState,
+    fits_one_transaction,
+    transfer_lamports,
 )
+from yieldcli.solana import programs
+from yieldcli.solana import strategy_program as sp
 from yieldcli.tokens import NATIVE_SOL_PSEUDO_MINT
 
 if TYPE_CHECKING:
@@ -37,12 +47,15 @@ class ChainLedgerSync:
     _rent: int  # rent-exempt lamports of a token account
 
     if TYPE_CHECKING:  # provided by `StrategyChain`, the class this part is mixed into
+
         def _token(self, address: Pubkey) -> TokenState | None: ...
         def _position(self, address: Pubkey) -> sp.Position | None: ...
 
     def _find_lookup_table(self) -> Pubkey | None:
         """The strategy's lookup table: made last when the chain is seeded, so it also says the seeding is done."""
-        for address, account in self.runtime.program_accounts(Pubkey.from_string(programs.ADDRESS_LOOKUP_TABLE_PROGRAM)):
+        for address, account in self.runtime.program_accounts(
+            Pubkey.from_string(programs.ADDRESS_LOOKUP_TABLE_PROGRAM)
+        ):
             try:
                 table = AddressLookupTable.deserialize(bytes(account.data))
             except BaseException as exc:  # pyo3 panics are BaseExceptions
@@ -68,9 +81,14 @@ class ChainLedgerSync:
         for mint in CHAIN_MINTS:
             mint_key = Pubkey.from_string(mint)
             top_up = tokens.get(mint, 0) - rt.token_balance(wallet, mint_key)
-            if 0 < top_up and tokens[mint] <= U64_MAX:
+            if top_up > 0 and tokens[mint] <= U64_MAX:
                 ata = programs.associated_token_address(wallet, mint_key)
-                steps.append([programs.create_associated_token_account(VAULT, wallet, mint_key), *self._fill(ata, mint_key, top_up)])
+                steps.append(
+                    [
+                        programs.create_associated_token_account(VAULT, wallet, mint_key),
+                        *self._fill(ata, mint_key, top_up),
+                    ]
+                )
         for strategy_id, mint, value, deposited in self.ledger.wallet_positions(demo.DEMO_WALLET):
             if mint not in CHAIN_MINTS or not 0 < value <= U64_MAX or not 0 < deposited <= value:
                 continue
@@ -80,16 +98,22 @@ class ChainLedgerSync:
             step: list[Instruction] = []
             if held is None:
                 ata = programs.associated_token_address(wallet, mint_key)
-                step += [programs.create_associated_token_account(VAULT, wallet, mint_key), *self._fill(ata, mint_key, deposited),
-                         sp.deposit(wallet, VAULT, ata, mint_key, strategy_id, deposited)]
+                step += [
+                    programs.create_associated_token_account(VAULT, wallet, mint_key),
+                    *self._fill(ata, mint_key, deposited),
+                    sp.deposit(wallet, VAULT, ata, mint_key, strategy_id, deposited),
+                ]
                 if mint_key == WSOL_KEY and not tokens.get(mint):
                     # The demo wallet holds no wrapped SOL: the account used to deposit it goes again.
                     step.append(programs.token_close_account(ata, VAULT, wallet))
             earned = value - (held.balance if held is not None else deposited)
             if earned > 0:
                 source = programs.associated_token_address(VAULT, mint_key)
-                step += [programs.create_associated_token_account(VAULT, VAULT, mint_key), *self._fill(source, mint_key, earned),
-                         sp.credit_yield(source, mint_key, address, earned)]
+                step += [
+                    programs.create_associated_token_account(VAULT, VAULT, mint_key),
+                    *self._fill(source, mint_key, earned),
+                    sp.credit_yield(source, mint_key, address, earned),
+                ]
             if step:
                 steps.append(step)
         wrapped = sum(
@@ -99,13 +123,19 @@ class ChainLedgerSync:
             rt.airdrop(VAULT, wrapped + VAULT_FLOAT)
         self._execute_batched(steps)
         lamports = tokens.get(NATIVE_SOL_PSEUDO_MINT, 0) - rt.get_balance(wallet)
-        if 0 < lamports and tokens[NATIVE_SOL_PSEUDO_MINT] <= U64_MAX:
+        if lamports > 0 and tokens[NATIVE_SOL_PSEUDO_MINT] <= U64_MAX:
             rt.airdrop(wallet, lamports)
 
         addresses = [sp.authority_address(), *(sp.vault_address(m) for m in mints), *mints]
         addresses += [
             Pubkey.from_string(x)
-            for x in (programs.TOKEN_PROGRAM, programs.ASSOCIATED_TOKEN_PROGRAM, programs.SYSTEM_PROGRAM, programs.COMPUTE_BUDGET_PROGRAM, str(STRATEGY_PROGRAM))
+            for x in (
+                programs.TOKEN_PROGRAM,
+                programs.ASSOCIATED_TOKEN_PROGRAM,
+                programs.SYSTEM_PROGRAM,
+                programs.COMPUTE_BUDGET_PROGRAM,
+                str(STRATEGY_PROGRAM),
+            )
         ]
         table = rt.create_lookup_table(list(dict.fromkeys(addresses)), authority=VAULT_AUTHORITY)
         rt.advance_slots(1)  # addresses added by extend are usable from the next slot
@@ -115,7 +145,10 @@ class ChainLedgerSync:
     def _fill(account: Pubkey, mint: Pubkey, amount: int) -> list[Instruction]:
         """Instructions giving a token account `amount` more: minted, or for WSOL lamports from the vault, synced."""
         if mint == WSOL_KEY:
-            return [transfer(TransferParams(from_pubkey=VAULT, to_pubkey=account, lamports=amount)), programs.token_sync_native(account)]
+            return [
+                transfer(TransferParams(from_pubkey=VAULT, to_pubkey=account, lamports=amount)),
+                programs.token_sync_native(account),
+            ]
         return [programs.token_mint_to(mint, account, MINT_AUTHORITY, amount)]
 
     def _execute_batched(self, steps: list[list[Instruction]]) -> None:
@@ -181,7 +214,10 @@ class ChainLedgerSync:
             change = self._position_change(held) if held is not None else None
             if held is None or change is None:
                 continue
-            recorded = {(sid, mint): (value, deposited) for sid, mint, value, deposited in self.ledger.wallet_positions(held.user)}
+            recorded = {
+                (sid, mint): (value, deposited)
+                for sid, mint, value, deposited in self.ledger.wallet_positions(held.user)
+            }
             if recorded.get((change[0], change[1])) != (change[2], change[3]):
                 changes.setdefault(held.user, []).append(change)
         for wallet, positions in changes.items():
@@ -213,7 +249,9 @@ class ChainLedgerSync:
         holdings: dict[str, dict[str, int]] = {}
         wanted = set(wallets)
         for _, account in self.runtime.program_accounts(TOKEN_KEY):
-            parsed = programs.parse_token_account(programs.TOKEN_PROGRAM, bytes(account.data)) if account.lamports else None
+            parsed = (
+                programs.parse_token_account(programs.TOKEN_PROGRAM, bytes(account.data)) if account.lamports else None
+            )
             if parsed is not None and parsed[1] in wanted and parsed[0] in CHAIN_MINTS:
                 mint, owner, amount = parsed
                 holdings.setdefault(owner, {}).setdefault(mint, 0)

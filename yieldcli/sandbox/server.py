@@ -86,9 +86,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = self.rfile.read(length) if length else b""
         target = urlsplit(self.path)
-        response = self.server.service.handle(
-            self.command, target.path, target.query, dict(self.headers.items()), body
-        )
+        response = self.server.service.handle(self.command, target.path, target.query, dict(self.headers.items()), body)
         if response.disconnect:
             self.close_connection = True
             try:
@@ -350,7 +348,8 @@ class SandboxServer:
             self._serving = True
             self._thread = threading.Thread(
                 target=self._httpd.run,
-                name=f"yield-sandbox-{self.port}", daemon=True,
+                name=f"yield-sandbox-{self.port}",
+                daemon=True,
             )
             self._thread.start()
         return self

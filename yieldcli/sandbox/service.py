@@ -21,8 +21,15 @@ from yieldcli.api.sort_fields import BALANCE_SORT_FIELDS, POSITION_SORT_FIELDS
 from yieldcli.sandbox.faults import Fault, Faults
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.listing import QueryError, paginate, parse_query, sorting
-from yieldcli.sandbox.responses import JSON, PLAIN_TEXT, BadRequest, Response, error_response, json_response, query_failure
-
+from yieldcli.sandbox.responses import (
+    JSON,
+    PLAIN_TEXT,
+    BadRequest,
+    Response,
+    error_response,
+    json_response,
+    query_failure,
+)
 
 SERVED_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"})
 MISSING_CREDENTIALS = "Missing credentials"
@@ -44,12 +51,23 @@ PostHandler = Callable[[dict[str, Any]], Response]
 
 _STRING, _BOOL, _U64 = "string", "boolean", "u64"
 _DEPOSIT_FIELDS = {
-    "strategy_id": _STRING, "base_asset": _STRING, "amount": _U64, "all": _BOOL, "user_key": _STRING,
-    "payer_key": _STRING, "user_token_account": _STRING, "fund_id": _STRING, "is_agent": _BOOL,
+    "strategy_id": _STRING,
+    "base_asset": _STRING,
+    "amount": _U64,
+    "all": _BOOL,
+    "user_key": _STRING,
+    "payer_key": _STRING,
+    "user_token_account": _STRING,
+    "fund_id": _STRING,
+    "is_agent": _BOOL,
 }
 _WITHDRAW_FIELDS = {
-    **_DEPOSIT_FIELDS, "create_wsol_ata": _BOOL, "unwrap_wsol_ata": _BOOL, "detect_wsol_ata": _BOOL,
-    "exclude_fees": _BOOL, "no_balance_checks": _BOOL,
+    **_DEPOSIT_FIELDS,
+    "create_wsol_ata": _BOOL,
+    "unwrap_wsol_ata": _BOOL,
+    "detect_wsol_ata": _BOOL,
+    "exclude_fees": _BOOL,
+    "no_balance_checks": _BOOL,
 }
 _CLOSE_FIELDS = {
     name: _STRING
@@ -234,7 +252,9 @@ class Service:
         rows = self.ledger.positions(wallet, strategy_id, self._asset(q.get("asset")))
         return json_response(
             200,
-            paginate(rows, page=q.get("page", 0), limit=q.get("limit", 0), sort_field=sort_field, descending=descending),
+            paginate(
+                rows, page=q.get("page", 0), limit=q.get("limit", 0), sort_field=sort_field, descending=descending
+            ),
         )
 
     def _user_balances(self, wallet: str, *, query: str) -> Response:
@@ -247,7 +267,9 @@ class Service:
         rows = self.ledger.balances(wallet, self._asset(q.get("asset")))
         return json_response(
             200,
-            paginate(rows, page=q.get("page", 0), limit=q.get("limit", 0), sort_field=sort_field, descending=descending),
+            paginate(
+                rows, page=q.get("page", 0), limit=q.get("limit", 0), sort_field=sort_field, descending=descending
+            ),
         )
 
     def _user_yield(self, wallet: str, *, query: str) -> Response:
@@ -282,6 +304,15 @@ class Service:
 
 
 __all__ = [
-    "JSON", "PLAIN_TEXT", "POST_FIELDS", "Fault", "Faults", "PostHandler", "Response", "Service", "error_response",
-    "json_response", "query_failure",
+    "JSON",
+    "PLAIN_TEXT",
+    "POST_FIELDS",
+    "Fault",
+    "Faults",
+    "PostHandler",
+    "Response",
+    "Service",
+    "error_response",
+    "json_response",
+    "query_failure",
 ]

@@ -42,8 +42,6 @@ from solders.system_program import TransferParams, transfer
 from solders.token.state import TokenAccount
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs
-from yieldcli.solana import strategy_program as sp
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.program_elf import program_elf
 from yieldcli.sandbox.requests import Refusal, TransferRequest, amount_or_all, pubkey_param
@@ -51,9 +49,17 @@ from yieldcli.sandbox.runtime import Network, Runtime
 from yieldcli.sandbox.seeding import ChainLedgerSync
 from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
 from yieldcli.sandbox.vault import (
-    COMPUTE_UNIT_LIMIT, STRATEGY_PROGRAM, VAULT_AUTHORITY, WITHDRAW_FEE_BPS, WSOL_RESERVE, TokenState,
-    instruction_json, withdrawal_fee,
+    COMPUTE_UNIT_LIMIT,
+    STRATEGY_PROGRAM,
+    VAULT_AUTHORITY,
+    WITHDRAW_FEE_BPS,
+    WSOL_RESERVE,
+    TokenState,
+    instruction_json,
+    withdrawal_fee,
 )
+from yieldcli.solana import programs
+from yieldcli.solana import strategy_program as sp
 from yieldcli.tokens import WSOL_MINT
 
 # ---- the strategy on the chain -------------------------------------------------------------------
@@ -106,11 +112,14 @@ class StrategyChain(ChainLedgerSync):
         payer = pubkey_param(params, "payer_key", required=None if as_ix else "payer_key must be provided") or user
         given_account = pubkey_param(params, "user_token_account")
         requested = amount_or_all(params)
-        return TransferRequest(strategy_id, mint, decimals, user, payer, given_account, requested, Pubkey.from_string(mint))
+        return TransferRequest(
+            strategy_id, mint, decimals, user, payer, given_account, requested, Pubkey.from_string(mint)
+        )
 
     def deposit(self, params: dict[str, Any], as_ix: bool) -> Response:
         strategy_id, mint, decimals, user, payer, given_account, requested, mint_key = self._transfer_request(
-            params, as_ix, "deposit")
+            params, as_ix, "deposit"
+        )
         ixs = [set_compute_unit_limit(COMPUTE_UNIT_LIMIT)]
         with self._lock:
             opens_position = self.runtime.get_account(sp.position_address(user, strategy_id, mint_key)) is None
@@ -149,13 +158,16 @@ class StrategyChain(ChainLedgerSync):
         if everything and available == 0:
             raise Refusal(f"Insufficient balance: the wallet holds no {what} to deposit")
         if amount > available:
-            raise Refusal(f"Insufficient balance: the wallet holds {available} base units of {what}; {amount} requested")
+            raise Refusal(
+                f"Insufficient balance: the wallet holds {available} base units of {what}; {amount} requested"
+            )
 
     # -- withdraw
 
     def withdraw(self, params: dict[str, Any], as_ix: bool) -> Response:
         strategy_id, mint, decimals, user, payer, given_account, requested, mint_key = self._transfer_request(
-            params, as_ix, "withdraw")
+            params, as_ix, "withdraw"
+        )
         with self._lock:
             position = self._position(sp.position_address(user, strategy_id, mint_key))
             if position is None:
@@ -226,7 +238,9 @@ class StrategyChain(ChainLedgerSync):
             account = sp.position_address(user, strategy_id, named_mint)
             position = self._position(account)
             if position is None:
-                raise Refusal(f"Fund account not found: wallet {user} has no position in {mint} in strategy {strategy_id}", 404)
+                raise Refusal(
+                    f"Fund account not found: wallet {user} has no position in {mint} in strategy {strategy_id}", 404
+                )
         payer = pubkey_param(params, "payer") or user
         mint_key = Pubkey.from_string(mint)
         ixs: list[Instruction] = []
@@ -272,12 +286,18 @@ class StrategyChain(ChainLedgerSync):
             raise Refusal(f"Asset {mint} is not supported by strategy {strategy_id}")
         decimals = self.runtime.mint_decimals(Pubkey.from_string(mint))
         if decimals is None:
-            raise Refusal(f"Asset {mint} cannot be used for a {action} in this sandbox: it has no mint on the sandbox chain")
+            raise Refusal(
+                f"Asset {mint} cannot be used for a {action} in this sandbox: it has no mint on the sandbox chain"
+            )
         return mint, decimals
 
     def _token(self, address: Pubkey) -> TokenState | None:
         account = self.runtime.get_account(address)
-        if account is None or str(account.owner) != programs.TOKEN_PROGRAM or len(account.data) != programs.TOKEN_ACCOUNT_SIZE:
+        if (
+            account is None
+            or str(account.owner) != programs.TOKEN_PROGRAM
+            or len(account.data) != programs.TOKEN_ACCOUNT_SIZE
+        ):
             return None
         state = TokenAccount.from_bytes(bytes(account.data))
         close = state.close_authority
@@ -285,7 +305,9 @@ class StrategyChain(ChainLedgerSync):
 
     def _transaction(self, ixs: list[Instruction], payer: Pubkey, as_ix: bool, key: str) -> Response:
         if as_ix:
-            return json_response(200, {key: [instruction_json(ix) for ix in ixs], "lookup_table": str(self.lookup_table.key)})
+            return json_response(
+                200, {key: [instruction_json(ix) for ix in ixs], "lookup_table": str(self.lookup_table.key)}
+            )
         return json_response(200, self._encode(ixs, payer, with_table=True))
 
     def _encode(self, ixs: list[Instruction], payer: Pubkey, *, with_table: bool) -> str:
@@ -302,6 +324,12 @@ class StrategyChain(ChainLedgerSync):
 
 
 __all__ = [
-    "COMPUTE_UNIT_LIMIT", "Refusal", "STRATEGY_PROGRAM", "StrategyChain", "VAULT_AUTHORITY", "WITHDRAW_FEE_BPS",
-    "instruction_json", "withdrawal_fee",
+    "COMPUTE_UNIT_LIMIT",
+    "Refusal",
+    "STRATEGY_PROGRAM",
+    "StrategyChain",
+    "VAULT_AUTHORITY",
+    "WITHDRAW_FEE_BPS",
+    "instruction_json",
+    "withdrawal_fee",
 ]

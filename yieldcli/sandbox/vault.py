@@ -19,9 +19,8 @@ from solders.keypair import Keypair
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
 
-from yieldcli.solana import programs
-from yieldcli.solana import strategy_program
 from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, SANDBOX_AUTHORITY
+from yieldcli.solana import programs, strategy_program
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
 VAULT_AUTHORITY = Keypair.from_seed(hashlib.sha256(b"yield sandbox vault authority").digest())
@@ -48,7 +47,8 @@ def instruction_json(ix: Instruction) -> dict[str, Any]:
     return {
         "program_id": list(bytes(ix.program_id)),
         "accounts": [
-            {"pubkey": list(bytes(a.pubkey)), "is_signer": a.is_signer, "is_writable": a.is_writable} for a in ix.accounts
+            {"pubkey": list(bytes(a.pubkey)), "is_signer": a.is_signer, "is_writable": a.is_writable}
+            for a in ix.accounts
         ],
         "data": list(bytes(ix.data)),
     }

@@ -13,10 +13,14 @@ TESTNET_URL = "https://api.testnet.solana.com"
 LOCALHOST_URL = "http://127.0.0.1:8899"
 
 MONIKERS = {
-    "mainnet-beta": MAINNET_URL, "m": MAINNET_URL,
-    "devnet": DEVNET_URL, "d": DEVNET_URL,
-    "testnet": TESTNET_URL, "t": TESTNET_URL,
-    "localhost": LOCALHOST_URL, "l": LOCALHOST_URL,
+    "mainnet-beta": MAINNET_URL,
+    "m": MAINNET_URL,
+    "devnet": DEVNET_URL,
+    "d": DEVNET_URL,
+    "testnet": TESTNET_URL,
+    "t": TESTNET_URL,
+    "localhost": LOCALHOST_URL,
+    "l": LOCALHOST_URL,
 }
 
 COMMITMENTS = ("processed", "confirmed", "finalized")

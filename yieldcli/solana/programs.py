@@ -84,7 +84,9 @@ def token_transfer_checked(
     return Instruction(token_program, struct.pack("<BQB", 12, amount, decimals), accounts)
 
 
-def token_mint_to(mint: Pubkey, account: Pubkey, authority: Pubkey, amount: int, *, token_program: Pubkey = _TOKEN) -> Instruction:
+def token_mint_to(
+    mint: Pubkey, account: Pubkey, authority: Pubkey, amount: int, *, token_program: Pubkey = _TOKEN
+) -> Instruction:
     accounts = [AccountMeta(mint, False, True), AccountMeta(account, False, True), AccountMeta(authority, True, False)]
     return Instruction(token_program, struct.pack("<BQ", 7, amount), accounts)
 
@@ -93,8 +95,14 @@ def token_sync_native(account: Pubkey, *, token_program: Pubkey = _TOKEN) -> Ins
     return Instruction(token_program, bytes([17]), [AccountMeta(account, False, True)])
 
 
-def token_close_account(account: Pubkey, destination: Pubkey, owner: Pubkey, *, token_program: Pubkey = _TOKEN) -> Instruction:
-    accounts = [AccountMeta(account, False, True), AccountMeta(destination, False, True), AccountMeta(owner, True, False)]
+def token_close_account(
+    account: Pubkey, destination: Pubkey, owner: Pubkey, *, token_program: Pubkey = _TOKEN
+) -> Instruction:
+    accounts = [
+        AccountMeta(account, False, True),
+        AccountMeta(destination, False, True),
+        AccountMeta(owner, True, False),
+    ]
     return Instruction(token_program, bytes([9]), accounts)
 
 

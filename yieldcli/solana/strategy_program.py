@@ -22,7 +22,13 @@ YIELD_AUTHORITY = Pubkey.from_string("FbsoAcbkesT2kMGmNwuHSuP1tVUgUaeeccNqSAq4Eu
 AUTHORITY_BUMP = 253
 
 INIT_VAULT, DEPOSIT, WITHDRAW, CLOSE, CREDIT_YIELD = 0, 1, 2, 3, 4
-INSTRUCTION_NAMES = {INIT_VAULT: "initVault", DEPOSIT: "deposit", WITHDRAW: "withdraw", CLOSE: "close", CREDIT_YIELD: "creditYield"}
+INSTRUCTION_NAMES = {
+    INIT_VAULT: "initVault",
+    DEPOSIT: "deposit",
+    WITHDRAW: "withdraw",
+    CLOSE: "close",
+    CREDIT_YIELD: "creditYield",
+}
 WITHDRAW_ALL = 2**64 - 1
 MODE_GROSS, MODE_EXCLUDE_FEES = 0, 1
 FEE_DIVISOR = 1000  # the fee is 10 bps of the gross, rounded up
@@ -31,9 +37,19 @@ POSITION_SIZE = 128
 POSITION_MAGIC = b"YSPOSIT1"
 
 ERRORS = {
-    1: "InvalidInstruction", 2: "MissingSignature", 3: "WrongAccountOwner", 4: "WrongPda", 5: "WrongVault",
-    6: "NotPositionOwner", 7: "Overdraw", 8: "Overflow", 9: "WrongMint", 10: "WrongDestination",
-    11: "NotYieldAuthority", 12: "WrongProgram", 13: "AccountState",
+    1: "InvalidInstruction",
+    2: "MissingSignature",
+    3: "WrongAccountOwner",
+    4: "WrongPda",
+    5: "WrongVault",
+    6: "NotPositionOwner",
+    7: "Overdraw",
+    8: "Overflow",
+    9: "WrongMint",
+    10: "WrongDestination",
+    11: "NotYieldAuthority",
+    12: "WrongProgram",
+    13: "AccountState",
 }
 
 _SYSTEM = Pubkey.from_string(SYSTEM_PROGRAM)
@@ -64,7 +80,9 @@ def withdrawal_fee(gross: int) -> int:
 # ---- instructions -------------------------------------------------------------------------------
 
 
-def _payout_accounts(signer: Pubkey, token_account: Pubkey, mint: Pubkey, position: Pubkey, *, signer_writable: bool = False) -> list[AccountMeta]:
+def _payout_accounts(
+    signer: Pubkey, token_account: Pubkey, mint: Pubkey, position: Pubkey, *, signer_writable: bool = False
+) -> list[AccountMeta]:
     return [
         AccountMeta(signer, True, signer_writable),
         AccountMeta(token_account, False, True),
@@ -103,7 +121,9 @@ def deposit(user: Pubkey, payer: Pubkey, source: Pubkey, mint: Pubkey, strategy_
     return Instruction(PROGRAM, struct.pack("<BQ", DEPOSIT, amount) + strategy_key(strategy_id), accounts)
 
 
-def withdraw(user: Pubkey, destination: Pubkey, mint: Pubkey, strategy_id: str, amount: int, *, exclude_fees: bool = False) -> Instruction:
+def withdraw(
+    user: Pubkey, destination: Pubkey, mint: Pubkey, strategy_id: str, amount: int, *, exclude_fees: bool = False
+) -> Instruction:
     """`amount`: the gross taken from the position (WITHDRAW_ALL: all of it), or with exclude_fees what the user receives."""
     position = position_address(user, strategy_id, mint)
     data = struct.pack("<BQB", WITHDRAW, amount, MODE_EXCLUDE_FEES if exclude_fees else MODE_GROSS)
@@ -115,7 +135,9 @@ def close(user: Pubkey, recipient: Pubkey, mint: Pubkey, position: Pubkey) -> In
 
 
 def credit_yield(source: Pubkey, mint: Pubkey, position: Pubkey, amount: int) -> Instruction:
-    return Instruction(PROGRAM, struct.pack("<BQ", CREDIT_YIELD, amount), _payout_accounts(YIELD_AUTHORITY, source, mint, position))
+    return Instruction(
+        PROGRAM, struct.pack("<BQ", CREDIT_YIELD, amount), _payout_accounts(YIELD_AUTHORITY, source, mint, position)
+    )
 
 
 # ---- position accounts --------------------------------------------------------------------------
@@ -137,5 +159,12 @@ def parse_position(owner_program: str, data: bytes) -> Position | None:
     if owner_program != SANDBOX_STRATEGY_PROGRAM or len(data) != POSITION_SIZE or data[:8] != POSITION_MAGIC:
         return None
     deposited, balance = struct.unpack_from("<QQ", data, 104)
-    return Position(str(Pubkey.from_bytes(data[8:40])), data[40:72], str(Pubkey.from_bytes(data[72:104])),
-                    deposited, balance, data[120], data[121])
+    return Position(
+        str(Pubkey.from_bytes(data[8:40])),
+        data[40:72],
+        str(Pubkey.from_bytes(data[72:104])),
+        deposited,
+        balance,
+        data[120],
+        data[121],
+    )

@@ -19,6 +19,6 @@ def describe_error(err: Any) -> str:
             inner = ", ".join(f"{k} {v}" for k, v in inner.items())
         return f"instruction {index} failed: {inner}"
     if isinstance(err, dict) and len(err) == 1:
-        (name, value), = err.items()
+        ((name, value),) = err.items()
         return f"{name} {value}"
     return str(err)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from yieldcli.chain.decoders import associated_token, compute_budget, lookup_table, memo, sandbox_strategy, system, token
+from yieldcli.chain.decoders import (
+    associated_token,
+    compute_budget,
+    lookup_table,
+    memo,
+    sandbox_strategy,
+    system,
+    token,
+)
 from yieldcli.chain.decoders.common import Decoder
 from yieldcli.solana import programs
 

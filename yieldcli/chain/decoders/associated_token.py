@@ -7,14 +7,17 @@ from solders.pubkey import Pubkey
 from yieldcli.chain.decoders.common import DecodeContext, Decoded
 from yieldcli.solana import programs
 
-
 _ATA_ROLES = ("payer", "associatedAccount", "wallet", "mint", "systemProgram", "tokenProgram")
 
 
 def decode_associated_token(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str) -> Decoded:
     tag = data[0] if data else 0
     if tag == 2:
-        return "recoverNested", {}, ("nestedAccount", "nestedMint", "destination", "ownerAccount", "ownerMint", "wallet", "tokenProgram")
+        return (
+            "recoverNested",
+            {},
+            ("nestedAccount", "nestedMint", "destination", "ownerAccount", "ownerMint", "wallet", "tokenProgram"),
+        )
     if tag not in (0, 1) or len(data) > 1:
         raise ValueError(tag)
     role = dict(zip(_ATA_ROLES, accts))

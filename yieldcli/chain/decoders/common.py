@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from solders.pubkey import Pubkey
 
@@ -21,7 +22,15 @@ class DecodeContext:
     account_mints: dict[str, str]
     warnings: list[str]
 
-    def amount(self, details: dict[str, Any], raw: int, *, mint: str | None = None, decimals: int | None = None, account: str | None = None) -> None:
+    def amount(
+        self,
+        details: dict[str, Any],
+        raw: int,
+        *,
+        mint: str | None = None,
+        decimals: int | None = None,
+        account: str | None = None,
+    ) -> None:
         """Set amount (exact int) and, when the decimals are known, ui_amount (exact decimal text)."""
         details["amount"] = raw
         if mint is None and account is not None:
@@ -31,7 +40,9 @@ class DecodeContext:
         if decimals is None and mint is not None:
             decimals = self.decimals.get(mint)
         elif decimals is not None and mint is not None and mint in self.decimals and self.decimals[mint] != decimals:
-            self.warnings.append(f"instruction claims {decimals} decimals for mint {mint}, which has {self.decimals[mint]}")
+            self.warnings.append(
+                f"instruction claims {decimals} decimals for mint {mint}, which has {self.decimals[mint]}"
+            )
         if decimals is not None:
             details["decimals"] = decimals
             details["ui_amount"] = format(scale(raw, decimals), "f")

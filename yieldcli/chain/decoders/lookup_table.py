@@ -11,7 +11,11 @@ def decode_lookup_table(data: bytes, accts: list[str | None], ctx: DecodeContext
     (tag,) = struct.unpack_from("<I", data, 0)
     if tag == 0:
         recent_slot, bump = struct.unpack_from("<QB", data, 4)
-        return "createLookupTable", {"recent_slot": recent_slot, "bump": bump}, ("lookupTable", "authority", "payer", "systemProgram")
+        return (
+            "createLookupTable",
+            {"recent_slot": recent_slot, "bump": bump},
+            ("lookupTable", "authority", "payer", "systemProgram"),
+        )
     if tag == 1:
         return "freezeLookupTable", {}, ("lookupTable", "authority")
     if tag == 2:

@@ -7,11 +7,20 @@ from typing import Any
 
 from yieldcli.chain.decoders.common import DecodeContext, Decoded, pubkey_at, sol_text
 
-
 _SYSTEM_KINDS = {
-    0: "createAccount", 1: "assign", 2: "transfer", 3: "createAccountWithSeed", 4: "advanceNonceAccount",
-    5: "withdrawNonceAccount", 6: "initializeNonceAccount", 7: "authorizeNonceAccount", 8: "allocate",
-    9: "allocateWithSeed", 10: "assignWithSeed", 11: "transferWithSeed", 12: "upgradeNonceAccount",
+    0: "createAccount",
+    1: "assign",
+    2: "transfer",
+    3: "createAccountWithSeed",
+    4: "advanceNonceAccount",
+    5: "withdrawNonceAccount",
+    6: "initializeNonceAccount",
+    7: "authorizeNonceAccount",
+    8: "allocate",
+    9: "allocateWithSeed",
+    10: "assignWithSeed",
+    11: "transferWithSeed",
+    12: "upgradeNonceAccount",
 }
 
 
@@ -39,7 +48,14 @@ def decode_system(data: bytes, accts: list[str | None], ctx: DecodeContext, prog
         seed = data[44 : 44 + seed_len].decode("utf-8")
         lamports, space = struct.unpack_from("<QQ", data, 44 + seed_len)
         owner = pubkey_at(data, 60 + seed_len)
-        details = {"base": base, "seed": seed, "lamports": lamports, "sol": sol_text(lamports), "space": space, "owner": owner}
+        details = {
+            "base": base,
+            "seed": seed,
+            "lamports": lamports,
+            "sol": sol_text(lamports),
+            "space": space,
+            "owner": owner,
+        }
         roles = ("funding", "newAccount", "base")
     elif tag == 4:
         roles = ("nonceAccount", "recentBlockhashesSysvar", "nonceAuthority")

@@ -8,7 +8,6 @@ from typing import Any
 from yieldcli.chain.decoders.common import DecodeContext, Decoded, coption_pubkey, pubkey_at
 from yieldcli.solana import programs
 
-
 _TOKEN_KINDS: dict[int, tuple[str, tuple[str, ...]]] = {
     0: ("initializeMint", ("mint", "rentSysvar")),
     1: ("initializeAccount", ("account", "mint", "owner", "rentSysvar")),
@@ -70,7 +69,9 @@ def decode_token(data: bytes, accts: list[str | None], ctx: DecodeContext, progr
         authority_type = data[1]
         new, _ = coption_pubkey(data, 2)
         details.update(
-            authorityType=_AUTHORITY_TYPES[authority_type] if authority_type < len(_AUTHORITY_TYPES) else authority_type,
+            authorityType=_AUTHORITY_TYPES[authority_type]
+            if authority_type < len(_AUTHORITY_TYPES)
+            else authority_type,
             newAuthority=new,
         )
     elif len(data) != 1 and tag in (1, 5, 9, 10, 11, 17):

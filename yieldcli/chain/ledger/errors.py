@@ -31,13 +31,16 @@ def app_not_open() -> LedgerError:
 
 
 def blind_signing_disabled() -> LedgerError:
-    return LedgerError("blind signing is off in the Ledger's Solana app: it cannot sign this transaction",
-                       kind="ledger.blind_signing_disabled")
+    return LedgerError(
+        "blind signing is off in the Ledger's Solana app: it cannot sign this transaction",
+        kind="ledger.blind_signing_disabled",
+    )
 
 
 def timed_out(seconds: float) -> LedgerError:
-    return LedgerError(f"the Ledger did not answer within {seconds:g} seconds; nothing was signed",
-                       kind="ledger.timeout")
+    return LedgerError(
+        f"the Ledger did not answer within {seconds:g} seconds; nothing was signed", kind="ledger.timeout"
+    )
 
 
 def declined() -> LedgerDeclined:

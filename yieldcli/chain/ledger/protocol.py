@@ -62,7 +62,7 @@ def path_bytes(levels: tuple[int, ...]) -> bytes:
 
 def apdus(ins: int, p1: int, payload: bytes) -> list[bytes]:
     """The APDUs carrying `payload`, in chunks of at most 255 bytes."""
-    chunks = [payload[i:i + MAX_CHUNK] for i in range(0, len(payload), MAX_CHUNK)] or [b""]
+    chunks = [payload[i : i + MAX_CHUNK] for i in range(0, len(payload), MAX_CHUNK)] or [b""]
     out = []
     for i, chunk in enumerate(chunks):
         p2 = (P2_EXTEND if i > 0 else 0) | (P2_MORE if i < len(chunks) - 1 else 0)
@@ -123,8 +123,9 @@ class SolanaApp:
     def configuration(self) -> AppConfiguration:
         data = self._send(get_configuration_apdus())
         if len(data) < 5:
-            raise errors.LedgerError(f"the Solana app's configuration is {len(data)} bytes, expected 5",
-                                     kind="ledger.status")
+            raise errors.LedgerError(
+                f"the Solana app's configuration is {len(data)} bytes, expected 5", kind="ledger.status"
+            )
         return AppConfiguration(bool(data[0]), data[1], f"{data[2]}.{data[3]}.{data[4]}")
 
     def pubkey(self, levels: tuple[int, ...], *, confirm: bool = False) -> bytes:

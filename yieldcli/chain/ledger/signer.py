@@ -27,17 +27,19 @@ DEFAULT_TIMEOUT = 120.0  # seconds: a person reads the screen and presses the bu
 
 # What the Solana app parses and shows (System, Stake, Vote, SPL Token, Token-2022, Associated Token,
 # Memo v1 and v2, Compute Budget); an instruction of any other program needs blind signing.
-CLEAR_SIGNED_PROGRAMS = frozenset({
-    "11111111111111111111111111111111",
-    "Stake11111111111111111111111111111111111111",
-    "Vote111111111111111111111111111111111111111",
-    "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
-    "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb",
-    "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL",
-    "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo",
-    "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
-    "ComputeBudget111111111111111111111111111111",
-})
+CLEAR_SIGNED_PROGRAMS = frozenset(
+    {
+        "11111111111111111111111111111111",
+        "Stake11111111111111111111111111111111111111",
+        "Vote111111111111111111111111111111111111111",
+        "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+        "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb",
+        "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL",
+        "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo",
+        "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
+        "ComputeBudget111111111111111111111111111111",
+    }
+)
 
 
 def message_hash(message: bytes) -> str:
@@ -158,6 +160,7 @@ def _timeout_from_env() -> float:
     except ValueError:
         value = -1.0
     if not value > 0:
-        raise errors.LedgerError(f"invalid {TIMEOUT_ENV} {text!r}: expected a positive number of seconds",
-                                 kind="ledger.setting")
+        raise errors.LedgerError(
+            f"invalid {TIMEOUT_ENV} {text!r}: expected a positive number of seconds", kind="ledger.setting"
+        )
     return value

@@ -27,8 +27,9 @@ class SpeculosTransport:
     def __init__(self, address: str, connect_timeout: float = 5.0):
         host, _, port = address.rpartition(":")
         if not host or not port.isdecimal():
-            raise errors.LedgerError(f"invalid Speculos APDU address {address!r}: expected host:port",
-                                     kind="ledger.address")
+            raise errors.LedgerError(
+                f"invalid Speculos APDU address {address!r}: expected host:port", kind="ledger.address"
+            )
         self.host, self.port, self.connect_timeout = host.strip("[]"), int(port), connect_timeout
         self.name = f"Speculos at {self.host}:{self.port}"
 
@@ -42,10 +43,12 @@ class SpeculosTransport:
             sock.sendall(len(apdu).to_bytes(4, "big") + apdu)
             length = int.from_bytes(_read_exactly(sock, 4), "big")
             answer = _read_exactly(sock, length + 2)
-        except socket.timeout:
+        except TimeoutError:
             raise errors.timed_out(timeout) from None
         except OSError as exc:
-            raise errors.not_found(f"the connection to {self.host}:{self.port} failed ({exc.strerror or exc})") from None
+            raise errors.not_found(
+                f"the connection to {self.host}:{self.port} failed ({exc.strerror or exc})"
+            ) from None
         finally:
             sock.close()
         return answer[:-2], int.from_bytes(answer[-2:], "big")
@@ -83,7 +86,7 @@ def hid_unframe(reports: list[bytes]) -> bytes | None:
     if len(body) < 2:
         return None
     length = int.from_bytes(body[:2], "big")
-    return body[2:2 + length] if len(body) - 2 >= length else None
+    return body[2 : 2 + length] if len(body) - 2 >= length else None
 
 
 def _hid() -> Any:
@@ -104,11 +107,16 @@ class HidTransport:
         try:
             hid = _hid()
         except ImportError:
-            raise errors.LedgerError("USB access to a Ledger needs the hidapi package",
-                                     hint="pip install 'yieldcli[ledger]' (or: pip install hidapi)",
-                                     kind="ledger.no_hid") from None
-        found = [d for d in hid.enumerate(LEDGER_VENDOR_ID, 0)
-                 if d.get("usage_page") == LEDGER_USAGE_PAGE or d.get("interface_number") == 0]
+            raise errors.LedgerError(
+                "USB access to a Ledger needs the hidapi package",
+                hint="pip install 'yieldcli[ledger]' (or: pip install hidapi)",
+                kind="ledger.no_hid",
+            ) from None
+        found = [
+            d
+            for d in hid.enumerate(LEDGER_VENDOR_ID, 0)
+            if d.get("usage_page") == LEDGER_USAGE_PAGE or d.get("interface_number") == 0
+        ]
         return found
 
     @classmethod
@@ -116,9 +124,10 @@ class HidTransport:
         device = _hid().device()
         try:
             device.open_path(info["path"])
-        except (OSError, IOError) as exc:
-            raise errors.not_found(f"the device at {info['path']!r} cannot be opened ({exc}); on Linux, install "
-                                   "Ledger's udev rules") from None
+        except OSError as exc:
+            raise errors.not_found(
+                f"the device at {info['path']!r} cannot be opened ({exc}); on Linux, install Ledger's udev rules"
+            ) from None
         device.set_nonblocking(False)
         return cls(device, str(info.get("product_string") or "Ledger"))
 
@@ -137,7 +146,7 @@ class HidTransport:
                 if report:
                     reports.append(report)
                     answer = hid_unframe(reports)
-        except (OSError, IOError, ValueError) as exc:
+        except (OSError, ValueError) as exc:
             raise errors.not_found(f"the USB connection failed ({exc})") from None
         if len(answer) < 2:
             raise errors.LedgerError("the Ledger sent an answer without a status word", kind="ledger.status")
@@ -146,5 +155,5 @@ class HidTransport:
     def close(self) -> None:
         try:
             self.device.close()
-        except (OSError, IOError):
+        except OSError:
             pass

@@ -30,7 +30,7 @@ class LedgerUrl:
         return "m/" + "/".join(f"{level}'" for level in self.levels)
 
     def __str__(self) -> str:
-        keys = self.levels[len(SOLANA_PATH):]
+        keys = self.levels[len(SOLANA_PATH) :]
         query = "?key=" + "/".join(str(k) for k in keys) if keys else ""
         return f"usb://ledger{'/' + self.wallet_id if self.wallet_id else ''}{query}"
 
@@ -47,13 +47,15 @@ def parse_ledger_url(source: str) -> LedgerUrl:
         from yieldcli.addresses import is_pubkey
 
         if not is_pubkey(wallet_id):
-            raise UsageError(f"{wallet_id!r} in {text!r} is not a device's wallet id (a base58 public key)",
-                             kind="usage.ledger_url")
+            raise UsageError(
+                f"{wallet_id!r} in {text!r} is not a device's wallet id (a base58 public key)", kind="usage.ledger_url"
+            )
     query = parse_qs(parts.query, keep_blank_values=True)
     unknown = set(query) - {"key"}
     if unknown or len(query.get("key", [])) > 1:
-        raise UsageError(f"unsupported keypair URL {text!r}: only one key= is understood", hint=accepted,
-                         kind="usage.ledger_url")
+        raise UsageError(
+            f"unsupported keypair URL {text!r}: only one key= is understood", hint=accepted, kind="usage.ledger_url"
+        )
     keys = parse_key(query["key"][0]) if "key" in query else ()
     return LedgerUrl(SOLANA_PATH + keys, wallet_id)
 
@@ -65,8 +67,9 @@ def parse_key(text: str) -> tuple[int, ...]:
     for level in levels:
         digits = level.strip().rstrip("'")
         if not digits.isdecimal() or not digits.isascii() or int(digits) >= HARDENED:
-            raise UsageError(f"invalid key {text!r}: expected N or N/M, whole numbers below 2^31",
-                             kind="usage.ledger_url")
+            raise UsageError(
+                f"invalid key {text!r}: expected N or N/M, whole numbers below 2^31", kind="usage.ledger_url"
+            )
         numbers.append(int(digits))
     if len(numbers) > 2:
         raise UsageError(f"invalid key {text!r}: at most two levels (N/M) after 44'/501'", kind="usage.ledger_url")

@@ -16,7 +16,9 @@ auth_app = opt.command_group("Store, check and remove the API key.")
 @auth_app.command("login")
 def login(
     ctx: typer.Context,
-    with_token: bool = typer.Option(False, "--with-token", help="Read the key from standard input instead of a prompt."),
+    with_token: bool = typer.Option(
+        False, "--with-token", help="Read the key from standard input instead of a prompt."
+    ),
 ) -> None:
     """Store the API key for the current profile in the OS keyring.
 
@@ -27,7 +29,9 @@ def login(
     if with_token:
         from yieldcli.files import read_small_stream
 
-        key = read_small_stream(env.stdin, limit=secrets.API_KEY_MAX_LENGTH + 2, what="the API key", error=UsageError).strip()
+        key = read_small_stream(
+            env.stdin, limit=secrets.API_KEY_MAX_LENGTH + 2, what="the API key", error=UsageError
+        ).strip()
     elif env.interactive:
         key = typer.prompt("API key", hide_input=True, err=True).strip()
     else:
@@ -60,7 +64,12 @@ def status(
             f"no API key for profile {session.profile!r}" + (f": {why_none}" if why_none else ""),
             hint=f"set {API_KEY_ENV}" if why_none else f"run `yield auth login` or set {API_KEY_ENV}",
         )
-    body: dict[str, Any] = {"profile": session.profile, "source": found.source, "location": found.location, "key": secrets.mask(found.value)}
+    body: dict[str, Any] = {
+        "profile": session.profile,
+        "source": found.source,
+        "location": found.location,
+        "key": secrets.mask(found.value),
+    }
     verdict = None
     if check:
         from yieldcli.cli.commands.doctor import key_accepted
@@ -68,11 +77,14 @@ def status(
         verdict = key_accepted(session)
         body["accepted"] = verdict.status == "ok"
         body["check"] = verdict.detail
+
     def lines() -> list[str]:
         said = [f"profile {body['profile']}: API key {body['key']} from {body['location']}"]
         if verdict is not None:
             colour = "green" if verdict.status == "ok" else "red"
-            said.append(f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}")
+            said.append(
+                f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}"
+            )
         return said
 
     out.result(body, lines, kind="auth")
@@ -91,6 +103,10 @@ def logout(ctx: typer.Context) -> None:
     session = session_of(ctx)
     removed = secrets.delete_api_key(session.profile)
     out = session.output()
-    out.info(f"API key removed for profile {session.profile!r}" if removed else f"no API key was stored for profile {session.profile!r}")
+    out.info(
+        f"API key removed for profile {session.profile!r}"
+        if removed
+        else f"no API key was stored for profile {session.profile!r}"
+    )
     if session.env.get(API_KEY_ENV):
         out.warn(f"{API_KEY_ENV} is still set in this environment")

@@ -6,13 +6,13 @@ import typer
 
 from yieldcli import config as cfg
 from yieldcli import secrets
-from yieldcli.urls import check_base_url, redact_url
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.errors import ConfigError, UsageError
-from yieldcli.numbers import parse_seconds
 from yieldcli.cli.render.formats import MODES
 from yieldcli.cli.render.output import Output
+from yieldcli.errors import ConfigError, UsageError
+from yieldcli.numbers import parse_seconds
+from yieldcli.urls import check_base_url, redact_url
 
 config_app = opt.command_group("Show and change settings.")
 
@@ -57,7 +57,9 @@ def _check_keypair_file(value: str) -> None:
     try:
         read_keypair_bytes(value)
     except ConfigError as exc:
-        raise UsageError(f"not set: {exc.message}", hint=exc.hint or "give the path of a solana-keygen keypair file") from None
+        raise UsageError(
+            f"not set: {exc.message}", hint=exc.hint or "give the path of a solana-keygen keypair file"
+        ) from None
 
 
 def _target_profile(session) -> str | None:
@@ -76,8 +78,18 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
     out = session.output(output, json_)
     settings = session.settings
     rows: list[dict[str, Any]] = [
-        {"name": "profile", "value": settings.profile.value, "source": settings.profile.source, "location": settings.profile.location},
-        {"name": "config", "value": str(settings.config.path), "source": cfg.resolve_config_path(session.options.config, session.env).source, "location": ""},
+        {
+            "name": "profile",
+            "value": settings.profile.value,
+            "source": settings.profile.source,
+            "location": settings.profile.location,
+        },
+        {
+            "name": "config",
+            "value": str(settings.config.path),
+            "source": cfg.resolve_config_path(session.options.config, session.env).source,
+            "location": "",
+        },
     ]
     for name in cfg.SPECS:
         s = settings.get(name)
@@ -86,25 +98,36 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
             value = redact_url(value)  # providers put keys in URLs; `config get` still prints it whole
         rows.append({"name": name, "value": value, "source": s.source, "location": s.location})
     if session.options.sandbox:  # the embedded sandbox's own key, whatever the keyring holds
-        rows.append({"name": "api_key", "value": secrets.mask(session.sandbox().api_key), "source": "sandbox",
-                     "location": "--sandbox"})
+        rows.append(
+            {
+                "name": "api_key",
+                "value": secrets.mask(session.sandbox().api_key),
+                "source": "sandbox",
+                "location": "--sandbox",
+            }
+        )
     else:
         found, why_none = secrets.find_api_key(session.env, session.profile)
-        rows.append({
-            "name": "api_key",
-            "value": secrets.mask(found.value) if found else None,
-            "source": found.source if found else "unset",
-            "location": found.location if found else (why_none or ""),
-        })
+        rows.append(
+            {
+                "name": "api_key",
+                "value": secrets.mask(found.value) if found else None,
+                "source": found.source if found else "unset",
+                "location": found.location if found else (why_none or ""),
+            }
+        )
+
     def table() -> None:
         from yieldcli.cli.render.layout import Column
 
-        out.columns([
-            Column("Setting", [row["name"] for row in rows]),
-            Column("Value", ["" if row["value"] is None else str(row["value"]) for row in rows], squeeze=24),
-            Column("Source", [row["source"] for row in rows]),
-            Column("Location", [row["location"] for row in rows], drop=1, squeeze=16),
-        ])
+        out.columns(
+            [
+                Column("Setting", [row["name"] for row in rows]),
+                Column("Value", ["" if row["value"] is None else str(row["value"]) for row in rows], squeeze=24),
+                Column("Source", [row["source"] for row in rows]),
+                Column("Location", [row["location"] for row in rows], drop=1, squeeze=16),
+            ]
+        )
 
     out.records(rows, fields=("name", "value", "source", "location"), table=table)
 
@@ -124,7 +147,11 @@ def get(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.")
 
 
 @config_app.command("set")
-def set_(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name."), value: str = typer.Argument(..., help="New value.")) -> None:
+def set_(
+    ctx: typer.Context,
+    key: str = typer.Argument(..., help="Setting name."),
+    value: str = typer.Argument(..., help="New value."),
+) -> None:
     """Write a setting to the config file (to the profile's table when --profile is given).
 
     Example: yield --profile prod config set strategy 43620ba3-354c-456b-aa3c-5bf7fa46a6d4

@@ -18,21 +18,24 @@ from urllib.parse import urlsplit
 import typer
 
 from yieldcli import config as cfg
+from yieldcli.cli.cli_errors import hint_for
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.cli.cli_errors import hint_for
-from yieldcli.files import reads_stdin
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
+from yieldcli.files import reads_stdin
 
 # Asked for when no strategy is configured: any answer after authentication (even 404) means the
 # key was accepted; this one is the service's public strategy.
 KEY_CHECK_STRATEGY_ID = "43620ba3-354c-456b-aa3c-5bf7fa46a6d4"
 
 
-
-def failure(check: "Check", message: str) -> YieldError:
+def failure(check: Check, message: str) -> YieldError:
     """The error a failed check ends the command with: its class carries the exit code."""
-    classes: dict[int, type[YieldError]] = {ExitCode.CONFIG: ConfigError, ExitCode.AUTH: AuthError, ExitCode.NETWORK: NetworkError}
+    classes: dict[int, type[YieldError]] = {
+        ExitCode.CONFIG: ConfigError,
+        ExitCode.AUTH: AuthError,
+        ExitCode.NETWORK: NetworkError,
+    }
     return classes.get(check.code, ServiceError)(message, hint=check.hint or None)
 
 
@@ -50,7 +53,7 @@ class Check(NamedTuple):
 def _home(session, path: Path | str) -> str:
     """A path as people write it: `~/...` under the home directory."""
     text, home = str(path), session.env.get("HOME")
-    return "~" + text[len(home):] if home and text.startswith(home.rstrip("/") + "/") else text
+    return "~" + text[len(home) :] if home and text.startswith(home.rstrip("/") + "/") else text
 
 
 def _ms(started: float) -> str:
@@ -79,13 +82,26 @@ def api_key_source(session) -> Check:
 
         problem = keyring_problem()
         if problem is not None and problem.kind == "config.keyring.plaintext":  # `auth login` would be refused here
-            return Check("API key", "warn", f"{mask(found.value)} from {found.location}; {problem.message}",
-                         "keep using the variable, or use an OS keyring")
+            return Check(
+                "API key",
+                "warn",
+                f"{mask(found.value)} from {found.location}; {problem.message}",
+                "keep using the variable, or use an OS keyring",
+            )
     if found is None:
         # The keyring unusable (none, or one that keeps secrets in plain text): logging in cannot help.
-        hint = f"set {cfg.API_KEY_ENV}, or use an OS keyring" if why_none else f"run `yield auth login` or set {cfg.API_KEY_ENV}"
-        return Check("API key", "fail", f"none for profile {session.profile!r}" + (f" ({why_none})" if why_none else ""),
-                     hint, ExitCode.CONFIG)
+        hint = (
+            f"set {cfg.API_KEY_ENV}, or use an OS keyring"
+            if why_none
+            else f"run `yield auth login` or set {cfg.API_KEY_ENV}"
+        )
+        return Check(
+            "API key",
+            "fail",
+            f"none for profile {session.profile!r}" + (f" ({why_none})" if why_none else ""),
+            hint,
+            ExitCode.CONFIG,
+        )
     return Check("API key", "ok", f"{mask(found.value)} from {found.location or found.source}")
 
 
@@ -96,8 +112,13 @@ def key_accepted(session) -> Check:
     try:
         session.api().strategy_info(strategy)
     except AuthError as exc:
-        return Check("key accepted", "fail", f"the service refused the key: {exc.message}",
-                     "check the key in the customer portal, then `yield auth login`", ExitCode.AUTH)
+        return Check(
+            "key accepted",
+            "fail",
+            f"the service refused the key: {exc.message}",
+            "check the key in the customer portal, then `yield auth login`",
+            ExitCode.AUTH,
+        )
     except NetworkError as exc:
         return Check("key accepted", "fail", f"no answer: {exc.message}", hint_for(exc) or "", ExitCode.NETWORK)
     except YieldError as exc:  # 404 and friends come after authentication
@@ -120,8 +141,13 @@ def service(session) -> Check:
     except AuthError:
         return Check("service", "ok", f"{url} answers ({_ms(started)}, health needs a key)")
     except NetworkError as exc:
-        return Check("service", "fail", f"{url} unreachable: {exc.message}", hint_for(exc) or "check the network and --api-url",
-                     ExitCode.NETWORK)
+        return Check(
+            "service",
+            "fail",
+            f"{url} unreachable: {exc.message}",
+            hint_for(exc) or "check the network and --api-url",
+            ExitCode.NETWORK,
+        )
     except YieldError as exc:
         return Check("service", "fail", f"{url}: {exc.message}", hint_for(exc) or "", ExitCode.SERVICE)
     return Check("service", "ok", f"{url} answers in {_ms(started)}")
@@ -166,8 +192,15 @@ def rpc(session, url_flag: str | None) -> list[Check]:
     try:
         genesis, took = _genesis(url, session.timeout())
     except YieldError as exc:
-        return [Check("RPC", "fail", f"{shown}: {exc.message}", exc.hint or "check -u/--url, rpc_url or the Solana CLI config",
-                      ExitCode.NETWORK)]
+        return [
+            Check(
+                "RPC",
+                "fail",
+                f"{shown}: {exc.message}",
+                exc.hint or "check -u/--url, rpc_url or the Solana CLI config",
+                ExitCode.NETWORK,
+            )
+        ]
     checks = [Check("RPC", "ok", f"{shown} answers in {took}")]
     from yieldcli.solana.cluster import cluster_named
 
@@ -177,12 +210,24 @@ def rpc(session, url_flag: str | None) -> list[Check]:
     except YieldError as exc:
         return checks + [Check("RPC cluster", "warn", f"{cluster}; the service's cluster is unknown: {exc.message}")]
     if expected is None:
-        checks.append(Check("RPC cluster", "warn", f"{cluster}; cannot tell which cluster {expected_name} builds for",
-                            "make sure the RPC is the cluster the service builds for"))
+        checks.append(
+            Check(
+                "RPC cluster",
+                "warn",
+                f"{cluster}; cannot tell which cluster {expected_name} builds for",
+                "make sure the RPC is the cluster the service builds for",
+            )
+        )
     elif genesis != expected:
-        checks.append(Check("RPC cluster", "fail", f"{cluster}, but the service builds for {expected_name}",
-                            "point -u/--url (or rpc_url, or the Solana CLI's json_rpc_url) at the service's cluster",
-                            ExitCode.CONFIG))
+        checks.append(
+            Check(
+                "RPC cluster",
+                "fail",
+                f"{cluster}, but the service builds for {expected_name}",
+                "point -u/--url (or rpc_url, or the Solana CLI's json_rpc_url) at the service's cluster",
+                ExitCode.CONFIG,
+            )
+        )
     else:
         checks.append(Check("RPC cluster", "ok", f"{cluster}: {expected_name}, as the service's"))
     if checks[-1].status != "fail":  # on the wrong cluster, its program says nothing more
@@ -219,9 +264,13 @@ def strategy_program(session, url: str, genesis: str) -> Check:
 
         # Named by a setting (or mainnet's pin) it must be there; the sandbox's default only on the sandbox.
         must_be_there = configured or genesis == GENESIS_HASHES[SERVICE_CLUSTER]
-        return Check("strategy program", "fail" if must_be_there else "warn", f"{program} ({source}) is not a program on this cluster: "
-                     "deposits and withdrawals will be refused", "set strategy_program to the strategy's program on this cluster",
-                     ExitCode.CONFIG)
+        return Check(
+            "strategy program",
+            "fail" if must_be_there else "warn",
+            f"{program} ({source}) is not a program on this cluster: deposits and withdrawals will be refused",
+            "set strategy_program to the strategy's program on this cluster",
+            ExitCode.CONFIG,
+        )
     return Check("strategy program", "ok", f"{program} ({source}), deployed")
 
 
@@ -229,8 +278,9 @@ def keypair(session, flag: str | None) -> Check:
     try:
         setting = session.keypair_source(flag)
     except ConfigError as exc:
-        return Check("keypair", "warn", "none configured: reads need a WALLET argument, nothing can be signed",
-                     exc.hint or "")
+        return Check(
+            "keypair", "warn", "none configured: reads need a WALLET argument, nothing can be signed", exc.hint or ""
+        )
     value = str(setting.value)
     if reads_stdin(value):
         return Check("keypair", "ok", "read from standard input when needed")
@@ -247,8 +297,12 @@ def keypair(session, flag: str | None) -> Check:
         return Check("keypair", "fail", exc.message, exc.hint or "", ExitCode.CONFIG)
     mode = stat.S_IMODE(os.stat(path).st_mode)
     if mode & 0o077:
-        return Check("keypair", "warn", f"{_home(session, path)} ({pubkey}) is readable by others (mode {mode:04o})",
-                     f"chmod 600 {path}")
+        return Check(
+            "keypair",
+            "warn",
+            f"{_home(session, path)} ({pubkey}) is readable by others (mode {mode:04o})",
+            f"chmod 600 {path}",
+        )
     return Check("keypair", "ok", f"{_home(session, path)} ({pubkey}), private to you")
 
 
@@ -260,8 +314,10 @@ def ledger(url: str) -> Check:
         facts = doctor_facts(url)
     except YieldError as exc:
         return Check("keypair", "fail", f"{url}: {exc.message}", hint_for(exc) or "", int(exc.exit_code))
-    detail = (f"{url} on {facts['device']}: Solana app {facts['version']}, blind signing {facts['blind_signing']}; "
-              f"{facts['path']} is {facts['address']}")
+    detail = (
+        f"{url} on {facts['device']}: Solana app {facts['version']}, blind signing {facts['blind_signing']}; "
+        f"{facts['path']} is {facts['address']}"
+    )
     if facts["blind_signing"] == "off":
         return Check("keypair", "warn", detail, hint_for(YieldError("", kind="ledger.blind_signing_disabled")) or "")
     return Check("keypair", "ok", detail)
@@ -275,9 +331,17 @@ def solana_cli_config(session) -> Check:
         return Check("Solana CLI config", "ok", f"{_home(session, path)}: {shown}")
     # The sandbox's own RPC and keypair need no Solana CLI config (and are not started to say so).
     if session.options.sandbox or (session.settings.value("rpc_url") and session.settings.value("keypair")):
-        return Check("Solana CLI config", "ok", f"{_home(session, path)} absent (not needed: yield has its own RPC URL and keypair)")
-    return Check("Solana CLI config", "warn", f"{_home(session, path)} absent",
-                 "`solana config set --url URL --keypair PATH`, or `yield config set rpc_url/keypair`")
+        return Check(
+            "Solana CLI config",
+            "ok",
+            f"{_home(session, path)} absent (not needed: yield has its own RPC URL and keypair)",
+        )
+    return Check(
+        "Solana CLI config",
+        "warn",
+        f"{_home(session, path)} absent",
+        "`solana config set --url URL --keypair PATH`, or `yield config set rpc_url/keypair`",
+    )
 
 
 def doctor(
@@ -306,7 +370,9 @@ def doctor(
     failed = [c for c in checks if c.status == "fail"]
     if failed:
         first = failed[0]
-        raise failure(first, f"{len(failed)} check{'s' * (len(failed) > 1)} failed (first: {first.name}: {first.detail})")
+        raise failure(
+            first, f"{len(failed)} check{'s' * (len(failed) > 1)} failed (first: {first.name}: {first.detail})"
+        )
 
 
 COLOURS = {"ok": "green", "warn": "yellow", "fail": "red"}
@@ -317,7 +383,6 @@ def _lines(out, checks: list[Check]) -> list[str]:
     import textwrap
 
     from yieldcli.cli.render import pager
-
     from yieldcli.cli.render.text import printable
 
     width = max(len(c.name) for c in checks)
@@ -326,7 +391,10 @@ def _lines(out, checks: list[Check]) -> list[str]:
     lines: list[str] = []
     for c in checks:
         status = out.paint(c.status.ljust(4), COLOURS[c.status], stderr=False)
-        for text, first in ((c.detail, f"{status}  {c.name.ljust(width)}  "), (f"hint: {c.hint}" if c.hint else "", indent)):
+        for text, first in (
+            (c.detail, f"{status}  {c.name.ljust(width)}  "),
+            (f"hint: {c.hint}" if c.hint else "", indent),
+        ):
             wrapped = textwrap.wrap(printable(text), room, break_long_words=False, break_on_hyphens=False)
             lines.extend(prefix + part for prefix, part in zip([first] + [indent] * len(wrapped), wrapped))
     return lines
@@ -334,5 +402,9 @@ def _lines(out, checks: list[Check]) -> list[str]:
 
 def report(out, checks: list[Check]) -> None:
     rows = [c.to_dict() for c in checks]
-    out.records(rows, fields=("name", "status", "detail", "hint"), table=lambda: out.lines(_lines(out, checks)),
-                whole={"ok": not any(c.status == "fail" for c in checks), "checks": rows})
+    out.records(
+        rows,
+        fields=("name", "status", "detail", "hint"),
+        table=lambda: out.lines(_lines(out, checks)),
+        whole={"ok": not any(c.status == "fail" for c in checks), "checks": rows},
+    )

@@ -16,10 +16,15 @@ ledger_app = opt.command_group("Use a Ledger (the Solana app): show the address 
 def address(
     ctx: typer.Context,
     key: Optional[str] = typer.Option(
-        None, "--key", metavar="N[/M]",
+        None,
+        "--key",
+        metavar="N[/M]",
         help="The key at m/44'/501'/N'[/M'] (default: the configured usb://ledger keypair, else m/44'/501').",
-        show_default=False),
-    confirm: bool = typer.Option(False, "--confirm", help="Show the address on the Ledger for you to compare and approve."),
+        show_default=False,
+    ),
+    confirm: bool = typer.Option(
+        False, "--confirm", help="Show the address on the Ledger for you to compare and approve."
+    ),
     keypair: opt.Keypair = None,
     output: opt.Output = None,
     json_: opt.Json = False,
@@ -40,8 +45,10 @@ def address(
         pubkey = _confirmed(signer)
     else:
         pubkey = signer.pubkey()
-    out.report({"address": str(pubkey), "path": url.path, "url": str(url), "confirmed_on_device": confirm},
-               lambda: (str(pubkey),))
+    out.report(
+        {"address": str(pubkey), "path": url.path, "url": str(url), "confirmed_on_device": confirm},
+        lambda: (str(pubkey),),
+    )
 
 
 def ledger_url(session, key: str | None, keypair_flag: str | None):
@@ -74,5 +81,10 @@ def doctor_facts(url_text: str) -> dict[str, str]:
     signer = LedgerSigner(url_text)
     config = signer.configuration()
     pubkey = signer.pubkey()
-    return {"device": signer.device_name(), "version": config.version,
-            "blind_signing": "on" if config.blind_signing else "off", "address": str(pubkey), "path": signer.url.path}
+    return {
+        "device": signer.device_name(),
+        "version": config.version,
+        "blind_signing": "on" if config.blind_signing else "off",
+        "address": str(pubkey),
+        "path": signer.url.path,
+    }

@@ -9,21 +9,35 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
 
-mcp_app = typer.Typer(help="Serve reads and policy-bound writes to an AI agent over MCP.\n\n"
-                           "Example: yield mcp --policy ~/.config/yield/mcp-policy.toml",
-                      invoke_without_command=True, rich_markup_mode=None,
-                      context_settings={"help_option_names": ["-h", "--help"]})
+mcp_app = typer.Typer(
+    help="Serve reads and policy-bound writes to an AI agent over MCP.\n\n"
+    "Example: yield mcp --policy ~/.config/yield/mcp-policy.toml",
+    invoke_without_command=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
-Policy = Annotated[Optional[str], typer.Option(
-    "--policy", help="Policy file (default: $XDG_CONFIG_HOME/yield/mcp-policy.toml; none: writes are off).",
-    show_default=False)]
+Policy = Annotated[
+    Optional[str],
+    typer.Option(
+        "--policy",
+        help="Policy file (default: $XDG_CONFIG_HOME/yield/mcp-policy.toml; none: writes are off).",
+        show_default=False,
+    ),
+]
 
 
 @mcp_app.callback()
-def mcp(ctx: typer.Context, policy: Policy = None,
-        http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 (a bearer token is printed).")] = False,
-        port: Annotated[int, typer.Option("--port", click_type=opt.WholeNumber(1, 65535), help="Port for --http.")] = 8788,
-        keypair: opt.Keypair = None, url: opt.RpcUrl = None) -> None:
+def mcp(
+    ctx: typer.Context,
+    policy: Policy = None,
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 (a bearer token is printed).")
+    ] = False,
+    port: Annotated[int, typer.Option("--port", click_type=opt.WholeNumber(1, 65535), help="Port for --http.")] = 8788,
+    keypair: opt.Keypair = None,
+    url: opt.RpcUrl = None,
+) -> None:
     if ctx.invoked_subcommand is not None:
         return
     session = session_of(ctx)
@@ -42,8 +56,8 @@ def audit(ctx: typer.Context) -> None:
     import json
     import sys
 
-    from yieldcli.mcp.audit import AuditLog, default_audit_path
     from yieldcli.config import data_dir
+    from yieldcli.mcp.audit import AuditLog, default_audit_path
 
     log = AuditLog(default_audit_path(data_dir(session_of(ctx).env)))
     for entry in log.entries():
@@ -70,8 +84,14 @@ def _served(session, policy_flag: Optional[str], keypair_flag: Optional[str], ur
     policy = load_policy(policy_path, required=policy_flag is not None)
     api_url, api_key = _service(session)
     keypair = session.keypair_source(keypair_flag).value
-    client = Client(api_url, api_key, timeout=session.timeout(), strategy=session.strategy(None),
-                    rpc_url=session.rpc_url(url_flag), keypair=str(keypair))
+    client = Client(
+        api_url,
+        api_key,
+        timeout=session.timeout(),
+        strategy=session.strategy(None),
+        rpc_url=session.rpc_url(url_flag),
+        keypair=str(keypair),
+    )
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
     return Served(client, wallet, policy, AuditLog(default_audit_path(data_dir(session.env))))
 
@@ -85,4 +105,6 @@ def _service(session) -> tuple:
     from yieldcli.urls import check_base_url
 
     found, _ = find_api_key(session.env, session.profile)
-    return session.settings.checked("api_url", lambda value, name: check_base_url(value)), found.value if found else None
+    return session.settings.checked(
+        "api_url", lambda value, name: check_base_url(value)
+    ), found.value if found else None

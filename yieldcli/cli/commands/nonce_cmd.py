@@ -10,18 +10,25 @@ import typer
 from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
-nonce_app = opt.command_group("Create and show durable-nonce accounts (for transactions signed long before they are sent).")
+nonce_app = opt.command_group(
+    "Create and show durable-nonce accounts (for transactions signed long before they are sent)."
+)
 
 
 @nonce_app.command("create")
 def create(
     ctx: typer.Context,
-    authority: str = typer.Option(..., "--authority", help="Who may advance (use) the nonce: a public key.", show_default=False),
+    authority: str = typer.Option(
+        ..., "--authority", help="Who may advance (use) the nonce: a public key.", show_default=False
+    ),
     outfile: Optional[str] = typer.Option(
-        None, "--outfile", help="Also write the new nonce account's keypair here (0600; never overwritten).", show_default=False
+        None,
+        "--outfile",
+        help="Also write the new nonce account's keypair here (0600; never overwritten).",
+        show_default=False,
     ),
     keypair: opt.Keypair = None,
     url: opt.RpcUrl = None,
@@ -46,16 +53,35 @@ def create(
     if timeout <= 0:
         raise UsageError(f"invalid --confirm-timeout {timeout}: expected a positive number of seconds")
     if not yes and not session.env.interactive:
-        raise UsageError("creating a nonce account needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
+        raise UsageError(
+            "creating a nonce account needs --yes when not on a terminal", hint="add --yes to confirm non-interactively"
+        )
     if outfile is not None and Path(outfile).expanduser().exists():
         raise UsageError(f"{outfile} already exists; not overwriting a keypair file", hint="choose another --outfile")
     signer = session.load_signer(str(session.keypair_source(keypair).value))
-    result = asyncio.run(_create(session, out, session.rpc_url(url), signer, authority, outfile, yes, commitment, timeout))
-    out.report(result, lambda: (f"nonce account {result['address']} (authority {result['authority']}) created in slot {result['slot']}",
-                                f"nonce: {result['nonce']}"))
+    result = asyncio.run(
+        _create(session, out, session.rpc_url(url), signer, authority, outfile, yes, commitment, timeout)
+    )
+    out.report(
+        result,
+        lambda: (
+            f"nonce account {result['address']} (authority {result['authority']}) created in slot {result['slot']}",
+            f"nonce: {result['nonce']}",
+        ),
+    )
 
 
-async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Optional[str], yes: bool, commitment: str, timeout: float) -> dict[str, Any]:
+async def _create(
+    session,
+    out,
+    rpc_url: str,
+    payer,
+    authority: str,
+    outfile: Optional[str],
+    yes: bool,
+    commitment: str,
+    timeout: float,
+) -> dict[str, Any]:
     from solders.keypair import Keypair
     from solders.pubkey import Pubkey
 
@@ -70,9 +96,11 @@ async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Op
         lamports = await rpc.minimum_balance_for_rent_exemption(NONCE_ACCOUNT_LENGTH)
         address = nonce_keypair.pubkey()
         if not yes:
-            question = (f"Create nonce account {address} on {redact_url(rpc_url)}, authority {authority}, "
-                        f"funded with {lamports} lamports ({_sol(lamports)} SOL) "
-                        f"by {payer.pubkey()}?")
+            question = (
+                f"Create nonce account {address} on {redact_url(rpc_url)}, authority {authority}, "
+                f"funded with {lamports} lamports ({_sol(lamports)} SOL) "
+                f"by {payer.pubkey()}?"
+            )
             from yieldcli.cli.prompts import ask
 
             if not ask(question):
@@ -81,18 +109,34 @@ async def _create(session, out, rpc_url: str, payer, authority: str, outfile: Op
             _write_keypair(Path(outfile).expanduser(), nonce_keypair)
         latest = await rpc.latest_blockhash()
         instructions = create_nonce_instructions(payer.pubkey(), address, Pubkey.from_string(authority), lamports)
-        tx = sign_transaction(build_transaction(instructions, payer.pubkey(), latest.blockhash), [payer, nonce_keypair]).transaction
+        tx = sign_transaction(
+            build_transaction(instructions, payer.pubkey(), latest.blockhash), [payer, nonce_keypair]
+        ).transaction
         signature = await rpc.send(tx)
         # Even with --quiet: if the wait is interrupted, the user still knows what may land.
         session.env.stderr.write(f"sent {signature}\n")
         session.env.stderr.flush()
         rebroadcast = confirm.Rebroadcast(rpc, bytes(tx))
-        outcome = await confirm.wait_for(rpc, signature, latest.last_valid_block_height, commitment, timeout, rebroadcast=rebroadcast)
-        session.log(f"sent {rebroadcast.sends} time(s)" + (f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}" if rebroadcast.failed_sends else ""))
+        outcome = await confirm.wait_for(
+            rpc, signature, latest.last_valid_block_height, commitment, timeout, rebroadcast=rebroadcast
+        )
+        session.log(
+            f"sent {rebroadcast.sends} time(s)"
+            + (
+                f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}"
+                if rebroadcast.failed_sends
+                else ""
+            )
+        )
         confirmed = _confirmed(outcome)
         created = await fetch_nonce(rpc, address)
-    return {**created.to_dict(), "signature": str(signature), "slot": confirmed.slot, "sends": rebroadcast.sends,
-            "keypair_file": str(Path(outfile).expanduser()) if outfile is not None else None}
+    return {
+        **created.to_dict(),
+        "signature": str(signature),
+        "slot": confirmed.slot,
+        "sends": rebroadcast.sends,
+        "keypair_file": str(Path(outfile).expanduser()) if outfile is not None else None,
+    }
 
 
 def _sol(lamports: int) -> str:
@@ -107,7 +151,9 @@ def _write_keypair(path: Path, keypair) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        raise UsageError(f"{path} already exists; not overwriting a keypair file", hint="choose another --outfile") from None
+        raise UsageError(
+            f"{path} already exists; not overwriting a keypair file", hint="choose another --outfile"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot write the nonce keypair to {path}: {exc.strerror or type(exc).__name__}") from None
     with os.fdopen(fd, "w") as handle:
@@ -124,8 +170,12 @@ def _confirmed(outcome):
     if isinstance(outcome, confirm.Failed):
         raise TransactionFailed(f"transaction {sig} failed on chain: {outcome.reason}")
     if isinstance(outcome, confirm.Expired):
-        raise TransactionExpired(f"transaction {sig} expired without landing; nothing was spent", hint="run the command again")
-    raise TransactionPending(f"transaction {sig} is still pending after the timeout", hint=f"check later with `yield tx status {sig}`")
+        raise TransactionExpired(
+            f"transaction {sig} expired without landing; nothing was spent", hint="run the command again"
+        )
+    raise TransactionPending(
+        f"transaction {sig} is still pending after the timeout", hint=f"check later with `yield tx status {sig}`"
+    )
 
 
 @nonce_app.command("show")
@@ -155,7 +205,13 @@ def show(
             return await fetch_nonce(rpc, Pubkey.from_string(account))
 
     nonce = asyncio.run(read())
-    out.report(nonce.to_dict(), lambda: (
-        f"address:    {nonce.address}", f"authority:  {nonce.authority}", f"nonce:      {nonce.nonce}",
-        f"lamports:   {nonce.lamports} ({_sol(nonce.lamports)} SOL)", f"fee/sig:    {nonce.lamports_per_signature} lamports"))
-
+    out.report(
+        nonce.to_dict(),
+        lambda: (
+            f"address:    {nonce.address}",
+            f"authority:  {nonce.authority}",
+            f"nonce:      {nonce.nonce}",
+            f"lamports:   {nonce.lamports} ({_sol(nonce.lamports)} SOL)",
+            f"fee/sig:    {nonce.lamports_per_signature} lamports",
+        ),
+    )

@@ -8,8 +8,8 @@ from typer._click.types import ParamType
 
 from yieldcli import numbers
 from yieldcli.cli.render.formats import MODES_TEXT
-from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 from yieldcli.errors import UsageError
+from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
 INT32_MAX = 2**31 - 1
 
@@ -24,7 +24,9 @@ class WholeNumber(ParamType):
 
     def convert(self, value, param, ctx):
         try:
-            return numbers.parse_whole(value, name=param.opts[0] if param else "value", minimum=self.minimum, maximum=self.maximum)
+            return numbers.parse_whole(
+                value, name=param.opts[0] if param else "value", minimum=self.minimum, maximum=self.maximum
+            )
         except UsageError as exc:
             self.fail(exc.message.split(": ", 1)[-1], param, ctx)
 
@@ -48,24 +50,38 @@ class Order(str, Enum):
 
 Output = Annotated[
     Optional[str],
-    typer.Option("--output", "-o", help=f"{MODES_TEXT} (default: table on a terminal, json otherwise).", show_default=False),
+    typer.Option(
+        "--output", "-o", help=f"{MODES_TEXT} (default: table on a terminal, json otherwise).", show_default=False
+    ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Short for -o json.")]
 Wallet = Annotated[
     Optional[str],
-    typer.Argument(metavar="WALLET", help="Wallet address (default: the configured keypair's public key).", show_default=False),
+    typer.Argument(
+        metavar="WALLET", help="Wallet address (default: the configured keypair's public key).", show_default=False
+    ),
 ]
 Strategy = Annotated[
     Optional[str],
-    typer.Option("--strategy", help="Strategy id (default: YIELD_STRATEGY, then the profile's strategy).", show_default=False),
+    typer.Option(
+        "--strategy", help="Strategy id (default: YIELD_STRATEGY, then the profile's strategy).", show_default=False
+    ),
 ]
 Asset = Annotated[
     Optional[str],
-    typer.Option("--asset", help="Filter by asset: a mint address or a known symbol (USDC, USDT, SOL, ...).", show_default=False),
+    typer.Option(
+        "--asset", help="Filter by asset: a mint address or a known symbol (USDC, USDT, SOL, ...).", show_default=False
+    ),
 ]
-SortBy = Annotated[Optional[str], typer.Option(
-    "--sort-by", help="Field to sort by: balance, decimals, total_balance (balances); balance, apy, decimals, "
-                      "total_deposited_value, total_position_value, yield_earned (positions).", show_default=False)]
+SortBy = Annotated[
+    Optional[str],
+    typer.Option(
+        "--sort-by",
+        help="Field to sort by: balance, decimals, total_balance (balances); balance, apy, decimals, "
+        "total_deposited_value, total_position_value, yield_earned (positions).",
+        show_default=False,
+    ),
+]
 SortOrder = Annotated[Optional[Order], typer.Option("--order", help="Sort order: asc or desc.", show_default=False)]
 Page = Annotated[
     Optional[int],
@@ -78,59 +94,107 @@ Limit = Annotated[
 All = Annotated[bool, typer.Option("--all", help="Follow every page and return all items.")]
 WalletsFile = Annotated[
     Optional[str],
-    typer.Option("--wallets-file", help="Query every wallet in FILE (one per line, # comments; - for stdin) instead of WALLET.", show_default=False),
+    typer.Option(
+        "--wallets-file",
+        help="Query every wallet in FILE (one per line, # comments; - for stdin) instead of WALLET.",
+        show_default=False,
+    ),
 ]
-Concurrency = Annotated[int, typer.Option("--concurrency", click_type=WholeNumber(1, 64), help="Pages (or wallets) fetched at once.")]
+Concurrency = Annotated[
+    int, typer.Option("--concurrency", click_type=WholeNumber(1, 64), help="Pages (or wallets) fetched at once.")
+]
 
 # --- transactions -------------------------------------------------------------------------------
 
 Ix = Annotated[bool, typer.Option("--ix", help="Ask for raw instructions (/ix) and build the transaction locally.")]
-Sign = Annotated[bool, typer.Option("--sign", help="Sign (after review) and print the signed transaction; do not send. Not with --send.")]
-Send = Annotated[bool, typer.Option("--send", help="Sign, send, and wait for confirmation (it signs: no --sign needed).")]
+Sign = Annotated[
+    bool,
+    typer.Option("--sign", help="Sign (after review) and print the signed transaction; do not send. Not with --send."),
+]
+Send = Annotated[
+    bool, typer.Option("--send", help="Sign, send, and wait for confirmation (it signs: no --sign needed).")
+]
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before signing (required off a terminal).")]
 NoWait = Annotated[bool, typer.Option("--no-wait", help="Print the signature right after sending.")]
 NoSimulate = Annotated[bool, typer.Option("--no-simulate", help="Skip the simulation before signing.")]
 Commitment = Annotated[str, typer.Option("--commitment", help="processed, confirmed or finalized.")]
 # Not --timeout: that is the global seconds per request, accepted before or after any command.
-ConfirmTimeout = Annotated[float, typer.Option("--confirm-timeout", click_type=Seconds(), help="Seconds to wait for confirmation.")]
-UnsafeAllowMismatch = Annotated[bool, typer.Option(
-    "--unsafe-allow-mismatch",
-    help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, after showing every difference.",
-)]
-MaxSolCost = Annotated[Optional[str], typer.Option(
-    "--max-sol-cost", metavar="SOL",
-    help="Most SOL the network fee plus rent for new accounts may take (default 0.01).", show_default=False,
-)]
-PriorityFee = Annotated[Optional[str], typer.Option(
-    "--priority-fee", metavar="auto|MICROLAMPORTS",
-    help="Priority fee per compute unit: auto (the 75th percentile of recent fees for the accounts written) or "
-         "micro-lamports; the compute-unit limit comes from the simulation (default: YIELD_PRIORITY_FEE, profile, none).",
-    show_default=False,
-)]
-MaxFee = Annotated[Optional[int], typer.Option(
-    "--max-fee", metavar="LAMPORTS", click_type=WholeNumber(0, 2**64 - 1),
-    help="Refuse, before signing, a transaction whose base plus priority fee would pass LAMPORTS "
-         "(default: YIELD_MAX_FEE, profile; with auto and no cap, 0.01 SOL of priority fee at most).",
-    show_default=False,
-)]
-NonceAccount = Annotated[Optional[str], typer.Option(
-    "--nonce", metavar="ACCOUNT",
-    help="With --ix: build on this durable-nonce account, so the signed transaction stays valid until the nonce moves.",
-    show_default=False,
-)]
-NonceAuthority = Annotated[Optional[str], typer.Option(
-    "--nonce-authority", metavar="KEYPAIR|PUBKEY",
-    help="The nonce's authority: a keypair file to sign with, or a public key that signs later with `yield tx sign` "
-         "(default: the authority the nonce account names, which must be the wallet, the payer or --keypair).",
-    show_default=False,
-)]
+ConfirmTimeout = Annotated[
+    float, typer.Option("--confirm-timeout", click_type=Seconds(), help="Seconds to wait for confirmation.")
+]
+UnsafeAllowMismatch = Annotated[
+    bool,
+    typer.Option(
+        "--unsafe-allow-mismatch",
+        help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, after showing every difference.",
+    ),
+]
+MaxSolCost = Annotated[
+    Optional[str],
+    typer.Option(
+        "--max-sol-cost",
+        metavar="SOL",
+        help="Most SOL the network fee plus rent for new accounts may take (default 0.01).",
+        show_default=False,
+    ),
+]
+PriorityFee = Annotated[
+    Optional[str],
+    typer.Option(
+        "--priority-fee",
+        metavar="auto|MICROLAMPORTS",
+        help="Priority fee per compute unit: auto (the 75th percentile of recent fees for the accounts written) or "
+        "micro-lamports; the compute-unit limit comes from the simulation (default: YIELD_PRIORITY_FEE, profile, none).",
+        show_default=False,
+    ),
+]
+MaxFee = Annotated[
+    Optional[int],
+    typer.Option(
+        "--max-fee",
+        metavar="LAMPORTS",
+        click_type=WholeNumber(0, 2**64 - 1),
+        help="Refuse, before signing, a transaction whose base plus priority fee would pass LAMPORTS "
+        "(default: YIELD_MAX_FEE, profile; with auto and no cap, 0.01 SOL of priority fee at most).",
+        show_default=False,
+    ),
+]
+NonceAccount = Annotated[
+    Optional[str],
+    typer.Option(
+        "--nonce",
+        metavar="ACCOUNT",
+        help="With --ix: build on this durable-nonce account, so the signed transaction stays valid until the nonce moves.",
+        show_default=False,
+    ),
+]
+NonceAuthority = Annotated[
+    Optional[str],
+    typer.Option(
+        "--nonce-authority",
+        metavar="KEYPAIR|PUBKEY",
+        help="The nonce's authority: a keypair file to sign with, or a public key that signs later with `yield tx sign` "
+        "(default: the authority the nonce account names, which must be the wallet, the payer or --keypair).",
+        show_default=False,
+    ),
+]
 Keypair = Annotated[
     Optional[str],
-    typer.Option("--keypair", "-k", help="Keypair file, - for stdin, or a Ledger key: usb://ledger?key=N/M (default: YIELD_KEYPAIR, profile, Solana CLI config).", show_default=False),
+    typer.Option(
+        "--keypair",
+        "-k",
+        help="Keypair file, - for stdin, or a Ledger key: usb://ledger?key=N/M (default: YIELD_KEYPAIR, profile, Solana CLI config).",
+        show_default=False,
+    ),
 ]
 RpcUrl = Annotated[
     Optional[str],
-    typer.Option("--url", "-u", help="Solana RPC URL or moniker: mainnet-beta, devnet, testnet, localhost (m/d/t/l).", show_default=False),
+    typer.Option(
+        "--url",
+        "-u",
+        help="Solana RPC URL or moniker: mainnet-beta, devnet, testnet, localhost (m/d/t/l).",
+        show_default=False,
+    ),
 ]
 
 
@@ -153,13 +217,29 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
     import inspect
 
     shared: list[tuple[str, object, object]] = [
-        ("ix", Ix, False), ("sign", Sign, False), ("send", Send, False), ("yes", Yes, False),
-        ("no_wait", NoWait, False), ("no_simulate", NoSimulate, False), ("commitment", Commitment, DEFAULT_COMMITMENT),
-        ("timeout", ConfirmTimeout, DEFAULT_CONFIRM_TIMEOUT), ("keypair", Keypair, None), ("url", RpcUrl, None),
-        ("unsafe_allow_mismatch", UnsafeAllowMismatch, False), ("max_sol_cost", MaxSolCost, None),
-        ("priority_fee", PriorityFee, None), ("max_fee", MaxFee, None),
-        ("nonce", NonceAccount, None), ("nonce_authority", NonceAuthority, None),
-        ("again", Annotated[bool, typer.Option("--again", help="Send although an earlier transaction for this wallet landed since.")], False),
+        ("ix", Ix, False),
+        ("sign", Sign, False),
+        ("send", Send, False),
+        ("yes", Yes, False),
+        ("no_wait", NoWait, False),
+        ("no_simulate", NoSimulate, False),
+        ("commitment", Commitment, DEFAULT_COMMITMENT),
+        ("timeout", ConfirmTimeout, DEFAULT_CONFIRM_TIMEOUT),
+        ("keypair", Keypair, None),
+        ("url", RpcUrl, None),
+        ("unsafe_allow_mismatch", UnsafeAllowMismatch, False),
+        ("max_sol_cost", MaxSolCost, None),
+        ("priority_fee", PriorityFee, None),
+        ("max_fee", MaxFee, None),
+        ("nonce", NonceAccount, None),
+        ("nonce_authority", NonceAuthority, None),
+        (
+            "again",
+            Annotated[
+                bool, typer.Option("--again", help="Send although an earlier transaction for this wallet landed since.")
+            ],
+            False,
+        ),
     ]
     shared = [entry for entry in shared if entry[0] not in exclude]
     names = [name for name, _, _ in shared]
@@ -168,8 +248,11 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
         signature = inspect.signature(command)
         own = [p for p in signature.parameters.values() if p.name != "tx"]
         taken = {p.name for p in own}
-        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-                 for name, annotation, default in shared if name not in taken]
+        added = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+            for name, annotation, default in shared
+            if name not in taken
+        ]
 
         @functools.wraps(command)
         def wrapper(*args, **kwargs):
@@ -177,15 +260,23 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
 
             values = {name: kwargs.pop(name) for name in names if name in kwargs and name not in taken}
             tx = TxOptions(
-                sign=values.get("sign", False), send=values.get("send", False), yes=values.get("yes", False),
-                wait=not values.get("no_wait", False), simulate=not values.get("no_simulate", False),
-                commitment=values.get("commitment", DEFAULT_COMMITMENT), timeout=values.get("timeout", DEFAULT_CONFIRM_TIMEOUT),
-                keypair=values.get("keypair"), rpc_url=values.get("url"), ix=values.get("ix", False),
+                sign=values.get("sign", False),
+                send=values.get("send", False),
+                yes=values.get("yes", False),
+                wait=not values.get("no_wait", False),
+                simulate=not values.get("no_simulate", False),
+                commitment=values.get("commitment", DEFAULT_COMMITMENT),
+                timeout=values.get("timeout", DEFAULT_CONFIRM_TIMEOUT),
+                keypair=values.get("keypair"),
+                rpc_url=values.get("url"),
+                ix=values.get("ix", False),
                 unsafe_allow_mismatch=values.get("unsafe_allow_mismatch", False),
                 max_sol_cost=_lamports(values.get("max_sol_cost")),
                 again=values.get("again", False),
-                priority_fee=values.get("priority_fee"), max_fee=values.get("max_fee"),
-                nonce=values.get("nonce"), nonce_authority=values.get("nonce_authority"),
+                priority_fee=values.get("priority_fee"),
+                max_fee=values.get("max_fee"),
+                nonce=values.get("nonce"),
+                nonce_authority=values.get("nonce_authority"),
             )
             return command(*args, tx=tx, **kwargs)
 
@@ -207,5 +298,6 @@ def _lamports(sol: Optional[str]) -> Optional[int]:
 
 def command_group(help: str) -> typer.Typer:
     """A command group that formats help like the root: plain text (rich help costs start-up time)."""
-    return typer.Typer(help=help, no_args_is_help=True, rich_markup_mode=None,
-                       context_settings={"help_option_names": ["-h", "--help"]})
+    return typer.Typer(
+        help=help, no_args_is_help=True, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]}
+    )

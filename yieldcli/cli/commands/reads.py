@@ -43,16 +43,31 @@ def _emit(session, out, kind, fetch, wallets, page, limit, fetch_all, concurrenc
 
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
-            result = collect(kind, lambda p, n: fetch(wallets, p, n), parse_item, page=page, limit=limit,
-                             fetch_all=fetch_all, concurrency=concurrency, progress=progress)
+            result = collect(
+                kind,
+                lambda p, n: fetch(wallets, p, n),
+                parse_item,
+                page=page,
+                limit=limit,
+                fetch_all=fetch_all,
+                concurrency=concurrency,
+                progress=progress,
+            )
             _say_if_past_the_last_page(out, result, page)
             out.page(result, progress)
         return
     from yieldcli.wallets import in_order
 
     def one_wallet(wallet: str) -> PageResult:
-        result = collect(kind, lambda p, n: fetch(wallet, p, n), parse_item, page=page, limit=limit,
-                         fetch_all=fetch_all, concurrency=1)
+        result = collect(
+            kind,
+            lambda p, n: fetch(wallet, p, n),
+            parse_item,
+            page=page,
+            limit=limit,
+            fetch_all=fetch_all,
+            concurrency=1,
+        )
         result.entries = list(result.entries)  # fetched in the worker, written in order by the caller
         return result
 
@@ -81,7 +96,12 @@ def resolve_asset(value: Optional[str]) -> Optional[str]:
 @strategy_app.command("info")
 def strategy_info(
     ctx: typer.Context,
-    strategy_id: Optional[str] = typer.Argument(None, metavar="[STRATEGY_ID]", help="Strategy id (default: --strategy / YIELD_STRATEGY / profile).", show_default=False),
+    strategy_id: Optional[str] = typer.Argument(
+        None,
+        metavar="[STRATEGY_ID]",
+        help="Strategy id (default: --strategy / YIELD_STRATEGY / profile).",
+        show_default=False,
+    ),
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
@@ -122,7 +142,11 @@ def positions(
     wallets = _wallets(session, wallet, wallets_file)
     strategy_id = session.strategy(strategy)
     mint = resolve_asset(asset)
-    query = {"asset": mint, "sort_by": opt.check_sort_by("positions", sort_by), "sort_order": order.value if order else None}
+    query = {
+        "asset": mint,
+        "sort_by": opt.check_sort_by("positions", sort_by),
+        "sort_order": order.value if order else None,
+    }
 
     def fetch(who, page_no, size):
         return session.api().positions(who, strategy_id, **query, page=page_no, limit=size)
@@ -155,9 +179,15 @@ def balances(
     mint = resolve_asset(asset)
     if mint == tokens.WSOL_MINT:
         # Balances list both SOLs, and the service calls both "SOL": say which one this is.
-        out.info(f"--asset {asset} is wrapped SOL ({tokens.WSOL_MINT}), the token positions hold; "
-                 f"for native SOL use --asset {tokens.NATIVE_SOL_PSEUDO_MINT}")
-    query = {"asset": mint, "sort_by": opt.check_sort_by("balances", sort_by), "sort_order": order.value if order else None}
+        out.info(
+            f"--asset {asset} is wrapped SOL ({tokens.WSOL_MINT}), the token positions hold; "
+            f"for native SOL use --asset {tokens.NATIVE_SOL_PSEUDO_MINT}"
+        )
+    query = {
+        "asset": mint,
+        "sort_by": opt.check_sort_by("balances", sort_by),
+        "sort_order": order.value if order else None,
+    }
 
     def fetch(who, page_no, size):
         return session.api().balances(who, **query, page=page_no, limit=size)

@@ -11,8 +11,8 @@ import typer
 
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.errors import UsageError
 from yieldcli.cli.session import sandbox_keypair_path, sandbox_state_path
+from yieldcli.errors import UsageError
 
 sandbox_app = opt.command_group(
     "A local service with demo data and a real Solana runtime: no account, key or network needed.\n\n"
@@ -32,15 +32,49 @@ def serve(
     ctx: typer.Context,
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback unless --allow-remote)."),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
-    api_key: Optional[str] = typer.Option(None, "--api-key", help="Key clients must send (default: a random one).", show_default=False),
+    api_key: Optional[str] = typer.Option(
+        None, "--api-key", help="Key clients must send (default: a random one).", show_default=False
+    ),
     allow_remote: bool = typer.Option(False, "--allow-remote", help="Allow a non-loopback --host."),
     latency_ms: int = typer.Option(0, "--latency-ms", min=0, help="Delay added to every API response."),
-    seed_positions: Optional[int] = typer.Option(None, "--seed-positions", min=0, help="Give the demo wallet N synthetic positions, balances and yield records.", show_default=False),
-    seed_wallets: Optional[int] = typer.Option(None, "--seed-wallets", min=0, help="Add N synthetic wallets with balances and positions.", show_default=False),
-    slot_ms: Optional[int] = typer.Option(None, "--slot-ms", min=0, help="Length of a slot in ms (default 400; env YIELD_SANDBOX_SLOT_MS).", show_default=False),
-    blockhash_window: Optional[int] = typer.Option(None, "--blockhash-window", min=1, help="Blocks a blockhash stays valid (default 150; env YIELD_SANDBOX_BLOCKHASH_WINDOW).", show_default=False),
-    drop_sends: Optional[int] = typer.Option(None, "--drop-sends", min=0, help="Drop the first N sends of each transaction, as a busy cluster does (env YIELD_SANDBOX_DROP_SENDS).", show_default=False),
-    min_priority_fee: Optional[int] = typer.Option(None, "--min-priority-fee", min=0, help="Land only transactions paying at least this many microlamports per compute unit (env YIELD_SANDBOX_MIN_PRIORITY_FEE).", show_default=False),
+    seed_positions: Optional[int] = typer.Option(
+        None,
+        "--seed-positions",
+        min=0,
+        help="Give the demo wallet N synthetic positions, balances and yield records.",
+        show_default=False,
+    ),
+    seed_wallets: Optional[int] = typer.Option(
+        None, "--seed-wallets", min=0, help="Add N synthetic wallets with balances and positions.", show_default=False
+    ),
+    slot_ms: Optional[int] = typer.Option(
+        None,
+        "--slot-ms",
+        min=0,
+        help="Length of a slot in ms (default 400; env YIELD_SANDBOX_SLOT_MS).",
+        show_default=False,
+    ),
+    blockhash_window: Optional[int] = typer.Option(
+        None,
+        "--blockhash-window",
+        min=1,
+        help="Blocks a blockhash stays valid (default 150; env YIELD_SANDBOX_BLOCKHASH_WINDOW).",
+        show_default=False,
+    ),
+    drop_sends: Optional[int] = typer.Option(
+        None,
+        "--drop-sends",
+        min=0,
+        help="Drop the first N sends of each transaction, as a busy cluster does (env YIELD_SANDBOX_DROP_SENDS).",
+        show_default=False,
+    ),
+    min_priority_fee: Optional[int] = typer.Option(
+        None,
+        "--min-priority-fee",
+        min=0,
+        help="Land only transactions paying at least this many microlamports per compute unit (env YIELD_SANDBOX_MIN_PRIORITY_FEE).",
+        show_default=False,
+    ),
 ) -> None:
     """Serve the sandbox over HTTP until interrupted, printing its URL, API key and Solana RPC URL.
 
@@ -52,28 +86,44 @@ def serve(
 
     session = session_of(ctx)
     network = Network.from_env(
-        session.env.vars, slot_ms=slot_ms, blockhash_window=blockhash_window, drop_sends=drop_sends,
+        session.env.vars,
+        slot_ms=slot_ms,
+        blockhash_window=blockhash_window,
+        drop_sends=drop_sends,
         min_priority_fee=min_priority_fee,
     )
     state = sandbox_state_path(session.env)
     try:
         server = SandboxServer(
-            state, host=host, port=port, api_key=api_key, allow_remote=allow_remote, latency_ms=latency_ms,
-            seed_positions=seed_positions, seed_wallets=seed_wallets, network=network,
+            state,
+            host=host,
+            port=port,
+            api_key=api_key,
+            allow_remote=allow_remote,
+            latency_ms=latency_ms,
+            seed_positions=seed_positions,
+            seed_wallets=seed_wallets,
+            network=network,
         )
     except ValueError as exc:
-        raise UsageError(str(exc).split(";")[0], hint="serve on 127.0.0.1, or pass --allow-remote to accept it") from None
+        raise UsageError(
+            str(exc).split(";")[0], hint="serve on 127.0.0.1, or pass --allow-remote to accept it"
+        ) from None
     except OSError as exc:
         raise UsageError(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}",
             hint="pick another --port, or --port 0 for any free one",
         ) from None
-    _emit(session, {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url}, [
-        f"sandbox service at {server.url}",
-        f"API key: {server.api_key}",
-        f"Solana RPC at {server.rpc_url}",
-        f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
-    ])
+    _emit(
+        session,
+        {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url},
+        [
+            f"sandbox service at {server.url}",
+            f"API key: {server.api_key}",
+            f"Solana RPC at {server.rpc_url}",
+            f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
+        ],
+    )
     record = state.parent / SERVER_FILE
     _write_private(record, {"url": server.url, "rpc_url": server.rpc_url, "pid": os.getpid()})
     try:
@@ -110,8 +160,11 @@ def info(ctx: typer.Context) -> None:
         f"state folder:  {body['state_folder']}",
     ]
     if running:
-        lines += [f"service URL:   {running['url']}", f"Solana RPC:    {running['rpc_url']}",
-                  "API key:       printed by `yield sandbox serve` when it started"]
+        lines += [
+            f"service URL:   {running['url']}",
+            f"Solana RPC:    {running['rpc_url']}",
+            "API key:       printed by `yield sandbox serve` when it started",
+        ]
     else:
         lines.append("server:        none running (start one: yield sandbox serve)")
     _emit(session, body, lines)
@@ -122,8 +175,12 @@ def airdrop(
     ctx: typer.Context,
     address: str = typer.Argument(..., metavar="ADDRESS", help="Wallet to fund."),
     sol: Optional[str] = typer.Option(None, "--sol", help="SOL to give, e.g. 2.5.", show_default=False),
-    token: Optional[str] = typer.Option(None, "--token", help="Token symbol or mint to give (with --amount).", show_default=False),
-    amount: Optional[str] = typer.Option(None, "--amount", help="Token units to give with --token, e.g. 100.", show_default=False),
+    token: Optional[str] = typer.Option(
+        None, "--token", help="Token symbol or mint to give (with --amount).", show_default=False
+    ),
+    amount: Optional[str] = typer.Option(
+        None, "--amount", help="Token units to give with --token, e.g. 100.", show_default=False
+    ),
 ) -> None:
     """Give a wallet SOL or tokens on the sandbox chain (its associated token account is opened if needed).
 
@@ -135,7 +192,9 @@ def airdrop(
 
     check_pubkey(address, "ADDRESS")
     if (sol is None) == (token is None):
-        raise UsageError("give either --sol N or --token SYMBOL --amount X", hint="yield sandbox airdrop ADDRESS --sol 2")
+        raise UsageError(
+            "give either --sol N or --token SYMBOL --amount X", hint="yield sandbox airdrop ADDRESS --sol 2"
+        )
     if token is not None and amount is None:
         raise UsageError("--token needs --amount", hint="yield sandbox airdrop ADDRESS --token USDC --amount 100")
     if sol is not None and amount is not None:
@@ -145,7 +204,10 @@ def airdrop(
         mint = resolve_asset(token, "--token")
         known = next((t for t in KNOWN_TOKENS if t.mint == mint), None)
         if known is None:
-            raise UsageError(f"the sandbox chain has no mint {token!r}", hint="tokens on it: " + ", ".join(t.symbol for t in KNOWN_TOKENS))
+            raise UsageError(
+                f"the sandbox chain has no mint {token!r}",
+                hint="tokens on it: " + ", ".join(t.symbol for t in KNOWN_TOKENS),
+            )
         given = Amount.parse(str(amount), known.decimals)
     else:
         given = Amount.parse(str(sol), 9, name="--sol")

@@ -14,14 +14,23 @@ from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPe
 tx_app = opt.command_group("Inspect, sign and send transactions from anywhere; check a signature.")
 
 Source = Annotated[str, typer.Argument(metavar="[FILE|-]", help="Base64 transaction file, or - for stdin.")]
-PayerOpt = Annotated[Optional[str], typer.Option("--payer", help="The fee payer you expect (default: the keypair's public key).", show_default=False)]
-WalletOpt = Annotated[Optional[str], typer.Option("--wallet", help="Another signer you expect to sign later.", show_default=False)]
-ExpectOpt = Annotated[Optional[str], typer.Option(
-    "--expect", metavar="ACTION:ASSET[:AMOUNT]",
-    help="What the transaction must do: deposit:USDC:10, withdraw:USDC:all, close-account:USDC. "
-         "Without it, signing may only cost you the network fee and rent.",
-    show_default=False,
-)]
+PayerOpt = Annotated[
+    Optional[str],
+    typer.Option("--payer", help="The fee payer you expect (default: the keypair's public key).", show_default=False),
+]
+WalletOpt = Annotated[
+    Optional[str], typer.Option("--wallet", help="Another signer you expect to sign later.", show_default=False)
+]
+ExpectOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--expect",
+        metavar="ACTION:ASSET[:AMOUNT]",
+        help="What the transaction must do: deposit:USDC:10, withdraw:USDC:all, close-account:USDC. "
+        "Without it, signing may only cost you the network fee and rent.",
+        show_default=False,
+    ),
+]
 
 
 def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
@@ -34,7 +43,9 @@ def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
     action = parts[0].strip().lower()
     wanted = 2 if action == "close-account" else 3
     if action not in ACTIONS or len(parts) != wanted:
-        raise UsageError(f"invalid --expect {text!r}", hint="e.g. deposit:USDC:10, withdraw:USDC:all or close-account:USDC")
+        raise UsageError(
+            f"invalid --expect {text!r}", hint="e.g. deposit:USDC:10, withdraw:USDC:all or close-account:USDC"
+        )
     mint = tokens.resolve_asset(parts[1].strip(), "--expect asset")
     if action == "close-account" or parts[2].strip().lower() == "all":
         return action, mint, None
@@ -61,7 +72,9 @@ def read_transaction(session, source: str) -> str:
         if not source:
             raise UsageError("the transaction file name is empty", hint="pass a FILE, or - for standard input")
         path = Path(source).expanduser()
-        found = read_small_file(str(path), label=f"transaction file {source}", limit=TX_TEXT_MAX_BYTES, error=UsageError)
+        found = read_small_file(
+            str(path), label=f"transaction file {source}", limit=TX_TEXT_MAX_BYTES, error=UsageError
+        )
         try:
             text = found.data.decode("utf-8")
         except UnicodeDecodeError:
@@ -75,12 +88,16 @@ def read_transaction(session, source: str) -> str:
         if isinstance(parsed, dict):
             parsed = parsed.get("transaction") or parsed.get("encoded_transaction")
         if not isinstance(parsed, str):
-            raise UsageError(f"{source}: no transaction found (expected base64 text or a JSON object with 'transaction')")
+            raise UsageError(
+                f"{source}: no transaction found (expected base64 text or a JSON object with 'transaction')"
+            )
         text = parsed
     return text
 
 
-def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Optional[str], expect: Optional[str]) -> None:
+def _run_on(
+    session, out, options, text: str, payer: Optional[str], wallet: Optional[str], expect: Optional[str]
+) -> None:
     from yieldcli.chain.decode import decode_transaction
     from yieldcli.chain.service_transactions import given
     from yieldcli.cli.commands.txflow import run
@@ -94,8 +111,24 @@ def _run_on(session, out, options, text: str, payer: Optional[str], wallet: Opti
 
 
 @tx_app.command("inspect")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "yes", "no_wait", "commitment", "timeout", "keypair", "unsafe_allow_mismatch", "again",
-                              "priority_fee", "max_fee", "nonce", "nonce_authority"))
+@opt.with_tx_options(
+    exclude=(
+        "ix",
+        "sign",
+        "send",
+        "yes",
+        "no_wait",
+        "commitment",
+        "timeout",
+        "keypair",
+        "unsafe_allow_mismatch",
+        "again",
+        "priority_fee",
+        "max_fee",
+        "nonce",
+        "nonce_authority",
+    )
+)
 def inspect(
     ctx: typer.Context,
     source: Source = "-",
@@ -114,7 +147,9 @@ def inspect(
 
 
 @tx_app.command("sign")
-@opt.with_tx_options(exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout", "again", "nonce", "nonce_authority"))
+@opt.with_tx_options(
+    exclude=("ix", "sign", "send", "no_wait", "commitment", "timeout", "again", "nonce", "nonce_authority")
+)
 def sign(
     ctx: typer.Context,
     source: Source = "-",
@@ -187,25 +222,33 @@ def status(
 
     rpc_url = session.rpc_url(url)
     result = asyncio.run(_status(session, rpc_url, signature))
-    out.report(result, lambda: [f"{signature}: {result['status']}" + (f" in slot {result['slot']}" if result.get("slot") else "")])
+    out.report(
+        result,
+        lambda: [f"{signature}: {result['status']}" + (f" in slot {result['slot']}" if result.get("slot") else "")],
+    )
     if result["status"] == "failed":
         raise TransactionFailed(f"transaction {signature} failed on chain: {result['error']}", kind="tx.failed")
     if result["status"] == "expired":
-        raise TransactionExpired(f"transaction {signature} expired without landing; nothing was spent", kind="tx.expired")
+        raise TransactionExpired(
+            f"transaction {signature} expired without landing; nothing was spent", kind="tx.expired"
+        )
     if result["status"] == "unknown":
         raise TransactionPending(
-            f"transaction {signature} is unknown to the RPC {redact_url(rpc_url)}", kind="tx.unknown",
-            hint="check that -u/--url is the cluster it was sent to; if it was sent, check again later")
+            f"transaction {signature} is unknown to the RPC {redact_url(rpc_url)}",
+            kind="tx.unknown",
+            hint="check that -u/--url is the cluster it was sent to; if it was sent, check again later",
+        )
     if result["status"] == "processed":
-        raise TransactionPending(f"transaction {signature} is processed, not yet confirmed", kind="tx.pending",
-                                 hint="check again later")
+        raise TransactionPending(
+            f"transaction {signature} is processed, not yet confirmed", kind="tx.pending", hint="check again later"
+        )
 
 
 async def _status(session, rpc_url: str, signature: str) -> dict:
     from yieldcli.chain.rpc import Rpc, explorer_url
     from yieldcli.cli.commands.txflow import journal_of
-    from yieldcli.solana.transaction_errors import describe_error
     from yieldcli.errors import ConfigError
+    from yieldcli.solana.transaction_errors import describe_error
 
     journal = journal_of(session)
     try:
@@ -223,13 +266,20 @@ async def _status(session, rpc_url: str, signature: str) -> dict:
         if found is None:
             if over:
                 journal.remove(signature)
-                lifetime = ({"nonce_account": entry.nonce_account} if entry.last_valid_block_height is None
-                            else {"last_valid_block_height": entry.last_valid_block_height})
+                lifetime = (
+                    {"nonce_account": entry.nonce_account}
+                    if entry.last_valid_block_height is None
+                    else {"last_valid_block_height": entry.last_valid_block_height}
+                )
                 return {"signature": signature, "status": "expired", **lifetime}
             return {"signature": signature, "status": "unknown"}
         if journal is not None:
             journal.remove(signature)
         if found.err is not None:
             return {"signature": signature, "status": "failed", "slot": found.slot, "error": describe_error(found.err)}
-        return {"signature": signature, "status": found.confirmation_status or "finalized", "slot": found.slot,
-                "explorer": explorer_url(signature, rpc_url)}
+        return {
+            "signature": signature,
+            "status": found.confirmation_status or "finalized",
+            "slot": found.slot,
+            "explorer": explorer_url(signature, rpc_url),
+        }

@@ -11,12 +11,10 @@ import asyncio
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-
 from yieldcli.chain.transact import TransactOptions
-from yieldcli.errors import Refused, UsageError, YieldError
 from yieldcli.cli.render.output import Output, dumps
 from yieldcli.cli.session import Session
-
+from yieldcli.errors import Refused, UsageError, YieldError
 from yieldcli.solana.cluster import COMMITMENTS
 
 if TYPE_CHECKING:
@@ -27,8 +25,15 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact_outcomes import Outcome
 
 # The pipeline's own error kinds: their hints (flags, `yield tx status`) come from cli_errors' table.
-PIPELINE_KINDS = ("tx.", "refused.", "usage.missing_signers", "usage.not_a_signer", "usage.no_keypair", "simulation",
-                  "declined.")
+PIPELINE_KINDS = (
+    "tx.",
+    "refused.",
+    "usage.missing_signers",
+    "usage.not_a_signer",
+    "usage.no_keypair",
+    "simulation",
+    "declined.",
+)
 
 
 @dataclass
@@ -51,11 +56,16 @@ class TxOptions(TransactOptions):
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
         if self.sign and self.send:
-            raise UsageError("--sign and --send exclude each other",
-                             hint="--send signs and sends; --sign signs and prints the transaction without sending")
+            raise UsageError(
+                "--sign and --send exclude each other",
+                hint="--send signs and sends; --sign signs and prints the transaction without sending",
+            )
         self._resolve_fees(session)
         if self.nonce is not None and not self.ix:
-            raise UsageError("--nonce needs --ix", hint="a durable nonce is built into the transaction yield compiles from /ix instructions")
+            raise UsageError(
+                "--nonce needs --ix",
+                hint="a durable nonce is built into the transaction yield compiles from /ix instructions",
+            )
         if self.nonce_authority is not None and self.nonce is None:
             raise UsageError("--nonce-authority needs --nonce")
         if self.nonce is not None:
@@ -72,8 +82,10 @@ class TxOptions(TransactOptions):
         if self.timeout <= 0:
             raise UsageError(f"invalid --confirm-timeout {self.timeout}: expected a positive number of seconds")
         if always_confirm and (self.sign or self.send) and not self.yes and not session.env.interactive:
-            raise UsageError("closing an account needs --yes when not on a terminal",
-                             hint="review it first without --sign/--send, then add --yes")
+            raise UsageError(
+                "closing an account needs --yes when not on a terminal",
+                hint="review it first without --sign/--send, then add --yes",
+            )
         if self.send and not self.yes and not session.env.interactive:
             raise UsageError("--send needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
 
@@ -87,21 +99,30 @@ class TxOptions(TransactOptions):
         elif self.priority_fee is None:
             found = session.settings.get("priority_fee")
             if found.value is not None:
-                self.priority_fee = session.settings.checked("priority_fee", lambda value, name: parse_priority_fee(str(value)))
+                self.priority_fee = session.settings.checked(
+                    "priority_fee", lambda value, name: parse_priority_fee(str(value))
+                )
                 self.priority_fee_source = found.source
         if self.max_fee is None and session.settings.get("max_fee").value is not None:
             self.max_fee = session.settings.checked(
-                "max_fee", lambda value, name: parse_whole(str(value), name=name, minimum=0, maximum=MAX_U64))
-
+                "max_fee", lambda value, name: parse_whole(str(value), name=name, minimum=0, maximum=MAX_U64)
+            )
 
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
         shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions) if f.name != "strategy_program"}
-        return TransactOptions(**{**shared, "priority_fee_insists": self.priority_fee_source == "flag",
-                                  "strategy_program": session.settings.value("strategy_program"),
-                                  "expected_cluster": None if self.given_transaction else _expected_cluster(session, request)})
+        return TransactOptions(
+            **{
+                **shared,
+                "priority_fee_insists": self.priority_fee_source == "flag",
+                "strategy_program": session.settings.value("strategy_program"),
+                "expected_cluster": None if self.given_transaction else _expected_cluster(session, request),
+            }
+        )
 
 
-def run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False) -> None:
+def run(
+    session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False
+) -> None:
     """Drive the pipeline to one outcome and render it; raises the outcome's error for non-zero exits."""
     from yieldcli.cli import cli_errors
 
@@ -117,11 +138,15 @@ def run(session: Session, out: Output, options: TxOptions, request: UserRequest,
     except Exception as exc:
         signature = getattr(exc, "sent_signature", None)
         if signature is not None:  # a bug after the send: the signature reaches the user before the error
-            session.env.stderr.write(f"transaction {signature} was sent and may still land; check it with `yield tx status {signature}`\n")
+            session.env.stderr.write(
+                f"transaction {signature} was sent and may still land; check it with `yield tx status {signature}`\n"
+            )
         raise
 
 
-async def _run(session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, needs_rpc: bool) -> None:
+async def _run(
+    session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, needs_rpc: bool
+) -> None:
     from yieldcli.chain import transact
     from yieldcli.chain.rpc import Rpc
 
@@ -131,8 +156,16 @@ async def _run(session: Session, out: Output, options: TxOptions, request: UserR
     hooks, spinner = _hooks(session, out, options)
     journal = journal_of(session)
     try:
-        outcome = await transact.run(rpc, rpc_url, request, obtain, options.to_library(session, request), hooks,
-                                     lambda: [_load_keypair(session, options), *options.extra_signers], journal)
+        outcome = await transact.run(
+            rpc,
+            rpc_url,
+            request,
+            obtain,
+            options.to_library(session, request),
+            hooks,
+            lambda: [_load_keypair(session, options), *options.extra_signers],
+            journal,
+        )
         spinner.stop()
         _render(session, out, request, outcome)
     finally:
@@ -201,8 +234,16 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
         _show_review(out, prepared.result, prepared.request, prompting=prompting)
 
     spinner = _Spinner(session, options.commitment)
-    hooks = Hooks(confirm=confirm, on_review=on_review, confirm_again=confirm_again if session.env.interactive else None, warn=out.warn,
-                  log=session.log, progress=spinner.update, allowed_mismatch=allowed_mismatch, while_sending=_SignalsCancel)
+    hooks = Hooks(
+        confirm=confirm,
+        on_review=on_review,
+        confirm_again=confirm_again if session.env.interactive else None,
+        warn=out.warn,
+        log=session.log,
+        progress=spinner.update,
+        allowed_mismatch=allowed_mismatch,
+        while_sending=_SignalsCancel,
+    )
     return hooks, spinner
 
 
@@ -257,14 +298,24 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
     if isinstance(outcome, ends.Unsigned):
         _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
     elif isinstance(outcome, ends.Signed):
-        _finish(out, result, "fully signed" if outcome.complete else "still needs signatures from " + ", ".join(outcome.missing_signers))
+        _finish(
+            out,
+            result,
+            "fully signed" if outcome.complete else "still needs signatures from " + ", ".join(outcome.missing_signers),
+        )
     elif isinstance(outcome, ends.Sent):
-        _finish(out, result, f"sent {outcome.signature} (not waiting: check with `yield tx status {outcome.signature}`)")
+        _finish(
+            out, result, f"sent {outcome.signature} (not waiting: check with `yield tx status {outcome.signature}`)"
+        )
     elif isinstance(outcome, ends.Confirmed):
         if request.action in ("deposit", "withdraw") and request.wallet and request.strategy_id:
             result["position"] = _refreshed_position(session, request)
         earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
-        _finish(out, result, f"{out.paint('confirmed', 'green', stderr=False)} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}")
+        _finish(
+            out,
+            result,
+            f"{out.paint('confirmed', 'green', stderr=False)} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}",
+        )
         if result.get("position") is not None:
             out.for_people(lambda: _draw_position(out, result["position"]))
     else:
@@ -289,7 +340,9 @@ def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any
     try:
         body = session.api().positions(request.wallet, request.strategy_id, asset=request.mint)
     except YieldError as exc:
-        session.output().warn(f"the transaction is confirmed, but the refreshed position could not be read: {exc.message}")
+        session.output().warn(
+            f"the transaction is confirmed, but the refreshed position could not be read: {exc.message}"
+        )
         return None
     items = body.get("data") if isinstance(body, dict) else None
     return items[0] if items else None
@@ -314,8 +367,13 @@ def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, p
         from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
 
         draw_effect(con, result.get("effect"), result.get("fee"))
-        draw_review(con, result["review"], cluster=result["cluster"], title=f"Review: {request.action}",
-                    verdicts=(result.get("effect") or {}).get("instructions"))
+        draw_review(
+            con,
+            result["review"],
+            cluster=result["cluster"],
+            title=f"Review: {request.action}",
+            verdicts=(result.get("effect") or {}).get("instructions"),
+        )
         draw_simulation(con, result["simulation"])
         if result.get("message_hash"):
             con.print(hash_line(result["message_hash"]), markup=False, highlight=False, soft_wrap=True)

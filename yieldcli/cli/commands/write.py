@@ -17,13 +17,27 @@ if TYPE_CHECKING:
     from yieldcli.cli.session import Session
     from yieldcli.orders import Order
 
-AmountOpt = Annotated[Optional[str], typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False)]
+AmountOpt = Annotated[
+    Optional[str],
+    typer.Option("--amount", help="Amount in token units (1.5), or base units with --raw.", show_default=False),
+]
 AllOpt = Annotated[bool, typer.Option("--all", help="Everything: the whole balance (deposit) or position (withdraw).")]
 RawOpt = Annotated[bool, typer.Option("--raw", help="--amount is in base units (the token's smallest unit).")]
-WalletOpt = Annotated[Optional[str], typer.Option("--wallet", help="The user's wallet (default: the keypair's public key).", show_default=False)]
-PayerOpt = Annotated[Optional[str], typer.Option("--payer", help="Fee payer (default: the wallet).", show_default=False)]
-TokenAccountOpt = Annotated[Optional[str], typer.Option("--token-account", help="The user's token account (default: the associated one).", show_default=False)]
-RequiredAsset = Annotated[Optional[str], typer.Option("--asset", help="Asset: a mint address or a known symbol (USDC, SOL, ...).", show_default=False)]
+WalletOpt = Annotated[
+    Optional[str],
+    typer.Option("--wallet", help="The user's wallet (default: the keypair's public key).", show_default=False),
+]
+PayerOpt = Annotated[
+    Optional[str], typer.Option("--payer", help="Fee payer (default: the wallet).", show_default=False)
+]
+TokenAccountOpt = Annotated[
+    Optional[str],
+    typer.Option("--token-account", help="The user's token account (default: the associated one).", show_default=False),
+]
+RequiredAsset = Annotated[
+    Optional[str],
+    typer.Option("--asset", help="Asset: a mint address or a known symbol (USDC, SOL, ...).", show_default=False),
+]
 
 
 # The transaction flow (asyncio, solders) is imported when a command runs, not when `yield` starts.
@@ -48,8 +62,9 @@ def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
         Amount.check_syntax(amount, raw=raw)
 
 
-def _base_units(session: "Session", tx: "TxOptions", mint: str, wallet: str, amount: Optional[str],
-                raw: bool) -> Optional[int]:
+def _base_units(
+    session: "Session", tx: "TxOptions", mint: str, wallet: str, amount: Optional[str], raw: bool
+) -> Optional[int]:
     """Exact base units (None: --all), by the library's rules; an unknown mint's decimals come from its
     mint account on chain (the RPC of -u, the profile or the sandbox), else, with no RPC answering,
     from the service's balances for the wallet (a service that cannot tell leaves them unknown)."""
@@ -57,8 +72,12 @@ def _base_units(session: "Session", tx: "TxOptions", mint: str, wallet: str, amo
     from yieldcli.client_writes import decimals_of_mint
 
     def decimals() -> Optional[int]:
-        return decimals_of_mint(mint, session.rpc_url(tx.rpc_url), session.timeout(), lambda: orders.decimals_from_service(
-            lambda: session.api().balances(wallet, asset=mint), mint, quiet=True))
+        return decimals_of_mint(
+            mint,
+            session.rpc_url(tx.rpc_url),
+            session.timeout(),
+            lambda: orders.decimals_from_service(lambda: session.api().balances(wallet, asset=mint), mint, quiet=True),
+        )
 
     raw_units = Amount.parse_raw(amount, 0).raw if raw and amount is not None else None
     return orders.base_units(mint, None if raw else amount, raw_units, amount is None, decimals, name="--amount")
@@ -71,9 +90,20 @@ def check_required(asset: Optional[str], amount: Optional[str], all_: bool) -> N
         raise UsageError("missing " + " and ".join(missing), hint="e.g. --asset USDC --amount 10")
 
 
-def _transfer_order(session: "Session", tx: "TxOptions", action: str, asset: Optional[str], amount: Optional[str],
-                    all_: bool, raw: bool, token_account: Optional[str], strategy: Optional[str], wallet: Optional[str],
-                    payer: Optional[str], **flags: Any) -> "Order":
+def _transfer_order(
+    session: "Session",
+    tx: "TxOptions",
+    action: str,
+    asset: Optional[str],
+    amount: Optional[str],
+    all_: bool,
+    raw: bool,
+    token_account: Optional[str],
+    strategy: Optional[str],
+    wallet: Optional[str],
+    payer: Optional[str],
+    **flags: Any,
+) -> "Order":
     """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the library's order."""
     from yieldcli import orders
 
@@ -87,10 +117,23 @@ def _transfer_order(session: "Session", tx: "TxOptions", action: str, asset: Opt
     wallet_key, payer_key = _identity(session, tx, wallet, payer)
     units = _base_units(session, tx, mint, wallet_key, amount, raw)
     if action == "deposit":
-        return orders.deposit_order(strategy_id=strategy_id, mint=mint, wallet=wallet_key, payer=payer_key,
-                                    amount=units, token_account=token_account)
-    return orders.withdraw_order(strategy_id=strategy_id, mint=mint, wallet=wallet_key, payer=payer_key, amount=units,
-                                 token_account=token_account, **flags)
+        return orders.deposit_order(
+            strategy_id=strategy_id,
+            mint=mint,
+            wallet=wallet_key,
+            payer=payer_key,
+            amount=units,
+            token_account=token_account,
+        )
+    return orders.withdraw_order(
+        strategy_id=strategy_id,
+        mint=mint,
+        wallet=wallet_key,
+        payer=payer_key,
+        amount=units,
+        token_account=token_account,
+        **flags,
+    )
 
 
 def _run_order(session: "Session", out: "Output", tx: "TxOptions", order: "Order") -> None:
@@ -109,7 +152,6 @@ def _with_nonce_authority(session: "Session", tx: "TxOptions", order: "Order") -
     if tx.nonce_authority is None:
         return order
     from yieldcli.chain.nonce import nonce_authority
-
     from yieldcli.files import reads_stdin
 
     # `-` reads the keypair from stdin once per run, as the session's signer does; a Ledger URL signs on the device.
@@ -144,8 +186,12 @@ def deposit(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    _run_order(session, out, tx, _transfer_order(session, tx, "deposit", asset, amount, all_, raw, token_account,
-                                                 strategy, wallet, payer))
+    _run_order(
+        session,
+        out,
+        tx,
+        _transfer_order(session, tx, "deposit", asset, amount, all_, raw, token_account, strategy, wallet, payer),
+    )
 
 
 @opt.with_tx_options()
@@ -159,10 +205,24 @@ def withdraw(
     payer: PayerOpt = None,
     strategy: opt.Strategy = None,
     token_account: TokenAccountOpt = None,
-    exclude_fees: bool = typer.Option(False, "--exclude-fees", help="Receive the full amount; fees come from the yield."),
-    create_wsol_ata: Optional[bool] = typer.Option(None, "--create-wsol-ata/--no-create-wsol-ata", help="For SOL: create the wrapped-SOL account if missing (service default: yes).", show_default=False),
-    unwrap_wsol: Optional[bool] = typer.Option(None, "--unwrap-wsol/--no-unwrap-wsol", help="For SOL: unwrap to native SOL at the end (service default: no).", show_default=False),
-    detect_wsol: bool = typer.Option(False, "--detect-wsol", help="For SOL: let the service choose the two flags above."),
+    exclude_fees: bool = typer.Option(
+        False, "--exclude-fees", help="Receive the full amount; fees come from the yield."
+    ),
+    create_wsol_ata: Optional[bool] = typer.Option(
+        None,
+        "--create-wsol-ata/--no-create-wsol-ata",
+        help="For SOL: create the wrapped-SOL account if missing (service default: yes).",
+        show_default=False,
+    ),
+    unwrap_wsol: Optional[bool] = typer.Option(
+        None,
+        "--unwrap-wsol/--no-unwrap-wsol",
+        help="For SOL: unwrap to native SOL at the end (service default: no).",
+        show_default=False,
+    ),
+    detect_wsol: bool = typer.Option(
+        False, "--detect-wsol", help="For SOL: let the service choose the two flags above."
+    ),
     output: opt.Output = None,
     json_: opt.Json = False,
     tx=None,  # the shared transaction flags, from with_tx_options
@@ -173,9 +233,23 @@ def withdraw(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    order = _transfer_order(session, tx, "withdraw", asset, amount, all_, raw, token_account, strategy, wallet, payer,
-                            exclude_fees=exclude_fees, create_wsol_ata=create_wsol_ata, unwrap_wsol=unwrap_wsol,
-                            detect_wsol=detect_wsol)
+    order = _transfer_order(
+        session,
+        tx,
+        "withdraw",
+        asset,
+        amount,
+        all_,
+        raw,
+        token_account,
+        strategy,
+        wallet,
+        payer,
+        exclude_fees=exclude_fees,
+        create_wsol_ata=create_wsol_ata,
+        unwrap_wsol=unwrap_wsol,
+        detect_wsol=detect_wsol,
+    )
     _run_order(session, out, tx, order)
 
 
@@ -187,7 +261,9 @@ def close_account(
     strategy: opt.Strategy = None,
     asset: RequiredAsset = None,
     payer: PayerOpt = None,
-    recipient: Optional[str] = typer.Option(None, "--recipient", help="Who receives the account's rent (default: the wallet).", show_default=False),
+    recipient: Optional[str] = typer.Option(
+        None, "--recipient", help="Who receives the account's rent (default: the wallet).", show_default=False
+    ),
     token_account: TokenAccountOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
@@ -215,6 +291,13 @@ def close_account(
         strategy_id = session.strategy(strategy)
     from yieldcli import orders
 
-    order = orders.close_order(wallet=wallet_key, payer=payer_key, strategy_id=strategy_id, mint=mint, account=account,
-                               recipient=recipient, token_account=token_account)
+    order = orders.close_order(
+        wallet=wallet_key,
+        payer=payer_key,
+        strategy_id=strategy_id,
+        mint=mint,
+        account=account,
+        recipient=recipient,
+        token_account=token_account,
+    )
     _run_order(session, out, tx, order)

@@ -14,9 +14,30 @@ from typing import TextIO
 
 # Every non-ASCII character the drawing code writes, and what it becomes.
 LOOK_ALIKES = {
-    "─": "-", "━": "-", "│": "|", "…": "...", "—": "-", "–": "-", "−": "-", "·": ".", "•": "*",
-    "→": "->", "←": "<-", "≈": "~", "✓": "ok", "✗": "x", "⚠": "!", "\ufffd": "?", "\u00a0": " ",
-    "‘": "'", "’": "'", "“": '"', "”": '"', "×": "x", "≥": ">=", "≤": "<=",
+    "─": "-",
+    "━": "-",
+    "│": "|",
+    "…": "...",
+    "—": "-",
+    "–": "-",
+    "−": "-",
+    "·": ".",
+    "•": "*",
+    "→": "->",
+    "←": "<-",
+    "≈": "~",
+    "✓": "ok",
+    "✗": "x",
+    "⚠": "!",
+    "\ufffd": "?",
+    "\u00a0": " ",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "×": "x",
+    "≥": ">=",
+    "≤": "<=",
 }
 PEOPLE = "yield-ascii-people"
 MACHINE = "yield-ascii-machine"
@@ -24,14 +45,14 @@ MACHINE = "yield-ascii-machine"
 
 def _people(error: UnicodeError) -> tuple[str, int]:
     assert isinstance(error, UnicodeEncodeError)
-    text = error.object[error.start:error.end]
+    text = error.object[error.start : error.end]
     return "".join(LOOK_ALIKES.get(c, "?") for c in text), error.end
 
 
 def _machine(error: UnicodeError) -> tuple[str, int]:
     assert isinstance(error, UnicodeEncodeError)
     out = []
-    for c in error.object[error.start:error.end]:
+    for c in error.object[error.start : error.end]:
         code = ord(c)
         if code > 0xFFFF:  # JSON writes characters beyond the BMP as a surrogate pair
             code -= 0x10000

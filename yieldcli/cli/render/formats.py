@@ -31,8 +31,9 @@ class Format:
     def page(self, out: Output, result: PageResult) -> None:
         raise NotImplementedError
 
-    def wallet_pages(self, out: Output, kind: str, rows: Rows, wallets: int | None,
-                     failures: list[tuple[str, Exception]]) -> None:
+    def wallet_pages(
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+    ) -> None:
         raise NotImplementedError
 
     def object(self, out: Output, kind: str, body: Any, typed: Any) -> None:
@@ -44,8 +45,9 @@ class Format:
     def report(self, out: Output, body: dict[str, Any], lines: Callable[[], Iterable[str]]) -> None:
         out.line(dumps(body))  # the shape scripts read, whatever machine format they asked for
 
-    def records(self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None],
-                whole: Any) -> None:
+    def records(
+        self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
+    ) -> None:
         self.machine_object(out, rows if whole is None else whole)
 
     def machine_object(self, out: Output, body: Any) -> None:
@@ -61,8 +63,9 @@ class Table(Format):
         rows = [typed for _, typed in result.entries]
         out.draw(lambda console: draw(console, rows, result.more_pages))
 
-    def wallet_pages(self, out: Output, kind: str, rows: Rows, wallets: int | None,
-                     failures: list[tuple[str, Exception]]) -> None:
+    def wallet_pages(
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+    ) -> None:
         draw = table_of(kind)
 
         def paint(console: Any) -> None:
@@ -84,8 +87,9 @@ class Table(Format):
     def report(self, out: Output, body: dict[str, Any], lines: Callable[[], Iterable[str]]) -> None:
         out.lines(lines())
 
-    def records(self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None],
-                whole: Any) -> None:
+    def records(
+        self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
+    ) -> None:
         table()
 
 
@@ -105,12 +109,16 @@ class Json(Format):
         stream.write('], "meta": ' + dumps(result.meta()) + "}\n")
         stream.flush()
 
-    def wallet_pages(self, out: Output, kind: str, rows: Rows, wallets: int | None,
-                     failures: list[tuple[str, Exception]]) -> None:
+    def wallet_pages(
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+    ) -> None:
         if out.env.stdout_isatty:
             data = [{"wallet": wallet, **raw} for wallet, result in rows for raw, _ in result.entries]
-            meta = {"wallets": wallets if wallets is not None else len(data), "failed": [w for w, _ in failures],
-                    "total": len(data)}
+            meta = {
+                "wallets": wallets if wallets is not None else len(data),
+                "failed": [w for w, _ in failures],
+                "total": len(data),
+            }
             out.pretty({"data": data, "meta": meta})
             return
         stream = out.env.stdout
@@ -143,8 +151,9 @@ class Ndjson(Format):
         # The service's own items: exact_json writes the same bytes as json.dumps, faster.
         write_ndjson(out, (raw for raw, _ in result.entries), line=dumps_line)
 
-    def wallet_pages(self, out: Output, kind: str, rows: Rows, wallets: int | None,
-                     failures: list[tuple[str, Exception]]) -> None:
+    def wallet_pages(
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+    ) -> None:
         stream = out.env.stdout
         for wallet, result in rows:
             for raw, _ in result.entries:
@@ -152,8 +161,9 @@ class Ndjson(Format):
             stream.flush()
         stream.flush()
 
-    def records(self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None],
-                whole: Any) -> None:
+    def records(
+        self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
+    ) -> None:
         write_ndjson(out, rows)
 
 
@@ -163,8 +173,9 @@ class Csv(Format):
     def page(self, out: Output, result: PageResult) -> None:
         write_csv(out, columns_of(result.kind), (raw for raw, _ in result.entries))
 
-    def wallet_pages(self, out: Output, kind: str, rows: Rows, wallets: int | None,
-                     failures: list[tuple[str, Exception]]) -> None:
+    def wallet_pages(
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+    ) -> None:
         import csv
 
         writer = csv.writer(out.env.stdout, lineterminator="\n")
@@ -182,8 +193,9 @@ class Csv(Format):
     def result(self, out: Output, body: dict[str, Any], lines: Callable[[], list[str]], kind: str | None) -> None:
         write_csv(out, columns_of(kind) if kind else tuple(body), [body])
 
-    def records(self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None],
-                whole: Any) -> None:
+    def records(
+        self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
+    ) -> None:
         write_csv(out, fields, rows)
 
 

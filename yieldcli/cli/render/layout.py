@@ -8,12 +8,13 @@ width: the terminal wraps it, but no digit is lost.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from collections.abc import Sequence
+from datetime import UTC, datetime, timezone
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
-from rich.console import Console
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console
 from rich.text import Text
 
 from yieldcli.amounts import format_units
@@ -98,9 +99,9 @@ def when(stamp: str, now: datetime | None = None) -> str:
     except ValueError:
         return stamp
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    moment = moment.astimezone(timezone.utc)
-    age = ((now or datetime.now(timezone.utc)) - moment).total_seconds()
+        moment = moment.replace(tzinfo=UTC)
+    moment = moment.astimezone(UTC)
+    age = ((now or datetime.now(UTC)) - moment).total_seconds()
     if 0 <= age < 60:
         return "just now"
     if 0 <= age < 3600:
@@ -131,8 +132,11 @@ def _squeezed(columns: Sequence[Column], widths: list[int], excess: int) -> list
     widths = list(widths)
     least = max((col.drop for col in columns), default=NEVER)
     while excess > 0:
-        room = [(widths[i] - col.squeeze, i) for i, col in enumerate(columns)
-                if col.squeeze and widths[i] > col.squeeze and col.drop >= least]
+        room = [
+            (widths[i] - col.squeeze, i)
+            for i, col in enumerate(columns)
+            if col.squeeze and widths[i] > col.squeeze and col.drop >= least
+        ]
         if not room:
             return None
         _, widest = max(room)
@@ -141,8 +145,15 @@ def _squeezed(columns: Sequence[Column], widths: list[int], excess: int) -> list
     return widths
 
 
-def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], *, title: str | None,
-          total_row: bool, indent: int = 0) -> Text:
+def build(
+    columns: Sequence[Column],
+    texts: list[list[str]],
+    widths: list[int],
+    *,
+    title: str | None,
+    total_row: bool,
+    indent: int = 0,
+) -> Text:
     """The table as one styled text: title, header, rule, rows, a blank line before a totals row.
 
     Drawn by hand rather than with rich's Table: the widths are already known, rich strips the
@@ -159,7 +170,9 @@ def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], 
 
     if title:
         out.append(margin + printable(title) + "\n", style="bold")
-    out.append(margin + gap.join(padded(col.header, col, w) for col, w in zip(columns, widths)).rstrip() + "\n", style="bold")
+    out.append(
+        margin + gap.join(padded(col.header, col, w) for col, w in zip(columns, widths)).rstrip() + "\n", style="bold"
+    )
     out.append(margin + "─" * (sum(widths) + GAP * (len(widths) - 1)) + "\n")
     rows = len(texts[0]) if texts else 0
     for i in range(rows):
@@ -177,8 +190,9 @@ def build(columns: Sequence[Column], texts: list[list[str]], widths: list[int], 
     return out
 
 
-def fit(console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False,
-        indent: int = 0) -> Fitted:
+def fit(
+    console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False, indent: int = 0
+) -> Fitted:
     """The widest table that fits the console: full ids, then short ids, then text cut short, then
     fewer columns (highest `drop` first). Widths are worked out first; the table is built once."""
     visible = list(range(len(columns)))
@@ -205,11 +219,13 @@ def fit(console: Console, columns: Sequence[Column], *, title: str | None = None
         return Fitted(table, hidden, sum(widths) + gaps + indent)
 
 
-def draw(console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False,
-         indent: int = 0) -> None:
+def draw(
+    console: Console, columns: Sequence[Column], *, title: str | None = None, total_row: bool = False, indent: int = 0
+) -> None:
     fitted = fit(console, columns, title=title, total_row=total_row, indent=indent)
     # soft_wrap: rich neither wraps nor crops it; a table wider than the screen is wrapped by the terminal.
     console.print(fitted.table, soft_wrap=True, end="")
     if fitted.hidden:
-        console.print(f"not shown: {', '.join(fitted.hidden)} (see -o json, or widen the terminal)",
-                      style="dim", markup=False)
+        console.print(
+            f"not shown: {', '.join(fitted.hidden)} (see -o json, or widen the terminal)", style="dim", markup=False
+        )

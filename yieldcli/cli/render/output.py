@@ -38,8 +38,16 @@ def resolve_mode(requested: str | None, env: Environment) -> str:
 
 
 class Output:
-    def __init__(self, env: Environment, mode: str, *, color: bool, quiet: bool = False, pager: bool = True,
-                 color_choice: str = "auto"):
+    def __init__(
+        self,
+        env: Environment,
+        mode: str,
+        *,
+        color: bool,
+        quiet: bool = False,
+        pager: bool = True,
+        color_choice: str = "auto",
+    ):
         self.env = env
         self.mode = mode
         self.format = FORMATS[mode]
@@ -55,8 +63,9 @@ class Output:
         result.entries = self._hold(result.entries, progress)
         self.format.page(self, result)
 
-    def wallet_pages(self, kind: str, results: Iterable[tuple[str, PageResult | Exception]],
-                     progress: Bar | None = None) -> list[tuple[str, Exception]]:
+    def wallet_pages(
+        self, kind: str, results: Iterable[tuple[str, PageResult | Exception]], progress: Bar | None = None
+    ) -> list[tuple[str, Exception]]:
         """Results of many wallets, in input order: each row carries its `wallet`; failures are
         reported on stderr as they come and returned, so the others still complete."""
         failures: list[tuple[str, Exception]] = []
@@ -106,8 +115,9 @@ class Output:
 
         paint(console(self.env, stderr=True, color=self.color))
 
-    def records(self, rows: list[dict[str, Any]], *, fields: Sequence[str], table: Callable[[], None],
-                whole: Any = None) -> None:
+    def records(
+        self, rows: list[dict[str, Any]], *, fields: Sequence[str], table: Callable[[], None], whole: Any = None
+    ) -> None:
         """Rows of one kind: `table()` draws them for people; JSON is `whole` (default: the list of
         rows), NDJSON one row per line, CSV a header of `fields` and one line per row."""
         self.format.records(self, rows, fields, table, whole)
@@ -181,4 +191,3 @@ class Output:
         if not self.env.color_enabled(self.color_choice, isatty):
             return text
         return f"\x1b[{_ANSI[colour]}m{text}\x1b[0m"
-

@@ -50,7 +50,9 @@ def show(env: Environment, text: str, *, enabled: bool) -> None:
     try:
         proc = subprocess.Popen(words, stdin=subprocess.PIPE, env=pager_env, stdout=env.stdout)
     except OSError as exc:  # no such pager: the output matters more than the paging
-        env.stderr.write(f"warning: cannot start pager {words[0]!r} ({exc.strerror}); set YIELD_PAGER or use --no-pager\n")
+        env.stderr.write(
+            f"warning: cannot start pager {words[0]!r} ({exc.strerror}); set YIELD_PAGER or use --no-pager\n"
+        )
         env.stdout.write(text)
         env.stdout.flush()
         return
@@ -62,8 +64,11 @@ def show(env: Environment, text: str, *, enabled: bool) -> None:
         try:
             # In the terminal's encoding, as stdout would have written it (see ascii_fallback).
             stream = env.stdout
-            pipe.write(text.encode(getattr(stream, "encoding", None) or "utf-8",
-                                   errors=getattr(stream, "errors", None) or "replace"))
+            pipe.write(
+                text.encode(
+                    getattr(stream, "encoding", None) or "utf-8", errors=getattr(stream, "errors", None) or "replace"
+                )
+            )
             pipe.close()
         except BrokenPipeError:  # the user quit before reading everything
             pass

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from yieldcli.environment import Environment
 
@@ -36,7 +36,14 @@ def page_progress(env: Environment, what: str, *, enabled: bool) -> Iterator[Bar
 
     from yieldcli.cli.render.consoles import console
 
-    bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), console=console(env, stderr=True, color=True),
-                   transient=True, redirect_stdout=False, redirect_stderr=False)
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console(env, stderr=True, color=True),
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
     with bar:
         yield Bar(bar, what)

@@ -30,7 +30,9 @@ def _say(console: Console, text: str, style: str | None = None) -> None:
 
 
 def _line(console: Console, *pieces: str, style: str | None = None) -> None:
-    _say(console, layout.fit_line(console.width, *(p if isinstance(p, Address) else printable(p) for p in pieces)), style)
+    _say(
+        console, layout.fit_line(console.width, *(p if isinstance(p, Address) else printable(p) for p in pieces)), style
+    )
 
 
 def _addr(text: str | None) -> Address:
@@ -66,8 +68,9 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
         if cell_len("; ".join(parts)) <= console.width:
             _say(console, "; ".join(parts), "bold")
         else:  # `deposit …; fee …; rent …`: one part a line; a long head goes on indented lines
-            for line in textwrap.wrap(parts[0], console.width, subsequent_indent="    ",
-                                      break_long_words=False, break_on_hyphens=False):
+            for line in textwrap.wrap(
+                parts[0], console.width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False
+            ):
                 _say(console, line, "bold")
             for part in parts[1:]:
                 _say(console, f"  {part}", "bold")
@@ -77,7 +80,11 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
     _draw_changes(console, effect["observed"]["changes"])
     if effect["differences"]:
         asked = effect["expected"]["action"] != "transaction"
-        header = "  does NOT match your request:" if asked else "  more than the network fee and rent (state the intent with --expect):"
+        header = (
+            "  does NOT match your request:"
+            if asked
+            else "  more than the network fee and rent (state the intent with --expect):"
+        )
         _say(console, header, "bold red")
         for difference in effect["differences"]:
             _say(console, f"    ✗ {printable(difference)}", "red")
@@ -119,8 +126,9 @@ def _draw_changes(console: Console, changes: list[dict[str, Any]]) -> None:
         _say(console, " " * (whole_width - len(whole)) + text, style)
 
 
-def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title: str,
-                verdicts: list[dict[str, Any]] | None = None) -> None:
+def draw_review(
+    console: Console, review: dict[str, Any], *, cluster: str, title: str, verdicts: list[dict[str, Any]] | None = None
+) -> None:
     """The transaction: who signs, and each instruction with the intent guard's verdict on it (when checked)."""
     _say(console, title, "bold")
     _line(console, "  cluster:          ", cluster)
@@ -142,15 +150,30 @@ def draw_review(console: Console, review: dict[str, Any], *, cluster: str, title
 def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, Any] | None = None) -> None:
     kind = f" {ix['kind']}" if ix.get("kind") else ""
     unknown = "  UNKNOWN PROGRAM" if ix["unknown"] else ""
-    _line(console, f"  #{ix['index'] + 1} {ix['program']}{kind}  ", _addr(ix["program_id"]), unknown,
-          style="bold red" if ix["unknown"] else "bold")
+    _line(
+        console,
+        f"  #{ix['index'] + 1} {ix['program']}{kind}  ",
+        _addr(ix["program_id"]),
+        unknown,
+        style="bold red" if ix["unknown"] else "bold",
+    )
     margin = " " * DETAIL_INDENT
     if verdict is not None:  # the text says `instruction N: …` for a refusal; here the header already numbers it
         reason = str(verdict["reason"]).removeprefix(f"instruction {verdict['index'] + 1}: ")
         mark, style = ("✓", "green") if verdict["ok"] else ("✗", "red")
         # A reason is never cut (it says why something is refused): wrapped to the screen, hanging under the mark.
-        _say(console, textwrap.fill(printable(reason), width=max(console.width, 40), initial_indent=f"{margin}{mark} ",
-                                    subsequent_indent=f"{margin}  ", break_long_words=False, break_on_hyphens=False), style)
+        _say(
+            console,
+            textwrap.fill(
+                printable(reason),
+                width=max(console.width, 40),
+                initial_indent=f"{margin}{mark} ",
+                subsequent_indent=f"{margin}  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            ),
+            style,
+        )
     details = ix.get("details") or {}
     for key, value in details.items():
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
@@ -163,15 +186,22 @@ def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, A
         return
     roles = []
     for acct in accounts:
-        role = [r for r in (acct.get("role"), "signer" if acct["signer"] else None,
-                            "writable" if acct["writable"] else None) if r]
+        role = [
+            r
+            for r in (acct.get("role"), "signer" if acct["signer"] else None, "writable" if acct["writable"] else None)
+            if r
+        ]
         if not acct["address"]:
             role.append(f"entry {acct['lookup_index']} of this lookup table")
         roles.append(printable(", ".join(role) or "readonly"))
-    layout.draw(console, [
-        Column("Account", [printable(a["address"] or a["lookup_table"] or "?") for a in accounts], address=True),
-        Column("Role", roles),
-    ], indent=DETAIL_INDENT)
+    layout.draw(
+        console,
+        [
+            Column("Account", [printable(a["address"] or a["lookup_table"] or "?") for a in accounts], address=True),
+            Column("Role", roles),
+        ],
+        indent=DETAIL_INDENT,
+    )
 
 
 def draw_simulation(console: Console, simulation: dict[str, Any] | None) -> None:
@@ -212,12 +242,16 @@ def _draw_token_changes(console: Console, changes: list[dict[str, Any]]) -> None
         return known.symbol if known else "?"
 
     deltas = [c["change"] for c in changes]
-    layout.draw(console, [
-        Column("Token account", [printable(c["address"]) for c in changes], address=True),
-        Column("Asset", [asset(c) for c in changes]),
-        Column("Before", amounts("before"), right=True),
-        Column("After", amounts("after"), right=True),
-        Column("Change", amounts("change"), right=True, styles=layout.negative_red(deltas)),
-        Column("Mint", [printable(c.get("mint") or "") for c in changes], address=True, drop=2),
-        Column("Owner", [printable(c.get("owner") or "") for c in changes], address=True, drop=1),
-    ], title="Token balances (simulated)")
+    layout.draw(
+        console,
+        [
+            Column("Token account", [printable(c["address"]) for c in changes], address=True),
+            Column("Asset", [asset(c) for c in changes]),
+            Column("Before", amounts("before"), right=True),
+            Column("After", amounts("after"), right=True),
+            Column("Change", amounts("change"), right=True, styles=layout.negative_red(deltas)),
+            Column("Mint", [printable(c.get("mint") or "") for c in changes], address=True, drop=2),
+            Column("Owner", [printable(c.get("owner") or "") for c in changes], address=True, drop=1),
+        ],
+        title="Token balances (simulated)",
+    )

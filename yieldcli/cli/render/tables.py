@@ -5,7 +5,8 @@ What each table shows and what it gives up first when narrow; fitting is `layout
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -68,16 +69,21 @@ def draw_positions(console: Console, rows: list[models.Position], more_pages: di
         return _amount_column(header, values + [sum(values)] * extra, decimals)
 
     if rows:
-        layout.draw(console, [
-            Column("Asset", [symbol_for(p.token_address, p.token_symbol) for p in rows] + ["Total"] * extra),
-            Column("Strategy", [p.strategy_name for p in rows] + [""] * extra, drop=1, squeeze=12),
-            amount("Deposited", "total_deposited_value"),
-            amount("Value", "total_position_value"),
-            amount("Yield earned", "yield_earned"),
-            Column("APY", [layout.apy(p.apy) for p in rows] + [""] * extra, right=True),
-            Column("Fund", [p.fund_id for p in rows] + [""] * extra, drop=2, address=True),
-            Column("Updated", [layout.when(p.last_updated) for p in rows] + [""] * extra, drop=3),
-        ], title="Positions", total_row=total)
+        layout.draw(
+            console,
+            [
+                Column("Asset", [symbol_for(p.token_address, p.token_symbol) for p in rows] + ["Total"] * extra),
+                Column("Strategy", [p.strategy_name for p in rows] + [""] * extra, drop=1, squeeze=12),
+                amount("Deposited", "total_deposited_value"),
+                amount("Value", "total_position_value"),
+                amount("Yield earned", "yield_earned"),
+                Column("APY", [layout.apy(p.apy) for p in rows] + [""] * extra, right=True),
+                Column("Fund", [p.fund_id for p in rows] + [""] * extra, drop=2, address=True),
+                Column("Updated", [layout.when(p.last_updated) for p in rows] + [""] * extra, drop=3),
+            ],
+            title="Positions",
+            total_row=total,
+        )
     else:
         console.print("[bold]Positions[/bold]")
     _footer(console, rows, more_pages, "positions")
@@ -93,16 +99,21 @@ def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict
         return _amount_column(header, values + [sum(v or 0 for v in values)] * extra, decimals)
 
     if rows:
-        layout.draw(console, [
-            Column("Asset", [symbol_for(b.token_address, b.token_symbol) for b in rows] + ["Total"] * extra),
-            Column("Name", [b.token_name for b in rows] + [""] * extra, drop=3, squeeze=10),
-            amount("Wallet", [b.wallet_part for b in rows]),
-            amount("In position", [b.funds for b in rows]),
-            amount("Total", [b.total_balance for b in rows]),
-            # Yield goes before APY: a 9-decimal yield column is wide, and `earnings` shows it too.
-            amount("Yield", [b.amount_of_yield for b in rows])._replace(drop=2),
-            Column("APY", [layout.apy(b.fund_apy) for b in rows] + [""] * extra, right=True, drop=1),
-        ], title="Balances", total_row=total)
+        layout.draw(
+            console,
+            [
+                Column("Asset", [symbol_for(b.token_address, b.token_symbol) for b in rows] + ["Total"] * extra),
+                Column("Name", [b.token_name for b in rows] + [""] * extra, drop=3, squeeze=10),
+                amount("Wallet", [b.wallet_part for b in rows]),
+                amount("In position", [b.funds for b in rows]),
+                amount("Total", [b.total_balance for b in rows]),
+                # Yield goes before APY: a 9-decimal yield column is wide, and `earnings` shows it too.
+                amount("Yield", [b.amount_of_yield for b in rows])._replace(drop=2),
+                Column("APY", [layout.apy(b.fund_apy) for b in rows] + [""] * extra, right=True, drop=1),
+            ],
+            title="Balances",
+            total_row=total,
+        )
     else:
         console.print("[bold]Balances[/bold]")
     _footer(console, rows, more_pages, "balances")
@@ -122,16 +133,24 @@ def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: 
         return _amount_column(header, values + [sum(values)] * extra, decimals)
 
     if rows:
-        layout.draw(console, [
-            Column("Fund", [r.fund_name or r.fund_id for r in rows] + ["Total"] * extra, drop=1, squeeze=16),
-            Column("Asset", [r.base_asset if k else f"{r.base_asset} (base units)" for r, k in zip(rows, known)]
-                   + [rows[0].base_asset] * extra),
-            amount("Position value", "position_value"),
-            amount("Yield earned", "yield_earned"),
-            Column("APY", [layout.apy(r.apy) for r in rows] + [""] * extra, right=True),
-            Column("Since", [layout.when(r.entry_date) for r in rows] + [""] * extra, drop=2),
-            Column("Updated", [layout.when(r.last_updated) for r in rows] + [""] * extra, drop=3),
-        ], title="Earnings", total_row=total)
+        layout.draw(
+            console,
+            [
+                Column("Fund", [r.fund_name or r.fund_id for r in rows] + ["Total"] * extra, drop=1, squeeze=16),
+                Column(
+                    "Asset",
+                    [r.base_asset if k else f"{r.base_asset} (base units)" for r, k in zip(rows, known)]
+                    + [rows[0].base_asset] * extra,
+                ),
+                amount("Position value", "position_value"),
+                amount("Yield earned", "yield_earned"),
+                Column("APY", [layout.apy(r.apy) for r in rows] + [""] * extra, right=True),
+                Column("Since", [layout.when(r.entry_date) for r in rows] + [""] * extra, drop=2),
+                Column("Updated", [layout.when(r.last_updated) for r in rows] + [""] * extra, drop=3),
+            ],
+            title="Earnings",
+            total_row=total,
+        )
     else:
         console.print("[bold]Earnings[/bold]")
     _footer(console, rows, more_pages, "records")
@@ -139,18 +158,23 @@ def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: 
 
 
 def draw_strategy(console: Console, s: models.Strategy) -> None:
-    console.print(f"[bold]{escape(printable(s.strategy_name or s.strategy_id))}[/bold]  id {escape(printable(s.strategy_id))}")
+    console.print(
+        f"[bold]{escape(printable(s.strategy_name or s.strategy_id))}[/bold]  id {escape(printable(s.strategy_id))}"
+    )
     console.print(f"Weighted APY: {layout.apy(s.apy)}")
     known = [tokens.by_mint(mint) for mint in s.assets]
-    layout.draw(console, [
-        Column("Asset", [k.symbol if k else "?" for k in known]),
-        Column("Name", [k.name if k else "unknown token" for k in known], drop=1, squeeze=10),
-        Column("Mint", list(s.assets), address=True),
-        Column("APY", [layout.apy(s.apy_per_asset.get(mint)) for mint in s.assets], right=True),
-    ], title="Assets")
+    layout.draw(
+        console,
+        [
+            Column("Asset", [k.symbol if k else "?" for k in known]),
+            Column("Name", [k.name if k else "unknown token" for k in known], drop=1, squeeze=10),
+            Column("Mint", list(s.assets), address=True),
+            Column("APY", [layout.apy(s.apy_per_asset.get(mint)) for mint in s.assets], right=True),
+        ],
+        title="Assets",
+    )
     console.print(APY_NOTE, style="dim")
 
 
 def draw_health(console: Console, body: Any) -> None:
     console.print(f"service: {printable(body if isinstance(body, str) else repr(body))}", markup=False)
-

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_CONTROLS = {c: "\ufffd" for c in (*range(0x20), *range(0x7f, 0xa0))}
+_CONTROLS = {c: "\ufffd" for c in (*range(0x20), *range(0x7F, 0xA0))}
 
 
 def printable(text: str) -> str:

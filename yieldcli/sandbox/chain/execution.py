@@ -15,8 +15,8 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
 
 from yieldcli.addresses import b58encode
-from yieldcli.solana import programs
 from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, with_blockhash
+from yieldcli.solana import programs
 
 if TYPE_CHECKING:
     from solders.litesvm import LiteSVM
@@ -36,10 +36,12 @@ class ExecutionHelpers:
     _clock: Clock
 
     if TYPE_CHECKING:  # provided by `Runtime`, the class these helpers are mixed into
+
         def get_account(self, address: Pubkey) -> Account | None: ...
         def is_blockhash_valid(self, blockhash: str) -> bool: ...
         @staticmethod
         def _new_svm() -> LiteSVM: ...
+
     _programs: dict[Pubkey, bytes]
     _records: dict[str, TxRecord]
     _lock: SyncedLock
@@ -59,8 +61,12 @@ class ExecutionHelpers:
             if sig_verify and not all(tx.verify_with_results()):
                 raise RuntimeRpcError(-32003, "Transaction signature verification failure")
             value: dict[str, Any] = {
-                "err": None, "logs": [], "accounts": None, "unitsConsumed": 0,
-                "returnData": None, "innerInstructions": None,
+                "err": None,
+                "logs": [],
+                "accounts": None,
+                "unitsConsumed": 0,
+                "returnData": None,
+                "innerInstructions": None,
             }
             if replace_recent_blockhash:
                 blockhash, last_valid = self._clock.blockhash(), self._clock.height + self._clock.window
@@ -93,7 +99,11 @@ class ExecutionHelpers:
         if self.is_blockhash_valid(str(message.recent_blockhash)):
             return True
         keys, first = message.account_keys, message.instructions[0] if message.instructions else None
-        if first is None or first.program_id_index >= len(keys) or str(keys[first.program_id_index]) != programs.SYSTEM_PROGRAM:
+        if (
+            first is None
+            or first.program_id_index >= len(keys)
+            or str(keys[first.program_id_index]) != programs.SYSTEM_PROGRAM
+        ):
             return False
         indexes = bytes(first.accounts)
         if bytes(first.data) != _ADVANCE_NONCE or not indexes or indexes[0] >= len(keys):
@@ -115,12 +125,22 @@ class ExecutionHelpers:
                 continue
             mint, owner, amount = parsed
             mint_account = self._svm.get_account(Pubkey.from_string(mint))
-            decimals = programs.parse_mint_decimals(str(mint_account.owner), bytes(mint_account.data)) if mint_account else None
-            out.append({
-                "accountIndex": index, "mint": mint, "owner": owner, "programId": str(account.owner),
-                "uiTokenAmount": token_amount_json(amount, decimals or 0),
-            })
+            decimals = (
+                programs.parse_mint_decimals(str(mint_account.owner), bytes(mint_account.data))
+                if mint_account
+                else None
+            )
+            out.append(
+                {
+                    "accountIndex": index,
+                    "mint": mint,
+                    "owner": owner,
+                    "programId": str(account.owner),
+                    "uiTokenAmount": token_amount_json(amount, decimals or 0),
+                }
+            )
         return out
+
     def _execute_failing(self, tx: VersionedTransaction, keys: Sequence[Pubkey]) -> TransactionResult:
         """Run `tx` on a copy of its accounts with a 1-unit compute budget: a real on-chain failure
         (first instruction runs out of compute, fee charged, logs real), then copy the result back."""
@@ -160,24 +180,25 @@ class ExecutionHelpers:
         return writable, readonly
 
 
-
 def inner_instructions_json(meta: Any) -> list[dict[str, Any]]:
     """LiteSVM's inner instructions in the RPC's shape: one entry per top-level instruction that made any."""
     out = []
     for index, inner in enumerate(meta.inner_instructions()):
         if inner:
-            out.append({
-                "index": index,
-                "instructions": [
-                    {
-                        "programIdIndex": i.instruction().program_id_index,
-                        "accounts": list(bytes(i.instruction().accounts)),
-                        "data": b58encode(bytes(i.instruction().data)),
-                        "stackHeight": i.stack_height(),
-                    }
-                    for i in inner
-                ],
-            })
+            out.append(
+                {
+                    "index": index,
+                    "instructions": [
+                        {
+                            "programIdIndex": i.instruction().program_id_index,
+                            "accounts": list(bytes(i.instruction().accounts)),
+                            "data": b58encode(bytes(i.instruction().data)),
+                            "stackHeight": i.stack_height(),
+                        }
+                        for i in inner
+                    ],
+                }
+            )
     return out
 
 
@@ -188,5 +209,3 @@ def token_amount_json(amount: int, decimals: int) -> dict[str, Any]:
     value = scale(amount, decimals)
     text = format(value.normalize(), "f") if value else "0"
     return {"amount": str(amount), "decimals": decimals, "uiAmount": float(value), "uiAmountString": text}
-
-

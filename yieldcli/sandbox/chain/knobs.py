@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 from yieldcli.errors import ConfigError
 from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, SLOT_MS
 
-
 if TYPE_CHECKING:  # records import solders; the knobs are read before any chain starts
     from solders.transaction import VersionedTransaction
 
     from yieldcli.sandbox.chain.lock import SyncedLock
     from yieldcli.sandbox.chain.records import SendOutcome, TxRecord
+
 
 @dataclass
 class Faults:
@@ -70,7 +70,12 @@ class Network:
                     raise ConfigError(f"{var} must be a whole number, got {text!r}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         network = cls(**values)
-        if network.slot_ms < 0 or network.blockhash_window < 1 or network.drop_sends < 0 or network.min_priority_fee < 0:
+        if (
+            network.slot_ms < 0
+            or network.blockhash_window < 1
+            or network.drop_sends < 0
+            or network.min_priority_fee < 0
+        ):
             raise ConfigError("sandbox network knobs must not be negative, and the blockhash window must be at least 1")
         return network
 
@@ -139,4 +144,3 @@ class FaultControls:
     def status(self, signature: str) -> TxRecord | None:
         with self._lock:
             return self._records.get(signature)
-

@@ -16,11 +16,25 @@ from yieldcli.solana import programs
 
 # Errors for which a transaction never lands (no fee, no status), as a leader would drop it.
 NOT_LANDED = {
-    "AccountInUse", "AccountLoadedTwice", "AccountNotFound", "ProgramAccountNotFound", "InsufficientFundsForFee",
-    "InvalidAccountForFee", "AlreadyProcessed", "BlockhashNotFound", "SignatureFailure", "InvalidAccountIndex",
-    "SanitizeFailure", "TooManyAccountLocks", "AddressLookupTableNotFound", "InvalidAddressLookupTableOwner",
-    "InvalidAddressLookupTableData", "InvalidAddressLookupTableIndex", "WouldExceedMaxBlockCostLimit",
-    "UnsupportedVersion", "MissingSignatureForFee",
+    "AccountInUse",
+    "AccountLoadedTwice",
+    "AccountNotFound",
+    "ProgramAccountNotFound",
+    "InsufficientFundsForFee",
+    "InvalidAccountForFee",
+    "AlreadyProcessed",
+    "BlockhashNotFound",
+    "SignatureFailure",
+    "InvalidAccountIndex",
+    "SanitizeFailure",
+    "TooManyAccountLocks",
+    "AddressLookupTableNotFound",
+    "InvalidAddressLookupTableOwner",
+    "InvalidAddressLookupTableData",
+    "InvalidAddressLookupTableIndex",
+    "WouldExceedMaxBlockCostLimit",
+    "UnsupportedVersion",
+    "MissingSignatureForFee",
 }
 LAMPORTS_PER_SIGNATURE = 5000
 DEFAULT_UNITS_PER_INSTRUCTION = 200_000
@@ -82,12 +96,18 @@ def with_blockhash(tx: VersionedTransaction, blockhash: Any) -> VersionedTransac
     message = tx.message
     new: MessageV0 | Message
     if isinstance(message, MessageV0):
-        new = MessageV0(message.header, message.account_keys, blockhash, message.instructions, message.address_table_lookups)
+        new = MessageV0(
+            message.header, message.account_keys, blockhash, message.instructions, message.address_table_lookups
+        )
     else:
         h = message.header
         new = Message.new_with_compiled_instructions(
-            h.num_required_signatures, h.num_readonly_signed_accounts, h.num_readonly_unsigned_accounts,
-            message.account_keys, blockhash, message.instructions,
+            h.num_required_signatures,
+            h.num_readonly_signed_accounts,
+            h.num_readonly_unsigned_accounts,
+            message.account_keys,
+            blockhash,
+            message.instructions,
         )
     return VersionedTransaction.populate(new, tx.signatures)
 
@@ -98,7 +118,9 @@ def decode_wire_transaction(data: bytes) -> VersionedTransaction:
     except BaseException as exc:
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
-        raise RuntimeRpcError(-32602, f"invalid transaction: failed to deserialize VersionedTransaction: {exc}") from None
+        raise RuntimeRpcError(
+            -32602, f"invalid transaction: failed to deserialize VersionedTransaction: {exc}"
+        ) from None
 
 
 def compute_budget(message: Any) -> tuple[int, int]:

@@ -11,17 +11,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from solders.account import Account
-from solders.hash import Hash
 from solders.address_lookup_table_account import AddressLookupTable
+from solders.hash import Hash
 from solders.keypair import Keypair
+from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
-from solders.message import MessageV0
 from solders.token.state import Mint
 from solders.transaction import VersionedTransaction
 
-from yieldcli.solana import programs
 from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
+from yieldcli.solana import programs
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
 if TYPE_CHECKING:
@@ -49,13 +49,14 @@ class SetupHelpers:
     _lock: SyncedLock
 
     if TYPE_CHECKING:  # provided by `Runtime`, the class these helpers are mixed into
+
         def minimum_balance_for_rent_exemption(self, size: int) -> int: ...
         def set_account(self, address: Pubkey, account: Account) -> None: ...
         def get_account(self, address: Pubkey) -> Account | None: ...
         def _land(self, tx: VersionedTransaction, *, fail: bool = False, notify: bool = False) -> TxRecord | None: ...
+
     _clock: Clock
     _tracked: set[str]
-
 
     def airdrop(self, address: Pubkey, lamports: int) -> str:
         """A real transfer from the sandbox faucet, so the airdrop has a status and a transaction like any other."""
@@ -63,9 +64,13 @@ class SetupHelpers:
             faucet = SANDBOX_FAUCET.pubkey()
             balance = self._svm.get_balance(faucet) or 0
             if balance < lamports + LAMPORTS_PER_SOL:
-                self._svm.set_account(faucet, Account(balance + lamports + FAUCET_TOP_UP, b"", Pubkey.default(), False, _U64_MAX))
+                self._svm.set_account(
+                    faucet, Account(balance + lamports + FAUCET_TOP_UP, b"", Pubkey.default(), False, _U64_MAX)
+                )
                 self._tracked.add(str(faucet))
-            record = self.execute([transfer(TransferParams(from_pubkey=faucet, to_pubkey=address, lamports=lamports))], [SANDBOX_FAUCET])
+            record = self.execute(
+                [transfer(TransferParams(from_pubkey=faucet, to_pubkey=address, lamports=lamports))], [SANDBOX_FAUCET]
+            )
             return record.signature
 
     def create_mint(
@@ -78,7 +83,15 @@ class SetupHelpers:
     ) -> Pubkey:
         """A token mint at `address` (a fresh one if None), set directly so real mint addresses work."""
         mint = address if address is not None else Keypair().pubkey()
-        data = bytes(Mint(mint_authority=authority, supply=0, decimals=decimals, is_initialized=True, freeze_authority=freeze_authority))
+        data = bytes(
+            Mint(
+                mint_authority=authority,
+                supply=0,
+                decimals=decimals,
+                is_initialized=True,
+                freeze_authority=freeze_authority,
+            )
+        )
         lamports = self.minimum_balance_for_rent_exemption(len(data))
         self.set_account(mint, Account(lamports, data, _TOKEN, False, _U64_MAX))
         return mint
@@ -89,24 +102,34 @@ class SetupHelpers:
             for token in KNOWN_TOKENS:
                 mint = Pubkey.from_string(token.mint)
                 if self._svm.get_account(mint) is None:
-                    self.create_mint(token.decimals, address=mint, authority=None if token.mint == WSOL_MINT else SANDBOX_AUTHORITY.pubkey())
+                    self.create_mint(
+                        token.decimals,
+                        address=mint,
+                        authority=None if token.mint == WSOL_MINT else SANDBOX_AUTHORITY.pubkey(),
+                    )
 
     def _fund_authority(self, lamports: int) -> None:
         balance = self._svm.get_balance(SANDBOX_AUTHORITY.pubkey()) or 0
         if balance < lamports + LAMPORTS_PER_SOL:
             self.airdrop(SANDBOX_AUTHORITY.pubkey(), lamports + 100 * LAMPORTS_PER_SOL)
 
-    def execute(self, instructions: Sequence[Instruction], signers: Sequence[Keypair], *, payer: Keypair | None = None) -> TxRecord:
+    def execute(
+        self, instructions: Sequence[Instruction], signers: Sequence[Keypair], *, payer: Keypair | None = None
+    ) -> TxRecord:
         """Run instructions in a v0 transaction signed by `signers` (payer: the first, or `payer`); raise on failure."""
         with self._lock:
             fee_payer = payer or signers[0]
             everyone = [fee_payer, *(s for s in signers if s.pubkey() != fee_payer.pubkey())]
-            message = MessageV0.try_compile(fee_payer.pubkey(), list(instructions), [], Hash.from_string(self._clock.blockhash()))
+            message = MessageV0.try_compile(
+                fee_payer.pubkey(), list(instructions), [], Hash.from_string(self._clock.blockhash())
+            )
             tx = VersionedTransaction(message, everyone)
             record = self._land(tx)
             if record is None or record.err is not None:
                 reason = "did not land" if record is None else json.dumps(record.err)
-                raise RuntimeRpcError(-32603, f"sandbox setup transaction failed: {reason}", {"logs": record.logs if record else []})
+                raise RuntimeRpcError(
+                    -32603, f"sandbox setup transaction failed: {reason}", {"logs": record.logs if record else []}
+                )
             return record
 
     def create_associated_token_account(self, owner: Pubkey, mint: Pubkey) -> Pubkey:
@@ -152,16 +175,19 @@ class SetupHelpers:
                 self.extend_lookup_table(table, addresses, authority=authority)
             return table
 
-    def extend_lookup_table(self, table: Pubkey, addresses: Sequence[Pubkey], *, authority: Keypair | None = None) -> None:
+    def extend_lookup_table(
+        self, table: Pubkey, addresses: Sequence[Pubkey], *, authority: Keypair | None = None
+    ) -> None:
         with self._lock:
             authority = authority or SANDBOX_AUTHORITY
             for start in range(0, len(addresses), 20):
                 chunk = list(addresses[start : start + 20])
-                self.execute([programs.extend_lookup_table(table, authority.pubkey(), authority.pubkey(), chunk)], [authority])
+                self.execute(
+                    [programs.extend_lookup_table(table, authority.pubkey(), authority.pubkey(), chunk)], [authority]
+                )
 
     def lookup_table_addresses(self, table: Pubkey) -> list[Pubkey]:
         account = self.get_account(table)
         if account is None:
             return []
         return list(AddressLookupTable.deserialize(bytes(account.data)).addresses)
-

@@ -59,19 +59,28 @@ def load(path: Path) -> tuple[dict[str, Account], dict[str, Any], list[TxRecord]
         state = json.loads(path.read_text(encoding="utf-8"))
         version = state.get("version") if isinstance(state, dict) else None
         if isinstance(version, int) and 0 < version < STATE_VERSION:
-            raise ValueError(f"it was made by an older version of yield (chain format {version}, now {STATE_VERSION}: "
-                             "the sandbox strategy now keeps deposits with its own on-chain program)")
+            raise ValueError(
+                f"it was made by an older version of yield (chain format {version}, now {STATE_VERSION}: "
+                "the sandbox strategy now keeps deposits with its own on-chain program)"
+            )
         if version != STATE_VERSION:
             raise ValueError(f"unknown state version {version!r}")
         accounts = {
             address: Account(
-                int(raw["lamports"]), base64.b64decode(raw["data"]), Pubkey.from_string(raw["owner"]),
-                bool(raw["executable"]), int(raw["rent_epoch"]),
+                int(raw["lamports"]),
+                base64.b64decode(raw["data"]),
+                Pubkey.from_string(raw["owner"]),
+                bool(raw["executable"]),
+                int(raw["rent_epoch"]),
             )
             for address, raw in state["accounts"].items()
         }
         clock = dict(state["clock"])
-        if not isinstance(clock.get("genesis"), str) or type(clock.get("slot")) is not int or type(clock.get("started_ms")) is not int:
+        if (
+            not isinstance(clock.get("genesis"), str)
+            or type(clock.get("slot")) is not int
+            or type(clock.get("started_ms")) is not int
+        ):
             raise ValueError("damaged clock")
         records = [TxRecord(**raw) for raw in state.get("transactions", [])]
         return accounts, clock, records

@@ -30,8 +30,11 @@ def build(out: Path, sbpf: Path = DEFAULT_SBPF, clang: str | None = None) -> Non
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "strategy.o"
         # Relative paths: the object file records no absolute path of this machine.
-        subprocess.run([clang, *CFLAGS, "-isystem", str(sbpf / "solana-c-sdk" / "inc"), "-c", SOURCE.name, "-o", str(obj)],
-                       cwd=HERE, check=True)
+        subprocess.run(
+            [clang, *CFLAGS, "-isystem", str(sbpf / "solana-c-sdk" / "inc"), "-c", SOURCE.name, "-o", str(obj)],
+            cwd=HERE,
+            check=True,
+        )
         subprocess.run([sys.executable, str(sbpf / "sbf_link.py"), str(obj), str(out)], check=True)
 
 

@@ -9,10 +9,10 @@ from solders.message import Message, from_bytes_versioned
 from solders.pubkey import Pubkey
 
 from yieldcli.addresses import b58encode
-from yieldcli.solana import programs
 from yieldcli.sandbox.chain.records import fee_for
 from yieldcli.sandbox.rpc.params import Invalid, account_json, b64, decode_tx, options, param, pubkey
 from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, token_amount_json
+from yieldcli.solana import programs
 
 API_VERSION = "2.2.0"
 
@@ -32,8 +32,12 @@ class Methods:
     def _get_epoch_info(self, params: list[Any]) -> dict[str, Any]:
         slot = self.runtime.slot
         return {
-            "absoluteSlot": slot, "blockHeight": self.runtime.block_height, "epoch": slot // 432_000,
-            "slotIndex": slot % 432_000, "slotsInEpoch": 432_000, "transactionCount": None,
+            "absoluteSlot": slot,
+            "blockHeight": self.runtime.block_height,
+            "epoch": slot // 432_000,
+            "slotIndex": slot % 432_000,
+            "slotsInEpoch": 432_000,
+            "transactionCount": None,
         }
 
     def _is_blockhash_valid(self, params: list[Any]) -> dict[str, Any]:
@@ -92,7 +96,7 @@ class Methods:
             raise RuntimeRpcError(
                 -32015,
                 "Transaction version (0) is not supported by the requesting client. "
-                "Please try the request again with the following configuration parameter: \"maxSupportedTransactionVersion\": 0",
+                'Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
             )
         encoding = config.get("encoding", "json")
         raw = base64.b64decode(record.transaction)
@@ -154,7 +158,7 @@ class Methods:
         selector = param(params, 1)
         config = options(params, 2)
         if not isinstance(selector, dict) or not ({"mint", "programId"} & selector.keys()):
-            raise Invalid("Invalid params: give {\"mint\": ...} or {\"programId\": ...}")
+            raise Invalid('Invalid params: give {"mint": ...} or {"programId": ...}')
         program = selector.get("programId", programs.TOKEN_PROGRAM)
         if program not in programs.TOKEN_PROGRAMS:
             raise Invalid("Invalid params: unrecognized Token program id")
@@ -163,7 +167,9 @@ class Methods:
         for address, account in self.runtime.program_accounts(Pubkey.from_string(program)):
             parsed = programs.parse_token_account(program, bytes(account.data))
             if parsed and parsed[1] == owner and (mint is None or parsed[0] == mint):
-                found.append({"pubkey": str(address), "account": account_json(account, config.get("encoding", "base64"))})
+                found.append(
+                    {"pubkey": str(address), "account": account_json(account, config.get("encoding", "base64"))}
+                )
         return self._context(found)
 
     def _get_minimum_balance(self, params: list[Any]) -> int:

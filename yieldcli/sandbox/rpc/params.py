@@ -83,7 +83,9 @@ def decode_tx(value: Any, encoding: str) -> VersionedTransaction:
     return decode_wire_transaction(raw)
 
 
-def account_json(account: Account | None, encoding: str, data_slice: dict[str, Any] | None = None) -> dict[str, Any] | None:
+def account_json(
+    account: Account | None, encoding: str, data_slice: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
     if account is None:
         return None
     data = bytes(account.data)

@@ -48,7 +48,9 @@ class Served:
 
     def start(self) -> Self:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            )
             self._thread.start()
         return self
 
@@ -136,12 +138,18 @@ class RpcServer(Served, Methods, SandboxControls):
 
     def _delay(self, methods: list[Any]) -> None:
         # Slow answers are served outside the runtime lock: other clients are not held up.
-        seconds = max((self.runtime.faults.delay_for(str(m)) for m in methods if not str(m).startswith("sandbox_")), default=0.0)
+        seconds = max(
+            (self.runtime.faults.delay_for(str(m)) for m in methods if not str(m).startswith("sandbox_")), default=0.0
+        )
         if seconds > 0:
             time.sleep(seconds)
 
     def _answer(self, request: Any) -> dict[str, Any]:
-        if not isinstance(request, dict) or request.get("jsonrpc") != "2.0" or not isinstance(request.get("method"), str):
+        if (
+            not isinstance(request, dict)
+            or request.get("jsonrpc") != "2.0"
+            or not isinstance(request.get("method"), str)
+        ):
             return error(request.get("id") if isinstance(request, dict) else None, -32600, "Invalid request")
         rid = request.get("id")
         handler = self._methods.get(request["method"])
@@ -166,6 +174,7 @@ class RpcServer(Served, Methods, SandboxControls):
                 raise
             return error(rid, -32603, f"Internal error: {exc}")
         return {"jsonrpc": "2.0", "result": result, "id": rid}
+
 
 class _Handler(BaseHTTPRequestHandler):
     # Keep-alive, and no Nagle: without the second each request waits ~40-200 ms on delayed ACKs.
@@ -200,5 +209,3 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
-
-
