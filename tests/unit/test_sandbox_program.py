@@ -14,6 +14,7 @@ from solders.keypair import Keypair
 from solders.litesvm import LiteSVM
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
+from solders.system_program import TransferParams, transfer
 from solders.token.state import Mint
 from solders.transaction import VersionedTransaction
 
@@ -291,6 +292,44 @@ def test_only_the_yield_authority_credits_yield_and_a_vault_opens_once(chain):
     assert custom(11) in chain.refused([ix], [user])  # NotYieldAuthority: a self-credited "yield"
     assert custom(13) in chain.refused([sp.init_vault(YIELD_KEY.pubkey(), chain.mint)], [YIELD_KEY])
     assert custom(1) in chain.refused([Instruction(sp.PROGRAM, bytes([9]), [])], [user])
+
+
+POSITION_RENT = 1_781_760  # rent exemption of the 128-byte position
+TOKEN_ACCOUNT_RENT = 2_039_280
+EMPTY_ACCOUNT_RENT = 890_880  # the least a transfer may leave at an address with no data
+
+
+@pytest.mark.parametrize("donated", [EMPTY_ACCOUNT_RENT, POSITION_RENT, POSITION_RENT + 5])
+def test_lamports_sent_to_a_position_before_it_opens_do_not_block_the_first_deposit(chain, donated):
+    """Anyone may send lamports to the position's address first; CreateAccount alone would then fail."""
+    user, ata = chain.wallet()
+    griefer = Keypair()
+    chain.svm.airdrop(griefer.pubkey(), 10**10)
+    position = sp.position_address(user.pubkey(), STRATEGY, chain.mint)
+    chain.ok([transfer(TransferParams(from_pubkey=griefer.pubkey(), to_pubkey=position, lamports=donated))], [griefer])
+    user_sol = chain.svm.get_balance(user.pubkey())
+    chain.ok([sp.deposit(user.pubkey(), user.pubkey(), ata, chain.mint, STRATEGY, 1_000_000)], [user])
+    assert chain.svm.minimum_balance_for_rent_exemption(sp.POSITION_SIZE) == POSITION_RENT
+    found = chain.position(position)
+    assert found is not None and (found.deposited, found.balance) == (1_000_000, 1_000_000)
+    assert chain.svm.get_balance(position) == max(donated, POSITION_RENT)
+    # The user pays only what rent exemption still lacked (and the fee).
+    assert user_sol - chain.svm.get_balance(user.pubkey()) == 5000 + max(0, POSITION_RENT - donated)
+    chain.ok([sp.withdraw(user.pubkey(), ata, chain.mint, STRATEGY, sp.WITHDRAW_ALL)], [user])
+    chain.ok([sp.close(user.pubkey(), ata, chain.mint, position)], [user])
+    assert chain.svm.get_account(position) is None
+
+
+def test_a_vault_address_sent_lamports_first_still_opens(chain):
+    mint = chain.new_mint(6)
+    vault = sp.vault_address(mint)
+    chain.ok(
+        [transfer(TransferParams(from_pubkey=YIELD_KEY.pubkey(), to_pubkey=vault, lamports=EMPTY_ACCOUNT_RENT))],
+        [YIELD_KEY],
+    )
+    chain.ok([sp.init_vault(YIELD_KEY.pubkey(), mint)], [YIELD_KEY])
+    assert chain.svm.get_account(vault).owner == TOKEN and chain.svm.get_balance(vault) == TOKEN_ACCOUNT_RENT
+    assert custom(13) in chain.refused([sp.init_vault(YIELD_KEY.pubkey(), mint)], [YIELD_KEY])  # once only
 
 
 def test_compute_units_per_instruction(chain):

@@ -85,6 +85,13 @@ static void write_u64(uint8_t *p, uint64_t v) {
   }
 }
 
+static void write_u32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) {
+    p[i] = (uint8_t)v;
+    v >>= 8;
+  }
+}
+
 static uint64_t fail(uint64_t code) {
   sol_log_64(0, 0, 0, 0, code);
   return code;
@@ -212,21 +219,66 @@ static uint64_t __attribute__((noinline)) transfer_checked(Transfer *t, uint64_t
   return invoke(&call);
 }
 
-/* System CreateAccount of `account` (a PDA signing with `seeds`), paid by `payer`, owned by `owner`. */
-static uint64_t __attribute__((noinline)) create_account(Acc payer, Acc account, uint64_t lamports_space, const uint8_t *owner,
-                                                         const SolSignerSeed *seeds_and_len) {
-  uint8_t data[52];
-  for (int i = 0; i < 4; i++) data[i] = 0;
-  write_u64(data + 4, lamports_space == POSITION_SIZE ? POSITION_RENT : TOKEN_ACCOUNT_RENT);
-  write_u64(data + 12, lamports_space);
-  for (int i = 0; i < 32; i++) data[20 + i] = owner[i];
+/* A System call on `account` (a PDA signing with `seeds`): Allocate(space) or Assign(owner). */
+static uint64_t __attribute__((noinline)) system_on_pda(uint8_t *data, uint64_t data_len, Acc account,
+                                                       const SolSignerSeed *seeds, uint64_t seeds_len) {
   Call call;
-  new_call(&call, SYSTEM_PROGRAM, data, 52);
-  add_account(&call, payer, true, true);
+  new_call(&call, SYSTEM_PROGRAM, data, data_len);
   add_account(&call, account, true, true);
-  call.seeds = seeds_and_len;
-  call.seeds_len = lamports_space == POSITION_SIZE ? 5 : 3;
+  call.seeds = seeds;
+  call.seeds_len = seeds_len;
   return invoke(&call);
+}
+
+/* System Transfer of `lamports` from `payer` to `account`. */
+static uint64_t __attribute__((noinline)) top_up(Acc payer, Acc account, uint64_t lamports) {
+  uint8_t data[12];
+  write_u32(data, 2);
+  write_u64(data + 4, lamports);
+  Call call;
+  new_call(&call, SYSTEM_PROGRAM, data, 12);
+  add_account(&call, payer, true, true);
+  add_account(&call, account, true, false);
+  return invoke(&call);
+}
+
+/* Creates `account` (a PDA signing with `seeds`), paid by `payer`, owned by `owner`, `space` bytes.
+ *
+ * Anyone may send lamports to an address before it exists, and System CreateAccount refuses an
+ * account that holds any: a griefer could block a user's first deposit (or a vault) for the cost of
+ * one transfer. So an address that already holds lamports is topped up to rent exemption, then
+ * allocated and assigned in place, which needs only the PDA's own signature. */
+static uint64_t __attribute__((noinline)) create_account(Acc payer, Acc account, uint64_t space, const uint8_t *owner,
+                                                         const SolSignerSeed *seeds) {
+  uint64_t rent = space == POSITION_SIZE ? POSITION_RENT : TOKEN_ACCOUNT_RENT;
+  uint64_t seeds_len = space == POSITION_SIZE ? 5 : 3;
+  if (!same(owner_of(account), SYSTEM_PROGRAM) || data_len_of(account) != 0) return ERR_ACCOUNT_STATE;
+  uint64_t held = *lamports_of(account);
+  if (held == 0) {
+    uint8_t data[52];
+    write_u32(data, 0);
+    write_u64(data + 4, rent);
+    write_u64(data + 12, space);
+    for (int i = 0; i < 32; i++) data[20 + i] = owner[i];
+    Call call;
+    new_call(&call, SYSTEM_PROGRAM, data, 52);
+    add_account(&call, payer, true, true);
+    add_account(&call, account, true, true);
+    call.seeds = seeds;
+    call.seeds_len = seeds_len;
+    return invoke(&call);
+  }
+  uint64_t err = held < rent ? top_up(payer, account, rent - held) : 0;
+  if (err) return err;
+  uint8_t allocate[12];
+  write_u32(allocate, 8);
+  write_u64(allocate + 4, space);
+  err = system_on_pda(allocate, 12, account, seeds, seeds_len);
+  if (err) return err;
+  uint8_t assign[36];
+  write_u32(assign, 1);
+  for (int i = 0; i < 32; i++) assign[4 + i] = owner[i];
+  return system_on_pda(assign, 36, account, seeds, seeds_len);
 }
 
 /* ---- checks --------------------------------------------------------------------------------- */
@@ -334,7 +386,7 @@ static uint64_t init_vault(const Ctx *c) {
   uint64_t err = check_mint(mint, &decimals);
   if (err == 0) err = check_authority(c, authority);
   if (err) return err;
-  if (*lamports_of(vault) != 0) return ERR_ACCOUNT_STATE;
+  if (!same(owner_of(vault), SYSTEM_PROGRAM) || data_len_of(vault) != 0) return ERR_ACCOUNT_STATE;
   uint8_t bump;
   SolSignerSeed seeds[3];
   vault_seeds(seeds, mint, &bump);
@@ -395,7 +447,7 @@ static uint64_t deposit(const Ctx *c) {
   if (err == 0) err = check_token_account(source, mint);
   if (err == 0) err = check_authority(c, authority);
   if (err) return err;
-  if (*lamports_of(position) == 0) {
+  if (same(owner_of(position), SYSTEM_PROGRAM)) { /* not opened yet (or only sent lamports) */
     err = open_position(c, user, c->acc[1], mint, position);
     if (err) return err;
   }
