@@ -14,6 +14,7 @@ from solders.hash import Hash
 from solders.keypair import Keypair
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
+from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from tests.cli.test_write import chain  # noqa: F401  (the fixture)
@@ -122,3 +123,22 @@ def test_a_chain_made_by_an_older_yield_says_so_and_reset_starts_afresh(run):
     fresh = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "-o", "json")
     assert fresh.code == 0, fresh.stderr
     assert any(i["program"] == "Sandbox strategy program" for i in fresh.json()["review"]["instructions"])
+
+
+def test_a_position_address_sent_lamports_by_a_stranger_still_opens_on_the_next_deposit(chain, sandbox):
+    """The guard accepts the program topping the address up (a transfer inside the pinned program)."""
+    assert chain("withdraw", "--asset", "USDC", "--all", "--send", "--yes", "-o", "json").code == 0
+    assert chain("close-account", "--asset", "USDC", "--send", "--yes", "-o", "json").code == 0
+    griefer = Keypair()
+    assert "result" in rpc(sandbox.rpc_url, "requestAirdrop", [str(griefer.pubkey()), 10**9])
+    address = sp.position_address(WALLET, DEMO_STRATEGY_ID, USDC)
+    sent = send(
+        sandbox.rpc_url,
+        [transfer(TransferParams(from_pubkey=griefer.pubkey(), to_pubkey=address, lamports=890_880))],
+        [griefer],
+    )
+    assert "result" in sent, sent
+    deposit = chain("deposit", "--asset", "USDC", "--amount", "5", "--send", "--yes", "-o", "json")
+    assert deposit.code == 0, deposit.stderr
+    opened = position_on_chain(sandbox.rpc_url, WALLET, USDC)
+    assert opened is not None and (opened.balance, opened.deposited) == (5_000_000, 5_000_000)
