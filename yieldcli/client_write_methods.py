@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from yieldcli.client_prepared import AsyncPreparedTransaction, ChainSettings, PreparedTransaction
     from yieldcli.client_shared import ReadDefaults, WriteSettings
     from yieldcli.client_writes import LimitArgs
+    from yieldcli.orders import Order
 
 
 class ClientWrites:
@@ -53,29 +54,21 @@ class ClientWrites:
         is the keypair unless `nonce_authority` names another (a Keypair or keypair file signs here, a
         public key signs later). `limits`: priority_fee ("auto" or micro-lamports per compute unit),
         max_fee and max_sol_cost (lamports), commitment, timeout (seconds of waiting)."""
-        from yieldcli.client_writes import Limits, move_order, prepare_write
-
-        order = move_order(
-            self._chain(),
+        return self._move(
             "deposit",
-            self._reads.strategy_id(strategy),
             asset,
             amount,
             raw,
             all,
-            self._decimals_of_unknown,
-            wallet=wallet,
-            payer=payer,
-            token_account=token_account,
-        )
-        return prepare_write(
-            self._api,
-            self._chain(),
-            order,
-            ix=ix,
-            limits=Limits(**limits),
-            nonce=nonce,
-            nonce_authority=nonce_authority,
+            strategy,
+            wallet,
+            payer,
+            token_account,
+            {},
+            ix,
+            limits,
+            nonce,
+            nonce_authority,
         )
 
     def withdraw(
@@ -97,31 +90,22 @@ class ClientWrites:
         **limits: Unpack[LimitArgs],
     ) -> PreparedTransaction:
         """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
-        from yieldcli.client_writes import Limits, move_order, prepare_write
-
-        order = move_order(
-            self._chain(),
+        flags = {"exclude_fees": exclude_fees, "unwrap_wsol": unwrap_wsol}
+        return self._move(
             "withdraw",
-            self._reads.strategy_id(strategy),
             asset,
             amount,
             raw,
             all,
-            self._decimals_of_unknown,
-            wallet=wallet,
-            payer=payer,
-            token_account=token_account,
-            exclude_fees=exclude_fees,
-            unwrap_wsol=unwrap_wsol,
-        )
-        return prepare_write(
-            self._api,
-            self._chain(),
-            order,
-            ix=ix,
-            limits=Limits(**limits),
-            nonce=nonce,
-            nonce_authority=nonce_authority,
+            strategy,
+            wallet,
+            payer,
+            token_account,
+            flags,
+            ix,
+            limits,
+            nonce,
+            nonce_authority,
         )
 
     def prepare_transaction(
@@ -178,7 +162,7 @@ class ClientWrites:
         **limits: Unpack[LimitArgs],
     ) -> PreparedTransaction:
         """Prepare closing the wallet's fund account for a strategy and asset (its rent returns)."""
-        from yieldcli.client_writes import Limits, close_order, prepare_write
+        from yieldcli.client_writes import close_order
 
         order = close_order(
             self._chain(),
@@ -189,6 +173,49 @@ class ClientWrites:
             recipient=recipient,
             token_account=token_account,
         )
+        return self._prepare(order, ix, limits, nonce, nonce_authority)
+
+    def _move(
+        self,
+        action: str,
+        asset: str,
+        amount: Decimal | str | None,
+        raw: int | None,
+        everything: bool,
+        strategy: str | None,
+        wallet: str | None,
+        payer: str | None,
+        token_account: str | None,
+        flags: dict[str, Any],
+        ix: bool,
+        limits: LimitArgs,
+        nonce: str | None,
+        nonce_authority: Keypair | str | Path | None,
+    ) -> PreparedTransaction:
+        """A deposit or a withdrawal (`action`), prepared; `flags`: the withdrawal's own arguments."""
+        from yieldcli.client_writes import move_order
+
+        order = move_order(
+            self._chain(),
+            action,
+            self._reads.strategy_id(strategy),
+            asset,
+            amount,
+            raw,
+            everything,
+            self._decimals_of_unknown,
+            wallet=wallet,
+            payer=payer,
+            token_account=token_account,
+            **flags,
+        )
+        return self._prepare(order, ix, limits, nonce, nonce_authority)
+
+    def _prepare(
+        self, order: Order, ix: bool, limits: LimitArgs, nonce: str | None, nonce_authority: Keypair | str | Path | None
+    ) -> PreparedTransaction:
+        from yieldcli.client_writes import Limits, prepare_write
+
         return prepare_write(
             self._api,
             self._chain(),
@@ -293,7 +320,7 @@ class AsyncClientWrites:
         nonce_authority: Keypair | str | Path | None = None,
         **limits: Unpack[LimitArgs],
     ) -> AsyncPreparedTransaction:
-        from yieldcli.client_writes import Limits, close_order, prepare_write_async
+        from yieldcli.client_writes import close_order
 
         settings = self._chain()
         order = close_order(
@@ -305,9 +332,7 @@ class AsyncClientWrites:
             recipient=recipient,
             token_account=token_account,
         )
-        return await prepare_write_async(
-            self._api, settings, order, ix=ix, limits=Limits(**limits), nonce=nonce, nonce_authority=nonce_authority
-        )
+        return await self._prepare(order, ix, limits, nonce, nonce_authority)
 
     async def _move(
         self,
@@ -327,7 +352,7 @@ class AsyncClientWrites:
         nonce_authority: Keypair | str | Path | None,
     ) -> AsyncPreparedTransaction:
         from yieldcli import orders, tokens
-        from yieldcli.client_writes import Limits, decimals_of_mint_async, identity, move_order, prepare_write_async
+        from yieldcli.client_writes import decimals_of_mint_async, identity, move_order
 
         settings = self._chain()
         mint = tokens.resolve_asset(asset, "asset")
@@ -352,11 +377,24 @@ class AsyncClientWrites:
             token_account=token_account,
             **flags,
         )
-        return await prepare_write_async(
-            self._api, settings, order, ix=ix, limits=Limits(**limits), nonce=nonce, nonce_authority=nonce_authority
-        )
+        return await self._prepare(order, ix, limits, nonce, nonce_authority)
 
     async def _service_decimals(self, owner: str, mint: str) -> int | None:
         from yieldcli.orders import decimals_in_balances
 
         return decimals_in_balances(await self._api.balances(owner, asset=mint), mint)
+
+    async def _prepare(
+        self, order: Order, ix: bool, limits: LimitArgs, nonce: str | None, nonce_authority: Keypair | str | Path | None
+    ) -> AsyncPreparedTransaction:
+        from yieldcli.client_writes import Limits, prepare_write_async
+
+        return await prepare_write_async(
+            self._api,
+            self._chain(),
+            order,
+            ix=ix,
+            limits=Limits(**limits),
+            nonce=nonce,
+            nonce_authority=nonce_authority,
+        )
