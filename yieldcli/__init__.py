@@ -6,6 +6,8 @@ Importing the package costs nothing: the names below are loaded on first use (PE
 `yield --version` and `import yieldcli` stay as fast as a bare interpreter.
 """
 
+# ruff: noqa: F401 -- the names imported for type checkers are the exports: __all__ is built from _EXPORTS
+
 from __future__ import annotations
 
 __version__ = "0.1.0"
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
         Unsigned,
     )
     from yieldcli.client import AsyncClient, Client
-    from yieldcli.client_writes import AsyncPreparedTransaction, PreparedTransaction
+    from yieldcli.client_prepared import AsyncPreparedTransaction, PreparedTransaction
     from yieldcli.errors import (
         AuthError,
         ConfigError,
@@ -68,8 +70,8 @@ _EXPORTS = {
     "TransactionExpired": "yieldcli.errors",
     "TransactionPending": "yieldcli.errors",
     # Writes: a prepared transaction, and how it ended.
-    "PreparedTransaction": "yieldcli.client_writes",
-    "AsyncPreparedTransaction": "yieldcli.client_writes",
+    "PreparedTransaction": "yieldcli.client_prepared",
+    "AsyncPreparedTransaction": "yieldcli.client_prepared",
     "Outcome": "yieldcli.chain.transact_outcomes",
     "Unsigned": "yieldcli.chain.transact_outcomes",
     "Signed": "yieldcli.chain.transact_outcomes",

@@ -9,7 +9,9 @@
 Both clients send the same requests, retry the same way and raise the same errors
 (`yieldcli.errors`, each with a `kind`): they share `yieldcli.api.core`. `Client` runs on the
 standard library (fast to start), `AsyncClient` on httpx2. Importing this module loads neither:
-a client's transport is imported when the client is created.
+a client's transport is imported when the client is created. Here: construction and the reads, side
+by side, one pair per row of the endpoint table (`yieldcli.api.endpoints`); the writes are inherited
+from `yieldcli.client_write_methods`.
 """
 
 from __future__ import annotations
@@ -19,143 +21,25 @@ from typing import TYPE_CHECKING, Any
 
 from yieldcli.api import models
 from yieldcli.api.pagination import DEFAULT_CONCURRENCY, every_item, every_item_async, typed_page
-from yieldcli.errors import UsageError
+from yieldcli.client_profile import Profile, load_profile, profile_arguments
+from yieldcli.client_shared import DEFAULT_TIMEOUT, ReadDefaults, WriteSettings, health_text, public_service_url
+from yieldcli.client_shared import read_query as _query  # the name the iter_* bodies use
+from yieldcli.client_write_methods import AsyncClientWrites, ClientWrites
 
 if TYPE_CHECKING:
-    from decimal import Decimal
     from pathlib import Path
-    from typing import Unpack
 
     from solders.keypair import Keypair
-    from solders.transaction import VersionedTransaction
 
     from yieldcli.api.aio import AsyncServiceClient
     from yieldcli.api.core import JSON
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.sign import Signer
-    from yieldcli.client_writes import AsyncPreparedTransaction, ChainSettings, LimitArgs, PreparedTransaction
 
-DEFAULT_TIMEOUT = 30.0
-
-
-class Profile:
-    """Where a client's settings came from: the command line's resolution, read-only."""
-
-    def __init__(
-        self,
-        name: str,
-        api_url: str,
-        api_key: str | None,
-        timeout: float,
-        strategy: str | None,
-        rpc_url: str | None = None,
-        keypair: str | None = None,
-    ):
-        self.rpc_url = rpc_url
-        self.keypair = keypair  # a keypair file's path
-        self.name = name
-        self.api_url = api_url
-        self.api_key = api_key
-        self.timeout = timeout
-        self.strategy = strategy
-
-    def __repr__(self) -> str:  # the key stays out of reprs and tracebacks
-        return f"Profile(name={self.name!r}, api_url={self.api_url!r}, strategy={self.strategy!r})"
+__all__ = ["AsyncClient", "Client", "Profile", "load_profile"]  # the profile's names: published here first
 
 
-def load_profile(name: str | None = None) -> Profile:
-    """Settings as `yield` resolves them: environment > profile in the config file > default, and the
-    API key from YIELD_API_KEY or the keyring."""
-    from pathlib import Path
-
-    from yieldcli import config
-    from yieldcli.environment import Environment
-    from yieldcli.errors import ConfigError
-    from yieldcli.secrets import find_api_key
-
-    env = Environment()
-    profile = config.resolve_profile(name, env)
-    file = config.ConfigFile.load(Path(config.resolve_config_path(None, env).value))
-    config.check_profile(file, profile)
-    settings = config.Settings(env, file, profile)
-    timeout_text = str(settings.value("timeout"))
-    try:
-        timeout = float(timeout_text)
-    except ValueError:
-        raise ConfigError(f"invalid timeout {timeout_text!r}: expected a number of seconds") from None
-    found, _ = find_api_key(env, profile.value)
-    strategy, rpc_url, keypair = (settings.value(key) for key in ("strategy", "rpc_url", "keypair"))
-    return Profile(
-        str(profile.value),
-        str(settings.value("api_url")),
-        found.value if found else None,
-        timeout,
-        str(strategy) if strategy else None,
-        str(rpc_url) if rpc_url else None,
-        str(keypair) if keypair else None,
-    )
-
-
-class _Reads:
-    """What both clients share above the wire: defaults, queries and parsing."""
-
-    def __init__(self, strategy: str | None, concurrency: int):
-        self.strategy = strategy
-        self.concurrency = concurrency
-
-    def strategy_id(self, given: str | None) -> str:
-        if given:
-            return given
-        if self.strategy:
-            return self.strategy
-        raise UsageError("no strategy: pass strategy=, or create the client with a default strategy")
-
-
-class _Writes:
-    """Where and as whom both clients sign and send: resolved at the first write (reads never load solders)."""
-
-    def __init__(
-        self,
-        rpc_url: str | None,
-        keypair: Signer | Keypair | str | Path | None,
-        journal_path: str | Path | None,
-        timeout: float,
-    ):
-        self._given = (rpc_url, keypair, journal_path, timeout)
-        self._settings: ChainSettings | None = None
-
-    def settings(self, api_url: str) -> ChainSettings:
-        if self._settings is None:
-            from yieldcli.client_writes import chain_settings
-
-            rpc_url, keypair, journal_path, timeout = self._given
-            if not rpc_url:
-                raise UsageError("no Solana RPC: create the client with rpc_url=", kind="usage.no_rpc")
-            self._settings = chain_settings(api_url, rpc_url, keypair, journal_path, timeout)
-        return self._settings
-
-
-def _public_service_url() -> str:
-    from yieldcli.config import DEFAULT_API_URL
-
-    return DEFAULT_API_URL
-
-
-def _query(
-    asset: str | None = None, sort_by: str | None = None, order: str | None = None, **more: str | int | None
-) -> dict[str, str | int | None]:
-    if order is not None and order not in ("asc", "desc"):
-        raise UsageError(f"invalid order {order!r}: expected 'asc' or 'desc'")
-    return {"asset": asset, "sort_by": sort_by, "sort_order": order, **more}
-
-
-def _health(body: JSON) -> str:
-    if not isinstance(body, str):
-        raise models.BodyError(f"the service answered the health check with {type(body).__name__}, not text")
-    return body
-
-
-class Client:
+class Client(ClientWrites):
     """The service, blocking. Thread-safe: `iter_*` fetch pages on a bounded pool of threads.
 
     Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
@@ -182,15 +66,15 @@ class Client:
         from yieldcli.api.sync import ServiceClient
 
         self._api: ServiceClient = ServiceClient(
-            api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
+            api_url or public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
         )
-        self._reads = _Reads(strategy, concurrency)
-        self._writes = _Writes(rpc_url, keypair, journal_path, timeout)
+        self._reads = ReadDefaults(strategy, concurrency)
+        self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout)
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
         """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
-        return cls(**_profile_arguments(name, overrides))
+        return cls(**profile_arguments(name, overrides))
 
     @property
     def api_url(self) -> str:
@@ -207,7 +91,7 @@ class Client:
 
     def health(self) -> str:
         """The service's health answer ("OK")."""
-        return _health(self._api.health())
+        return health_text(self._api.health())
 
     def strategy(self, strategy_id: str | None = None) -> models.Strategy:
         return models.strategy(self._api.strategy_info(self._reads.strategy_id(strategy_id)))
@@ -289,175 +173,8 @@ class Client:
 
         return every_item("earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency)
 
-    def deposit(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> PreparedTransaction:
-        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`.
-        `nonce`: build on this durable-nonce account (from the service's instructions), whose authority
-        is the keypair unless `nonce_authority` names another (a Keypair or keypair file signs here, a
-        public key signs later). `limits`: priority_fee ("auto" or micro-lamports per compute unit),
-        max_fee and max_sol_cost (lamports), commitment, timeout (seconds of waiting)."""
-        from yieldcli.client_writes import Limits, move_order, prepare_write
 
-        order = move_order(
-            self._writes.settings(self.api_url),
-            "deposit",
-            self._reads.strategy_id(strategy),
-            asset,
-            amount,
-            raw,
-            all,
-            self._decimals_of_unknown,
-            wallet=wallet,
-            payer=payer,
-            token_account=token_account,
-        )
-        return prepare_write(
-            self._api,
-            self._writes.settings(self.api_url),
-            order,
-            ix=ix,
-            limits=Limits(**limits),
-            nonce=nonce,
-            nonce_authority=nonce_authority,
-        )
-
-    def withdraw(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        exclude_fees: bool = False,
-        unwrap_wsol: bool | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> PreparedTransaction:
-        """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
-        from yieldcli.client_writes import Limits, move_order, prepare_write
-
-        order = move_order(
-            self._writes.settings(self.api_url),
-            "withdraw",
-            self._reads.strategy_id(strategy),
-            asset,
-            amount,
-            raw,
-            all,
-            self._decimals_of_unknown,
-            wallet=wallet,
-            payer=payer,
-            token_account=token_account,
-            exclude_fees=exclude_fees,
-            unwrap_wsol=unwrap_wsol,
-        )
-        return prepare_write(
-            self._api,
-            self._writes.settings(self.api_url),
-            order,
-            ix=ix,
-            limits=Limits(**limits),
-            nonce=nonce,
-            nonce_authority=nonce_authority,
-        )
-
-    def prepare_transaction(
-        self,
-        transaction: str | bytes | VersionedTransaction,
-        action: str = "transaction",
-        *,
-        asset: str | None = None,
-        amount: Decimal | str | None = None,
-        raw: int | None = None,
-        all: bool = False,
-        payer: str | None = None,
-        wallet: str | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> PreparedTransaction:
-        """A transaction built elsewhere (base64 text, bytes, or a VersionedTransaction), reviewed,
-        simulated and checked against what it is said to do, then `.sign()`ed or `.send()`ed as
-        `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` "deposit" or "withdraw" of
-        `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`, or "transaction" (no
-        claim: signing may then cost only the network fee and rent). `payer`: the fee payer expected
-        (default: the keypair); `wallet`: another signer expected to sign later."""
-        from yieldcli.client_writes import Limits, given_order, prepare_given
-
-        settings = self._writes.settings(self.api_url)
-        request, obtain = given_order(
-            settings, transaction, action, asset, amount, raw, all, payer=payer, wallet=wallet
-        )
-        return prepare_given(settings, request, obtain, Limits(**limits))
-
-    def _decimals_of_unknown(self, mint: str, owner: str) -> int | None:
-        from yieldcli.client_writes import decimals_of_mint
-        from yieldcli.orders import decimals_in_balances
-
-        settings = self._writes.settings(self.api_url)
-        return decimals_of_mint(
-            mint,
-            settings.rpc_url,
-            settings.timeout,
-            lambda: decimals_in_balances(self._api.balances(owner, asset=mint), mint),
-        )
-
-    def close_account(
-        self,
-        asset: str,
-        *,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        recipient: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> PreparedTransaction:
-        """Prepare closing the wallet's fund account for a strategy and asset (its rent returns)."""
-        from yieldcli.client_writes import Limits, close_order, prepare_write
-
-        order = close_order(
-            self._writes.settings(self.api_url),
-            self._reads.strategy_id(strategy),
-            asset,
-            wallet=wallet,
-            payer=payer,
-            recipient=recipient,
-            token_account=token_account,
-        )
-        return prepare_write(
-            self._api,
-            self._writes.settings(self.api_url),
-            order,
-            ix=ix,
-            limits=Limits(**limits),
-            nonce=nonce,
-            nonce_authority=nonce_authority,
-        )
-
-
-class AsyncClient:
+class AsyncClient(AsyncClientWrites):
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
     def __init__(
@@ -475,14 +192,14 @@ class AsyncClient:
         from yieldcli.api.aio import AsyncServiceClient
 
         self._api: AsyncServiceClient = AsyncServiceClient(
-            api_url or _public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
+            api_url or public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
         )
-        self._reads = _Reads(strategy, concurrency)
-        self._writes = _Writes(rpc_url, keypair, journal_path, timeout)
+        self._reads = ReadDefaults(strategy, concurrency)
+        self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout)
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> AsyncClient:
-        return cls(**_profile_arguments(name, overrides))
+        return cls(**profile_arguments(name, overrides))
 
     @property
     def api_url(self) -> str:
@@ -498,7 +215,7 @@ class AsyncClient:
         await self.aclose()
 
     async def health(self) -> str:
-        return _health(await self._api.health())
+        return health_text(await self._api.health())
 
     async def strategy(self, strategy_id: str | None = None) -> models.Strategy:
         return models.strategy(await self._api.strategy_info(self._reads.strategy_id(strategy_id)))
@@ -580,168 +297,3 @@ class AsyncClient:
         return every_item_async(
             "earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency
         )
-
-    async def deposit(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> AsyncPreparedTransaction:
-        return await self._move(
-            "deposit",
-            asset,
-            amount,
-            raw,
-            all,
-            strategy,
-            wallet,
-            payer,
-            token_account,
-            {},
-            ix,
-            limits,
-            nonce,
-            nonce_authority,
-        )
-
-    async def withdraw(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        exclude_fees: bool = False,
-        unwrap_wsol: bool | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> AsyncPreparedTransaction:
-        flags = {"exclude_fees": exclude_fees, "unwrap_wsol": unwrap_wsol}
-        return await self._move(
-            "withdraw",
-            asset,
-            amount,
-            raw,
-            all,
-            strategy,
-            wallet,
-            payer,
-            token_account,
-            flags,
-            ix,
-            limits,
-            nonce,
-            nonce_authority,
-        )
-
-    async def close_account(
-        self,
-        asset: str,
-        *,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        recipient: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> AsyncPreparedTransaction:
-        from yieldcli.client_writes import Limits, close_order, prepare_write_async
-
-        settings = self._writes.settings(self.api_url)
-        order = close_order(
-            settings,
-            self._reads.strategy_id(strategy),
-            asset,
-            wallet=wallet,
-            payer=payer,
-            recipient=recipient,
-            token_account=token_account,
-        )
-        return await prepare_write_async(
-            self._api, settings, order, ix=ix, limits=Limits(**limits), nonce=nonce, nonce_authority=nonce_authority
-        )
-
-    async def _move(
-        self,
-        action: str,
-        asset: str,
-        amount: Decimal | str | None,
-        raw: int | None,
-        everything: bool,
-        strategy: str | None,
-        wallet: str | None,
-        payer: str | None,
-        token_account: str | None,
-        flags: dict[str, Any],
-        ix: bool,
-        limits: LimitArgs,
-        nonce: str | None,
-        nonce_authority: Keypair | str | Path | None,
-    ) -> AsyncPreparedTransaction:
-        from yieldcli import orders, tokens
-        from yieldcli.client_writes import Limits, decimals_of_mint_async, identity, move_order, prepare_write_async
-
-        settings = self._writes.settings(self.api_url)
-        mint = tokens.resolve_asset(asset, "asset")
-        # An unknown mint's decimals (from the chain), read here: the order is built without awaiting.
-        decimals = None
-        if amount is not None and orders.known_decimals(mint) is None:
-            owner = identity(settings, wallet, payer)[0]
-            decimals = await decimals_of_mint_async(
-                mint, settings.rpc_url, settings.timeout, lambda: self._service_decimals(owner, mint)
-            )
-        order = move_order(
-            settings,
-            action,
-            self._reads.strategy_id(strategy),
-            asset,
-            amount,
-            raw,
-            everything,
-            lambda _mint, _owner: decimals,
-            wallet=wallet,
-            payer=payer,
-            token_account=token_account,
-            **flags,
-        )
-        return await prepare_write_async(
-            self._api, settings, order, ix=ix, limits=Limits(**limits), nonce=nonce, nonce_authority=nonce_authority
-        )
-
-    async def _service_decimals(self, owner: str, mint: str) -> int | None:
-        from yieldcli.orders import decimals_in_balances
-
-        return decimals_in_balances(await self._api.balances(owner, asset=mint), mint)
-
-
-def _profile_arguments(name: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
-    """The constructor arguments a profile gives (as `yield --profile NAME` resolves them), overrides winning."""
-    profile = load_profile(name)
-    return {
-        "api_url": profile.api_url,
-        "api_key": profile.api_key,
-        "timeout": profile.timeout,
-        "strategy": profile.strategy,
-        "rpc_url": profile.rpc_url,
-        "keypair": profile.keypair,
-        **overrides,
-    }

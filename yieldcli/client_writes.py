@@ -1,233 +1,33 @@
-"""Deposits, withdrawals and account closes from Python: prepared, reviewed, then signed or sent.
-
-`Client.deposit(...)` returns a `PreparedTransaction`: the service's transaction with its review, the
-intent check's verdict (`effect`) and the fee, nothing signed. `.sign(confirm=...)` and
-`.send(confirm=...)` go through the same pipeline as `yield deposit --send` (`yieldcli.chain.transact`):
-the refusals before signing, the `confirm` callback (none: nothing is signed), the journal of sent signatures, one send
-rebroadcast as the same bytes, the wait, one typed outcome.
+"""Deposits, withdrawals and account closes from Python: the order from a client's arguments, then asked
+of the service, reviewed, simulated and checked into a `PreparedTransaction` (`yieldcli.client_prepared`)
+that is then signed or sent.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict
 
+# Published here first: `X as X` keeps them importable from this module for type checkers too.
+from yieldcli.client_prepared import AsyncPreparedTransaction as AsyncPreparedTransaction
+from yieldcli.client_prepared import ChainSettings as ChainSettings
+from yieldcli.client_prepared import PreparedTransaction as PreparedTransaction
+from yieldcli.client_prepared import on_loop, on_rpc
 from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
 if TYPE_CHECKING:
-    from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
     from yieldcli.api.aio import AsyncServiceClient
     from yieldcli.api.sync import ServiceClient
-    from yieldcli.chain.compute_budget import FeeSummary
-    from yieldcli.chain.intent import Check
-    from yieldcli.chain.journal import Journal
     from yieldcli.chain.nonce import OnNonce
-    from yieldcli.chain.review import Review
     from yieldcli.chain.sign import Signer
-    from yieldcli.chain.transact import Hooks, Obtain, Prepared, TransactOptions, UserRequest
-    from yieldcli.chain.transact_outcomes import Outcome, Signed
+    from yieldcli.chain.transact import Obtain, TransactOptions, UserRequest
     from yieldcli.orders import Order
-
-Confirm = Callable[[str, "Prepared"], bool]
-Progress = Callable[[str, "str | None"], None]
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class ChainSettings:
-    """Where and as whom transactions are signed and sent."""
-
-    rpc_url: str
-    keypair: Signer | None  # a solders Keypair, or a key on a Ledger
-    journal_path: Path
-    timeout: float
-    expected_cluster: str | None  # "mainnet-beta" for the public service; None for the sandbox
-
-    def need_keypair(self) -> Signer:
-        if self.keypair is None:
-            raise UsageError(
-                "no keypair: create the client with keypair= (a Keypair, a keypair file or a Ledger)",
-                kind="usage.no_keypair",
-            )
-        return self.keypair
-
-    def journal(self) -> Journal:
-        from yieldcli.chain.journal import Journal
-
-        return Journal(self.journal_path)
-
-
-def chain_settings(
-    api_url: str,
-    rpc_url: str | None,
-    keypair: Signer | Keypair | str | Path | None,
-    journal_path: str | Path | None,
-    timeout: float,
-) -> ChainSettings:
-    """The same defaults as `yield`: the journal in its data folder, mainnet-beta unless the service is local."""
-    from yieldcli import orders
-    from yieldcli.environment import Environment
-
-    if isinstance(keypair, (str, Path)):
-        from yieldcli.chain.keypairs import load_signer
-
-        # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
-        keypair = load_signer(keypair if isinstance(keypair, str) else str(keypair.expanduser())).signer
-    path = Path(journal_path) if journal_path is not None else orders.journal_path(Environment())
-    return ChainSettings(rpc_url or "", keypair, path, timeout, orders.expected_cluster(api_url))
-
-
-class _Reviewed:
-    """What a prepared transaction shows before anything is signed."""
-
-    def __init__(self, prepared: Prepared, settings: ChainSettings):
-        self._prepared = prepared
-        self._settings = settings
-
-    @property
-    def review(self) -> Review:
-        """The decoded transaction: payer, signers, instructions and their accounts."""
-        return self._prepared.review
-
-    @property
-    def effect(self) -> Check | None:
-        """The intent check: `.ok`, `.summary` (one line), `.differences`; None when it could not run."""
-        return self._prepared.effect
-
-    @property
-    def fee(self) -> FeeSummary | None:
-        return self._prepared.fees
-
-    @property
-    def transaction(self) -> VersionedTransaction:
-        return self._prepared.transaction
-
-    @property
-    def result(self) -> dict[str, Any]:
-        """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
-        return self._prepared.result
-
-    @property
-    def message_hash(self) -> str | None:
-        """With a Ledger: the hash it shows when it blind-signs (base58 of the message's SHA-256), to compare."""
-        value = self._prepared.result.get("message_hash")
-        return str(value) if value is not None else None
-
-    def _completion(
-        self, send: bool, confirm: Confirm | None, wait: bool = True, again: bool = False
-    ) -> tuple[Prepared, Hooks]:
-        """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
-        from yieldcli.chain.transact import Hooks
-
-        options = replace(self._prepared.options, sign=not send, send=send, wait=wait, again=again)
-        return replace(self._prepared, options=options, result=dict(self._prepared.result)), Hooks(confirm=confirm)
-
-
-class PreparedTransaction(_Reviewed):
-    """A transaction the service built for a request, reviewed and checked; nothing is signed yet."""
-
-    def sign(self, confirm: Confirm | None = None) -> Signed:
-        """Sign our slots after `confirm(prompt, prepared)` says yes; not sent."""
-        from yieldcli.chain.transact_outcomes import Signed
-
-        outcome = self._complete(*self._completion(False, confirm))
-        assert isinstance(outcome, Signed)
-        return outcome
-
-    def send(
-        self,
-        confirm: Confirm | None = None,
-        *,
-        wait: bool = True,
-        again: bool = False,
-        progress: Progress | None = None,
-    ) -> Outcome:
-        """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
-        with wait=False). `again`: send although an earlier transaction for this wallet landed since.
-        `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far)."""
-        return self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
-
-    def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
-        from yieldcli.chain.transact import complete
-
-        outcome: Outcome = _on_rpc(
-            self._settings.rpc_url,
-            self._settings.timeout,
-            prepared.options.commitment,
-            lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()),
-        )
-        return outcome
-
-
-class AsyncPreparedTransaction(_Reviewed):
-    """`PreparedTransaction` for asyncio: `await prepared.send(confirm=...)`."""
-
-    async def sign(self, confirm: Confirm | None = None) -> Signed:
-        from yieldcli.chain.transact_outcomes import Signed
-
-        outcome = await self._complete(*self._completion(False, confirm))
-        assert isinstance(outcome, Signed)
-        return outcome
-
-    async def send(
-        self,
-        confirm: Confirm | None = None,
-        *,
-        wait: bool = True,
-        again: bool = False,
-        progress: Progress | None = None,
-    ) -> Outcome:
-        return await self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
-
-    async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
-        from yieldcli.chain.rpc import Rpc
-        from yieldcli.chain.transact import complete
-
-        async with Rpc(
-            self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment
-        ) as rpc:
-            return await complete(rpc, prepared, hooks, self._settings.journal())
-
-
-def _heard(completion: tuple[Prepared, Hooks], progress: Progress | None) -> tuple[Prepared, Hooks]:
-    """`completion` with its hooks telling `progress` how the wait goes."""
-    prepared, hooks = completion
-    return (prepared, hooks) if progress is None else (prepared, replace(hooks, progress=progress))
-
-
-def _on_rpc(rpc_url: str, timeout: float, commitment: str, step: Callable[[Any], Any]) -> Any:
-    """One pipeline step on its own event loop and RPC connection (a blocking client has no loop of its own)."""
-    from yieldcli.chain.rpc import Rpc
-
-    async def run() -> Any:
-        async with Rpc(rpc_url, timeout=timeout, commitment=commitment) as rpc:
-            return await step(rpc)
-
-    return _on_loop(run)
-
-
-def _on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
-    """`run()` to completion on an event loop of its own (a blocking client has none)."""
-
-    async def main() -> Any:
-        return await run()
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(main())
-    # Called from a running event loop (a notebook, an async application): on a thread of its own.
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result()
 
 
 def _ready(
@@ -270,12 +70,13 @@ def _authority(value: Signer | str | Path) -> tuple[str, Signer | None]:
 def decimals_of_mint(
     mint: str, rpc_url: str | None, timeout: float, from_service: Callable[[], int | None]
 ) -> int | None:
-    """`decimals_of_mint_async` for the blocking client and the command line: `from_service()` is called, not awaited."""
+    """`decimals_of_mint_async` for the blocking client and the command line: `from_service()` is called,
+    not awaited."""
 
     async def fetched() -> int | None:
         return from_service()
 
-    result: int | None = _on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
+    result: int | None = on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
     return result
 
 
@@ -329,7 +130,7 @@ def prepare_write(
 
     order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
     obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
-    prepared = _on_rpc(
+    prepared = on_rpc(
         settings.rpc_url,
         settings.timeout,
         options.commitment,
@@ -402,7 +203,7 @@ def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain,
 
     signers = [settings.need_keypair()]
     options = replace(limits.options(), sign=True, send=False, expected_cluster=None)
-    prepared = _on_rpc(
+    prepared = on_rpc(
         settings.rpc_url,
         settings.timeout,
         options.commitment,

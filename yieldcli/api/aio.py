@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
+from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.proxy import Proxy, proxy_for
 from yieldcli.api.transport import Response, TransportError, TransportTimeout
 
@@ -21,8 +22,10 @@ if TYPE_CHECKING:
     import httpx2
 
 
-class AsyncServiceClient:
-    """One coroutine per endpoint; raises `yieldcli.errors` (AuthError, ServiceError, NetworkError)."""
+class AsyncServiceClient(Endpoints):
+    """One coroutine per row of the endpoint table (`yieldcli.api.endpoints`);
+    raises `yieldcli.errors` (AuthError, ServiceError, NetworkError).
+    """
 
     def __init__(
         self,
@@ -62,20 +65,9 @@ class AsyncServiceClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def health(self) -> JSON:
-        return await self._send(self._core.health())
-
-    async def strategy_info(self, strategy_id: str) -> JSON:
-        return await self._send(self._core.strategy_info(strategy_id))
-
-    async def positions(self, wallet: str, strategy_id: str, **query: str | int | bool | None) -> JSON:
-        return await self._send(self._core.positions(wallet, strategy_id, query))
-
-    async def balances(self, wallet: str, **query: str | int | bool | None) -> JSON:
-        return await self._send(self._core.balances(wallet, query))
-
-    async def earnings(self, wallet: str, **query: str | int | bool | None) -> JSON:
-        return await self._send(self._core.earnings(wallet, query))
+    async def serve(self, endpoint: Endpoint, /, *arguments: Any, **query: Any) -> JSON:
+        """A row of the endpoint table, asked with these arguments (`api.positions(...)` calls this)."""
+        return await self._send(self._core.request(endpoint, arguments, query))
 
     async def get(self, path: str, query: Query | None = None) -> JSON:
         return await self._send(self._core.get(path, query))

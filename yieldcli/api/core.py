@@ -12,9 +12,10 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, Union
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from yieldcli import __version__, exact_json
+from yieldcli.api.endpoints import Endpoint
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
 from yieldcli.urls import check_base_url, redact_url, scrub
@@ -79,27 +80,20 @@ class ClientCore:
         if api_key:
             self._headers["x-api-key"] = api_key
 
-    # --- requests, one per endpoint --------------------------------------------------------------
+    # --- requests ---------------------------------------------------------------------------------
 
-    def health(self) -> Request:
-        return self.get("/health")
-
-    def strategy_info(self, strategy_id: str) -> Request:
-        return self.get(f"/strategy-info/{_segment(strategy_id)}")
-
-    def positions(self, wallet: str, strategy_id: str, query: Query) -> Request:
-        return self.get(f"/breeze-balances/{_segment(wallet)}", {"strategy_id": strategy_id, **query})
-
-    def balances(self, wallet: str, query: Query) -> Request:
-        return self.get(f"/user-balances/{_segment(wallet)}", query)
-
-    def earnings(self, wallet: str, query: Query) -> Request:
-        return self.get(f"/user-yield/{_segment(wallet)}", query)
+    def request(self, endpoint: Endpoint, arguments: tuple[Any, ...] = (), keywords: Query | None = None) -> Request:
+        """The request of a row of the endpoint table (`yieldcli.api.endpoints`), for these arguments."""
+        path, query = endpoint.target(arguments, keywords or {})
+        return self._without_body(endpoint.method, path, query, self._retry.attempts if endpoint.retried else 1)
 
     def get(self, path: str, query: Query | None = None) -> Request:
+        return self._without_body("GET", path, query, self._retry.attempts)
+
+    def _without_body(self, method: str, path: str, query: Query | None, attempts: int) -> Request:
         params = {k: str(v).lower() if isinstance(v, bool) else v for k, v in (query or {}).items() if v is not None}
         target = path + (f"?{urlencode(params)}" if params else "")
-        return Request("GET", path, target, dict(self._headers), None, self._retry.attempts)
+        return Request(method, path, target, dict(self._headers), None, attempts)
 
     def post(self, path: str, params: Mapping[str, Any]) -> Request:
         """POST `{"params": ...}`. Never retried: a repeated deposit request is not harmless to guess about."""
@@ -187,7 +181,7 @@ def _parsable(url: str) -> str:
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
         raise UsageError(f"invalid API URL {shown!r}: it contains spaces or control characters", kind="usage.url")
     try:
-        urlsplit(url).port
+        _ = urlsplit(url).port  # reading the port is what raises on a bad one
     except ValueError as exc:
         raise UsageError(f"invalid API URL {shown!r}: {str(exc).lower()}", kind="usage.url") from None
     return url
@@ -205,10 +199,6 @@ def parse_retry_after(value: str | None) -> float | None:
             return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
         except (TypeError, ValueError):
             return None
-
-
-def _segment(value: str) -> str:
-    return quote(value, safe="")
 
 
 def _error_message(response: Response) -> str | None:

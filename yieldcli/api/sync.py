@@ -7,11 +7,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
+from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.transport import Response, Transport, TransportError
 
 
-class ServiceClient:
-    """One method per endpoint; raises `yieldcli.errors` (AuthError, ServiceError, NetworkError).
+class ServiceClient(Endpoints):
+    """One method per row of the endpoint table (`yieldcli.api.endpoints`);
+    raises `yieldcli.errors` (AuthError, ServiceError, NetworkError).
 
     Redirects are never followed: one would carry x-api-key to wherever it points.
     """
@@ -34,7 +36,7 @@ class ServiceClient:
         try:
             self._http = Transport(self.base_url, timeout=timeout, max_connections=max_connections, max_idle=max_idle)
         except TransportError as exc:
-            raise self._core.transport_error(self._core.health(), exc) from None
+            raise self._core.transport_error(self._core.request(Endpoints.health), exc) from None
 
     def close(self) -> None:
         self._http.close()
@@ -45,20 +47,9 @@ class ServiceClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def health(self) -> JSON:
-        return self._send(self._core.health())
-
-    def strategy_info(self, strategy_id: str) -> JSON:
-        return self._send(self._core.strategy_info(strategy_id))
-
-    def positions(self, wallet: str, strategy_id: str, **query: str | int | bool | None) -> JSON:
-        return self._send(self._core.positions(wallet, strategy_id, query))
-
-    def balances(self, wallet: str, **query: str | int | bool | None) -> JSON:
-        return self._send(self._core.balances(wallet, query))
-
-    def earnings(self, wallet: str, **query: str | int | bool | None) -> JSON:
-        return self._send(self._core.earnings(wallet, query))
+    def serve(self, endpoint: Endpoint, /, *arguments: Any, **query: Any) -> JSON:
+        """A row of the endpoint table, asked with these arguments (`api.positions(...)` calls this)."""
+        return self._send(self._core.request(endpoint, arguments, query))
 
     def get(self, path: str, query: Query | None = None) -> JSON:
         return self._send(self._core.get(path, query))

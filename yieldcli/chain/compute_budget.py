@@ -12,7 +12,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any
 
 from solders.address_lookup_table_account import AddressLookupTableAccount
 from solders.compute_budget import (
@@ -29,7 +29,13 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.amounts import scale
 from yieldcli.chain.instructions import decompile_message, recompile_message
-from yieldcli.chain.rpc_types import Simulation
+
+# `X as X`: the auto price's names were published here first and stay importable from here.
+from yieldcli.chain.priority_fees import AUTO_PERCENTILE as AUTO_PERCENTILE
+from yieldcli.chain.priority_fees import BudgetRpc, auto_price_and_trial, writable_accounts
+from yieldcli.chain.priority_fees import auto_unit_price as auto_unit_price
+from yieldcli.chain.priority_fees import percentile as percentile
+from yieldcli.chain.priority_fees import recent_prioritization_fees as recent_prioritization_fees
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 from yieldcli.solana.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
 from yieldcli.solana.transaction_errors import describe_error
@@ -43,14 +49,6 @@ DEFAULT_UNITS_PER_INSTRUCTION = 200_000
 MAX_U64 = 2**64 - 1
 # The largest transaction a validator accepts (IPv6 MTU minus headers).
 PACKET_DATA_SIZE = 1232
-# getRecentPrioritizationFees takes at most this many accounts.
-MAX_FEE_ACCOUNTS = 128
-# getRecentPrioritizationFees gives, per recent slot (up to 150), the lowest price paid by a landed
-# transaction that locked the accounts asked about. Its 75th percentile is a price at or above that
-# lowest price in three recent slots of four: the median is often 0 on quiet accounts (no better
-# than no fee when they turn busy), and the top of the range is set by a few bursts (liquidations,
-# arbitrage) a deposit need not outbid. --max-fee bounds what `auto` may cost.
-AUTO_PERCENTILE = 75
 # The simulation measures one run; the real one can take a little more (another path through a
 # program as accounts change between simulation and landing). 10% covers that drift, and 1,000
 # units covers the compute-budget instructions themselves and very small transactions.
@@ -231,81 +229,6 @@ def _is_advance_nonce(ix: Instruction) -> bool:
     return ix.program_id == _SYSTEM and bytes(ix.data) == _ADVANCE_NONCE
 
 
-def writable_accounts(instructions: Sequence[Instruction]) -> list[Pubkey]:
-    """Each writable account once, in order of first use: what a priority fee competes for."""
-    seen: dict[Pubkey, None] = {}
-    for ix in instructions:
-        for meta in ix.accounts:
-            if meta.is_writable:
-                seen.setdefault(meta.pubkey, None)
-    return list(seen)
-
-
-class CallRpc(Protocol):
-    async def call(self, method: str, params: list[Any] | None = None) -> Any: ...
-
-
-async def recent_prioritization_fees(rpc: CallRpc, accounts: Sequence[Pubkey]) -> list[int]:
-    """Per recent slot, the lowest price (micro-lamports) a transaction locking `accounts` paid to land."""
-    return fees_of(await rpc.call(*fees_question(accounts)))
-
-
-def fees_question(accounts: Sequence[Pubkey]) -> tuple[str, list[Any]]:
-    return "getRecentPrioritizationFees", [[str(a) for a in accounts][:MAX_FEE_ACCOUNTS]]
-
-
-def fees_of(result: Any) -> list[int]:
-    """getRecentPrioritizationFees' answer as prices, each checked to be a u64."""
-    if not isinstance(result, list):
-        raise ServiceError("the RPC answered getRecentPrioritizationFees with something other than a list")
-    fees = []
-    for item in result:
-        fee = item.get("prioritizationFee") if isinstance(item, dict) else None
-        if type(fee) is not int or not 0 <= fee <= MAX_U64:
-            raise ServiceError(f"the RPC answered getRecentPrioritizationFees with an invalid fee {fee!r}")
-        fees.append(fee)
-    return fees
-
-
-def percentile(values: Sequence[int], pct: int = AUTO_PERCENTILE) -> int:
-    """Nearest-rank percentile (a value that was really paid, never an interpolation); 0 if empty."""
-    if not values:
-        return 0
-    ordered = sorted(values)
-    rank = -(-pct * len(ordered) // 100)  # ceil
-    return ordered[max(rank, 1) - 1]
-
-
-async def auto_unit_price(rpc: CallRpc, accounts: Sequence[Pubkey], pct: int = AUTO_PERCENTILE) -> int:
-    return percentile(await recent_prioritization_fees(rpc, accounts), pct)
-
-
-class BudgetRpc(CallRpc, Protocol):
-    commitment: str
-
-    async def simulate(
-        self, tx: VersionedTransaction, *, accounts: Sequence[Pubkey] = (), commitment: str | None = None
-    ) -> Simulation: ...
-
-    async def batch(self, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]: ...
-
-
-async def auto_price_and_trial(
-    rpc: BudgetRpc, accounts: Sequence[Pubkey], trial: VersionedTransaction
-) -> tuple[int, Simulation]:
-    """The auto price and the trial's simulation in one exchange: the fee question adds no round trip."""
-    import base64
-
-    from yieldcli.chain.read_around import simulation_config, simulation_of
-
-    simulate = (
-        "simulateTransaction",
-        [base64.b64encode(bytes(trial)).decode("ascii"), simulation_config(rpc.commitment, [])],
-    )
-    fees, simulated = await rpc.batch([fees_question(accounts), simulate])
-    return percentile(fees_of(fees.value())), simulation_of(simulated.value()["value"], [], [])
-
-
 @dataclass(frozen=True)
 class Budgeted:
     transaction: VersionedTransaction  # unsigned, compiled again with the new compute budget
@@ -408,7 +331,8 @@ async def apply_priority_fee(
     if size > PACKET_DATA_SIZE:
         # The budget instructions add up to ~30 bytes: a transaction already at the limit has no room.
         raise Refused(
-            f"with a compute budget the transaction would be {size} bytes, more than the {PACKET_DATA_SIZE} a validator accepts",
+            f"with a compute budget the transaction would be {size} bytes, "
+            f"more than the {PACKET_DATA_SIZE} a validator accepts",
             kind="refused.fee.size",
         )
     return Budgeted(final, fees, simulation.units_consumed)

@@ -19,6 +19,9 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+from yieldcli.chain.rpc_errors import AlreadyProcessed as AlreadyProcessed  # published here first
+from yieldcli.chain.rpc_errors import PreflightFailed as PreflightFailed  # published here first
+from yieldcli.chain.rpc_errors import RpcErrors
 from yieldcli.chain.rpc_types import (
     AccountInfo,
     LatestBlockhash,
@@ -28,10 +31,7 @@ from yieldcli.chain.rpc_types import (
     TokenAmount,
     TransactionRecord,
 )
-from yieldcli.errors import ConfigError, NetworkError, ServiceError, TransactionExpired, TransactionFailed, YieldError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, cluster_of, commitment_rank
-from yieldcli.solana.programs import parse_token_account
-from yieldcli.solana.transaction_errors import describe_error
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:  # imported when an Rpc opens: solana-py costs ~230 ms
@@ -57,20 +57,7 @@ def explorer_url(signature: Signature | str, rpc_url: str) -> str:
     return f"{base}?cluster=custom&customUrl={quote(custom, safe='')}"
 
 
-class PreflightFailed(TransactionFailed):
-    """The RPC simulated the transaction before sending and it failed: nothing was sent, nothing spent."""
-
-    def __init__(self, message: str, *, err: Any, logs: Sequence[str] = (), hint: str | None = None):
-        super().__init__(message, hint=hint)
-        self.err = err
-        self.logs = tuple(logs)
-
-
-class AlreadyProcessed(RpcError):
-    """sendTransaction refused the transaction because this exact transaction has already landed."""
-
-
-class Rpc:
+class Rpc(RpcErrors):
     """Async Solana JSON-RPC client. Use `async with Rpc(url) as rpc:`; methods raise yieldcli errors."""
 
     def __init__(self, url: str, *, timeout: float = 30.0, commitment: str = DEFAULT_COMMITMENT):
@@ -173,70 +160,6 @@ class Rpc:
             if type(exc).__name__ == "PanicException":
                 raise self.unreadable(method) from None
             raise
-
-    def unreadable(self, method: str) -> RpcError:
-        return RpcError(f"RPC {self.shown_url} answered {method} with a response that could not be read")
-
-    def transport_error(self, method: str, cause: BaseException | None) -> YieldError:
-        import httpx2
-
-        where = f"RPC {self.shown_url}"
-        if isinstance(cause, httpx2.TimeoutException):
-            return NetworkError(
-                f"{where} did not answer {method} within {self.timeout:g} s",
-                kind="network.rpc.timeout",
-            )
-        if isinstance(cause, httpx2.HTTPStatusError):
-            status = cause.response.status_code
-            if status in (401, 403):
-                return ConfigError(
-                    f"{where} refused {method} (HTTP {status})",
-                    hint="check the RPC URL and any API key it needs",
-                )
-            if status == 429:
-                return NetworkError(
-                    f"{where} is rate limiting requests (HTTP 429)", hint="wait and try again, or use another RPC"
-                )
-            if status >= 500:
-                return NetworkError(
-                    f"{where} failed with HTTP {status} on {method}", hint="try again later, or use another RPC"
-                )
-            return RpcError(f"{where} answered {method} with HTTP {status}")
-        if isinstance(cause, httpx2.ConnectError):
-            return NetworkError(f"cannot connect to {where}", kind="network.rpc.unreachable")
-        name = type(cause).__name__ if cause is not None else "unknown error"
-        return NetworkError(
-            f"connection to {where} failed during {method}: {name}", hint="check your network and try again"
-        )
-
-    def answer_error(self, method: str, code: int, message: str, data: Any) -> YieldError:
-        where = f"RPC {self.shown_url}"
-        if code == -32002 and method == "sendTransaction":
-            err = data.get("err") if isinstance(data, dict) else None
-            logs = (data.get("logs") if isinstance(data, dict) else None) or ()
-            if err == "AlreadyProcessed":
-                return AlreadyProcessed(f"{where} says this transaction was already processed", code=code, data=data)
-            if err == "BlockhashNotFound":
-                return TransactionExpired(
-                    "the transaction's blockhash is no longer valid; it was not sent and nothing was spent",
-                    hint="build the transaction again to get a fresh blockhash",
-                )
-            return PreflightFailed(
-                f"transaction simulation failed before sending: {describe_error(err) if err is not None else message}; nothing was sent",
-                err=err,
-                logs=logs,
-            )
-        if code == -32003:
-            return PreflightFailed(
-                "the RPC rejected the transaction's signatures; nothing was sent",
-                err="SignatureFailure",
-                hint="a required signature is missing or does not match the message",
-            )
-        if code == -32005:
-            return NetworkError(
-                f"{where} is unhealthy or behind the cluster: {message}", hint="try again, or use another RPC"
-            )
-        return RpcError(f"{where} answered {method} with error {code}: {message}", code=code, data=data)
 
     def _commitment(self, commitment: str | None) -> dict[str, str]:
         level = commitment or self.commitment
@@ -357,7 +280,7 @@ class Rpc:
             result = await self.call(
                 "getMultipleAccounts", [[str(k) for k in chunk], {"encoding": "base64", **self._commitment(commitment)}]
             )
-            out.extend(_account(k, raw) for k, raw in zip(chunk, result["value"]))
+            out.extend(_account(k, raw) for k, raw in zip(chunk, result["value"], strict=False))
         return out
 
     async def balance(self, address: Pubkey, *, commitment: str | None = None) -> int:

@@ -1,5 +1,6 @@
 """Each kind of resource the service reads back, described once: its model (the library's parser),
-its stable CSV columns (the documented fields, in the order the interface lists them) and its table.
+its stable CSV columns (the documented fields, in the order the interface lists them) and its table
+(for a page: what `tables.draw_page` shows, as data; for an object: its drawer's name).
 
 The read commands, the sink's CSV format and the tables all look a kind up here. Importing this
 module loads neither the models nor rich: both are reached when a resource is read or drawn.
@@ -10,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from yieldcli.cli.render.table_specs import AMOUNT, APY, FIRST, SYMBOL, WHEN, Cell, PageTable
+
 
 class Resource(NamedTuple):  # not a dataclass: a read must not import dataclasses (start-up time)
     name: str
     model_name: str  # the parser's name in yieldcli.api.models
     columns: tuple[str, ...]  # CSV, stable
-    table_name: str  # the drawer's name in yieldcli.cli.render.tables
+    table: PageTable | str  # a page's table, or the name of an object's drawer in cli/render/tables.py
 
     def model(self) -> Callable[..., Any]:
         """The library's parser for one item (`models.position(item, index)`, ...)."""
@@ -23,12 +26,6 @@ class Resource(NamedTuple):  # not a dataclass: a read must not import dataclass
 
         parser: Callable[..., Any] = getattr(models, self.model_name)
         return parser
-
-    def table(self) -> Callable[..., None]:
-        from yieldcli.cli.render import tables
-
-        drawer: Callable[..., None] = getattr(tables, self.table_name)
-        return drawer
 
 
 RESOURCES: dict[str, Resource] = {
@@ -51,7 +48,22 @@ RESOURCES: dict[str, Resource] = {
                 "total_position_value",
                 "yield_earned",
             ),
-            "draw_positions",
+            PageTable(
+                "Positions",
+                "positions",
+                (
+                    Cell("Asset", lambda p: (p.token_address, p.token_symbol), SYMBOL, total="Total"),
+                    Cell("Strategy", "strategy_name", drop=1, squeeze=12),
+                    Cell("Deposited", "total_deposited_value", AMOUNT),
+                    Cell("Value", "total_position_value", AMOUNT),
+                    Cell("Yield earned", "yield_earned", AMOUNT),
+                    Cell("APY", "apy", APY),
+                    Cell("Fund", "fund_id", drop=2, address=True),
+                    Cell("Updated", "last_updated", WHEN, drop=3),
+                ),
+                token=lambda p: p.token_address,
+                decimals=lambda p: p.decimals,
+            ),
         ),
         Resource(
             "balances",
@@ -67,7 +79,22 @@ RESOURCES: dict[str, Resource] = {
                 "yield_balance.fund_id",
                 "yield_balance.funds",
             ),
-            "draw_balances",
+            PageTable(
+                "Balances",
+                "balances",
+                (
+                    Cell("Asset", lambda b: (b.token_address, b.token_symbol), SYMBOL, total="Total"),
+                    Cell("Name", "token_name", drop=3, squeeze=10),
+                    Cell("Wallet", "wallet_part", AMOUNT),
+                    Cell("In position", "funds", AMOUNT),
+                    Cell("Total", "total_balance", AMOUNT),
+                    # Yield goes before APY: a 9-decimal yield column is wide, and `earnings` shows it too.
+                    Cell("Yield", "amount_of_yield", AMOUNT, drop=2),
+                    Cell("APY", "fund_apy", APY, drop=1),
+                ),
+                token=lambda b: b.token_address,
+                decimals=lambda b: b.decimals,
+            ),
         ),
         Resource(
             "earnings",
@@ -82,7 +109,26 @@ RESOURCES: dict[str, Resource] = {
                 "position_value",
                 "yield_earned",
             ),
-            "draw_earnings",
+            PageTable(
+                "Earnings",
+                "records",
+                (
+                    Cell("Fund", lambda r: r.fund_name or r.fund_id, total="Total", drop=1, squeeze=16),
+                    # Yield records carry a symbol but no decimals: amounts are adjusted only for known tokens.
+                    Cell(
+                        "Asset",
+                        lambda r: r.base_asset if r.decimals is not None else f"{r.base_asset} (base units)",
+                        total=FIRST,
+                    ),
+                    Cell("Position value", "position_value", AMOUNT),
+                    Cell("Yield earned", "yield_earned", AMOUNT),
+                    Cell("APY", "apy", APY),
+                    Cell("Since", "entry_date", WHEN, drop=2),
+                    Cell("Updated", "last_updated", WHEN, drop=3),
+                ),
+                token=lambda r: r.base_asset,
+                decimals=lambda r: r.decimals,
+            ),
         ),
         Resource(
             "strategy", "strategy", ("strategy_id", "strategy_name", "apy", "assets", "apy_per_asset"), "draw_strategy"
@@ -104,11 +150,6 @@ def csv_columns(kind: str) -> tuple[str, ...]:
     return RESOURCES[kind].columns if kind in RESOURCES else OTHER_COLUMNS[kind]
 
 
-def table_of(kind: str) -> Callable[..., None]:
-    """The drawer of a kind: `(console, rows, more_pages)` for a page, `(console, body)` for an object."""
-    if kind in RESOURCES:
-        return RESOURCES[kind].table()
-    from yieldcli.cli.render import tables
-
-    drawer: Callable[..., None] = getattr(tables, OTHER_TABLES[kind])
-    return drawer
+def table_of(kind: str) -> PageTable | str:
+    """The table of a kind: what a page shows, or the name of the drawer of an object."""
+    return RESOURCES[kind].table if kind in RESOURCES else OTHER_TABLES[kind]

@@ -213,9 +213,15 @@ def columns_of(kind: str) -> tuple[str, ...]:
 
 
 def table_of(kind: str) -> Callable[..., None]:
-    from yieldcli.cli.resources import table_of as drawer
+    """The drawer of a kind: `(console, rows, more_pages)` for a page, `(console, body)` for an object."""
+    from yieldcli.cli.render import tables
+    from yieldcli.cli.resources import table_of as described
 
-    return drawer(kind)
+    table = described(kind)
+    if isinstance(table, str):
+        drawer: Callable[..., None] = getattr(tables, table)
+        return drawer
+    return lambda console, rows, more_pages: tables.draw_page(console, rows, more_pages, table)
 
 
 def write_ndjson(out: Output, items: Iterable[dict[str, Any]], line: Callable[[Any], str] = dumps) -> None:

@@ -6,6 +6,7 @@ What each table shows and what it gives up first when narrow; fitting is `layout
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -13,6 +14,7 @@ from rich.markup import escape
 
 from yieldcli import tokens
 from yieldcli.cli.render import layout
+from yieldcli.cli.render import table_specs as specs
 from yieldcli.cli.render.layout import Column
 from yieldcli.cli.render.text import printable
 
@@ -55,106 +57,60 @@ def _totals(rows: list[Any], mint_of: Callable[[Any], str]) -> bool:
 
 
 def _amount_column(header: str, values: list[int | None], decimals: list[int]) -> Column:
-    pairs = [None if v is None else (v, d) for v, d in zip(values, decimals)]
+    pairs = [None if v is None else (v, d) for v, d in zip(values, decimals, strict=True)]
     return Column(header, layout.amounts(pairs), right=True, styles=layout.negative_red(values))
 
 
-def draw_positions(console: Console, rows: list[models.Position], more_pages: dict[str, Any] | None) -> None:
-    total = _totals(rows, lambda p: p.token_address)
+_SHOWN: dict[str, Callable[[Any], str]] = {
+    specs.TEXT: str,
+    specs.SYMBOL: lambda pair: symbol_for(*pair),
+    specs.APY: layout.apy,
+    specs.WHEN: layout.when,
+}
+
+
+def draw_page(console: Console, rows: list[Any], more_pages: dict[str, Any] | None, table: specs.PageTable) -> None:
+    """A page of any resource, as its descriptor's `table` says: a totals row when every row is in one
+    known token, the footer that says how to get the other pages, the APY note."""
+    places = [table.decimals(r) for r in rows]
+    total = _totals(rows, table.token) and places[0] is not None
     extra = 1 if total else 0
-    decimals = [p.decimals for p in rows] + [rows[0].decimals] * extra if rows else []
-
-    def amount(header: str, field: str) -> Column:
-        values = [getattr(p, field) for p in rows]
-        return _amount_column(header, values + [sum(values)] * extra, decimals)
-
-    if rows:
-        layout.draw(
-            console,
-            [
-                Column("Asset", [symbol_for(p.token_address, p.token_symbol) for p in rows] + ["Total"] * extra),
-                Column("Strategy", [p.strategy_name for p in rows] + [""] * extra, drop=1, squeeze=12),
-                amount("Deposited", "total_deposited_value"),
-                amount("Value", "total_position_value"),
-                amount("Yield earned", "yield_earned"),
-                Column("APY", [layout.apy(p.apy) for p in rows] + [""] * extra, right=True),
-                Column("Fund", [p.fund_id for p in rows] + [""] * extra, drop=2, address=True),
-                Column("Updated", [layout.when(p.last_updated) for p in rows] + [""] * extra, drop=3),
-            ],
-            title="Positions",
-            total_row=total,
-        )
-    else:
-        console.print("[bold]Positions[/bold]")
-    _footer(console, rows, more_pages, "positions")
-    console.print(APY_NOTE, style="dim")
-
-
-def draw_balances(console: Console, rows: list[models.Balance], more_pages: dict[str, Any] | None) -> None:
-    total = _totals(rows, lambda b: b.token_address)
-    extra = 1 if total else 0
-    decimals = [b.decimals for b in rows] + [rows[0].decimals] * extra if rows else []
-
-    def amount(header: str, values: list[int | None]) -> Column:
-        return _amount_column(header, values + [sum(v or 0 for v in values)] * extra, decimals)
-
-    if rows:
-        layout.draw(
-            console,
-            [
-                Column("Asset", [symbol_for(b.token_address, b.token_symbol) for b in rows] + ["Total"] * extra),
-                Column("Name", [b.token_name for b in rows] + [""] * extra, drop=3, squeeze=10),
-                amount("Wallet", [b.wallet_part for b in rows]),
-                amount("In position", [b.funds for b in rows]),
-                amount("Total", [b.total_balance for b in rows]),
-                # Yield goes before APY: a 9-decimal yield column is wide, and `earnings` shows it too.
-                amount("Yield", [b.amount_of_yield for b in rows])._replace(drop=2),
-                Column("APY", [layout.apy(b.fund_apy) for b in rows] + [""] * extra, right=True, drop=1),
-            ],
-            title="Balances",
-            total_row=total,
-        )
-    else:
-        console.print("[bold]Balances[/bold]")
-    _footer(console, rows, more_pages, "balances")
-    console.print(APY_NOTE, style="dim")
-
-
-def draw_earnings(console: Console, rows: list[models.YieldRecord], more_pages: dict[str, Any] | None) -> None:
-    # Yield records carry a symbol but no decimals: adjust only when the token is known.
-    known = [tokens.by_symbol(r.base_asset) for r in rows]
-    decimals = [k.decimals if k else 0 for k in known]
-    total = _totals(rows, lambda r: r.base_asset) and known[0] is not None
-    extra = 1 if total else 0
+    decimals = [0 if p is None else p for p in places]
     decimals += decimals[:1] * extra
 
-    def amount(header: str, field: str) -> Column:
-        values = [getattr(r, field) for r in rows]
-        return _amount_column(header, values + [sum(values)] * extra, decimals)
+    def column(cell: specs.Cell) -> Column:
+        get = cell.value if callable(cell.value) else attrgetter(cell.value)
+        values = [get(r) for r in rows]
+        if cell.kind == specs.AMOUNT:
+            summed = values + [sum(v or 0 for v in values)] * extra
+            return _amount_column(cell.header, summed, decimals)._replace(drop=cell.drop)
+        texts = [_SHOWN[cell.kind](v) for v in values]
+        below = texts[0] if cell.total == specs.FIRST and texts else cell.total
+        return Column(
+            cell.header,
+            texts + [below] * extra,
+            right=cell.kind == specs.APY,
+            drop=cell.drop,
+            address=cell.address,
+            squeeze=cell.squeeze,
+        )
 
     if rows:
-        layout.draw(
-            console,
-            [
-                Column("Fund", [r.fund_name or r.fund_id for r in rows] + ["Total"] * extra, drop=1, squeeze=16),
-                Column(
-                    "Asset",
-                    [r.base_asset if k else f"{r.base_asset} (base units)" for r, k in zip(rows, known)]
-                    + [rows[0].base_asset] * extra,
-                ),
-                amount("Position value", "position_value"),
-                amount("Yield earned", "yield_earned"),
-                Column("APY", [layout.apy(r.apy) for r in rows] + [""] * extra, right=True),
-                Column("Since", [layout.when(r.entry_date) for r in rows] + [""] * extra, drop=2),
-                Column("Updated", [layout.when(r.last_updated) for r in rows] + [""] * extra, drop=3),
-            ],
-            title="Earnings",
-            total_row=total,
-        )
+        layout.draw(console, [column(cell) for cell in table.cells], title=table.title, total_row=total)
     else:
-        console.print("[bold]Earnings[/bold]")
-    _footer(console, rows, more_pages, "records")
-    console.print(APY_NOTE, style="dim")
+        console.print(f"[bold]{table.title}[/bold]")
+    _footer(console, rows, more_pages, table.noun)
+    if table.apy_note:
+        console.print(APY_NOTE, style="dim")
+
+
+def draw_positions(console: Console, rows: list[models.Position], more_pages: dict[str, Any] | None) -> None:
+    """The positions table by name (the layout tests draw it directly)."""
+    from yieldcli.cli.resources import RESOURCES
+
+    table = RESOURCES["positions"].table
+    assert isinstance(table, specs.PageTable)
+    draw_page(console, rows, more_pages, table)
 
 
 def draw_strategy(console: Console, s: models.Strategy) -> None:

@@ -26,6 +26,8 @@ BLOCKHASH_WINDOW = 150
 FIRST_SLOT = 300_000_000
 # Block height trails the slot, as on a real cluster (skipped slots): clients that mix them up fail here.
 HEIGHT_OFFSET = 20_000_000
+# Slots whose hashes the SlotHashes sysvar holds, and recent prioritization fees cover.
+SLOT_HASHES_KEPT = 150
 
 
 def new_genesis_hash() -> str:
