@@ -164,6 +164,14 @@ def test_success_through_the_stub(stub):
     assert call(stub.url) == 5
 
 
+def test_a_node_that_leaves_accounts_out_is_an_error_not_absent_accounts(stub):
+    # Two asked, one answered: zipping would have read the second as "does not exist".
+    stub.reply = (200, b'{"jsonrpc":"2.0","result":{"context":{"slot":1},"value":[null]},"id":"ID"}', 0.0)
+    with pytest.raises(RpcError, match="with 1 accounts for 2 asked") as info:
+        call(stub.url, "multiple_accounts", [Pubkey.new_unique(), Pubkey.new_unique()])
+    assert SECRET not in str(info.value)
+
+
 @pytest.mark.parametrize(
     "status,kind,text",
     [

@@ -280,7 +280,14 @@ class Rpc(RpcErrors):
             result = await self.call(
                 "getMultipleAccounts", [[str(k) for k in chunk], {"encoding": "base64", **self._commitment(commitment)}]
             )
-            out.extend(_account(k, raw) for k, raw in zip(chunk, result["value"], strict=False))
+            values = result["value"]
+            if not isinstance(values, list) or len(values) != len(chunk):
+                # Zipping would drop the accounts a node leaves out, and a missing account reads as "absent".
+                raise RpcError(
+                    f"RPC {self.shown_url} answered getMultipleAccounts with "
+                    f"{len(values) if isinstance(values, list) else 'no'} accounts for {len(chunk)} asked"
+                )
+            out.extend(_account(k, raw) for k, raw in zip(chunk, values, strict=True))
         return out
 
     async def balance(self, address: Pubkey, *, commitment: str | None = None) -> int:
