@@ -133,6 +133,7 @@ def main() -> None:
     import compileall
 
     from far_rpc import DELAY, cpu_per_item, write_figures
+    from replay_service import ReplayService
 
     import yieldcli
     from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, seeded_wallet_addresses
@@ -232,13 +233,20 @@ def main() -> None:
         row(mcp_fig, f"{mcp_fig.median / info:.1f}x strategy info; no target")
 
         # 3 and 4: 100 pages with 20 ms latency; memory at 1,000 and 100,000 items --------------------
-        paged = SandboxServer(work / "paged" / "state.json", api_key=KEY, latency_ms=20, seed_positions=9_993).start()
-        servers.append(paged)
-        env3 = {**env, "YIELD_API_URL": paged.url}
+        # The sandbox's pages, pre-rendered by a stand-in (bench/replay_service.py says why): the
+        # sandbox computing each page would be the bottleneck of the concurrent run, not the client.
+        paged = SandboxServer(work / "paged" / "state.json", api_key=KEY, seed_positions=9_993).start()
+        replay = ReplayService(paged.url, latency_ms=20).start()
+        servers += [paged, replay]
+        env3 = {**env, "YIELD_API_URL": replay.url}
         base = [YIELD, "positions", DEMO_WALLET, "--all", "--limit", "100", "-o", "ndjson"]
+        timed(base, env3)  # the stand-in renders every page now, untimed
+        rendered = replay.misses
         concurrent = measure("positions --all, 100 pages, 20 ms each", base, env3, args.heavy_runs)
         sequential = measure("same pages one after another", [*base, "--concurrency", "1"], env3, args.heavy_runs)
-        row(concurrent, "default --concurrency, 100 items a page")
+        if replay.misses != rendered:
+            raise SystemExit("the pagination stand-in rendered a page during a timed run: figures not comparable")
+        row(concurrent, f"default --concurrency, 100 items a page, {rendered} pages pre-rendered")
         row(sequential, "--concurrency 1")
         check("(3) sequential / concurrent          >= 8.0", sequential.median / concurrent.median, 8.0, True)
 
