@@ -58,8 +58,9 @@ def utf8_lines(values: list[dict[str, Any]]) -> bytes | None:
 
     The list is encoded with a separator string between the objects and split where it is. That is
     exact when the split gives just `len(values)` pieces: no match of the separator's text can
-    straddle an object's closing brace, so any other match would be inside an object and make more. msgspec refuses what UTF-8 cannot hold (a lone surrogate), so these bytes never differ
-    from what a UTF-8 stream would make of `dumps_lines`' text.
+    straddle an object's closing brace, so any other match would be inside an object and make more.
+    msgspec refuses what UTF-8 cannot hold (a lone surrogate), so these bytes never differ from what
+    a UTF-8 stream would make of `dumps_lines`' text.
     """
     if not values:
         return b""
@@ -81,7 +82,7 @@ def utf8_lines(values: list[dict[str, Any]]) -> bytes | None:
 
 
 # Between objects when a list of them is encoded at once; a string (so never inside a brace pair of
-# ours) no service data is expected to hold. When it does, the count check above sees it.
+# ours) no service data is expected to hold. When it does, the count of pieces above sees it.
 _SEPARATOR = "\u0000yield line break\u0000"
 
 
