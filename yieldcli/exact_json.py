@@ -23,8 +23,11 @@ class ReprFloat(float):
 
 def _float(text: str) -> float:
     value = float(text)
-    shown = repr(value)
-    return ReprFloat(value) if "e" in shown or "n" in shown else value
+    # repr writes an exponent exactly when the value is outside [1e-4, 1e16) (0 aside), and NaN and
+    # Infinity fail both tests: a comparison instead of a repr per float.
+    if 1e-4 <= abs(value) < 1e16 or value == 0:
+        return value
+    return ReprFloat(value)
 
 
 def _constant(name: str) -> float:
@@ -41,6 +44,46 @@ def loads(content: bytes) -> Any:
         except msgspec.DecodeError:
             pass  # what msgspec refuses (NaN, another encoding, ...) is the stdlib's to accept or refuse
     return json.loads(content, parse_float=_float, parse_constant=_constant)
+
+
+def dumps_lines(values: list[dict[str, Any]]) -> str:
+    """`"".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values)`, byte for byte."""
+    encoded = utf8_lines(values)
+    return "".join(dumps_line(v) + "\n" for v in values) if encoded is None else encoded.decode("utf-8")
+
+
+def utf8_lines(values: list[dict[str, Any]]) -> bytes | None:
+    """`dumps_lines(values)` encoded in UTF-8, from two C calls for the whole list (not two an object),
+    or None when that cannot be done exactly: then `dumps_lines` writes each object on its own.
+
+    The list is encoded with a separator string between the objects and split where it is. That is
+    exact when the split gives just `len(values)` pieces: no match of the separator's text can
+    straddle an object's closing brace, so any other match would be inside an object and make more.
+    msgspec refuses what UTF-8 cannot hold (a lone surrogate), so these bytes never differ from what
+    a UTF-8 stream would make of `dumps_lines`' text.
+    """
+    if not values:
+        return b""
+    if not all(type(v) is dict for v in values):
+        return None
+    import msgspec
+
+    spaced: list[Any] = [_SEPARATOR] * (2 * len(values) - 1)
+    spaced[::2] = values
+    try:
+        text: bytes = msgspec.json.format(_encoder().encode(spaced), indent=0)
+    except (msgspec.MsgspecError, TypeError, UnicodeError):
+        return None
+    lines = text[1:-1].split(_separator_text())
+    if len(lines) != len(values):
+        return None
+    lines.append(b"")
+    return b"\n".join(lines)
+
+
+# Between objects when a list of them is encoded at once; a string (so never inside a brace pair of
+# ours) no service data is expected to hold. When it does, the count of pieces above sees it.
+_SEPARATOR = "\u0000yield line break\u0000"
 
 
 def dumps_line(value: Any) -> str:
@@ -63,6 +106,14 @@ def _decoder() -> Any:
 
         _cache["decoder"] = msgspec.json.Decoder(float_hook=_float)
     return _cache["decoder"]
+
+
+def _separator_text() -> bytes:
+    if "separator" not in _cache:
+        import msgspec
+
+        _cache["separator"] = b", " + msgspec.json.encode(_SEPARATOR) + b", "
+    return bytes(_cache["separator"])
 
 
 def _encoder() -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from yieldcli.api.models import Position, _checked_position, position
+from yieldcli.api.models import Position, _checked_position, check_items, position
 from yieldcli.exact_json import ReprFloat
 
 FIELDS = {
@@ -38,3 +38,16 @@ def test_the_one_pass_read_agrees_with_the_field_by_field_checks(item):
     assert fast == checked
     if isinstance(fast, Position):
         assert type(fast) is Position and [type(v) for v in fast] == [type(v) for v in checked]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.fixed_dictionaries({}, optional=FIELDS), max_size=4), st.integers(0, 500))
+def test_a_page_checked_at_once_fails_as_its_items_read_one_by_one_do(items, start):
+    """check_items (msgspec's converter on a well-formed page) accepts what position() accepts and
+    raises position()'s own error, for the same item number, for anything else."""
+
+    def one_by_one():
+        for i, item in enumerate(items):
+            position(item, start + i)
+
+    assert outcome(lambda *_: check_items(position, items, start), None) == outcome(lambda *_: one_by_one(), None)

@@ -28,7 +28,7 @@ class ServiceClient(Endpoints):
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], None] = time.sleep,
         max_connections: int = 64,
-        max_idle: int = 16,
+        max_idle: int = 32,  # pagination.DEFAULT_CONCURRENCY: a burst's connections serve its next pages
     ):
         self._core = ClientCore(base_url, api_key, retry=retry, log=log)
         self.base_url = self._core.base_url

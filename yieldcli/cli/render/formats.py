@@ -146,10 +146,23 @@ class Ndjson(Format):
     errors_as_json = True
 
     def page(self, out: Output, result: PageResult) -> None:
-        from yieldcli.exact_json import dumps_line
+        from yieldcli.exact_json import dumps_line, dumps_lines, utf8_lines
 
-        # The service's own items: exact_json writes the same bytes as json.dumps, faster.
-        write_ndjson(out, (raw for raw, _ in result.entries), line=dumps_line)
+        # The service's own items: exact_json writes the same bytes as json.dumps, faster; a page
+        # at a time when the result comes in pages (one encode and one write for the page).
+        if result.pages is None:
+            write_ndjson(out, (raw for raw, _ in result.entries), line=dumps_line)
+            return
+        stream = out.env.stdout
+        raw = _utf8_bytes_of(stream)
+        for items in result.pages:
+            encoded = utf8_lines(items) if raw is not None else None
+            if encoded is None:
+                stream.write(dumps_lines(items))
+                stream.flush()
+            else:
+                raw.write(encoded)
+                raw.flush()
 
     def wallet_pages(
         self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
@@ -222,6 +235,21 @@ def table_of(kind: str) -> Callable[..., None]:
         drawer: Callable[..., None] = getattr(tables, table)
         return drawer
     return lambda console, rows, more_pages: tables.draw_page(console, rows, more_pages, table)
+
+
+def _utf8_bytes_of(stream: Any) -> Any:
+    """The binary stream under a UTF-8 text stream that writes "\n" as is (flushed, so what was
+    written before comes first), or None: text made of UTF-8 bytes is then written as those bytes,
+    without decoding them into text to have them encoded again."""
+    import codecs
+    import os
+
+    binary = getattr(stream, "buffer", None)
+    encoding = getattr(stream, "encoding", None)
+    if binary is None or not encoding or os.linesep != "\n" or codecs.lookup(encoding).name != "utf-8":
+        return None
+    stream.flush()
+    return binary
 
 
 def write_ndjson(out: Output, items: Iterable[dict[str, Any]], line: Callable[[Any], str] = dumps) -> None:

@@ -60,7 +60,9 @@ class Output:
 
     def page(self, result: PageResult, progress: Bar | None = None) -> None:
         """Tables hold every row; the machine formats stream items as they arrive (piped)."""
-        result.entries = self._hold(result.entries, progress)
+        held = self._hold(result.entries, progress)
+        if held is not result.entries:
+            result.entries, result.pages = held, None  # the stream is read: only the held list is left
         self.format.page(self, result)
 
     def wallet_pages(
