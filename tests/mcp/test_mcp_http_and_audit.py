@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from tests.conftest import YIELD
-from tests.mcp.harness import POLICY, answering, run, server_env, session, structured, write_private
+from tests.mcp.harness import POLICY, answering, server_env, session, structured, write_private
 
 
 def free_port() -> int:

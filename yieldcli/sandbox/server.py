@@ -252,6 +252,10 @@ class SandboxServer:
     @property
     def chain(self) -> StrategyChain:
         """The strategy on the sandbox chain, started (and its RPC server with it) on first use."""
+        return self.start_chain()
+
+    def start_chain(self) -> StrategyChain:
+        """Start the sandbox chain and its RPC server now, unless they run already; returns the chain."""
         with self._chain_lock:
             if self._chain is None:
                 if self._closed:
@@ -292,7 +296,7 @@ class SandboxServer:
 
     @property
     def rpc(self) -> StrategyRpcServer:
-        self.chain
+        self.start_chain()
         assert self._rpc is not None
         return self._rpc
 
