@@ -63,8 +63,10 @@ async def check_transaction(
     if not simulation.ok:
         return None, simulation
     intent = replace(intent, strategy_program=pinned_program(await rpc.genesis_hash(), intent.strategy_program))
-    before = {a: state_of(i) for a, i in zip(addresses, around.before)}
-    after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
+    # One account per address on both sides (read_around refuses a short answer): strict, so an account
+    # could never drop out of the comparison.
+    before = {a: state_of(i) for a, i in zip(addresses, around.before, strict=True)}
+    after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts, strict=True)}
     known = {str(k): info for k, info in around.also.items()}
     decimals = await _mints(rpc, known, before, after)
     fee = network_fee(message)
@@ -98,7 +100,7 @@ def inner_by_instruction(
 
 def _seen_in(addresses: Sequence[str], infos: Sequence[Any]) -> list[Pubkey]:
     """The unknown mints of the token accounts in a pre-state read ahead: read with the check."""
-    states = {a: state_of(i) for a, i in zip(addresses, infos)}
+    states = {a: state_of(i) for a, i in zip(addresses, infos, strict=True)}
     return [Pubkey.from_string(a) for a in _unknown_mints(states)]
 
 
@@ -124,7 +126,8 @@ async def _mints(rpc: Any, known: Mapping[str, Any], *sides: Mapping[str, State 
     wanted = [a for a in mints if a not in known]
     infos = dict(known)
     if wanted:
-        infos.update(zip(wanted, await rpc.multiple_accounts([Pubkey.from_string(a) for a in wanted])))
+        read = await rpc.multiple_accounts([Pubkey.from_string(a) for a in wanted])
+        infos.update(zip(wanted, read, strict=True))
     return _decimals(mints, infos)
 
 

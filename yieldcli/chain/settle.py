@@ -33,7 +33,7 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settl
     statuses = await rpc.signature_statuses([e.signature for e in entries])
     # An answer shorter than asked must not let an entry slip through unsettled: missing means unknown.
     statuses = list(statuses)[: len(entries)] + [None] * (len(entries) - len(statuses))
-    for entry, status in zip(entries, statuses):
+    for entry, status in zip(entries, statuses, strict=True):
         if status is not None:
             (out.landed if status.err is None else out.failed).append((entry, status))
         elif over[entry.signature]:

@@ -190,8 +190,8 @@ def refuse_before_signing(options: TransactOptions, result: Result, check: Check
     if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
         raise with_report(
             Refused(
-                "refusing to sign: the transaction does more than pay the network fee and rent, and no intent was stated: "
-                + "; ".join(check.differences),
+                "refusing to sign: the transaction does more than pay the network fee and rent, "
+                "and no intent was stated: " + "; ".join(check.differences),
                 kind="refused.mismatch.unstated",
             ),
             result,
