@@ -77,7 +77,7 @@ class LazyCommands(TyperGroup):
             # The reader went away (`yield ... | head -1`): not an error. Caught here because click
             # turns it into exit 1, which the README keeps for bugs.
             _silence_stdout()
-            raise typer.Exit(ExitCode.OK)
+            raise typer.Exit(ExitCode.OK) from None
 
     @staticmethod
     def _build(name: str):

@@ -216,7 +216,10 @@ class Session:
         if origin and isinstance(error, ServiceError) and "strategy not found" in error.message.lower():
             strategy_id, where = origin
             error.message = f"{error.message}: {strategy_id!r} (from {where})"
-            error.hint = "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from"
+            error.hint = (
+                "check the id with `yield strategy info --strategy ID`; "
+                "`yield config show` says where each setting comes from"
+            )
 
     def wallet(
         self, given: str | None, *, signing: bool = False, keypair_flag: str | None = None, name: str = "wallet address"

@@ -82,9 +82,8 @@ def status(
         said = [f"profile {body['profile']}: API key {body['key']} from {body['location']}"]
         if verdict is not None:
             colour = "green" if verdict.status == "ok" else "red"
-            said.append(
-                f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}"
-            )
+            accepted = out.paint("accepted" if body["accepted"] else "not accepted", colour, stderr=False)
+            said.append(f"{accepted}: {verdict.detail}")
         return said
 
     out.result(body, lines, kind="auth")

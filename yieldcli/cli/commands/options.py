@@ -1,6 +1,6 @@
 """Options shared by several commands, spelled and explained the same way everywhere."""
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Optional
 
 import typer
@@ -43,7 +43,7 @@ class Seconds(ParamType):
             self.fail(exc.message.split(": ", 1)[-1], param, ctx)
 
 
-class Order(str, Enum):
+class Order(StrEnum):
     asc = "asc"
     desc = "desc"
 
@@ -126,7 +126,8 @@ UnsafeAllowMismatch = Annotated[
     bool,
     typer.Option(
         "--unsafe-allow-mismatch",
-        help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, after showing every difference.",
+        help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, "
+        "after showing every difference.",
     ),
 ]
 MaxSolCost = Annotated[
@@ -144,7 +145,8 @@ PriorityFee = Annotated[
         "--priority-fee",
         metavar="auto|MICROLAMPORTS",
         help="Priority fee per compute unit: auto (the 75th percentile of recent fees for the accounts written) or "
-        "micro-lamports; the compute-unit limit comes from the simulation (default: YIELD_PRIORITY_FEE, profile, none).",
+        "micro-lamports; the compute-unit limit comes from the simulation "
+        "(default: YIELD_PRIORITY_FEE, profile, none).",
         show_default=False,
     ),
 ]
@@ -164,7 +166,8 @@ NonceAccount = Annotated[
     typer.Option(
         "--nonce",
         metavar="ACCOUNT",
-        help="With --ix: build on this durable-nonce account, so the signed transaction stays valid until the nonce moves.",
+        help="With --ix: build on this durable-nonce account, so the signed transaction stays valid "
+        "until the nonce moves.",
         show_default=False,
     ),
 ]
@@ -173,7 +176,8 @@ NonceAuthority = Annotated[
     typer.Option(
         "--nonce-authority",
         metavar="KEYPAIR|PUBKEY",
-        help="The nonce's authority: a keypair file to sign with, or a public key that signs later with `yield tx sign` "
+        help="The nonce's authority: a keypair file to sign with, or a public key that signs later "
+        "with `yield tx sign` "
         "(default: the authority the nonce account names, which must be the wallet, the payer or --keypair).",
         show_default=False,
     ),
@@ -183,7 +187,8 @@ Keypair = Annotated[
     typer.Option(
         "--keypair",
         "-k",
-        help="Keypair file, - for stdin, or a Ledger key: usb://ledger?key=N/M (default: YIELD_KEYPAIR, profile, Solana CLI config).",
+        help="Keypair file, - for stdin, or a Ledger key: usb://ledger?key=N/M "
+        "(default: YIELD_KEYPAIR, profile, Solana CLI config).",
         show_default=False,
     ),
 ]

@@ -72,7 +72,8 @@ def serve(
         None,
         "--min-priority-fee",
         min=0,
-        help="Land only transactions paying at least this many microlamports per compute unit (env YIELD_SANDBOX_MIN_PRIORITY_FEE).",
+        help="Land only transactions paying at least this many microlamports per compute unit "
+        "(env YIELD_SANDBOX_MIN_PRIORITY_FEE).",
         show_default=False,
     ),
 ) -> None:
@@ -134,7 +135,8 @@ def serve(
 
 @sandbox_app.command("info")
 def info(ctx: typer.Context) -> None:
-    """Say where the sandbox's parts are: demo wallet and its keypair file, strategy and its program, state folder, running server.
+    """Say where the sandbox's parts are: demo wallet and its keypair file, strategy and its program,
+    state folder, running server.
 
     Example: yield sandbox info
     """
