@@ -11,6 +11,7 @@ from typing import Any
 
 from solders.pubkey import Pubkey
 
+from yieldcli.addresses import b58decode
 from yieldcli.chain.instruction_rules import Resolved, resolve
 from yieldcli.chain.intent import Check, Intent, compare
 from yieldcli.chain.pinned import pinned_program
@@ -87,8 +88,6 @@ def inner_by_instruction(
     raw: Sequence[Mapping[str, Any]] | None,
 ) -> dict[int, list[tuple[int, tuple[int, ...], bytes]]]:
     """The RPC's innerInstructions (base58 data) by top-level index."""
-    from yieldcli.addresses import b58decode
-
     return {
         int(entry["index"]): [
             (int(i["programIdIndex"]), tuple(int(a) for a in i["accounts"]), b58decode(i["data"]))

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.transact_outcomes import Result, with_report
+from yieldcli import tokens
+from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE, Result, with_report
 from yieldcli.chain.transact_types import ACTIONS
 from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
+from yieldcli.solana.transaction_errors import describe_error
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
@@ -111,9 +113,7 @@ async def simulate(
     request: UserRequest,
 ) -> tuple[Result, Check | None]:
     """The simulation for the review and the intent check of the exact transaction: `(simulation, check)`."""
-    from yieldcli import tokens
     from yieldcli.chain.intent_check import check_transaction
-    from yieldcli.solana.transaction_errors import describe_error
 
     tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
     try:
@@ -220,8 +220,6 @@ def message_of(tx: VersionedTransaction) -> Message | MessageV0:
 
 def unreachable(exc: NetworkError) -> Result:
     """The simulation's entry when the RPC could not be reached: not checked, for that reason."""
-    from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE
-
     return {"skipped": f"{RPC_UNREACHABLE}: {exc.message}"}
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.chain.cluster_identity import check_same_cluster
+from yieldcli.chain.journal import new_entry
+from yieldcli.chain.transact_checks import message_of
 from yieldcli.chain.transact_outcomes import (
     Confirmed,
     Expired,
@@ -54,11 +57,8 @@ async def send_and_wait(
     last_valid: int | None,
     result: Result,
 ) -> Outcome:
-    from yieldcli.chain.cluster_identity import check_same_cluster
-    from yieldcli.chain.journal import new_entry
     from yieldcli.chain.nonce import nonce_lifetime
     from yieldcli.chain.rpc import AlreadyProcessed
-    from yieldcli.chain.transact_checks import message_of
 
     # The cluster again, cheaply (its genesis hash is cached): an RPC unreachable before the simulation
     # was not checked. Not the blockhash: after a long prompt it may have expired, which the send reports.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from yieldcli.files import write_atomically
+from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.ledger import Ledger
 from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, PostHandler, Response, Service
 from yieldcli.urls import is_loopback
@@ -221,8 +222,6 @@ class SandboxServer:
         # Network knobs: given, else from YIELD_SANDBOX_* in the environment (how the embedded sandbox gets them).
         self._network = network
         if network is None:
-            from yieldcli.sandbox.chain.knobs import Network
-
             self._network = Network.from_env(os.environ)
         self.api_key = api_key if api_key is not None else secrets.token_urlsafe(24)
         self.ledger = Ledger(_state_file(state_path), seed_positions=seed_positions, seed_wallets=seed_wallets)
