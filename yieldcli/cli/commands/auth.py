@@ -9,6 +9,7 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.config import API_KEY_ENV
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.files import read_small_stream
 
 auth_app = opt.command_group("Store, check and remove the API key.")
 
@@ -27,8 +28,6 @@ def login(
     session = session_of(ctx)
     env = session.env
     if with_token:
-        from yieldcli.files import read_small_stream
-
         key = read_small_stream(
             env.stdin, limit=secrets.API_KEY_MAX_LENGTH + 2, what="the API key", error=UsageError
         ).strip()

@@ -8,6 +8,7 @@ import typer
 
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.errors import ConfigError
 
 ledger_app = opt.command_group("Use a Ledger (the Solana app): show the address of one of its keys.")
 
@@ -54,7 +55,6 @@ def address(
 def ledger_url(session, key: str | None, keypair_flag: str | None):
     """--key N/M, else the configured keypair when it is a Ledger URL, else `usb://ledger` (m/44'/501')."""
     from yieldcli.chain.ledger.urls import SOLANA_PATH, LedgerUrl, is_ledger_url, parse_key, parse_ledger_url
-    from yieldcli.errors import ConfigError
 
     if key is not None:
         return LedgerUrl(SOLANA_PATH + parse_key(key))

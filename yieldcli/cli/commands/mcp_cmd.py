@@ -1,13 +1,19 @@
 """`yield mcp`: serve the library to an agent over MCP (stdio, or streamable HTTP on loopback), and
 `yield mcp audit`: print the agent server's audit log and check its hash chain."""
 
+import json
+import sys
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.config import config_dir, data_dir
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.files import reads_stdin
+from yieldcli.urls import check_base_url
 
 mcp_app = typer.Typer(
     help="Serve reads and policy-bound writes to an AI agent over MCP.\n\n"
@@ -53,10 +59,6 @@ def mcp(
 @mcp_app.command("audit")
 def audit(ctx: typer.Context) -> None:
     """Print the audit log (one JSON entry a line) and check that its hash chain is whole."""
-    import json
-    import sys
-
-    from yieldcli.config import data_dir
     from yieldcli.mcp.audit import AuditLog, default_audit_path
 
     log = AuditLog(default_audit_path(data_dir(session_of(ctx).env)))
@@ -69,11 +71,7 @@ def audit(ctx: typer.Context) -> None:
 
 
 def _served(session, policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]):
-    from pathlib import Path
-
     from yieldcli import Client
-    from yieldcli.config import config_dir, data_dir
-    from yieldcli.files import reads_stdin
     from yieldcli.mcp.audit import AuditLog, default_audit_path
     from yieldcli.mcp.policy import default_policy_path, load_policy
     from yieldcli.mcp.server import Served
@@ -102,7 +100,6 @@ def _service(session) -> tuple:
         sandbox = session.sandbox()
         return sandbox.url, sandbox.api_key
     from yieldcli.secrets import find_api_key
-    from yieldcli.urls import check_base_url
 
     found, _ = find_api_key(session.env, session.profile)
     return session.settings.checked(

@@ -1,6 +1,7 @@
 """`yield nonce`: create and read durable-nonce accounts, so signatures can wait longer than a blockhash."""
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any, Optional
@@ -146,8 +147,6 @@ def _sol(lamports: int) -> str:
 
 
 def _write_keypair(path: Path, keypair) -> None:
-    import json
-
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -1,5 +1,6 @@
 """Options shared by several commands, spelled and explained the same way everywhere."""
 
+import functools
 from enum import StrEnum
 from typing import Annotated, Optional
 
@@ -218,7 +219,6 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
     Typer reads a command's signature; the decorator extends it, so each flag is declared once
     however many commands take it. `exclude` names flags a command has no use for.
     """
-    import functools
     import inspect
 
     shared: list[tuple[str, object, object]] = [

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.cli.session import sandbox_keypair_path, sandbox_state_path
 from yieldcli.errors import UsageError
+from yieldcli.files import write_atomically
 
 sandbox_app = opt.command_group(
     "A local service with demo data and a real Solana runtime: no account, key or network needed.\n\n"
@@ -188,7 +191,6 @@ def airdrop(
 
     Example: yield sandbox airdrop 9xQe...Fin --sol 2 ; yield sandbox airdrop 9xQe...Fin --token USDC --amount 100
     """
-    from yieldcli.addresses import check_pubkey
     from yieldcli.amounts import Amount
     from yieldcli.tokens import KNOWN_TOKENS, resolve_asset
 
@@ -242,8 +244,6 @@ def reset(ctx: typer.Context) -> None:
 
     Example: yield sandbox reset
     """
-    import shutil
-
     session = session_of(ctx)
     # Every file of the sandbox (service ledger, chain accounts) lives in this folder; the next
     # start seeds it anew from the demo data.
@@ -264,8 +264,6 @@ def _emit(session, body: dict, lines: list[str]) -> None:
 
 
 def _write_private(path: Path, body: dict) -> None:
-    from yieldcli.files import write_atomically
-
     write_atomically(path, json.dumps(body))
 
 
