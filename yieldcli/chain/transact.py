@@ -24,6 +24,7 @@ from yieldcli.chain.cluster_identity import check_same_cluster
 from yieldcli.chain.transact_checks import message_of
 from yieldcli.chain.transact_outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned
 from yieldcli.chain.transact_types import (
+    ACTION_NOUNS,
     ACTIONS,
     Hooks,
     Obtain,
@@ -192,7 +193,8 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
     before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
-    if not hooks.confirm(f"{verb} this {prepared.request.action}?", prepared):
+    noun = ACTION_NOUNS.get(prepared.request.action, "transaction")
+    if not hooks.confirm(f"{verb} this {noun}?", prepared):
         raise Declined("declined; nothing was signed", kind="declined")
 
     signed = sign_transaction(tx, prepared.signers)
