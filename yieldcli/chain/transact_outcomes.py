@@ -170,14 +170,14 @@ ErrorT = TypeVar("ErrorT", bound=YieldError)
 
 def with_signature(error: ErrorT, signature: str) -> ErrorT:
     """The signature travels with the error, so whoever reports it can say how to check it."""
-    error.signature = signature
+    setattr(error, "signature", signature)
     return error
 
 
 def with_report(error: ErrorT, result: Result, status: str) -> ErrorT:
     """The result so far travels with a refusal or an unknown end, so a script still sees the review."""
     result["status"] = status
-    error.report = result
+    setattr(error, "report", result)
     return error
 
 

@@ -138,26 +138,6 @@ def remove(
         session.output().info(f"{destination} was not trusted")
 
 
-def trust_hint(session: Session, error: YieldError, url_flag: str | None) -> str | None:
-    """The refusal's hint: the exact command that trusts the destination, with the options this run
-    was given that decide the cluster and the file (`--sandbox`, `--profile`, `--config`, `-u`)."""
-    from yieldcli.chain.intent_text import symbol
-
-    destination, mint, strategy = (getattr(error, name, None) for name in ("destination", "mint", "strategy"))
-    if not (destination and mint and strategy):
-        return None
-    words = ["yield", *_global_flags(session), "config", "trust", "add", destination, "--asset", symbol(mint)]
-    if symbol(mint) != str(mint) and "…" in symbol(mint):
-        words[-1] = str(mint)  # an unknown token: its whole mint address
-    words += ["--strategy", str(strategy)]
-    if url_flag:
-        words += ["-u", _shown_url(url_flag)]
-    return (
-        "nothing was signed; the service may be faulty or compromised. If you know "
-        f"{destination} is the strategy's, trust it for deposits with `{' '.join(words)}`"
-    )
-
-
 def trusted_check(session: Session, genesis: str) -> dict[str, Any]:
     """`yield doctor`'s line: the destinations trusted for this cluster and the strategy configured."""
     from yieldcli.chain.intent_text import short, symbol
@@ -185,22 +165,6 @@ def trusted_check(session: Session, genesis: str) -> dict[str, Any]:
         "detail": f"{len(mine)} for strategy {strategy} on this cluster: {listed}",
         "hint": "`yield config trust list` shows them; `yield config trust remove DESTINATION` stops trusting one",
     }
-
-
-def _global_flags(session: Session) -> list[str]:
-    flags = ["--sandbox"] if session.options.sandbox else []
-    if session.settings.profile.source == "flag":
-        flags += ["--profile", str(session.settings.profile.value)]
-    if session.options.config:
-        flags += ["--config", str(session.options.config)]
-    return flags
-
-
-def _shown_url(url: str) -> str:
-    """The -u value as given, unless it carries a credential (providers put keys in URLs)."""
-    from yieldcli.urls import redact_url
-
-    return url if "://" not in url or redact_url(url) == url else "YOUR_RPC_URL"
 
 
 def _read_chain(rpc_url: str, timeout: float, destination: str) -> tuple[str, str | None]:

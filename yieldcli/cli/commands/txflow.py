@@ -135,7 +135,7 @@ def run(
         if exc.kind.startswith(PIPELINE_KINDS):
             exc.hint = cli_errors.hint_for(exc)
         if exc.kind.startswith("refused.mismatch.untrusted"):
-            from yieldcli.cli.commands.trust_cmd import trust_hint
+            from yieldcli.cli.trust_hint import trust_hint
 
             exc.hint = trust_hint(session, exc, options.rpc_url)
         report = getattr(exc, "report", None)
