@@ -232,15 +232,10 @@ def rpc(session, url_flag: str | None) -> list[Check]:
         checks.append(Check("RPC cluster", "ok", f"{cluster}: {expected_name}, as the service's"))
     if checks[-1].status != "fail":  # on the wrong cluster, its program says nothing more
         checks.append(strategy_program(session, url, genesis))
-        checks.append(trusted_destinations(session, genesis))
+        from yieldcli.cli.commands.trust_cmd import trusted_check
+
+        checks.append(Check("trusted destinations", **trusted_check(session, genesis)))
     return checks
-
-
-def trusted_destinations(session, genesis: str) -> Check:
-    """The destinations trusted for plain transfers on deposits, on this cluster for this strategy."""
-    from yieldcli.cli.commands.trust_cmd import trusted_check
-
-    return Check("trusted destinations", **trusted_check(session, genesis))
 
 
 def strategy_program(session, url: str, genesis: str) -> Check:
