@@ -147,7 +147,7 @@ class Context:
     ]  # accounts the user's keys can change: owned, plus delegated, closable, nonce, stake, mint
     wsol: frozenset[str]  # the user's wrapped-SOL accounts (an unwrap closes one, a wrap may open one)
     funds_recipient: str | None = None
-    mint: str | None = None  # the mint the request moves
+    mint: str | None = None  # the mint a deposit moves, when trust can apply (the request names its strategy)
     trusted: tuple[tuple[str, str], ...] = ()  # a deposit's trusted destinations: (token account, mint)
     trust_cap: int = 0  # the most a plain transfer to a trusted destination may move: the deposit
 

@@ -153,7 +153,7 @@ class Observed:
             frozenset(self.user | set(self.controlled)),
             frozenset(wsol),
             self.intent.funds_recipient,
-            self.intent.mint,
+            self.intent.mint if self.intent.strategy else None,  # trust is per strategy: none named, none applies
             self.intent.trusted,
             self.trust_cap(),
         )

@@ -186,7 +186,8 @@ def untrusted_refusal(
 ) -> Refused:
     """A refusal whose plain transfers would pass to destinations the user trusted: it carries what
     trusting them takes (`destination`, `mint`, `strategy`), for a hint that says how."""
-    error = Refused(message, kind="refused.mismatch.untrusted" + (".review" if review else ""))
+    hint = "nothing was signed; trust a destination only if you know it is the strategy's (yieldcli.trust)"
+    error = Refused(message, hint=hint, kind="refused.mismatch.untrusted" + (".review" if review else ""))
     for name, value in (
         ("destination", destinations[0]),
         ("mint", expected.get("mint")),

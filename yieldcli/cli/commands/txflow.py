@@ -137,7 +137,7 @@ def run(
         if exc.kind.startswith("refused.mismatch.untrusted"):
             from yieldcli.cli.trust_hint import trust_hint
 
-            exc.hint = trust_hint(session, exc, options.rpc_url)
+            exc.hint = trust_hint(session, exc, options.rpc_url) or exc.hint
         report = getattr(exc, "report", None)
         if report is not None:  # scripts still see the review and the effect; people have seen the review drawn
             out.report(_public(report), lambda: ())
