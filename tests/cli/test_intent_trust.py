@@ -291,3 +291,15 @@ def test_from_profile_reads_the_strategy_program(world, run):
     assert run("config", "unset", "strategy_program").code == 0
     with Client.from_profile(**given) as client:
         assert client.deposit("USDC", "10").send(confirm=lambda *a: True).status == "confirmed"
+
+
+def test_tx_sign_with_a_stated_deposit_does_not_use_trust(world, tmp_path):
+    """A transaction from anywhere names no strategy: trust, given per strategy, cannot apply to it."""
+    assert world.yield_("config", "trust", "add", str(world.stranger_ata)).code == 0
+    world.doctor(destination_swapped(world.stranger_ata))
+    saved = tmp_path / "plain.json"
+    saved.write_text(world.yield_("deposit", "--asset", "USDC", "--amount", "10", "-o", "json").stdout)
+    before = world.snapshot()
+    refused = world.yield_("tx", "send", str(saved), "--expect", "deposit:USDC:10", "--yes")
+    assert refused.code == 10 and "only the strategy program may move your tokens" in refused.stderr, refused.stderr
+    assert "trust add" not in refused.stderr and world.snapshot() == before
