@@ -40,9 +40,8 @@ class Intent:
     max_sol_cost: int = DEFAULT_MAX_SOL_COST
     strategy_program: str | None = None  # the program pinned for this cluster: the only one trusted to move value
     funds_recipient: str | None = None  # close-account: where the user asked the position's remainder to go
-    trusted: tuple[
-        tuple[str, str], ...
-    ] = ()  # deposit: destinations trusted on this cluster and strategy (account, mint)
+    # A deposit's destinations trusted on this cluster for this strategy and mint: (token account, mint).
+    trusted: tuple[tuple[str, str], ...] = ()
     trust_file: str | None = None  # where the user's trusted destinations are kept (`yieldcli.trust`)
 
     def to_dict(self) -> dict[str, Any]:
