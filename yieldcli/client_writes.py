@@ -55,7 +55,9 @@ def _ready(
             signers += [keypair] if keypair is not None else []
             order = order.signed_also_by(named)
         on_nonce = OnNonce(check_pubkey(nonce, "nonce"), named)
-    options = replace(limits.options(), sign=True, send=False, expected_cluster=settings.expected_cluster)
+    options = replace(
+        settings.applied(limits.options()), sign=True, send=False, expected_cluster=settings.expected_cluster
+    )
     return order, signers, options, on_nonce
 
 
@@ -196,7 +198,7 @@ def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain,
     does: its cluster is the one its blockhash is known on, whatever service the client names (it
     may have been built against the sandbox, or by anyone)."""
     signers = [settings.need_keypair()]
-    options = replace(limits.options(), sign=True, send=False, expected_cluster=None)
+    options = replace(settings.applied(limits.options()), sign=True, send=False, expected_cluster=None)
     prepared = on_rpc(
         settings.rpc_url,
         settings.timeout,
