@@ -22,6 +22,7 @@ from yieldcli.chain.transact import Hooks, complete
 from yieldcli.chain.transact_outcomes import Signed
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
+from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
     from solders.keypair import Keypair
@@ -85,7 +86,6 @@ def chain_settings(
     if isinstance(keypair, (str, Path)):
         # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
         keypair = load_signer(keypair if isinstance(keypair, str) else str(keypair.expanduser())).signer
-    from yieldcli.trust import default_trust_path
 
     path = Path(journal_path) if journal_path is not None else orders.journal_path(Environment())
     trusted = Path(trust_file).expanduser() if trust_file is not None else default_trust_path(Environment())

@@ -27,6 +27,7 @@ from yieldcli import tokens
 from yieldcli.amounts import Amount, format_units
 from yieldcli.chain.transact_types import ACTIONS
 from yieldcli.errors import ConfigError, Refused, UsageError
+from yieldcli.files import others_can_change
 
 _TOP_KEYS = {"writes", "kill_switch", "actions", "writes_per_hour", "assets"}
 _LIMIT_KEYS = ("auto_per_call", "auto_daily", "per_call", "daily")
@@ -151,8 +152,6 @@ def load_policy(path: Path, *, required: bool) -> Policy:
 
 def _check_private(path: Path, info: os.stat_result) -> None:
     """Refuse a policy others could rewrite: the file, or the folder it is in."""
-    from yieldcli.files import others_can_change
-
     problem = others_can_change(path, info)
     if problem is not None:
         which, why = problem
