@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
@@ -58,14 +58,47 @@ class ServiceClient(Endpoints):
         """Never retried: a repeated deposit request is not harmless to guess about."""
         return self._send(self._core.post(path, params))
 
-    def _send(self, request: Request) -> JSON:
+    def serve_each(
+        self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], Query]], window: int
+    ) -> Iterator[JSON]:
+        """`serve(endpoint, *arguments, **query)` for each (arguments, query), in order, with at most
+        `window` requests in flight: pages of a listing. Each request's first attempt goes out with
+        the others from one thread (`yieldcli.api.fanout`); retries follow the same rules as `serve`."""
+        requests = (self._core.request(endpoint, arguments, query) for arguments, query in calls)
+        if endpoint.method != "GET" or self._http.tunnels():
+            from yieldcli.concurrency import ordered_map
+
+            for _, future in ordered_map(self._send, requests, window, "request"):
+                yield future.result()
+            return
+        from collections import deque
+
+        from yieldcli.api.fanout import exchange_all
+
+        sent: deque[tuple[Request, float]] = deque()
+
+        def targets() -> Iterator[str]:
+            for request in requests:
+                sent.append((request, time.perf_counter()))
+                yield request.target
+
+        for outcome in exchange_all(self._http, targets(), self._core.read_headers(), window):
+            request, started = sent.popleft()
+            yield self._send(request, (outcome, started))
+
+    def _send(self, request: Request, first: tuple[Response | TransportError, float] | None = None) -> JSON:
+        """The request's decoded answer, retried by the rules of `ClientCore.step`; `first`: the
+        outcome of an attempt already made (and when it started)."""
         for attempt in range(request.attempts):
-            started = time.perf_counter()
             outcome: Response | TransportError
-            try:
-                outcome = self._http.request(request.method, request.target, request.headers, request.body)
-            except TransportError as exc:
-                outcome = exc
+            if attempt == 0 and first is not None:
+                outcome, started = first
+            else:
+                started = time.perf_counter()
+                try:
+                    outcome = self._http.request(request.method, request.target, request.headers, request.body)
+                except TransportError as exc:
+                    outcome = exc
             step = self._core.step(request, attempt, outcome, started)
             if isinstance(step, Done):
                 return step.body

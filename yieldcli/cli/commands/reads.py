@@ -5,6 +5,7 @@ from typing import Optional
 import typer
 
 from yieldcli import tokens
+from yieldcli.api.endpoints import Endpoints
 from yieldcli.api.pagination import DEFAULT_CONCURRENCY, PageResult, collect
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
@@ -33,13 +34,23 @@ def _say_if_past_the_last_page(out, result, page) -> None:
         out.warn(f"page {page} is past the last page of {result.kind} ({last})")
 
 
-def _emit(session, out, kind, fetch, wallets, page, limit, fetch_all, concurrency) -> None:
+def _emit(session, out, kind, ask, wallets, page, limit, fetch_all, concurrency) -> None:
     """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently.
-    Items are parsed by the model of the `kind`'s resource descriptor."""
+    `ask(wallet)`: the endpoint, its arguments and its query for that wallet's pages. Items are
+    parsed by the model of the `kind`'s resource descriptor."""
     from yieldcli.cli.render.progress import page_progress
     from yieldcli.cli.resources import RESOURCES
 
     parse_item = RESOURCES[kind].model()
+
+    def fetch(who, page_no, size):
+        endpoint, arguments, query = ask(who)
+        return session.api().serve(endpoint, *arguments, **query, page=page_no, limit=size)
+
+    def fetch_pages(who, numbers, size, window):
+        endpoint, arguments, query = ask(who)
+        calls = ((arguments, {**query, "page": number, "limit": size}) for number in numbers)
+        return session.api().serve_each(endpoint, calls, window)
 
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
@@ -52,6 +63,7 @@ def _emit(session, out, kind, fetch, wallets, page, limit, fetch_all, concurrenc
                 fetch_all=fetch_all,
                 concurrency=concurrency,
                 progress=progress,
+                fetch_pages=lambda numbers, n, window: fetch_pages(wallets, numbers, n, window),
             )
             _say_if_past_the_last_page(out, result, page)
             out.page(result, progress)
@@ -148,10 +160,17 @@ def positions(
         "sort_order": order.value if order else None,
     }
 
-    def fetch(who, page_no, size):
-        return session.api().positions(who, strategy_id, **query, page=page_no, limit=size)
-
-    _emit(session, out, "positions", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "positions",
+        lambda who: (Endpoints.positions, (who, strategy_id), query),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def balances(
@@ -189,10 +208,17 @@ def balances(
         "sort_order": order.value if order else None,
     }
 
-    def fetch(who, page_no, size):
-        return session.api().balances(who, **query, page=page_no, limit=size)
-
-    _emit(session, out, "balances", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "balances",
+        lambda who: (Endpoints.balances, (who,), query),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def earnings(
@@ -215,10 +241,17 @@ def earnings(
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
 
-    def fetch(who, page_no, size):
-        return session.api().earnings(who, fund_id=fund, page=page_no, limit=size)
-
-    _emit(session, out, "earnings", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "earnings",
+        lambda who: (Endpoints.earnings, (who,), {"fund_id": fund}),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def health(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:
