@@ -20,7 +20,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.api import models
-from yieldcli.api.pagination import DEFAULT_CONCURRENCY, every_item, every_item_async, typed_page
+from yieldcli.api.limits import DEFAULT_CONCURRENCY
+from yieldcli.api.pagination import every_item, every_item_async, typed_page
 from yieldcli.client_profile import Profile, load_profile, profile_arguments
 from yieldcli.client_shared import DEFAULT_TIMEOUT, ReadDefaults, WriteSettings, health_text, public_service_url
 from yieldcli.client_shared import read_query as _query  # the name the iter_* bodies use

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.api import models
+from yieldcli.api.limits import DEFAULT_CONCURRENCY
 from yieldcli.concurrency import ordered_map
 from yieldcli.errors import YieldError
 
@@ -20,11 +21,6 @@ if TYPE_CHECKING:
 
 # With --all and no --limit, ask for big pages: fewer round trips for the same items.
 ALL_PAGE_SIZE = 100
-# Enough to hide latency on 100-page sets: the first page comes alone (it says how many there are),
-# then the rest in ceil(99 / 32) = 4 round trips where 16 took 7, which with a start-up of ~140 ms
-# is what makes 100 pages of 20 ms at least 8 times faster than one after another. 429 answers
-# (with Retry-After) slow us down when a service objects.
-DEFAULT_CONCURRENCY = 32
 
 T = TypeVar("T")
 FetchPage = Callable[[int | None, int | None], Any]

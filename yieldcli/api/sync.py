@@ -8,6 +8,7 @@ from typing import Any
 
 from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
 from yieldcli.api.endpoints import Endpoint, Endpoints
+from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.transport import Response, Transport, TransportError
 
 
@@ -28,7 +29,7 @@ class ServiceClient(Endpoints):
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], None] = time.sleep,
         max_connections: int = 64,
-        max_idle: int = 32,  # pagination.DEFAULT_CONCURRENCY: a burst's connections serve its next pages
+        max_idle: int = MAX_IDLE,
     ):
         self._core = ClientCore(base_url, api_key, retry=retry, log=log)
         self.base_url = self._core.base_url

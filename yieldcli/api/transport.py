@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.proxy import Proxy, proxy_for
 
 
@@ -59,7 +60,7 @@ _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
 
 
 class Transport:
-    def __init__(self, base_url: str, *, timeout: float, max_connections: int = 64, max_idle: int = 16):
+    def __init__(self, base_url: str, *, timeout: float, max_connections: int = 64, max_idle: int = MAX_IDLE):
         parts = urlsplit(base_url)
         self._https = parts.scheme == "https"
         self._host = parts.hostname or ""

@@ -6,7 +6,8 @@ import typer
 
 from yieldcli import tokens
 from yieldcli.api.endpoints import Endpoints
-from yieldcli.api.pagination import DEFAULT_CONCURRENCY, PageResult, collect
+from yieldcli.api.limits import DEFAULT_CONCURRENCY
+from yieldcli.api.pagination import PageResult, collect
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
