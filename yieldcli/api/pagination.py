@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from yieldcli.api import models
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
@@ -18,6 +18,8 @@ from yieldcli.errors import YieldError
 
 if TYPE_CHECKING:
     import asyncio
+
+    from yieldcli.api.endpoints import Endpoint
 
 # With --all and no --limit, ask for big pages: fewer round trips for the same items.
 ALL_PAGE_SIZE = 100
@@ -56,6 +58,31 @@ class PageResult:
         self.meta = meta
         # The service's own meta of the one page fetched, when there are more pages (the table footer).
         self.more_pages = more_pages
+
+
+class Lister(Protocol):
+    """A client that serves listing endpoints a page at a time, or many pages at once."""
+
+    def serve(self, endpoint: Endpoint, /, *arguments: Any, **query: Any) -> Any: ...
+
+    def serve_each(
+        self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], window: int
+    ) -> Iterator[Any]: ...
+
+
+def listing(
+    api: Lister, endpoint: Endpoint, arguments: tuple[Any, ...], query: dict[str, Any]
+) -> tuple[FetchPage, FetchPages]:
+    """The fetch of one page and of many pages of a listing endpoint, for these arguments and query."""
+
+    def fetch(page: int | None, size: int | None) -> Any:
+        return api.serve(endpoint, *arguments, **query, page=page, limit=size)
+
+    def fetch_pages(numbers: Iterable[int], size: int, window: int) -> Iterator[Any]:
+        calls = ((arguments, {**query, "page": number, "limit": size}) for number in numbers)
+        return api.serve_each(endpoint, calls, window)
+
+    return fetch, fetch_pages
 
 
 def one_page(kind: str, fetch: FetchPage, parse_item: ParseItem, *, page: int | None, limit: int | None) -> PageResult:
@@ -134,8 +161,10 @@ def every_item(
     *,
     limit: int | None,
     concurrency: int = DEFAULT_CONCURRENCY,
+    fetch_pages: FetchPages | None = None,
 ) -> Iterator[T]:
-    for _, item in all_pages(kind, fetch, parse_item, limit=limit, concurrency=concurrency).entries:
+    result = all_pages(kind, fetch, parse_item, limit=limit, concurrency=concurrency, fetch_pages=fetch_pages)
+    for _, item in result.entries:
         yield item
 
 

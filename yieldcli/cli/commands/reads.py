@@ -7,7 +7,7 @@ import typer
 from yieldcli import tokens
 from yieldcli.api.endpoints import Endpoints
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
-from yieldcli.api.pagination import PageResult, collect
+from yieldcli.api.pagination import PageResult, collect, listing
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
@@ -44,27 +44,22 @@ def _emit(session, out, kind, ask, wallets, page, limit, fetch_all, concurrency)
 
     parse_item = RESOURCES[kind].model()
 
-    def fetch(who, page_no, size):
-        endpoint, arguments, query = ask(who)
-        return session.api().serve(endpoint, *arguments, **query, page=page_no, limit=size)
-
-    def fetch_pages(who, numbers, size, window):
-        endpoint, arguments, query = ask(who)
-        calls = ((arguments, {**query, "page": number, "limit": size}) for number in numbers)
-        return session.api().serve_each(endpoint, calls, window)
+    def fetches(who):
+        return listing(session.api(), *ask(who))
 
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
+            fetch, fetch_pages = fetches(wallets)
             result = collect(
                 kind,
-                lambda p, n: fetch(wallets, p, n),
+                fetch,
                 parse_item,
                 page=page,
                 limit=limit,
                 fetch_all=fetch_all,
                 concurrency=concurrency,
                 progress=progress,
-                fetch_pages=lambda numbers, n, window: fetch_pages(wallets, numbers, n, window),
+                fetch_pages=fetch_pages,
             )
             _say_if_past_the_last_page(out, result, page)
             out.page(result, progress)
@@ -74,7 +69,7 @@ def _emit(session, out, kind, ask, wallets, page, limit, fetch_all, concurrency)
     def one_wallet(wallet: str) -> PageResult:
         result = collect(
             kind,
-            lambda p, n: fetch(wallet, p, n),
+            fetches(wallet)[0],
             parse_item,
             page=page,
             limit=limit,
