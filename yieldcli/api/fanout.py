@@ -39,12 +39,13 @@ _READ, _WRITE = selectors.EVENT_READ, selectors.EVENT_WRITE
 class _Exchange:
     """One request and, once known, its outcome."""
 
-    __slots__ = ("request", "outcome", "retried")
+    __slots__ = ("request", "outcome", "retried", "ended")
 
     def __init__(self, request: bytes):
         self.request = request
         self.outcome: Response | TransportError | None = None
         self.retried = False
+        self.ended = 0.0  # time.monotonic() when the outcome became known
 
 
 class _Connection:
@@ -62,10 +63,14 @@ class _Connection:
         self.deadline = 0.0
 
 
+Outcome = tuple[Response | TransportError, float]  # and when it was known (time.monotonic())
+
+
 def exchange_all(
     transport: Transport, targets: Iterable[str], headers: dict[str, str], window: int
-) -> Iterator[Response | TransportError]:
-    """The outcome of `GET target` for each target (path and query), in order, at most `window` at once."""
+) -> Iterator[Outcome]:
+    """The outcome of `GET target` for each target (path and query), in order, at most `window` at once,
+    with the time it was known: a wait before a retry counts from then, not from when it is read."""
     fan = _Fanout(transport, headers, max(1, window))
     try:
         yield from fan.run(iter(targets))
@@ -84,7 +89,7 @@ class _Fanout:
         self._open = 0  # connections, busy or idle
         self._address: Any = None
 
-    def run(self, targets: Iterator[str]) -> Iterator[Response | TransportError]:
+    def run(self, targets: Iterator[str]) -> Iterator[Outcome]:
         pending: deque[_Exchange] = deque()
         waiting: deque[_Exchange] = deque()  # in `pending`, not yet given a connection
         while True:
@@ -102,9 +107,9 @@ class _Fanout:
             if pending[0].outcome is None:
                 self._wait(waiting)
             while pending and pending[0].outcome is not None:
-                outcome = pending.popleft().outcome
-                assert outcome is not None
-                yield outcome
+                done = pending.popleft()
+                assert done.outcome is not None
+                yield done.outcome, done.ended
 
     def close(self) -> None:
         for key in list(self._selector.get_map().values()):
@@ -123,7 +128,7 @@ class _Fanout:
             try:
                 connection = self._connect()
             except OSError as exc:
-                exchange.outcome = self._transport.error(exc)
+                exchange.outcome, exchange.ended = self._transport.error(exc), time.monotonic()
                 return
         connection.exchange = exchange
         connection.out = memoryview(exchange.request)
@@ -233,7 +238,7 @@ class _Fanout:
     def _end(self, connection: _Connection, outcome: Response | TransportError, *, keep: bool) -> None:
         exchange = connection.exchange
         assert exchange is not None
-        exchange.outcome = outcome
+        exchange.outcome, exchange.ended = outcome, time.monotonic()
         connection.exchange = None
         if keep:
             connection.reused = True

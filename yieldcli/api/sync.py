@@ -83,17 +83,20 @@ class ServiceClient(Endpoints):
                 sent.append((request, time.perf_counter()))
                 yield request.target
 
-        for outcome in exchange_all(self._http, targets(), self._core.read_headers(), window):
+        for outcome, known in exchange_all(self._http, targets(), self._core.read_headers(), window):
             request, started = sent.popleft()
-            yield self._send(request, (outcome, started))
+            yield self._send(request, (outcome, started, known))
 
-    def _send(self, request: Request, first: tuple[Response | TransportError, float] | None = None) -> JSON:
-        """The request's decoded answer, retried by the rules of `ClientCore.step`; `first`: the
-        outcome of an attempt already made (and when it started)."""
+    def _send(self, request: Request, first: tuple[Response | TransportError, float, float] | None = None) -> JSON:
+        """The request's decoded answer, retried by the rules of `ClientCore.step`. `first`: the outcome
+        of an attempt already made, when it started (perf_counter) and when it was known (monotonic):
+        the wait before the next attempt counts from then, so pages answered 429 together are retried
+        together after their Retry-After, not one wait after another as they are read."""
         for attempt in range(request.attempts):
             outcome: Response | TransportError
+            known = None
             if attempt == 0 and first is not None:
-                outcome, started = first
+                outcome, started, known = first
             else:
                 started = time.perf_counter()
                 try:
@@ -103,5 +106,5 @@ class ServiceClient(Endpoints):
             step = self._core.step(request, attempt, outcome, started)
             if isinstance(step, Done):
                 return step.body
-            self._sleep(step.delay)
+            self._sleep(step.delay if known is None else max(0.0, known + step.delay - time.monotonic()))
         raise AssertionError("unreachable")  # the last attempt returns or raises
