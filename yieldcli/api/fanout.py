@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import http.client
+import os
 import selectors
 import socket
 import ssl
@@ -145,7 +146,7 @@ class _Fanout:
         code = sock.connect_ex(address)
         if code not in (0, errno.EINPROGRESS, errno.EWOULDBLOCK):
             sock.close()
-            raise OSError(code, errno.errorcode.get(code, "connect failed"))
+            raise OSError(code, os.strerror(code))  # OSError picks the subclass: ConnectionRefusedError, ...
         connection = _Connection(sock)
         self._selector.register(sock, _WRITE, connection)
         self._open += 1
@@ -189,7 +190,7 @@ class _Fanout:
         if not isinstance(sock, ssl.SSLSocket):
             code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
             if code:
-                raise ConnectionRefusedError() if code == errno.ECONNREFUSED else OSError(code, "connect failed")
+                raise OSError(code, os.strerror(code))
             if not self._transport.https:
                 connection.ready = True
                 return True
