@@ -127,7 +127,7 @@ def test_answers_come_in_request_order_whatever_frames_their_bodies(scripted):
 def test_a_connection_the_server_dropped_while_idle_is_retried_once_on_a_new_one():
     server = Scripted(drop_after_answer=True)
     try:
-        targets = [f"/length/{i}" for i in range(6)]
+        targets = [f"/length/{i}" for i in range(20)]
         outcomes = [o for o, _ in exchange_all(Transport(server.url, timeout=10), targets, {}, window=2)]
         assert [o.content for o in outcomes if isinstance(o, Response)] == [body_of(t) for t in targets]
     finally:

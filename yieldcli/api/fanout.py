@@ -122,10 +122,15 @@ class _Fanout:
     # --- moving bytes ------------------------------------------------------------------------------
 
     def _send(self, exchange: _Exchange) -> None:
-        if self._idle:
+        if self._idle and not exchange.retried:
             connection = self._idle.pop()
             self._selector.register(connection.sock, _WRITE, connection)
         else:
+            if self._idle and self._open >= self._window:
+                # A retry after a stale connection goes on a new one (any kept one may be stale too):
+                # the longest idle makes room for it.
+                self._idle.pop(0).sock.close()
+                self._open -= 1
             try:
                 connection = self._connect()
             except OSError as exc:
