@@ -5,7 +5,9 @@ from typing import Optional
 import typer
 
 from yieldcli import tokens
-from yieldcli.api.pagination import DEFAULT_CONCURRENCY, PageResult, collect
+from yieldcli.api.endpoints import Endpoints
+from yieldcli.api.limits import DEFAULT_CONCURRENCY
+from yieldcli.api.pagination import PageResult, collect, listing
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
@@ -33,25 +35,31 @@ def _say_if_past_the_last_page(out, result, page) -> None:
         out.warn(f"page {page} is past the last page of {result.kind} ({last})")
 
 
-def _emit(session, out, kind, fetch, wallets, page, limit, fetch_all, concurrency) -> None:
+def _emit(session, out, kind, ask, wallets, page, limit, fetch_all, concurrency) -> None:
     """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently.
-    Items are parsed by the model of the `kind`'s resource descriptor."""
+    `ask(wallet)`: the endpoint, its arguments and its query for that wallet's pages. Items are
+    parsed by the model of the `kind`'s resource descriptor."""
     from yieldcli.cli.render.progress import page_progress
     from yieldcli.cli.resources import RESOURCES
 
     parse_item = RESOURCES[kind].model()
 
+    def fetches(who):
+        return listing(session.api(), *ask(who))
+
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
+            fetch, fetch_pages = fetches(wallets)
             result = collect(
                 kind,
-                lambda p, n: fetch(wallets, p, n),
+                fetch,
                 parse_item,
                 page=page,
                 limit=limit,
                 fetch_all=fetch_all,
                 concurrency=concurrency,
                 progress=progress,
+                fetch_pages=fetch_pages,
             )
             _say_if_past_the_last_page(out, result, page)
             out.page(result, progress)
@@ -61,7 +69,7 @@ def _emit(session, out, kind, fetch, wallets, page, limit, fetch_all, concurrenc
     def one_wallet(wallet: str) -> PageResult:
         result = collect(
             kind,
-            lambda p, n: fetch(wallet, p, n),
+            fetches(wallet)[0],
             parse_item,
             page=page,
             limit=limit,
@@ -148,10 +156,17 @@ def positions(
         "sort_order": order.value if order else None,
     }
 
-    def fetch(who, page_no, size):
-        return session.api().positions(who, strategy_id, **query, page=page_no, limit=size)
-
-    _emit(session, out, "positions", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "positions",
+        lambda who: (Endpoints.positions, (who, strategy_id), query),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def balances(
@@ -189,10 +204,17 @@ def balances(
         "sort_order": order.value if order else None,
     }
 
-    def fetch(who, page_no, size):
-        return session.api().balances(who, **query, page=page_no, limit=size)
-
-    _emit(session, out, "balances", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "balances",
+        lambda who: (Endpoints.balances, (who,), query),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def earnings(
@@ -215,10 +237,17 @@ def earnings(
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
 
-    def fetch(who, page_no, size):
-        return session.api().earnings(who, fund_id=fund, page=page_no, limit=size)
-
-    _emit(session, out, "earnings", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "earnings",
+        lambda who: (Endpoints.earnings, (who,), {"fund_id": fund}),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def health(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:

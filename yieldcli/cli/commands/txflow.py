@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.transact import TransactOptions
-from yieldcli.cli.render.output import Output, dumps
+from yieldcli.cli.render.output import Output
+from yieldcli.cli.render.text import dumps
 from yieldcli.cli.session import Session
 from yieldcli.errors import Refused, UsageError, YieldError
 from yieldcli.solana.cluster import COMMITMENTS
@@ -319,11 +320,8 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
         if request.action in ("deposit", "withdraw") and request.wallet and request.strategy_id:
             result["position"] = _refreshed_position(session, request)
         earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
-        _finish(
-            out,
-            result,
-            f"{out.paint('confirmed', 'green', stderr=False)} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}",
-        )
+        confirmed = out.paint("confirmed", "green", stderr=False)
+        _finish(out, result, f"{confirmed} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}")
         if result.get("position") is not None:
             out.for_people(lambda: _draw_position(out, result["position"]))
     else:
