@@ -4,6 +4,10 @@ Content-Length, chunked transfer coding, or the connection's close (RFC 9112, se
 For `yieldcli.api.fanout`, which reads many answers on non-blocking sockets in one thread, where
 `http.client` (which reads from a blocking file) cannot be used. What `http.client` would refuse is
 refused here too, as a `ValueError` saying what was wrong.
+
+Why not h11 (the well-kept sans-io parser, already installed with httpx2): on a 100-item page of
+9.4 kB it took 76 µs here against this parser's 3.6 µs, which alone would spend 0.7 µs of the
+4 µs of CPU an item may cost when streaming (`bench/run.py`, figure 7).
 """
 
 from __future__ import annotations
