@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import textwrap
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,8 +22,12 @@ from yieldcli import config as cfg
 from yieldcli.cli.cli_errors import hint_for
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.cli.render.text import printable
+from yieldcli.cli.session import pubkey_of_keypair_file
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
 from yieldcli.files import reads_stdin
+from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER, cluster_named
+from yieldcli.urls import is_loopback
 
 # Asked for when no strategy is configured: any answer after authentication (even 404) means the
 # key was accepted; this one is the service's public strategy.
@@ -63,7 +68,7 @@ def _ms(started: float) -> str:
 def config_file(session) -> Check:
     path = Path(str(cfg.resolve_config_path(session.options.config, session.env).value)).expanduser()
     try:
-        session.settings
+        session.settings  # noqa: B018 -- reading the settings (the config file among them) is the check
     except ConfigError as exc:
         return Check("config file", "fail", exc.message, exc.hint or f"fix or remove {path}", ExitCode.CONFIG)
     if not path.exists():
@@ -172,11 +177,9 @@ def _expected_cluster(session) -> tuple[str | None, str]:
     if session.options.sandbox:
         return _genesis(session.sandbox().rpc_url, session.timeout())[0], "the sandbox's cluster"
     host = urlsplit(str(session.settings.value("api_url"))).hostname
-    from yieldcli.urls import is_loopback
 
     if is_loopback(host):
         return None, "a local service"
-    from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER
 
     return GENESIS_HASHES[SERVICE_CLUSTER], SERVICE_CLUSTER
 
@@ -202,7 +205,6 @@ def rpc(session, url_flag: str | None) -> list[Check]:
             )
         ]
     checks = [Check("RPC", "ok", f"{shown} answers in {took}")]
-    from yieldcli.solana.cluster import cluster_named
 
     cluster = cluster_named(genesis) or f"unknown cluster (genesis {genesis})"
     try:
@@ -263,8 +265,6 @@ def strategy_program(session, url: str, genesis: str) -> Check:
         return Check("strategy program", "warn", f"{program}: could not be read: {exc.message}")
     source = f"from {setting.source}" if configured else "pinned for this cluster"
     if not found or not found.get("executable"):
-        from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER
-
         # Named by a setting (or mainnet's pin) it must be there; the sandbox's default only on the sandbox.
         must_be_there = configured or genesis == GENESIS_HASHES[SERVICE_CLUSTER]
         return Check(
@@ -291,7 +291,6 @@ def keypair(session, flag: str | None) -> Check:
 
     if is_ledger_url(value):
         return ledger(value)
-    from yieldcli.cli.session import pubkey_of_keypair_file
 
     path = Path(value).expanduser()
     try:
@@ -383,10 +382,7 @@ COLOURS = {"ok": "green", "warn": "yellow", "fail": "red"}
 
 def _lines(out, checks: list[Check]) -> list[str]:
     """`status  name  detail`, the detail and hint wrapped under themselves on a terminal."""
-    import textwrap
-
     from yieldcli.cli.render import pager
-    from yieldcli.cli.render.text import printable
 
     width = max(len(c.name) for c in checks)
     indent = " " * (width + 8)
@@ -399,7 +395,9 @@ def _lines(out, checks: list[Check]) -> list[str]:
             (f"hint: {c.hint}" if c.hint else "", indent),
         ):
             wrapped = textwrap.wrap(printable(text), room, break_long_words=False, break_on_hyphens=False)
-            lines.extend(prefix + part for prefix, part in zip([first] + [indent] * len(wrapped), wrapped))
+            # One prefix a line: `first`, then `indent` (one more than needed: the shorter side ends it).
+            prefixes = [first] + [indent] * len(wrapped)
+            lines.extend(prefix + part for prefix, part in zip(prefixes, wrapped, strict=False))
     return lines
 
 

@@ -8,15 +8,25 @@ rendered; the hints that name flags and commands come from `yieldcli.cli.cli_err
 from __future__ import annotations
 
 import asyncio
+import signal
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.transact import TransactOptions
+from yieldcli.addresses import check_pubkey
+from yieldcli.chain import transact
+from yieldcli.chain import transact_outcomes as ends
+from yieldcli.chain.journal import Journal
+from yieldcli.chain.transact import Hooks, TransactOptions
+from yieldcli.cli import cli_errors
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.render.text import dumps
 from yieldcli.cli.session import Session
+from yieldcli.cli.trust_hint import trust_hint
 from yieldcli.errors import Refused, UsageError, YieldError
+from yieldcli.numbers import parse_whole
+from yieldcli.orders import expected_cluster, journal_path
 from yieldcli.solana.cluster import COMMITMENTS
+from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -70,8 +80,6 @@ class TxOptions(TransactOptions):
         if self.nonce_authority is not None and self.nonce is None:
             raise UsageError("--nonce-authority needs --nonce")
         if self.nonce is not None:
-            from yieldcli.addresses import check_pubkey
-
             self.nonce = check_pubkey(self.nonce, "--nonce")
         if self.unsafe_allow_mismatch and not session.env.interactive:
             raise Refused(
@@ -93,7 +101,6 @@ class TxOptions(TransactOptions):
     def _resolve_fees(self, session: Session) -> None:
         """--priority-fee and --max-fee, else YIELD_PRIORITY_FEE / YIELD_MAX_FEE, else the profile."""
         from yieldcli.chain.compute_budget import MAX_U64, parse_priority_fee
-        from yieldcli.numbers import parse_whole
 
         if isinstance(self.priority_fee, str):
             self.priority_fee = parse_priority_fee(self.priority_fee)
@@ -110,8 +117,6 @@ class TxOptions(TransactOptions):
             )
 
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
-        from yieldcli.trust import default_trust_path
-
         shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions) if f.name != "strategy_program"}
         return TransactOptions(
             **{
@@ -128,16 +133,12 @@ def run(
     session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False
 ) -> None:
     """Drive the pipeline to one outcome and render it; raises the outcome's error for non-zero exits."""
-    from yieldcli.cli import cli_errors
-
     try:
         asyncio.run(_run(session, out, options, request, obtain, needs_rpc))
     except YieldError as exc:
         if exc.kind.startswith(PIPELINE_KINDS):
             exc.hint = cli_errors.hint_for(exc)
         if exc.kind.startswith("refused.mismatch.untrusted"):
-            from yieldcli.cli.trust_hint import trust_hint
-
             exc.hint = trust_hint(session, exc, options.rpc_url) or exc.hint
         report = getattr(exc, "report", None)
         if report is not None:  # scripts still see the review and the effect; people have seen the review drawn
@@ -155,7 +156,6 @@ def run(
 async def _run(
     session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, needs_rpc: bool
 ) -> None:
-    from yieldcli.chain import transact
     from yieldcli.chain.rpc import Rpc
 
     rpc_url = session.rpc_url(options.rpc_url)
@@ -212,7 +212,6 @@ class _Spinner:
 
 
 def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _Spinner]:
-    from yieldcli.chain.transact import Hooks
     from yieldcli.cli.prompts import ask
 
     def confirm(text: str, prepared: transact.Prepared) -> bool:
@@ -257,9 +256,6 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
 
 
 def journal_of(session: Session):
-    from yieldcli.chain.journal import Journal
-    from yieldcli.orders import journal_path
-
     return Journal(journal_path(session.env))
 
 
@@ -267,8 +263,6 @@ class _SignalsCancel:
     """SIGTERM ends the wait as Ctrl-C does (asyncio.run turns SIGINT into a cancellation already)."""
 
     def __enter__(self):
-        import signal
-
         self._loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         try:
@@ -279,8 +273,6 @@ class _SignalsCancel:
         return self
 
     def __exit__(self, *exc_info):
-        import signal
-
         if self._installed:
             self._loop.remove_signal_handler(signal.SIGTERM)
         return False
@@ -294,15 +286,12 @@ def _expected_cluster(session: Session, request: UserRequest) -> str | None:
     """The cluster the service builds for: mainnet-beta, except the sandbox (a cluster of its own)."""
     if request.action == "transaction" or session.options.sandbox:
         return None  # `yield tx`: a transaction from anywhere (its blockhash still has to be known); the sandbox
-    from yieldcli.orders import expected_cluster
 
     return expected_cluster(str(session.settings.value("api_url") or ""))
 
 
 def _render(session: Session, out: Output, request: UserRequest, outcome: Outcome) -> None:
     """The outcome for people or scripts; a non-zero end raises its error after the result is written."""
-    from yieldcli.chain import transact_outcomes as ends
-
     result = outcome.result
     if isinstance(outcome, ends.Unsigned):
         _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
@@ -335,8 +324,6 @@ def _render(session: Session, out: Output, request: UserRequest, outcome: Outcom
             out.for_people(show_logs)
     error = outcome.error()  # a review that found a problem, or a send that did not end well
     if error is not None:
-        from yieldcli.cli import cli_errors
-
         error.hint = cli_errors.hint_for(error)
         raise error
 
