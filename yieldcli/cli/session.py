@@ -151,27 +151,7 @@ class Session:
         if self._api is None:
             from yieldcli.api.sync import ServiceClient
 
-            if self.options.sandbox:
-                server = self.sandbox()
-                url, key = server.url, server.api_key
-                self.log(f"embedded sandbox at {url}")
-            else:
-                from yieldcli.secrets import api_key_problem, find_api_key
-
-                url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
-                found, why_none = find_api_key(self.env, self.profile)
-                self._key_found, self._why_no_key = found, why_none  # for `explain`
-                key = found.value if found else None
-                if found:
-                    problem = api_key_problem(found.value)
-                    if problem:  # http.client would fail on it with an exception of its own
-                        raise ConfigError(
-                            f"the API key from {found.location} cannot be sent: {problem}",
-                            hint="store the key again with `yield auth login`, or fix YIELD_API_KEY",
-                        )
-                    self.log(f"API key from {found.source}")
-                else:
-                    self.log("no API key found" + (f" ({why_none})" if why_none else ""))
+            url, key = self.service()
             self._api = ServiceClient(
                 url,
                 key,
@@ -181,6 +161,31 @@ class Session:
             )
             self._closers.append(self._api.close)
         return self._api
+
+    def service(self) -> tuple[str, str | None]:
+        """The service's URL and the API key to send it (None: no key found), resolved for every
+        command alike: the embedded sandbox's own under --sandbox, else the settings' URL and the key
+        found for the profile. A key that cannot be sent as a header is a configuration error here."""
+        if self.options.sandbox:
+            server = self.sandbox()
+            self.log(f"embedded sandbox at {server.url}")
+            return server.url, server.api_key
+        from yieldcli.secrets import api_key_problem, find_api_key
+
+        url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
+        found, why_none = find_api_key(self.env, self.profile)
+        self._key_found, self._why_no_key = found, why_none  # for `explain`
+        if found is None:
+            self.log("no API key found" + (f" ({why_none})" if why_none else ""))
+            return url, None
+        problem = api_key_problem(found.value)
+        if problem:  # http.client would fail on it with an exception of its own
+            raise ConfigError(
+                f"the API key from {found.location} cannot be sent: {problem}",
+                hint="store the key again with `yield auth login`, or fix YIELD_API_KEY",
+            )
+        self.log(f"API key from {found.source}")
+        return url, found.value
 
     def sandbox(self):
         """The embedded sandbox: started on first use, on an ephemeral loopback port, state in the data dir."""
@@ -216,7 +221,10 @@ class Session:
         if origin and isinstance(error, ServiceError) and "strategy not found" in error.message.lower():
             strategy_id, where = origin
             error.message = f"{error.message}: {strategy_id!r} (from {where})"
-            error.hint = "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from"
+            error.hint = (
+                "check the id with `yield strategy info --strategy ID`; "
+                "`yield config show` says where each setting comes from"
+            )
 
     def wallet(
         self, given: str | None, *, signing: bool = False, keypair_flag: str | None = None, name: str = "wallet address"
