@@ -3,7 +3,9 @@ client, the output sink, and (under --sandbox) the embedded sandbox server."""
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -17,6 +19,11 @@ from yieldcli.urls import check_base_url, check_http_url
 
 if TYPE_CHECKING:
     from yieldcli.api.sync import ServiceClient
+    from yieldcli.chain.sign import Signer
+    from yieldcli.cli.render.jq_filter import JqFilter
+    from yieldcli.errors import AuthError
+    from yieldcli.sandbox.server import SandboxServer
+    from yieldcli.secrets import ApiKey
 
 
 class GlobalOptions(NamedTuple):
@@ -41,17 +48,17 @@ class Session:
         self.env = env
         self.options = options
         self._settings: cfg.Settings | None = None
-        self._api: Any = None
-        self._sandbox: Any = None
-        self._closers: list = []
+        self._api: ServiceClient | None = None
+        self._sandbox: SandboxServer | None = None
+        self._closers: list[Callable[[], None]] = []
         self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
         self._stdin_keypair: str | None = None  # a keypair read from standard input (-k -), kept for a second use
         self.creates_profile = False  # `config set` writes the profile it names: it need not exist yet
         # What `explain` adds to an error: where the strategy id came from, which key was sent and from where.
         self._strategy_origin: tuple[str, str] | None = None
-        self._key_found: Any = None
+        self._key_found: ApiKey | None = None
         self._why_no_key: str | None = None
-        self._jq: Any = None
+        self._jq: JqFilter | None = None
         if options.jq is not None:
             from yieldcli.cli.render.jq_filter import JqFilter
 
@@ -100,7 +107,7 @@ class Session:
 
     @property
     def profile(self) -> str:
-        return self.settings.profile.value
+        return str(self.settings.profile.value)
 
     def timeout(self) -> float:
         """Seconds per request (not money, so a float is the right type)."""
@@ -187,7 +194,7 @@ class Session:
         self.log(f"API key from {found.source}")
         return url, found.value
 
-    def sandbox(self):
+    def sandbox(self) -> SandboxServer:
         """The embedded sandbox: started on first use, on an ephemeral loopback port, state in the data dir."""
         if self._sandbox is None:
             from yieldcli.sandbox.server import SandboxServer
@@ -257,7 +264,7 @@ class Session:
             return b58encode(secret[32:])
         return pubkey_of_keypair_file(str(keypair.value), keypair.source)
 
-    def load_signer(self, source: str) -> Any:
+    def load_signer(self, source: str) -> Signer:
         """A Ledger for `usb://ledger…`, else a keypair file (or `-`: standard input, read once per run); a file
         others can read is warned about."""
         from yieldcli.chain.keypairs import load_signer
@@ -268,10 +275,8 @@ class Session:
             self.output().warn(loaded.warning)
         return loaded.signer
 
-    def keypair_stdin(self) -> Any:
+    def keypair_stdin(self) -> io.StringIO:
         """Standard input as a keypair source, read once: the wallet and the signer both come from it."""
-        import io
-
         if self._stdin_keypair is None:
             from yieldcli.chain.keypairs import KEYPAIR_MAX_BYTES
             from yieldcli.files import read_small_stream
@@ -281,7 +286,7 @@ class Session:
             )
         return io.StringIO(self._stdin_keypair)
 
-    def _explain_auth(self, error: Any) -> None:
+    def _explain_auth(self, error: AuthError) -> None:
         """Which key the service refused and where it came from; with no usable keyring, the variable."""
         from yieldcli.config import API_KEY_ENV
         from yieldcli.secrets import mask

@@ -1,13 +1,17 @@
 """`yield mcp`: serve the library to an agent over MCP (stdio, or streamable HTTP on loopback), and
 `yield mcp audit`: print the agent server's audit log and check its hash chain."""
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:
+    from yieldcli.cli.session import Session
+    from yieldcli.mcp.server import Served
 
 mcp_app = typer.Typer(
     help="Serve reads and policy-bound writes to an AI agent over MCP.\n\n"
@@ -68,7 +72,9 @@ def audit(ctx: typer.Context) -> None:
     sys.stderr.write(f"{len(log.entries())} entries; hash chain intact ({log.path})\n")
 
 
-def _served(session, policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]):
+def _served(
+    session: "Session", policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]
+) -> "Served":
     from pathlib import Path
 
     from yieldcli import Client

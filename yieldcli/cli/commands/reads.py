@@ -1,6 +1,7 @@
 """Read commands: strategy info, positions, balances, earnings, health."""
 
-from typing import Optional
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
@@ -10,10 +11,18 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
 
+if TYPE_CHECKING:
+    from yieldcli.api.core import JSON
+    from yieldcli.cli.render.output import Output
+    from yieldcli.cli.session import Session
+
+# One page of one wallet's items: (wallet, page number, page size) -> the service's body.
+FetchWallet = Callable[[str, Optional[int], Optional[int]], "JSON"]
+
 strategy_app = opt.command_group("Strategies.")
 
 
-def _wallets(session, wallet: Optional[str], wallets_file: Optional[str]) -> list[str] | str:
+def _wallets(session: "Session", wallet: Optional[str], wallets_file: Optional[str]) -> list[str] | str:
     """The one wallet (an argument or the keypair's), or the validated list from --wallets-file."""
     if wallets_file is None:
         return session.wallet(wallet)
@@ -24,7 +33,7 @@ def _wallets(session, wallet: Optional[str], wallets_file: Optional[str]) -> lis
     return read_wallets_file(wallets_file, session.env.stdin)
 
 
-def _say_if_past_the_last_page(out, result, page) -> None:
+def _say_if_past_the_last_page(out: "Output", result: PageResult, page: Optional[int]) -> None:
     """An empty page past the last is no error, but a script paging by hand should know (stderr)."""
     if page is None or result.entries:
         return
@@ -33,7 +42,17 @@ def _say_if_past_the_last_page(out, result, page) -> None:
         out.warn(f"page {page} is past the last page of {result.kind} ({last})")
 
 
-def _emit(session, out, kind, fetch, wallets, page, limit, fetch_all, concurrency) -> None:
+def _emit(
+    session: "Session",
+    out: "Output",
+    kind: str,
+    fetch: FetchWallet,
+    wallets: list[str] | str,
+    page: Optional[int],
+    limit: Optional[int],
+    fetch_all: bool,
+    concurrency: int,
+) -> None:
     """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently.
     Items are parsed by the model of the `kind`'s resource descriptor."""
     from yieldcli.cli.render.progress import page_progress
@@ -148,7 +167,7 @@ def positions(
         "sort_order": order.value if order else None,
     }
 
-    def fetch(who, page_no, size):
+    def fetch(who: str, page_no: Optional[int], size: Optional[int]) -> "JSON":
         return session.api().positions(who, strategy_id, **query, page=page_no, limit=size)
 
     _emit(session, out, "positions", fetch, wallets, page, limit, all_, concurrency)
@@ -189,7 +208,7 @@ def balances(
         "sort_order": order.value if order else None,
     }
 
-    def fetch(who, page_no, size):
+    def fetch(who: str, page_no: Optional[int], size: Optional[int]) -> "JSON":
         return session.api().balances(who, **query, page=page_no, limit=size)
 
     _emit(session, out, "balances", fetch, wallets, page, limit, all_, concurrency)
@@ -215,7 +234,7 @@ def earnings(
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
 
-    def fetch(who, page_no, size):
+    def fetch(who: str, page_no: Optional[int], size: Optional[int]) -> "JSON":
         return session.api().earnings(who, fund_id=fund, page=page_no, limit=size)
 
     _emit(session, out, "earnings", fetch, wallets, page, limit, all_, concurrency)
