@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.transact_outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned
 from yieldcli.chain.transact_types import (
+    ACTION_NOUNS,
     ACTIONS,
     Hooks,
     Obtain,
@@ -193,7 +194,8 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
     before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
-    if not hooks.confirm(f"{verb} this {prepared.request.action}?", prepared):
+    noun = ACTION_NOUNS.get(prepared.request.action, "transaction")
+    if not hooks.confirm(f"{verb} this {noun}?", prepared):
         raise Declined("declined; nothing was signed", kind="declined")
 
     signed = sign_transaction(tx, prepared.signers)

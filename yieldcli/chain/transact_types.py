@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 # What a user may ask a transaction to do (besides "transaction": anything, paying only fees).
 ACTIONS = ("deposit", "withdraw", "close-account")
+# How the question before signing names each: "Sign and send this withdrawal?".
+ACTION_NOUNS = {"deposit": "deposit", "withdraw": "withdrawal", "close-account": "account closing"}
 
 
 @dataclass

@@ -214,9 +214,10 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
     def confirm(text: str, prepared: transact.Prepared) -> bool:
         prompting = _prompts(session, options, prepared)
         if prompting and prepared.effect is not None:
-            from yieldcli.cli.render.review_view import effect_summary
+            from yieldcli.cli.render.consoles import console
+            from yieldcli.cli.render.review_view import draw_summary
 
-            session.env.stderr.write(effect_summary(prepared.result["effect"]) + "\n")
+            draw_summary(console(session.env, stderr=True, color=out.color), prepared.result["effect"])
         if prepared.result.get("message_hash"):
             # Just above our prompt, or (--yes) just before the Ledger shows its own hash.
             session.env.stderr.write(hash_line(prepared.result["message_hash"]) + "\n")

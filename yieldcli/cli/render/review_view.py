@@ -59,21 +59,28 @@ def effect_summary(effect: dict[str, Any]) -> str:
     return f"{head}: {' and '.join(back)} back to you{sep}{rest}"
 
 
+def draw_summary(console: Console, effect: dict[str, Any], fee: dict[str, Any] | None = None) -> None:
+    """The check's summary on one line when it fits; otherwise one part a line (`deposit …`, `  fee …`),
+    a long head wrapped on indented lines, so the screen never breaks it mid-word. Given `fee`, the
+    summary's `fee X SOL` is left out: `draw_fee` says it again with its parts just below."""
+    parts = printable(effect_summary(effect)).split("; ")
+    if fee is not None and fee_line(fee):
+        parts = [p for p in parts if not p.startswith(f"fee {sol(fee['total'])} SOL")] or parts
+    if cell_len("; ".join(parts)) <= console.width:
+        _say(console, "; ".join(parts), "bold")
+        return
+    for line in textwrap.wrap(
+        parts[0], console.width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False
+    ):
+        _say(console, line, "bold")
+    for part in parts[1:]:
+        _say(console, f"  {part}", "bold")
+
+
 def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, Any] | None = None) -> None:
     """What the transaction does to the user, first: the summary, the fee, each balance change, every difference."""
     if effect is not None:
-        parts = printable(effect_summary(effect)).split("; ")
-        if fee is not None and fee_line(fee):  # the summary's `fee X SOL` is said again, with its parts, just below
-            parts = [p for p in parts if not p.startswith(f"fee {sol(fee['total'])} SOL")] or parts
-        if cell_len("; ".join(parts)) <= console.width:
-            _say(console, "; ".join(parts), "bold")
-        else:  # `deposit …; fee …; rent …`: one part a line; a long head goes on indented lines
-            for line in textwrap.wrap(
-                parts[0], console.width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False
-            ):
-                _say(console, line, "bold")
-            for part in parts[1:]:
-                _say(console, f"  {part}", "bold")
+        draw_summary(console, effect, fee)
     draw_fee(console, fee)
     if effect is None:
         return
@@ -180,7 +187,20 @@ def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, A
         if key == "ui_amount" and isinstance(details.get("amount"), int) and isinstance(details.get("decimals"), int):
             # Written as every other amount for people (grouped, trimmed); JSON keeps the RPC's text.
             shown = format_units(details["amount"], details["decimals"], min_fraction=0)
-        _line(console, f"{margin}{key}: ", shown)
+        if isinstance(shown, Address) or cell_len(f"{margin}{key}: {shown}") <= console.width:
+            _line(console, f"{margin}{key}: ", shown)
+        else:  # a long value that is no address (a hash in hex): wrapped hanging under itself, never cut
+            head = f"{margin}{key}: "
+            _say(
+                console,
+                textwrap.fill(
+                    printable(shown),
+                    width=max(console.width, 40),
+                    initial_indent=head,
+                    subsequent_indent=" " * len(head),
+                    break_on_hyphens=False,
+                ),
+            )
     accounts = ix["accounts"]
     if not accounts:
         return

@@ -1,0 +1,55 @@
+"""The `--send` review as a person reads it on a real 80-column terminal (tmux), up to its prompt:
+nothing the program writes is wider than the screen, so the terminal never breaks a word or a value."""
+
+import re
+
+import pytest
+
+from tests.cli.test_screen import logical_lines
+from tests.cli.tmux import TMUX, Screen
+
+pytestmark = pytest.mark.skipif(
+    not TMUX, reason="tmux is not installed (the README's test command installs it as root)"
+)
+
+PROMPT = "Sign and send this deposit? [y/N]:"
+
+
+@pytest.fixture
+def send_review(tmp_path):
+    """The screen of `deposit --send` at 80 columns, stopped at its prompt, as the program wrote it."""
+    s = Screen(tmp_path, width=80, height=120)
+    try:
+        s.type("clear; yield --sandbox deposit --asset USDC --amount 10 --send", "Enter")
+        s.wait_for(PROMPT, timeout=90)
+        yield s, logical_lines(s)
+        s.type("n", "Enter")
+        s.wait_for("declined; nothing was signed")
+    finally:
+        s.close()
+
+
+def test_no_line_of_the_send_review_is_wider_than_the_screen(send_review):
+    _, lines = send_review
+    too_wide = [line for line in lines if len(line) > 80]
+    assert not too_wide, "\n".join(too_wide)
+
+
+def test_a_long_value_wraps_whole_under_itself(send_review):
+    _, lines = send_review
+    head = "      strategy_key: "
+    start = next(i for i, line in enumerate(lines) if line.startswith(head))
+    indent = " " * len(head)
+    pieces = [lines[start].removeprefix(head)]
+    pieces += [line.removeprefix(indent) for line in lines[start + 1 :] if line.startswith(indent)][:2]
+    assert re.fullmatch(r"[0-9a-f]{64}", "".join(pieces)), lines[start : start + 3]
+    assert len(pieces) == 2  # one hex key, two lines, the second under the first
+
+
+def test_the_summary_above_the_prompt_is_one_part_a_line(send_review):
+    _, lines = send_review
+    at = next(i for i, line in enumerate(lines) if line.startswith(PROMPT))
+    assert lines[at - 2].startswith("deposit 10 USDC from ") and lines[at - 2].endswith(
+        "to strategy sandbox-0000-4000-8000-000000000001"
+    )
+    assert lines[at - 1] == "  fee 0.000005 SOL"
