@@ -83,7 +83,8 @@ def _lines(out: Output, checks: list[Check]) -> list[str]:
             (f"hint: {c.hint}" if c.hint else "", indent),
         ):
             wrapped = textwrap.wrap(printable(text), room, break_long_words=False, break_on_hyphens=False)
-            lines.extend(prefix + part for prefix, part in zip([first] + [indent] * len(wrapped), wrapped))
+            prefixes = [first] + [indent] * len(wrapped)  # one more than the lines: a hint may wrap to none
+            lines.extend(prefix + part for prefix, part in zip(prefixes, wrapped, strict=False))
     return lines
 
 

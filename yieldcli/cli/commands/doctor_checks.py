@@ -60,7 +60,7 @@ def ms_since(started: float) -> str:
 def config_file(session: Session) -> Check:
     path = Path(str(cfg.resolve_config_path(session.options.config, session.env).value)).expanduser()
     try:
-        session.settings
+        session.settings  # noqa: B018 -- reading the settings (the config file among them) is the check
     except ConfigError as exc:
         return Check("config file", "fail", exc.message, exc.hint or f"fix or remove {path}", ExitCode.CONFIG)
     if not path.exists():

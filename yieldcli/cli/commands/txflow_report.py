@@ -39,11 +39,8 @@ def render_outcome(session: Session, out: Output, request: UserRequest, outcome:
         if request.action in ("deposit", "withdraw") and request.wallet and request.strategy_id:
             result["position"] = _refreshed_position(session, request)
         earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
-        _finish(
-            out,
-            result,
-            f"{out.paint('confirmed', 'green', stderr=False)} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}",
-        )
+        confirmed = out.paint("confirmed", "green", stderr=False)
+        _finish(out, result, f"{confirmed} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}")
         if result.get("position") is not None:
             out.for_people(lambda: _draw_position(out, result["position"]))
     else:

@@ -105,8 +105,8 @@ class Output:
 
     def before_prompt(self, paint: Callable[[Console], None], *, prompting: bool) -> None:
         """What a person reads before deciding (a transaction's review), drawn with rich: on stdout in
-        a table (through the pager when longer than the screen); in the machine formats, whose stdout is the script's, on stderr when a prompt
-        follows and not at all otherwise."""
+        a table (through the pager when longer than the screen); in the machine formats, whose stdout
+        is the script's, on stderr when a prompt follows and not at all otherwise."""
         if self.format.for_people:
             self.draw(paint)  # paged like a read when longer than the screen, all read before the prompt
             return
