@@ -57,19 +57,24 @@ class Client(ClientWrites):
         rpc_url: str | None = None,
         keypair: Signer | Keypair | str | Path | None = None,
         journal_path: str | Path | None = None,
+        strategy_program: str | None = None,
+        trust_file: str | Path | None = None,
     ):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
         the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
         Solana JSON-RPC; `keypair`: a solders Keypair, a keypair file, a Ledger keypair URL
         (`usb://ledger?key=0`) or a `LedgerSigner`; `journal_path`: where sent
-        signatures are kept until settled (default: the one `yield` uses)."""
+        signatures are kept until settled (default: the one `yield` uses); `strategy_program`: the
+        strategy's program off mainnet (as the `strategy_program` setting; a write's own wins);
+        `trust_file`: the destinations trusted for plain transfers on deposits (default: the one
+        `yield config trust` writes)."""
         from yieldcli.api.sync import ServiceClient
 
         self._api: ServiceClient = ServiceClient(
             api_url or public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
         )
         self._reads = ReadDefaults(strategy, concurrency)
-        self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout)
+        self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
@@ -188,6 +193,8 @@ class AsyncClient(AsyncClientWrites):
         rpc_url: str | None = None,
         keypair: Signer | Keypair | str | Path | None = None,
         journal_path: str | Path | None = None,
+        strategy_program: str | None = None,
+        trust_file: str | Path | None = None,
     ):
         from yieldcli.api.aio import AsyncServiceClient
 
@@ -195,7 +202,7 @@ class AsyncClient(AsyncClientWrites):
             api_url or public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
         )
         self._reads = ReadDefaults(strategy, concurrency)
-        self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout)
+        self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
 
     @classmethod
     def from_profile(cls, name: str | None = None, **overrides: Any) -> AsyncClient:

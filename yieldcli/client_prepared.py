@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.journal import Journal
     from yieldcli.chain.review import Review
     from yieldcli.chain.sign import Signer
-    from yieldcli.chain.transact import Hooks, Prepared
+    from yieldcli.chain.transact import Hooks, Prepared, TransactOptions
     from yieldcli.chain.transact_outcomes import Outcome, Signed
 
 Confirm = Callable[[str, "Prepared"], bool]
@@ -42,6 +42,16 @@ class ChainSettings:
     journal_path: Path
     timeout: float
     expected_cluster: str | None  # "mainnet-beta" for the public service; None for the sandbox
+    strategy_program: str | None = None  # the strategy's program off mainnet, unless a write names its own
+    trust_file: Path | None = None  # the destinations trusted for plain transfers on deposits (`yieldcli.trust`)
+
+    def applied(self, options: TransactOptions) -> TransactOptions:
+        """`options` with the client's strategy program (a write's own wins) and trusted destinations."""
+        return replace(
+            options,
+            strategy_program=options.strategy_program or self.strategy_program,
+            trust_file=str(self.trust_file) if self.trust_file is not None else None,
+        )
 
     def need_keypair(self) -> Signer:
         if self.keypair is None:
@@ -63,8 +73,11 @@ def chain_settings(
     keypair: Signer | Keypair | str | Path | None,
     journal_path: str | Path | None,
     timeout: float,
+    strategy_program: str | None = None,
+    trust_file: str | Path | None = None,
 ) -> ChainSettings:
-    """The same defaults as `yield`: the journal in its data folder, mainnet-beta unless the service is local."""
+    """The same defaults as `yield`: the journal in its data folder, the trusted destinations in its
+    config folder, mainnet-beta unless the service is local."""
     from yieldcli import orders
     from yieldcli.environment import Environment
 
@@ -73,8 +86,13 @@ def chain_settings(
 
         # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
         keypair = load_signer(keypair if isinstance(keypair, str) else str(keypair.expanduser())).signer
+    from yieldcli.trust import default_trust_path
+
     path = Path(journal_path) if journal_path is not None else orders.journal_path(Environment())
-    return ChainSettings(rpc_url or "", keypair, path, timeout, orders.expected_cluster(api_url))
+    trusted = Path(trust_file).expanduser() if trust_file is not None else default_trust_path(Environment())
+    return ChainSettings(
+        rpc_url or "", keypair, path, timeout, orders.expected_cluster(api_url), strategy_program, trusted
+    )
 
 
 class _Reviewed:

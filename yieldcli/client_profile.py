@@ -17,7 +17,9 @@ class Profile:
         strategy: str | None,
         rpc_url: str | None = None,
         keypair: str | None = None,
+        strategy_program: str | None = None,
     ):
+        self.strategy_program = strategy_program  # the strategy's program off mainnet
         self.rpc_url = rpc_url
         self.keypair = keypair  # a keypair file's path
         self.name = name
@@ -51,7 +53,9 @@ def load_profile(name: str | None = None) -> Profile:
     except ValueError:
         raise ConfigError(f"invalid timeout {timeout_text!r}: expected a number of seconds") from None
     found, _ = find_api_key(env, profile.value)
-    strategy, rpc_url, keypair = (settings.value(key) for key in ("strategy", "rpc_url", "keypair"))
+    strategy, rpc_url, keypair, program = (
+        settings.value(key) for key in ("strategy", "rpc_url", "keypair", "strategy_program")
+    )
     return Profile(
         str(profile.value),
         str(settings.value("api_url")),
@@ -60,6 +64,7 @@ def load_profile(name: str | None = None) -> Profile:
         str(strategy) if strategy else None,
         str(rpc_url) if rpc_url else None,
         str(keypair) if keypair else None,
+        str(program) if program else None,
     )
 
 
@@ -73,5 +78,6 @@ def profile_arguments(name: str | None, overrides: dict[str, Any]) -> dict[str, 
         "strategy": profile.strategy,
         "rpc_url": profile.rpc_url,
         "keypair": profile.keypair,
+        "strategy_program": profile.strategy_program,
         **overrides,
     }

@@ -44,18 +44,20 @@ class WriteSettings:
         keypair: Signer | Keypair | str | Path | None,
         journal_path: str | Path | None,
         timeout: float,
+        strategy_program: str | None = None,
+        trust_file: str | Path | None = None,
     ):
-        self._given = (rpc_url, keypair, journal_path, timeout)
+        self._given = (rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
         self._settings: ChainSettings | None = None
 
     def settings(self, api_url: str) -> ChainSettings:
         if self._settings is None:
             from yieldcli.client_prepared import chain_settings
 
-            rpc_url, keypair, journal_path, timeout = self._given
+            rpc_url, keypair, journal_path, timeout, program, trust_file = self._given
             if not rpc_url:
                 raise UsageError("no Solana RPC: create the client with rpc_url=", kind="usage.no_rpc")
-            self._settings = chain_settings(api_url, rpc_url, keypair, journal_path, timeout)
+            self._settings = chain_settings(api_url, rpc_url, keypair, journal_path, timeout, program, trust_file)
         return self._settings
 
 

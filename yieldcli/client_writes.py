@@ -52,7 +52,9 @@ def _ready(
             signers += [keypair] if keypair is not None else []
             order = order.signed_also_by(named)
         on_nonce = OnNonce(check_pubkey(nonce, "nonce"), named)
-    options = replace(limits.options(), sign=True, send=False, expected_cluster=settings.expected_cluster)
+    options = replace(
+        settings.applied(limits.options()), sign=True, send=False, expected_cluster=settings.expected_cluster
+    )
     return order, signers, options, on_nonce
 
 
@@ -202,7 +204,7 @@ def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain,
     from yieldcli.chain.transact import Hooks, Prepared, prepare
 
     signers = [settings.need_keypair()]
-    options = replace(limits.options(), sign=True, send=False, expected_cluster=None)
+    options = replace(settings.applied(limits.options()), sign=True, send=False, expected_cluster=None)
     prepared = on_rpc(
         settings.rpc_url,
         settings.timeout,

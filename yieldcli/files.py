@@ -157,6 +157,18 @@ def take_file_lock(path: Path) -> int:
     return fd
 
 
+def others_can_change(path: Path, info: os.stat_result | None = None) -> tuple[str, str] | None:
+    """Why a file whose content decides what is trusted must not be read: `("file" or "folder", why)`,
+    or None. Another user than us or root owns it or its folder, or others may write either (a sticky
+    folder, as /tmp, excepted: there others can add files but not replace ours)."""
+    for target, which in ((info or os.stat(path), "file"), (os.stat(path.parent), "folder")):
+        if target.st_uid not in (os.getuid(), 0):
+            return which, "belongs to another user"
+        if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not (target.st_mode & stat.S_ISVTX):
+            return which, "can be written by others"
+    return None
+
+
 def _fsync_dir(path: Path) -> None:
     """Make the rename itself durable: without it a power loss can bring the old file back."""
     try:

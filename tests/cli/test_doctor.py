@@ -49,6 +49,7 @@ def test_doctor_passes_in_the_sandbox(run):
         "keypair",
         "Solana CLI config",
         "strategy program",
+        "trusted destinations",
     }
     assert (
         found["strategy program"]["detail"]

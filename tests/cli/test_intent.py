@@ -408,7 +408,11 @@ def test_the_summary_is_repeated_just_above_the_prompt(world):
     term.expect("Sign and send this deposit?")
     lines = term.screen.decode().replace("\r", "").splitlines()
     prompt = next(i for i, line in enumerate(lines) if "Sign and send this deposit?" in line)
-    assert lines[prompt - 1] == "deposit 1 USDC from 5PJ1…Vr9k to strategy " + DEMO_STRATEGY_ID + "; fee 0.000005 SOL"
+    # One part a line: the summary, then its fee, just above the question.
+    assert lines[prompt - 2 : prompt] == [
+        "deposit 1 USDC from 5PJ1…Vr9k to strategy " + DEMO_STRATEGY_ID,
+        "  fee 0.000005 SOL",
+    ]
     term.type("n\n")
     assert term.wait() == 12
 

@@ -53,3 +53,13 @@ def test_the_summary_above_the_prompt_is_one_part_a_line(send_review):
         "to strategy sandbox-0000-4000-8000-000000000001"
     )
     assert lines[at - 1] == "  fee 0.000005 SOL"
+
+
+def test_an_instruction_verdict_longer_than_the_screen_wraps_under_its_mark(send_review):
+    _, lines = send_review
+    # The strategy program's verdict is 81 columns long at its indent: its last word goes on a line of
+    # its own, under the text after the mark, not back at the left edge.
+    first = next(i for i, line in enumerate(lines) if "✓ the strategy's pinned program;" in line)
+    margin = lines[first].index("✓")
+    assert not lines[first].endswith("simulation"), lines[first]
+    assert lines[first + 1] == " " * (margin + 2) + "simulation", "\n".join(lines[first - 1 : first + 3])

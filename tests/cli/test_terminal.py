@@ -117,7 +117,7 @@ def test_ctrl_c_at_the_prompt_ends_at_once_and_nothing_is_signed(run):
 
 def test_close_account_asks_on_a_terminal_and_says_what_comes_back(run):
     term = Terminal("--sandbox", "close-account", "--asset", "USDT", "--send", "-o", "json")
-    term.expect("Sign and send this close-account?")
+    term.expect("Sign and send this account closing?")
     screen = term.screen.decode().replace("\r", "")
     assert "close the USDT fund account of 5PJ1…Vr9k" in screen
     # the position account's rent (128 bytes: 0.00178176 SOL) less the fee, on a line the terminal may wrap

@@ -11,11 +11,12 @@ Pure: the message's accounts are resolved and the states read by the caller.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from yieldcli.chain.intent_text import short
+from yieldcli.chain.intent_text import amount_text, short
+from yieldcli.chain.trusted import TRUSTED_NOTE, UNTRUSTED_NOTE
 from yieldcli.solana import programs
 
 MEMO_PROGRAMS = (programs.MEMO_PROGRAM, programs.MEMO_V1_PROGRAM)
@@ -86,6 +87,7 @@ class Verdict:
     kind: str
     ok: bool
     reason: str
+    untrusted: str | None = None  # refused, and would pass were this destination trusted (a deposit's plain transfer)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -145,9 +147,13 @@ class Context:
     ]  # accounts the user's keys can change: owned, plus delegated, closable, nonce, stake, mint
     wsol: frozenset[str]  # the user's wrapped-SOL accounts (an unwrap closes one, a wrap may open one)
     funds_recipient: str | None = None
+    mint: str | None = None  # the mint a deposit moves, when trust can apply (the request names its strategy)
+    trusted: tuple[tuple[str, str], ...] = ()  # a deposit's trusted destinations: (token account, mint)
+    trust_cap: int = 0  # the most a plain transfer to a trusted destination may move: the deposit
 
 
-MakeVerdict = Callable[[str, bool, str], Verdict]
+class MakeVerdict(Protocol):
+    def __call__(self, kind: str, ok: bool, reason: str, untrusted: str | None = None) -> Verdict: ...
 
 
 def verdicts(resolved: Resolved, ctx: Context) -> list[Verdict]:
@@ -159,8 +165,8 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
     program = r.keys[program_index]
     keys = [r.keys[a] for a in accounts]
 
-    def verdict(kind: str, ok: bool, reason: str) -> Verdict:
-        return Verdict(index, program, kind, ok, reason)
+    def verdict(kind: str, ok: bool, reason: str, untrusted: str | None = None) -> Verdict:
+        return Verdict(index, program, kind, ok, reason, untrusted)
 
     if program == programs.COMPUTE_BUDGET_PROGRAM:
         return verdict("Compute Budget", True, "sets the fee and compute limit")
@@ -248,18 +254,43 @@ def _token(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Make
     ):
         return verdict(kind, True, "closes your wrapped-SOL account to your wallet (unwraps)")
     if tag in (3, 12):
-        to = keys[2] if tag == 12 and len(keys) > 2 else (keys[1] if len(keys) > 1 else "?")
-        return verdict(
-            kind,
-            False,
-            f"instruction {index + 1}: {kind} from {_whose(ctx, account)} to {short(to)} "
-            "(only the strategy program may move your tokens)",
-        )
+        return _transfer(index, keys, data, ctx, verdict)
     if tag == 9 and len(keys) >= 2:
         return verdict(
             kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)} to {_whose(ctx, keys[1])}"
         )
     return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, account)}")
+
+
+def _transfer(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
+    """A top-level Token Transfer (3) or TransferChecked (12): refused, but on a deposit to a
+    destination the user trusts (`chain/trusted.py`); one that could be trusted names its destination."""
+    tag = data[0]
+    kind = f"Token {TOKEN_KINDS[tag]}"
+    source = keys[0] if keys else "?"
+    to = keys[2] if tag == 12 and len(keys) > 2 else (keys[1] if len(keys) > 1 else "?")
+    refused = (
+        f"instruction {index + 1}: {kind} from {_whose(ctx, source)} to {short(to)} "
+        "(only the strategy program may move your tokens)"
+    )
+    if ctx.action != "deposit" or ctx.mint is None or source not in ctx.owned or len(data) < 9:
+        return verdict(kind, False, refused)
+    amount = struct.unpack_from("<Q", data, 1)[0]
+    if tag == 12 and (len(keys) < 3 or keys[1] != ctx.mint):
+        return verdict(kind, False, refused)  # another token than the deposit's: never a deposit's transfer
+    decimals = {ctx.mint: data[9]} if tag == 12 and len(data) > 9 else {}
+    what = f"{kind} from {_whose(ctx, source)} to {short(to)} ({amount_text(amount, ctx.mint, decimals)})"
+    if amount > ctx.trust_cap:  # trusted or not: a plain transfer never moves more than the deposit
+        cap = amount_text(ctx.trust_cap, ctx.mint, decimals)
+        return verdict(kind, False, f"instruction {index + 1}: {what}, more than the deposit of {cap}")
+    trusted_mint = dict(ctx.trusted).get(to)
+    if trusted_mint is None:
+        return verdict(kind, False, f"instruction {index + 1}: {what}, {UNTRUSTED_NOTE}", to)
+    if trusted_mint != ctx.mint:
+        return verdict(kind, False, f"instruction {index + 1}: {what}, trusted only for {short(trusted_mint)}")
+    return verdict(
+        kind, True, f"{TOKEN_KINDS[tag]} {amount_text(amount, ctx.mint, decimals)} to {short(to)} ({TRUSTED_NOTE})"
+    )
 
 
 def _is_wsol(ctx: Context, address: str) -> bool:

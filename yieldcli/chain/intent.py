@@ -40,6 +40,9 @@ class Intent:
     max_sol_cost: int = DEFAULT_MAX_SOL_COST
     strategy_program: str | None = None  # the program pinned for this cluster: the only one trusted to move value
     funds_recipient: str | None = None  # close-account: where the user asked the position's remainder to go
+    # A deposit's destinations trusted on this cluster for this strategy and mint: (token account, mint).
+    trusted: tuple[tuple[str, str], ...] = ()
+    trust_file: str | None = None  # where the user's trusted destinations are kept (`yieldcli.trust`)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +57,7 @@ class Intent:
             "max_sol_cost": self.max_sol_cost,
             "strategy_program": self.strategy_program,
             "recipient": self.funds_recipient,
+            "trusted_destinations": [{"destination": d, "mint": m} for d, m in self.trusted],
         }
 
 
@@ -69,6 +73,11 @@ class Check:
     verified: tuple[str, ...] = ()
 
     @property
+    def untrusted(self) -> tuple[str, ...]:
+        """Destinations of refused plain transfers that would pass if the user trusted them (a deposit's)."""
+        return tuple(dict.fromkeys(v.untrusted for v in self.instructions if v.untrusted and not v.ok))
+
+    @property
     def ok(self) -> bool:
         return not self.differences
 
@@ -80,6 +89,7 @@ class Check:
             "summary": self.summary,
             "instructions": [v.to_dict() for v in self.instructions],
             "verified": list(self.verified),
+            "untrusted_destinations": list(self.untrusted),
         }
 
 
@@ -181,6 +191,11 @@ def _verified(intent: Intent, seen: Observed, verdicts_: tuple[Verdict, ...]) ->
     facts.append(
         f"{len(seen.moves)} transfer(s) made by the strategy program, read from the simulation's inner instructions"
     )
+    if seen.trusted_received:
+        received = ", ".join(
+            f"{amount_text(n, intent.mint, seen.decimals)} to {short(a)}" for a, n in seen.trusted_received.items()
+        )
+        facts.append(f"plain transfer(s) to destinations you trust for this strategy on this cluster: {received}")
     return tuple(facts)
 
 

@@ -17,6 +17,7 @@ from yieldcli.chain.pinned import pinned_program
 from yieldcli.chain.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
 from yieldcli.chain.rpc_types import Simulation
 from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, network_fee, state_of, writable_addresses
+from yieldcli.chain.trusted import trusted_destinations
 from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
 
@@ -62,7 +63,10 @@ async def check_transaction(
     simulation = around.simulation
     if not simulation.ok:
         return None, simulation
-    intent = replace(intent, strategy_program=pinned_program(await rpc.genesis_hash(), intent.strategy_program))
+    # The cluster's identity decides which program and which destinations the user trusts on it.
+    genesis = await rpc.genesis_hash()
+    intent = replace(intent, strategy_program=pinned_program(genesis, intent.strategy_program))
+    intent = replace(intent, trusted=trusted_destinations(intent, genesis))
     before = {a: state_of(i) for a, i in zip(addresses, around.before)}
     after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
     known = {str(k): info for k, info in around.also.items()}

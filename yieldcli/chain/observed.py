@@ -44,6 +44,7 @@ class Observed:
     user: set[str] = field(default_factory=set)  # the wallet, the payer, the wallet's token accounts
     controlled: dict[str, str] = field(default_factory=dict)  # every other account the user's keys control: kind
     moves: list[Move] = field(default_factory=list)
+    trusted_received: dict[str, int] = field(default_factory=dict)  # plain transfers accepted by the user's trust
 
     def __post_init__(self) -> None:
         wallet, pinned = self.intent.wallet, self.intent.strategy_program
@@ -152,7 +153,29 @@ class Observed:
             frozenset(self.user | set(self.controlled)),
             frozenset(wsol),
             self.intent.funds_recipient,
+            self.intent.mint if self.intent.strategy else None,  # trust is per strategy: none named, none applies
+            self.intent.trusted,
+            self.trust_cap(),
         )
+
+    def trust_cap(self) -> int:
+        """What plain transfers to trusted destinations may move in all: the deposit (everything held with --all)."""
+        mint = self.intent.mint
+        if self.intent.action != "deposit" or mint is None:
+            return 0
+        return self.intent.amount if self.intent.amount is not None else self.held_before(mint)
+
+    def trusted_room(self, address: str, token: TokenState, gained: int) -> bool:
+        """Accept `gained` tokens at `address` by the user's trust: a destination trusted for this
+        cluster, strategy and the deposit's mint (the account's mint read from the chain), and no
+        more in all than the deposit."""
+        pinned = dict(self.intent.trusted).get(address)
+        if pinned is None or pinned != token.mint or token.mint != self.intent.mint:
+            return False
+        if sum(self.trusted_received.values()) + gained > self.trust_cap():
+            return False
+        self.trusted_received[address] = self.trusted_received.get(address, 0) + gained
+        return True
 
 
 def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, int]) -> list[str]:
@@ -169,7 +192,8 @@ def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, 
         token_after = after.token if after else None
         if token_after is not None and token_after.mint in falling:
             gained = token_after.amount - (before.token.amount if before and before.token else 0)
-            if gained > seen.moved_to(address, lamports=False):
+            plain = gained - seen.moved_to(address, lamports=False)
+            if plain > 0 and not seen.trusted_room(address, token_after, plain):
                 diffs.append(
                     f"{amount_text(gained, token_after.mint, decimals)} to {short(address)} "
                     f"(owned by {short(token_after.owner)}), not asked for"
@@ -181,7 +205,8 @@ def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, 
         if token_after is not None and token_after.native:
             gained -= (
                 max(seen.token_gain(address), 0)
-                if seen.moved_to(address, lamports=False) >= seen.token_gain(address)
+                if seen.moved_to(address, lamports=False) + seen.trusted_received.get(address, 0)
+                >= seen.token_gain(address)
                 else 0
             )
         # SOL the program takes from the user into the strategy; what it pays out of the strategy is checked in `strategy_payouts`.

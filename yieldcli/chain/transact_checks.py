@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.transact_outcomes import Result, with_report
+from yieldcli.chain.transact_outcomes import Result, untrusted_refusal, with_report
 from yieldcli.chain.transact_types import ACTIONS
 from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
 
@@ -100,6 +100,7 @@ def intent_of(request: UserRequest, options: TransactOptions, review: Review, ke
         max_sol_cost=max_sol_cost,
         strategy_program=options.strategy_program,
         funds_recipient=request.funds_recipient,
+        trust_file=options.trust_file,
     )
 
 
@@ -197,12 +198,11 @@ def refuse_before_signing(options: TransactOptions, result: Result, check: Check
             result,
             "refused",
         )
+    message = "refusing to sign: the transaction does not do what was asked: " + "; ".join(check.differences)
+    if check.untrusted:  # the command line's hint says how to trust it: none from here
+        raise with_report(untrusted_refusal(message, check.untrusted, check.expected), result, "refused")
     raise with_report(
-        Refused(
-            "refusing to sign: the transaction does not do what was asked: " + "; ".join(check.differences),
-            hint="nothing was signed; the service may be faulty or compromised",
-            kind="refused.mismatch",
-        ),
+        Refused(message, hint="nothing was signed; the service may be faulty or compromised", kind="refused.mismatch"),
         result,
         "refused",
     )

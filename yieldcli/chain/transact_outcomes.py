@@ -8,6 +8,7 @@ does, for its exit codes). Refusals before any signature are exceptions (`Refuse
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -70,10 +71,10 @@ class Unsigned(Outcome):
             return None  # a transaction looked at with no request stated: nothing to match
         if effect is None or effect.get("differences"):
             differences = "; ".join(effect.get("differences", ())) if effect else "no check"
-            return Refused(
-                f"reviewed only: the transaction does not do what was asked: {differences}",
-                kind="refused.mismatch.review",
-            )
+            message = f"reviewed only: the transaction does not do what was asked: {differences}"
+            if effect and effect.get("untrusted_destinations"):
+                return untrusted_refusal(message, effect["untrusted_destinations"], effect["expected"], review=True)
+            return Refused(message, kind="refused.mismatch.review")
         return None
 
 
@@ -177,4 +178,20 @@ def with_report(error: ErrorT, result: Result, status: str) -> ErrorT:
     """The result so far travels with a refusal or an unknown end, so a script still sees the review."""
     result["status"] = status
     setattr(error, "report", result)
+    return error
+
+
+def untrusted_refusal(
+    message: str, destinations: Sequence[str], expected: Mapping[str, Any], review: bool = False
+) -> Refused:
+    """A refusal whose plain transfers would pass to destinations the user trusted: it carries what
+    trusting them takes (`destination`, `mint`, `strategy`), for a hint that says how."""
+    hint = "nothing was signed; trust a destination only if you know it is the strategy's (yieldcli.trust)"
+    error = Refused(message, hint=hint, kind="refused.mismatch.untrusted" + (".review" if review else ""))
+    for name, value in (
+        ("destination", destinations[0]),
+        ("mint", expected.get("mint")),
+        ("strategy", expected.get("strategy")),
+    ):
+        setattr(error, name, value)
     return error

@@ -80,6 +80,7 @@ class TransactOptions:
     max_fee: int | None = None  # lamports of base plus priority fee allowed
     expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
     strategy_program: str | None = None  # the strategy's program off mainnet (chain/pinned.py decides which is trusted)
+    trust_file: str | None = None  # the user's trusted destinations (`yieldcli.trust`); None: none trusted
 
     def validate(self) -> None:
         if self.commitment not in COMMITMENTS:

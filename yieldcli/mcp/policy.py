@@ -19,7 +19,6 @@ and its owner must be the user or root.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,13 +149,14 @@ def load_policy(path: Path, *, required: bool) -> Policy:
 
 def _check_private(path: Path, info: os.stat_result) -> None:
     """Refuse a policy others could rewrite: the file, or the folder it is in."""
-    for target, what in ((info, "policy file"), (os.stat(path.parent), "folder of the policy file")):
-        if target.st_uid not in (os.getuid(), 0):
-            raise ConfigError(f"the {what} {path} belongs to another user: refusing to start", kind="config.policy")
-        if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not (target.st_mode & stat.S_ISVTX):
-            raise ConfigError(
-                f"the {what} {path} can be written by others: refusing to start (chmod go-w it)", kind="config.policy"
-            )
+    from yieldcli.files import others_can_change
+
+    problem = others_can_change(path, info)
+    if problem is not None:
+        which, why = problem
+        what = "policy file" if which == "file" else "folder of the policy file"
+        fix = " (chmod go-w it)" if why == "can be written by others" else ""
+        raise ConfigError(f"the {what} {path} {why}: refusing to start{fix}", kind="config.policy")
 
 
 def _parse(body: dict[str, Any], source: str, text: str) -> Policy:

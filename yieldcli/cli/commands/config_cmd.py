@@ -8,6 +8,7 @@ from yieldcli import config as cfg
 from yieldcli import secrets
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.cli.commands.trust_cmd import trust_app
 from yieldcli.cli.render.formats import MODES
 from yieldcli.cli.render.output import Output
 from yieldcli.errors import ConfigError, UsageError
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from yieldcli.cli.session import Session
 
 config_app = opt.command_group("Show and change settings.")
+config_app.add_typer(trust_app, name="trust")
 
 
 def _validate(key: str, value: str) -> str:
@@ -100,6 +102,7 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
         if name in ("api_url", "rpc_url") and isinstance(value, str) and "://" in value:
             value = redact_url(value)  # providers put keys in URLs; `config get` still prints it whole
         rows.append({"name": name, "value": value, "source": s.source, "location": s.location})
+    rows.append(_trusted_row(session))
     if session.options.sandbox:  # the embedded sandbox's own key, whatever the keyring holds
         rows.append(
             {
@@ -133,6 +136,18 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
         )
 
     out.records(rows, fields=("name", "value", "source", "location"), table=table)
+
+
+def _trusted_row(session: "Session") -> dict[str, Any]:
+    """How many destinations are trusted (`yield config trust list` shows them); an unreadable file says why."""
+    from yieldcli.trust import default_trust_path, load_trusted
+
+    path = default_trust_path(session.env)
+    try:
+        value: int | str = len(load_trusted(path))
+    except ConfigError as exc:
+        value = f"unreadable: {exc.message}"
+    return {"name": "trusted_destinations", "value": value, "source": "trust file", "location": str(path)}
 
 
 @config_app.command("get")

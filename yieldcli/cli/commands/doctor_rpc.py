@@ -97,6 +97,9 @@ def rpc(session: Session, url_flag: str | None) -> list[Check]:
         checks.append(Check("RPC cluster", "ok", f"{cluster}: {expected_name}, as the service's"))
     if checks[-1].status != "fail":  # on the wrong cluster, its program says nothing more
         checks.append(strategy_program(session, url, genesis))
+        from yieldcli.cli.commands.trust_cmd import trusted_check
+
+        checks.append(Check("trusted destinations", **trusted_check(session, genesis)))
     return checks
 
 

@@ -97,6 +97,7 @@ def _served(
         strategy=session.strategy(None),
         rpc_url=session.rpc_url(url_flag),
         keypair=str(keypair),
+        strategy_program=session.settings.value("strategy_program"),
     )
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
     return Served(client, wallet, policy, AuditLog(default_audit_path(data_dir(session.env))))

@@ -113,12 +113,15 @@ class TxOptions(TransactOptions):
             )
 
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
+        from yieldcli.trust import default_trust_path
+
         shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions) if f.name != "strategy_program"}
         return TransactOptions(
             **{
                 **shared,
                 "priority_fee_insists": self.priority_fee_source == "flag",
                 "strategy_program": session.settings.value("strategy_program"),
+                "trust_file": str(default_trust_path(session.env)),
                 "expected_cluster": None if self.given_transaction else _expected_cluster(session, request),
             }
         )
@@ -135,6 +138,10 @@ def run(
     except YieldError as exc:
         if exc.kind.startswith(PIPELINE_KINDS):
             exc.hint = cli_errors.hint_for(exc)
+        if exc.kind.startswith("refused.mismatch.untrusted"):
+            from yieldcli.cli.trust_hint import trust_hint
+
+            exc.hint = trust_hint(session, exc, options.rpc_url) or exc.hint
         report = getattr(exc, "report", None)
         if report is not None:  # scripts still see the review and the effect; people have seen the review drawn
             out.report(public_result(report), lambda: ())
