@@ -16,11 +16,13 @@ from `yieldcli.client_write_methods`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.api import models
-from yieldcli.api.pagination import DEFAULT_CONCURRENCY, every_item, every_item_async, typed_page
+from yieldcli.api.endpoints import Endpoints
+from yieldcli.api.limits import DEFAULT_CONCURRENCY
+from yieldcli.api.pagination import every_item, every_item_async, listing, typed_page
 from yieldcli.client_profile import Profile, load_profile, profile_arguments
 from yieldcli.client_shared import DEFAULT_TIMEOUT, ReadDefaults, WriteSettings, health_text, public_service_url
 from yieldcli.client_shared import read_query as _query  # the name the iter_* bodies use
@@ -38,9 +40,11 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncClient", "Client", "Profile", "load_profile"]  # the profile's names: published here first
 
+T = TypeVar("T")
+
 
 class Client(ClientWrites):
-    """The service, blocking. Thread-safe: `iter_*` fetch pages on a bounded pool of threads.
+    """The service, blocking. Thread-safe: `iter_*` keep pages in flight from the calling thread.
 
     Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
     `PreparedTransaction` to look at (`.effect.summary`) before `.send(confirm=...)`.
@@ -129,11 +133,7 @@ class Client(ClientWrites):
     ) -> Iterator[models.Position]:
         """Every position on every page; pages are fetched concurrently and yielded in order."""
         strategy_id, query = self._reads.strategy_id(strategy), _query(asset, sort_by, order)
-
-        def fetch(page: int | None, size: int | None) -> JSON:
-            return self._api.positions(wallet, strategy_id, **query, page=page, limit=size)
-
-        return every_item("positions", fetch, models.position, limit=limit, concurrency=self._reads.concurrency)
+        return self._every("positions", (wallet, strategy_id), query, models.position, limit)
 
     def balances(
         self,
@@ -157,12 +157,7 @@ class Client(ClientWrites):
         order: str | None = None,
         limit: int | None = None,
     ) -> Iterator[models.Balance]:
-        query = _query(asset, sort_by, order)
-
-        def fetch(page: int | None, size: int | None) -> JSON:
-            return self._api.balances(wallet, **query, page=page, limit=size)
-
-        return every_item("balances", fetch, models.balance, limit=limit, concurrency=self._reads.concurrency)
+        return self._every("balances", (wallet,), _query(asset, sort_by, order), models.balance, limit)
 
     def earnings(
         self, wallet: str, *, fund: str | None = None, page: int | None = None, limit: int | None = None
@@ -173,10 +168,21 @@ class Client(ClientWrites):
     def iter_earnings(
         self, wallet: str, *, fund: str | None = None, limit: int | None = None
     ) -> Iterator[models.YieldRecord]:
-        def fetch(page: int | None, size: int | None) -> JSON:
-            return self._api.earnings(wallet, fund_id=fund, page=page, limit=size)
+        return self._every("earnings", (wallet,), {"fund_id": fund}, models.yield_record, limit)
 
-        return every_item("earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency)
+    def _every(
+        self,
+        kind: str,
+        arguments: tuple[Any, ...],
+        query: dict[str, Any],
+        parse_item: Callable[[dict[str, Any], int], T],
+        limit: int | None,
+    ) -> Iterator[T]:
+        """Every item of the listing `kind` (a row of the endpoint table), pages fetched concurrently."""
+        fetch, fetch_pages = listing(self._api, getattr(Endpoints, kind), arguments, query)
+        return every_item(
+            kind, fetch, parse_item, limit=limit, concurrency=self._reads.concurrency, fetch_pages=fetch_pages
+        )
 
 
 class AsyncClient(AsyncClientWrites):

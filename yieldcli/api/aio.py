@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
 from yieldcli.api.endpoints import Endpoint, Endpoints
+from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.proxy import Proxy, proxy_for
 from yieldcli.api.transport import Response, TransportError, TransportTimeout
 
@@ -37,7 +38,7 @@ class AsyncServiceClient(Endpoints):
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], Awaitable[None]] | None = None,
         max_connections: int = 64,
-        max_idle: int = 16,
+        max_idle: int = MAX_IDLE,
     ):
         import httpx2
 

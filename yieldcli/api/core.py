@@ -90,10 +90,14 @@ class ClientCore:
     def get(self, path: str, query: Query | None = None) -> Request:
         return self._without_body("GET", path, query, self._retry.attempts)
 
+    def read_headers(self) -> dict[str, str]:
+        """The headers of every request without a body."""
+        return dict(self._headers)
+
     def _without_body(self, method: str, path: str, query: Query | None, attempts: int) -> Request:
         params = {k: str(v).lower() if isinstance(v, bool) else v for k, v in (query or {}).items() if v is not None}
         target = path + (f"?{urlencode(params)}" if params else "")
-        return Request(method, path, target, dict(self._headers), None, attempts)
+        return Request(method, path, target, self.read_headers(), None, attempts)
 
     def post(self, path: str, params: Mapping[str, Any]) -> Request:
         """POST `{"params": ...}`. Never retried: a repeated deposit request is not harmless to guess about."""

@@ -21,9 +21,11 @@ import queue
 import socket
 import ssl
 import threading
+from collections.abc import Callable
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.proxy import Proxy, proxy_for
 
 
@@ -58,7 +60,7 @@ _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
 
 
 class Transport:
-    def __init__(self, base_url: str, *, timeout: float, max_connections: int = 64, max_idle: int = 16):
+    def __init__(self, base_url: str, *, timeout: float, max_connections: int = 64, max_idle: int = MAX_IDLE):
         parts = urlsplit(base_url)
         self._https = parts.scheme == "https"
         self._host = parts.hostname or ""
@@ -83,6 +85,43 @@ class Transport:
     def proxy(self) -> Proxy | None:
         return self._proxy
 
+    @property
+    def https(self) -> bool:
+        return self._https
+
+    @property
+    def host(self) -> str:
+        return self._host
+
+    @property
+    def timeout(self) -> float:
+        return self._timeout
+
+    def tls_context(self) -> ssl.SSLContext:
+        if self._ssl_context is None:
+            from yieldcli.api.tls import client_context
+
+            self._ssl_context = client_context()
+        return self._ssl_context
+
+    def wire(self, headers: dict[str, str]) -> tuple[Callable[[str], str], dict[str, str], tuple[str, int]]:
+        """For a client of its own (`yieldcli.api.fanout`): what a target is sent as, the headers with
+        the ones `http.client` adds, and the host and port to connect to. Not for https through a
+        proxy, which needs a CONNECT tunnel (`tunnels`)."""
+        default = 443 if self._https else 80
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        wire_headers = {"host": host if self._port == default else f"{host}:{self._port}", **headers}
+        wire_headers.setdefault("accept-encoding", "identity")
+        if self._proxy is None:
+            return (lambda target: self._prefix + target), wire_headers, (self._host, self._port)
+        if self._proxy.authorization:
+            wire_headers["proxy-authorization"] = self._proxy.authorization
+        return (lambda target: self._origin + self._prefix + target), wire_headers, (self._proxy.host, self._proxy.port)
+
+    def tunnels(self) -> bool:
+        """https through a proxy: connections go through a CONNECT tunnel."""
+        return self._proxy is not None and self._https
+
     def request(self, method: str, target: str, headers: dict[str, str], body: bytes | None = None) -> Response:
         """`target` is the path and query; a stale kept-alive connection is retried once for GET."""
         with self._slots:
@@ -94,10 +133,10 @@ class Transport:
                     connection.close()
                     if reused and attempt == 0 and method == "GET":
                         continue
-                    raise self._error(exc) from None
+                    raise self.error(exc) from None
                 except (OSError, http.client.HTTPException) as exc:
                     connection.close()
-                    raise self._error(exc) from None
+                    raise self.error(exc) from None
                 return response
         raise AssertionError("unreachable")
 
@@ -145,12 +184,8 @@ class Transport:
             pass
         host, port = (self._proxy.host, self._proxy.port) if self._proxy else (self._host, self._port)
         if self._https:
-            if self._ssl_context is None:
-                from yieldcli.api.tls import client_context
-
-                self._ssl_context = client_context()
             connection: http.client.HTTPConnection = http.client.HTTPSConnection(
-                host, port, timeout=self._timeout, context=self._ssl_context
+                host, port, timeout=self._timeout, context=self.tls_context()
             )
             if self._proxy:
                 tunnel_headers = (
@@ -161,7 +196,7 @@ class Transport:
             connection = http.client.HTTPConnection(host, port, timeout=self._timeout)
         return connection, False
 
-    def _error(self, exc: BaseException) -> TransportError:
+    def error(self, exc: BaseException) -> TransportError:
         """Say which hop failed: the proxy, TLS with the service, or the service itself."""
         if isinstance(exc, socket.timeout):
             return TransportTimeout()

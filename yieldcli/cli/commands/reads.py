@@ -1,23 +1,25 @@
 """Read commands: strategy info, positions, balances, earnings, health."""
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from yieldcli import tokens
-from yieldcli.api.pagination import DEFAULT_CONCURRENCY, PageResult, collect
+from yieldcli.api.endpoints import Endpoint, Endpoints
+from yieldcli.api.limits import DEFAULT_CONCURRENCY
+from yieldcli.api.pagination import PageResult, collect, listing
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
 
 if TYPE_CHECKING:
-    from yieldcli.api.core import JSON
+    from yieldcli.api.pagination import FetchPage, FetchPages
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
 
-# One page of one wallet's items: (wallet, page number, page size) -> the service's body.
-FetchWallet = Callable[[str, Optional[int], Optional[int]], "JSON"]
+# A wallet's listing: the endpoint, its arguments and its query (`listing` adds the pages).
+AskWallet = Callable[[str], tuple[Endpoint, tuple[Any, ...], dict[str, Any]]]
 
 strategy_app = opt.command_group("Strategies.")
 
@@ -46,7 +48,7 @@ def _emit(
     session: "Session",
     out: "Output",
     kind: str,
-    fetch: FetchWallet,
+    ask: AskWallet,
     wallets: list[str] | str,
     page: Optional[int],
     limit: Optional[int],
@@ -54,23 +56,29 @@ def _emit(
     concurrency: int,
 ) -> None:
     """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently.
-    Items are parsed by the model of the `kind`'s resource descriptor."""
+    `ask(wallet)`: the endpoint, its arguments and its query for that wallet's pages. Items are
+    parsed by the model of the `kind`'s resource descriptor."""
     from yieldcli.cli.render.progress import page_progress
     from yieldcli.cli.resources import RESOURCES
 
     parse_item = RESOURCES[kind].model()
 
+    def fetches(who: str) -> "tuple[FetchPage, FetchPages]":
+        return listing(session.api(), *ask(who))
+
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
+            fetch, fetch_pages = fetches(wallets)
             result = collect(
                 kind,
-                lambda p, n: fetch(wallets, p, n),
+                fetch,
                 parse_item,
                 page=page,
                 limit=limit,
                 fetch_all=fetch_all,
                 concurrency=concurrency,
                 progress=progress,
+                fetch_pages=fetch_pages,
             )
             _say_if_past_the_last_page(out, result, page)
             out.page(result, progress)
@@ -80,7 +88,7 @@ def _emit(
     def one_wallet(wallet: str) -> PageResult:
         result = collect(
             kind,
-            lambda p, n: fetch(wallet, p, n),
+            fetches(wallet)[0],
             parse_item,
             page=page,
             limit=limit,
@@ -167,10 +175,17 @@ def positions(
         "sort_order": order.value if order else None,
     }
 
-    def fetch(who: str, page_no: Optional[int], size: Optional[int]) -> "JSON":
-        return session.api().positions(who, strategy_id, **query, page=page_no, limit=size)
-
-    _emit(session, out, "positions", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "positions",
+        lambda who: (Endpoints.positions, (who, strategy_id), query),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def balances(
@@ -208,10 +223,17 @@ def balances(
         "sort_order": order.value if order else None,
     }
 
-    def fetch(who: str, page_no: Optional[int], size: Optional[int]) -> "JSON":
-        return session.api().balances(who, **query, page=page_no, limit=size)
-
-    _emit(session, out, "balances", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "balances",
+        lambda who: (Endpoints.balances, (who,), query),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def earnings(
@@ -234,10 +256,17 @@ def earnings(
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
 
-    def fetch(who: str, page_no: Optional[int], size: Optional[int]) -> "JSON":
-        return session.api().earnings(who, fund_id=fund, page=page_no, limit=size)
-
-    _emit(session, out, "earnings", fetch, wallets, page, limit, all_, concurrency)
+    _emit(
+        session,
+        out,
+        "earnings",
+        lambda who: (Endpoints.earnings, (who,), {"fund_id": fund}),
+        wallets,
+        page,
+        limit,
+        all_,
+        concurrency,
+    )
 
 
 def health(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False) -> None:
