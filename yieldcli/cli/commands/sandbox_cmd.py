@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -13,6 +13,9 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.cli.session import sandbox_keypair_path, sandbox_state_path
 from yieldcli.errors import UsageError
+
+if TYPE_CHECKING:
+    from yieldcli.cli.session import Session
 
 sandbox_app = opt.command_group(
     "A local service with demo data and a real Solana runtime: no account, key or network needed.\n\n"
@@ -256,18 +259,18 @@ def reset(ctx: typer.Context) -> None:
     session.output().info(f"sandbox state reset ({folder})")
 
 
-def _emit(session, body: dict, lines: list[str]) -> None:
+def _emit(session: Session, body: dict[str, Any], lines: list[str]) -> None:
     """Lines for people in table mode, else the body (these are not service bodies)."""
     session.output().result(body, lambda: lines)
 
 
-def _write_private(path: Path, body: dict) -> None:
+def _write_private(path: Path, body: dict[str, Any]) -> None:
     from yieldcli.files import write_atomically
 
     write_atomically(path, json.dumps(body))
 
 
-def _running_server(path: Path) -> dict | None:
+def _running_server(path: Path) -> dict[str, Any] | None:
     """The server a `sandbox serve` on this folder said it runs, if its process is still alive."""
     try:
         body = json.loads(path.read_text())
