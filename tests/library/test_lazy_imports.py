@@ -76,8 +76,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("yieldcli.chain.transact", "yieldcli.chain.ledger.signer"): "a Ledger's message hash, only when one signs",
     ("yieldcli.chain.keypairs", "yieldcli.chain.ledger.signer"): "a Ledger's signer, only for a Ledger URL",
     # The service's models and pages (12 ms): a write draws the position with them only once it landed.
-    ("yieldcli.cli.commands.txflow", "yieldcli.api.models"): "the position drawn after a confirmed send",
-    ("yieldcli.cli.commands.txflow", "yieldcli.api.pagination"): "the position drawn after a confirmed send",
+    ("yieldcli.cli.commands.txflow_report", "yieldcli.api.models"): "the position drawn after a confirmed send",
+    ("yieldcli.cli.commands.txflow_report", "yieldcli.api.pagination"): "the position drawn after a confirmed send",
 }
 
 

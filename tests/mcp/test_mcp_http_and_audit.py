@@ -1,5 +1,6 @@
 """`yield mcp --http` (loopback, bearer token, DNS-rebinding protection), `yield mcp audit` and its
-hash chain, and what `yield mcp` costs the other commands (nothing: they never import the SDK)."""
+hash chain, what `yield mcp` costs the other commands (nothing: they never import the SDK), and its
+refusal of a setup the other commands refuse."""
 
 from __future__ import annotations
 
@@ -128,3 +129,13 @@ def test_other_commands_never_import_the_mcp_sdk(sandbox, isolated):
     )
     result = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
     assert '"OK"' in result.stdout and "LOADED []" in result.stdout, result
+
+
+def test_a_key_that_cannot_be_sent_stops_yield_mcp_as_it_stops_yield_health(sandbox, isolated, run):
+    """Both resolve the service's URL and key by one path (`Session.service`): the same refusal, before serving."""
+    env = {**server_env(sandbox, isolated), "YIELD_API_KEY": "not a key\tat all"}
+    health = run("health", env=env)
+    served = run("mcp", env=env, input="")  # standard input at its end: a server that started would stop there
+    assert health.code == 3 and "the API key from YIELD_API_KEY cannot be sent" in health.stderr, health
+    assert (served.code, served.stdout, served.stderr) == (health.code, "", health.stderr)
+    assert "not a key" not in health.stderr

@@ -14,6 +14,8 @@ from yieldcli.cli.render.formats import FORMATS, MODES_TEXT
 from yieldcli.errors import ExitCode
 
 if TYPE_CHECKING:
+    from typer._click.core import Command, Context
+
     from yieldcli.cli.cli_errors import Described
     from yieldcli.cli.session import Session
 
@@ -41,23 +43,23 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-_BUILT: dict = {}
+_BUILT: dict[str, "Command"] = {}
 
 
 class LazyCommands(TyperGroup):
     """The root group: commands are loaded by name, on demand."""
 
-    def list_commands(self, ctx) -> list[str]:
+    def list_commands(self, ctx: "Context") -> list[str]:
         return list(COMMANDS)
 
-    def get_command(self, ctx, name: str):
+    def get_command(self, ctx: "Context", name: str) -> Optional["Command"]:
         if name not in COMMANDS:
             return None
         if name not in _BUILT:  # asked for twice per run: by the option hoisting, then by click
             _BUILT[name] = self._build(name)
         return _BUILT[name]
 
-    def resolve_command(self, ctx, args):
+    def resolve_command(self, ctx: "Context", args: list[str]) -> tuple[Optional[str], Optional["Command"], list[str]]:
         """A mistyped command gets the closest names (typer's own suggestion sees no lazy commands)."""
         from typer import _click as click
 
@@ -69,7 +71,7 @@ class LazyCommands(TyperGroup):
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
             raise
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: "Context") -> Any:
         try:
             result = super().invoke(ctx)
             ctx.close()  # here rather than after: what closing writes (--jq's results) may meet the pipe too
@@ -81,10 +83,10 @@ class LazyCommands(TyperGroup):
             raise typer.Exit(ExitCode.OK) from None
 
     @staticmethod
-    def _build(name: str):
+    def _build(name: str) -> "Command":
         module, attribute = COMMANDS[name]
         target = getattr(importlib.import_module(module), attribute)
-        command: Any  # a group for a command group, a plain command otherwise
+        command: Command  # a group for a command group, a plain command otherwise
         if isinstance(target, typer.Typer):
             command = typer.main.get_group(target)
         else:
@@ -194,7 +196,7 @@ def root(
     ctx.call_on_close(session.close)
 
 
-def main(argv: Optional[list] = None) -> None:
+def main(argv: Optional[list[str]] = None) -> None:
     """Run the CLI; every failure ends here as one line on stderr and a documented exit code."""
     from typer import _click as click  # typer vendors click; its exceptions carry click's exit codes
 
@@ -236,7 +238,7 @@ _STDERR_COLOR = False  # "error:" in red: set once per run, before anything can 
 _SESSION: Optional["Session"] = None  # this run's, once the root command has made it
 
 
-def _stderr_color(args: list) -> bool:
+def _stderr_color(args: list[str]) -> bool:
     """Colour on stderr as for stdout: --color, then NO_COLOR / FORCE_COLOR, then whether it is a terminal."""
     from yieldcli.environment import Environment
 
@@ -250,7 +252,7 @@ def _stderr_color(args: list) -> bool:
     return env.color_enabled(choice if choice in ("always", "never") else "auto", env.stderr_isatty)
 
 
-def _errors_as_json(args: list) -> bool:
+def _errors_as_json(args: list[str]) -> bool:
     """Whether this run's output is JSON: then an error is also written as a JSON object on stderr.
 
     The session knows once a command asked for its output; before that (a bad flag, a bad config
@@ -280,7 +282,7 @@ def _errors_as_json(args: list) -> bool:
     return found is not None and found.errors_as_json
 
 
-def _fail(exc: BaseException, debug: bool, described: "Described", args: list) -> None:
+def _fail(exc: BaseException, debug: bool, described: "Described", args: list[str]) -> None:
     if debug:
         traceback.print_exception(exc, file=sys.stderr)
     label = "\x1b[31merror:\x1b[0m" if _STDERR_COLOR else "error:"

@@ -7,13 +7,17 @@ an option of the same name (write commands have their own --timeout, say) or it 
 
 from __future__ import annotations
 
+from typer._click.core import Command
+from typer.core import TyperOption
 
-def hoist_global_options(root, args: list[str]) -> list[str]:
+
+def hoist_global_options(root: Command, args: list[str]) -> list[str]:
     """`root` is the click group of the app; returns a new argument list."""
-    takes_value = {}
+    takes_value: dict[str, bool] = {}
     for param in root.params:
-        for name in (*param.opts, *param.secondary_opts):
-            takes_value[name] = not (param.is_flag or param.count)
+        if isinstance(param, TyperOption):  # every global parameter is one: the root takes no argument
+            for name in (*param.opts, *param.secondary_opts):
+                takes_value[name] = not (param.is_flag or param.count)
 
     # Skip the options already in front, then walk down the subcommand path.
     root_end = _root_options_end(args, takes_value)
@@ -36,12 +40,13 @@ def hoist_global_options(root, args: list[str]) -> list[str]:
     own_takes_value = {
         name: not (p.is_flag or p.count)
         for p in command.params
-        if getattr(p, "param_type_name", "") == "option"
+        if isinstance(p, TyperOption)
         for name in (*p.opts, *p.secondary_opts)
     }
     tail = _split_short_flags(args[i:], {**takes_value, **own_takes_value})
     args = args[:i] + tail
-    hoisted, rest = [], []
+    hoisted: list[str] = []
+    rest: list[str] = []
     j = i
     while j < len(args):
         token = args[j]

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import signal
 import threading
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from yieldcli.errors import Declined, ExitCode
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 
 class Interrupted(Declined):
@@ -24,9 +28,9 @@ class Interrupted(Declined):
 
 def ask(question: str) -> bool:
     """True for yes. Ctrl-C raises `Interrupted`; end of input (Ctrl-D) is a no."""
-    interrupted = []
+    interrupted: list[int] = []
 
-    def on_sigint(signum, frame):
+    def on_sigint(signum: int, frame: FrameType | None) -> NoReturn:
         interrupted.append(signum)
         raise KeyboardInterrupt
 

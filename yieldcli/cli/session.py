@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -22,6 +23,11 @@ from yieldcli.urls import check_base_url, check_http_url
 
 if TYPE_CHECKING:
     from yieldcli.api.sync import ServiceClient
+    from yieldcli.chain.sign import Signer
+    from yieldcli.cli.render.jq_filter import JqFilter
+    from yieldcli.errors import AuthError
+    from yieldcli.sandbox.server import SandboxServer
+    from yieldcli.secrets import ApiKey
 
 
 class GlobalOptions(NamedTuple):
@@ -46,17 +52,17 @@ class Session:
         self.env = env
         self.options = options
         self._settings: cfg.Settings | None = None
-        self._api: Any = None
-        self._sandbox: Any = None
-        self._closers: list = []
+        self._api: ServiceClient | None = None
+        self._sandbox: SandboxServer | None = None
+        self._closers: list[Callable[[], None]] = []
         self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
         self._stdin_keypair: str | None = None  # a keypair read from standard input (-k -), kept for a second use
         self.creates_profile = False  # `config set` writes the profile it names: it need not exist yet
         # What `explain` adds to an error: where the strategy id came from, which key was sent and from where.
         self._strategy_origin: tuple[str, str] | None = None
-        self._key_found: Any = None
+        self._key_found: ApiKey | None = None
         self._why_no_key: str | None = None
-        self._jq: Any = None
+        self._jq: JqFilter | None = None
         if options.jq is not None:
             from yieldcli.cli.render.jq_filter import JqFilter
 
@@ -105,7 +111,7 @@ class Session:
 
     @property
     def profile(self) -> str:
-        return self.settings.profile.value
+        return str(self.settings.profile.value)
 
     def timeout(self) -> float:
         """Seconds per request (not money, so a float is the right type)."""
@@ -154,27 +160,7 @@ class Session:
         if self._api is None:
             from yieldcli.api.sync import ServiceClient
 
-            if self.options.sandbox:
-                server = self.sandbox()
-                url, key = server.url, server.api_key
-                self.log(f"embedded sandbox at {url}")
-            else:
-                from yieldcli.secrets import api_key_problem, find_api_key
-
-                url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
-                found, why_none = find_api_key(self.env, self.profile)
-                self._key_found, self._why_no_key = found, why_none  # for `explain`
-                key = found.value if found else None
-                if found:
-                    problem = api_key_problem(found.value)
-                    if problem:  # http.client would fail on it with an exception of its own
-                        raise ConfigError(
-                            f"the API key from {found.location} cannot be sent: {problem}",
-                            hint="store the key again with `yield auth login`, or fix YIELD_API_KEY",
-                        )
-                    self.log(f"API key from {found.source}")
-                else:
-                    self.log("no API key found" + (f" ({why_none})" if why_none else ""))
+            url, key = self.service()
             self._api = ServiceClient(
                 url,
                 key,
@@ -185,7 +171,32 @@ class Session:
             self._closers.append(self._api.close)
         return self._api
 
-    def sandbox(self):
+    def service(self) -> tuple[str, str | None]:
+        """The service's URL and the API key to send it (None: no key found), resolved for every
+        command alike: the embedded sandbox's own under --sandbox, else the settings' URL and the key
+        found for the profile. A key that cannot be sent as a header is a configuration error here."""
+        if self.options.sandbox:
+            server = self.sandbox()
+            self.log(f"embedded sandbox at {server.url}")
+            return server.url, server.api_key
+        from yieldcli.secrets import api_key_problem, find_api_key
+
+        url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
+        found, why_none = find_api_key(self.env, self.profile)
+        self._key_found, self._why_no_key = found, why_none  # for `explain`
+        if found is None:
+            self.log("no API key found" + (f" ({why_none})" if why_none else ""))
+            return url, None
+        problem = api_key_problem(found.value)
+        if problem:  # http.client would fail on it with an exception of its own
+            raise ConfigError(
+                f"the API key from {found.location} cannot be sent: {problem}",
+                hint="store the key again with `yield auth login`, or fix YIELD_API_KEY",
+            )
+        self.log(f"API key from {found.source}")
+        return url, found.value
+
+    def sandbox(self) -> SandboxServer:
         """The embedded sandbox: started on first use, on an ephemeral loopback port, state in the data dir."""
         if self._sandbox is None:
             from yieldcli.sandbox.server import SandboxServer
@@ -251,7 +262,7 @@ class Session:
             return b58encode(secret[32:])
         return pubkey_of_keypair_file(str(keypair.value), keypair.source)
 
-    def load_signer(self, source: str) -> Any:
+    def load_signer(self, source: str) -> Signer:
         """A Ledger for `usb://ledger…`, else a keypair file (or `-`: standard input, read once per run); a file
         others can read is warned about."""
         from yieldcli.chain.keypairs import load_signer
@@ -261,7 +272,7 @@ class Session:
             self.output().warn(loaded.warning)
         return loaded.signer
 
-    def keypair_stdin(self) -> Any:
+    def keypair_stdin(self) -> io.StringIO:
         """Standard input as a keypair source, read once: the wallet and the signer both come from it."""
         if self._stdin_keypair is None:
             from yieldcli.chain.keypairs import KEYPAIR_MAX_BYTES
@@ -271,7 +282,7 @@ class Session:
             )
         return io.StringIO(self._stdin_keypair)
 
-    def _explain_auth(self, error: Any) -> None:
+    def _explain_auth(self, error: AuthError) -> None:
         """Which key the service refused and where it came from; with no usable keyring, the variable."""
         from yieldcli.secrets import mask
 

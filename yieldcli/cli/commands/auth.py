@@ -71,7 +71,7 @@ def status(
     }
     verdict = None
     if check:
-        from yieldcli.cli.commands.doctor import key_accepted
+        from yieldcli.cli.commands.doctor_checks import key_accepted
 
         verdict = key_accepted(session)
         body["accepted"] = verdict.status == "ok"
@@ -87,7 +87,7 @@ def status(
 
     out.result(body, lines, kind="auth")
     if verdict is not None and verdict.status == "fail":
-        from yieldcli.cli.commands.doctor import failure
+        from yieldcli.cli.commands.doctor_checks import failure
 
         raise failure(verdict, verdict.detail)
 

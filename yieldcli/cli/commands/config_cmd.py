@@ -1,6 +1,6 @@
 """`yield config`: show, read and write settings in the TOML config file."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -16,6 +16,9 @@ from yieldcli.errors import ConfigError, UsageError
 from yieldcli.files import reads_stdin
 from yieldcli.numbers import parse_seconds
 from yieldcli.urls import check_base_url, redact_url
+
+if TYPE_CHECKING:
+    from yieldcli.cli.session import Session
 
 config_app = opt.command_group("Show and change settings.")
 config_app.add_typer(trust_app, name="trust")
@@ -62,10 +65,10 @@ def _check_keypair_file(value: str) -> None:
         ) from None
 
 
-def _target_profile(session) -> str | None:
+def _target_profile(session: "Session") -> str | None:
     """Writes go to [profiles.NAME] when a profile was chosen, else to the top level."""
     profile = session.settings.profile
-    return None if profile.source == "default" else profile.value
+    return None if profile.source == "default" else str(profile.value)
 
 
 @config_app.command("show")
@@ -133,13 +136,13 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
     out.records(rows, fields=("name", "value", "source", "location"), table=table)
 
 
-def _trusted_row(session) -> dict[str, Any]:
+def _trusted_row(session: "Session") -> dict[str, Any]:
     """How many destinations are trusted (`yield config trust list` shows them); an unreadable file says why."""
     from yieldcli.trust import default_trust_path, load_trusted
 
     path = default_trust_path(session.env)
     try:
-        value: Any = len(load_trusted(path))
+        value: int | str = len(load_trusted(path))
     except ConfigError as exc:
         value = f"unreadable: {exc.message}"
     return {"name": "trusted_destinations", "value": value, "source": "trust file", "location": str(path)}
@@ -209,7 +212,7 @@ def path(ctx: typer.Context) -> None:
     _bare(session).value(str(session.settings.config.path))
 
 
-def _bare(session) -> Output:
+def _bare(session: "Session") -> Output:
     """A sink for a bare value or a line of news: it reads no output or color setting, so `config get`,
     `config set`, `config unset` and `$EDITOR "$(yield config path)"` work when those are what is broken."""
     return Output(session.env, "table", color=False, quiet=session.options.quiet)

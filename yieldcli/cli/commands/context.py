@@ -6,4 +6,6 @@ from yieldcli.cli.session import Session
 
 
 def session_of(ctx: typer.Context) -> Session:
-    return ctx.find_root().obj
+    session = ctx.find_root().obj
+    assert isinstance(session, Session), "the root callback sets the run's Session first"
+    return session

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from solders.pubkey import Pubkey
+
+    from yieldcli.chain.ledger.signer import LedgerSigner
+    from yieldcli.chain.ledger.urls import LedgerUrl
+    from yieldcli.cli.session import Session
 
 ledger_app = opt.command_group("Use a Ledger (the Solana app): show the address of one of its keys.")
 
@@ -52,7 +59,7 @@ def address(
     )
 
 
-def ledger_url(session, key: str | None, keypair_flag: str | None):
+def ledger_url(session: Session, key: str | None, keypair_flag: str | None) -> LedgerUrl:
     """--key N/M, else the configured keypair when it is a Ledger URL, else `usb://ledger` (m/44'/501')."""
     from yieldcli.chain.ledger.urls import SOLANA_PATH, LedgerUrl, is_ledger_url, parse_key, parse_ledger_url
 
@@ -65,7 +72,7 @@ def ledger_url(session, key: str | None, keypair_flag: str | None):
     return parse_ledger_url(configured if is_ledger_url(configured) else "usb://ledger")
 
 
-def _confirmed(signer):
+def _confirmed(signer: LedgerSigner) -> Pubkey:
     from yieldcli.chain.ledger.errors import LedgerDeclined
 
     try:

@@ -4,7 +4,7 @@
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -13,7 +13,10 @@ from yieldcli.cli.commands.context import session_of
 from yieldcli.config import config_dir, data_dir
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.files import reads_stdin
-from yieldcli.urls import check_base_url
+
+if TYPE_CHECKING:
+    from yieldcli.cli.session import Session
+    from yieldcli.mcp.server import Served
 
 mcp_app = typer.Typer(
     help="Serve reads and policy-bound writes to an AI agent over MCP.\n\n"
@@ -70,7 +73,9 @@ def audit(ctx: typer.Context) -> None:
     sys.stderr.write(f"{len(log.entries())} entries; hash chain intact ({log.path})\n")
 
 
-def _served(session, policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]):
+def _served(
+    session: "Session", policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]
+) -> "Served":
     from yieldcli import Client
     from yieldcli.mcp.audit import AuditLog, default_audit_path
     from yieldcli.mcp.policy import default_policy_path, load_policy
@@ -80,7 +85,7 @@ def _served(session, policy_flag: Optional[str], keypair_flag: Optional[str], ur
         raise UsageError("yield mcp speaks MCP on standard input: give the keypair as a file")
     policy_path = Path(policy_flag).expanduser() if policy_flag else default_policy_path(config_dir(session.env))
     policy = load_policy(policy_path, required=policy_flag is not None)
-    api_url, api_key = _service(session)
+    api_url, api_key = session.service()
     keypair = session.keypair_source(keypair_flag).value
     client = Client(
         api_url,
@@ -93,16 +98,3 @@ def _served(session, policy_flag: Optional[str], keypair_flag: Optional[str], ur
     )
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
     return Served(client, wallet, policy, AuditLog(default_audit_path(data_dir(session.env))))
-
-
-def _service(session) -> tuple:
-    """The service's URL and API key, as every other command resolves them."""
-    if session.options.sandbox:
-        sandbox = session.sandbox()
-        return sandbox.url, sandbox.api_key
-    from yieldcli.secrets import find_api_key
-
-    found, _ = find_api_key(session.env, session.profile)
-    return session.settings.checked(
-        "api_url", lambda value, name: check_base_url(value)
-    ), found.value if found else None

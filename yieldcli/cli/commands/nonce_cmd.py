@@ -4,7 +4,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -13,6 +13,16 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
+from yieldcli.urls import redact_url
+
+if TYPE_CHECKING:
+    from solders.keypair import Keypair
+
+    from yieldcli.chain.confirm import Confirmed, Outcome
+    from yieldcli.chain.nonce import NonceAccount
+    from yieldcli.chain.sign import Signer
+    from yieldcli.cli.render.output import Output
+    from yieldcli.cli.session import Session
 
 nonce_app = opt.command_group(
     "Create and show durable-nonce accounts (for transactions signed long before they are sent)."
@@ -73,10 +83,10 @@ def create(
 
 
 async def _create(
-    session,
-    out,
+    session: "Session",
+    out: "Output",
     rpc_url: str,
-    payer,
+    payer: "Signer",
     authority: str,
     outfile: Optional[str],
     yes: bool,
@@ -89,7 +99,7 @@ async def _create(
     from yieldcli.chain import confirm
     from yieldcli.chain.instructions import build_transaction
     from yieldcli.chain.nonce import NONCE_ACCOUNT_LENGTH, create_nonce_instructions, fetch_nonce
-    from yieldcli.chain.rpc import Rpc, redact_url
+    from yieldcli.chain.rpc import Rpc
     from yieldcli.chain.sign import sign_transaction
 
     nonce_keypair = Keypair()
@@ -146,7 +156,7 @@ def _sol(lamports: int) -> str:
     return sol_text(lamports)
 
 
-def _write_keypair(path: Path, keypair) -> None:
+def _write_keypair(path: Path, keypair: "Keypair") -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -159,7 +169,7 @@ def _write_keypair(path: Path, keypair) -> None:
         json.dump(list(bytes(keypair)), handle)
 
 
-def _confirmed(outcome):
+def _confirmed(outcome: "Outcome") -> "Confirmed":
     """The Confirmed outcome, or the error for any other."""
     from yieldcli.chain import confirm
 
@@ -199,7 +209,7 @@ def show(
     from yieldcli.chain.nonce import fetch_nonce
     from yieldcli.chain.rpc import Rpc
 
-    async def read():
+    async def read() -> "NonceAccount":
         async with Rpc(session.rpc_url(url), timeout=session.timeout()) as rpc:
             return await fetch_nonce(rpc, Pubkey.from_string(account))
 

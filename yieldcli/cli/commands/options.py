@@ -1,10 +1,12 @@
 """Options shared by several commands, spelled and explained the same way everywhere."""
 
 import functools
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional, TypeVar
 
 import typer
+from typer._click.core import Context, Parameter
 from typer._click.types import ParamType
 
 from yieldcli import numbers
@@ -13,6 +15,8 @@ from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
 INT32_MAX = 2**31 - 1
+
+R = TypeVar("R")
 
 
 class WholeNumber(ParamType):
@@ -23,7 +27,7 @@ class WholeNumber(ParamType):
     def __init__(self, minimum: int, maximum: int):
         self.minimum, self.maximum = minimum, maximum
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: str | int, param: Parameter | None, ctx: Context | None) -> int:
         try:
             return numbers.parse_whole(
                 value, name=param.opts[0] if param else "value", minimum=self.minimum, maximum=self.maximum
@@ -37,7 +41,7 @@ class Seconds(ParamType):
 
     name = "seconds"
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: str | int | float, param: Parameter | None, ctx: Context | None) -> float:
         try:
             return numbers.parse_seconds(value, name=param.opts[0] if param else "value")
         except UsageError as exc:
@@ -213,11 +217,14 @@ def check_sort_by(kind: str, value: Optional[str]) -> Optional[str]:
     return value
 
 
-def with_tx_options(*, exclude: tuple[str, ...] = ()):
+def with_tx_options(*, exclude: tuple[str, ...] = ()) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """Add the flags transaction commands share to a command, handed to it as `tx: TxOptions`.
 
     Typer reads a command's signature; the decorator extends it, so each flag is declared once
-    however many commands take it. `exclude` names flags a command has no use for.
+    however many commands take it. `exclude` names flags a command has no use for. The command
+    returned takes those flags as keywords instead of `tx`: its parameters are made at run time (a
+    ParamSpec cannot remove one keyword and add others), and typer alone calls it; its result is the
+    command's.
     """
     import inspect
 
@@ -249,7 +256,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
     shared = [entry for entry in shared if entry[0] not in exclude]
     names = [name for name, _, _ in shared]
 
-    def decorate(command):
+    def decorate(command: Callable[..., R]) -> Callable[..., R]:
         signature = inspect.signature(command)
         own = [p for p in signature.parameters.values() if p.name != "tx"]
         taken = {p.name for p in own}
@@ -259,8 +266,8 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
             if name not in taken
         ]
 
-        @functools.wraps(command)
-        def wrapper(*args, **kwargs):
+        # Any: typer passes each flag's parsed value, of the type its annotation above says.
+        def wrapper(*args: Any, **kwargs: Any) -> R:
             from yieldcli.cli.commands.txflow import TxOptions
 
             values = {name: kwargs.pop(name) for name in names if name in kwargs and name not in taken}
@@ -285,8 +292,12 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()):
             )
             return command(*args, tx=tx, **kwargs)
 
+        functools.update_wrapper(wrapper, command)
+        # typer resolves every annotation the function carries; `tx`'s type is imported for type checking only.
+        wrapper.__annotations__ = {name: hint for name, hint in command.__annotations__.items() if name != "tx"}
         positional = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
-        wrapper.__signature__ = signature.replace(parameters=positional + added)
+        # inspect.signature (and so typer) reads __signature__ first; typeshed's functions do not declare it.
+        wrapper.__signature__ = signature.replace(parameters=positional + added)  # type: ignore[attr-defined]
         return wrapper
 
     return decorate

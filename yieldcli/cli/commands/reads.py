@@ -1,21 +1,30 @@
 """Read commands: strategy info, positions, balances, earnings, health."""
 
-from typing import Optional
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from yieldcli import tokens
-from yieldcli.api.endpoints import Endpoints
+from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
 from yieldcli.api.pagination import PageResult, collect, listing
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
 
+if TYPE_CHECKING:
+    from yieldcli.api.pagination import FetchPage, FetchPages
+    from yieldcli.cli.render.output import Output
+    from yieldcli.cli.session import Session
+
+# A wallet's listing: the endpoint, its arguments and its query (`listing` adds the pages).
+AskWallet = Callable[[str], tuple[Endpoint, tuple[Any, ...], dict[str, Any]]]
+
 strategy_app = opt.command_group("Strategies.")
 
 
-def _wallets(session, wallet: Optional[str], wallets_file: Optional[str]) -> list[str] | str:
+def _wallets(session: "Session", wallet: Optional[str], wallets_file: Optional[str]) -> list[str] | str:
     """The one wallet (an argument or the keypair's), or the validated list from --wallets-file."""
     if wallets_file is None:
         return session.wallet(wallet)
@@ -26,7 +35,7 @@ def _wallets(session, wallet: Optional[str], wallets_file: Optional[str]) -> lis
     return read_wallets_file(wallets_file, session.env.stdin)
 
 
-def _say_if_past_the_last_page(out, result, page) -> None:
+def _say_if_past_the_last_page(out: "Output", result: PageResult, page: Optional[int]) -> None:
     """An empty page past the last is no error, but a script paging by hand should know (stderr)."""
     if page is None or result.entries:
         return
@@ -35,7 +44,17 @@ def _say_if_past_the_last_page(out, result, page) -> None:
         out.warn(f"page {page} is past the last page of {result.kind} ({last})")
 
 
-def _emit(session, out, kind, ask, wallets, page, limit, fetch_all, concurrency) -> None:
+def _emit(
+    session: "Session",
+    out: "Output",
+    kind: str,
+    ask: AskWallet,
+    wallets: list[str] | str,
+    page: Optional[int],
+    limit: Optional[int],
+    fetch_all: bool,
+    concurrency: int,
+) -> None:
     """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently.
     `ask(wallet)`: the endpoint, its arguments and its query for that wallet's pages. Items are
     parsed by the model of the `kind`'s resource descriptor."""
@@ -44,7 +63,7 @@ def _emit(session, out, kind, ask, wallets, page, limit, fetch_all, concurrency)
 
     parse_item = RESOURCES[kind].model()
 
-    def fetches(who):
+    def fetches(who: str) -> "tuple[FetchPage, FetchPages]":
         return listing(session.api(), *ask(who))
 
     if isinstance(wallets, str):

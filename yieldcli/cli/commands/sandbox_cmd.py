@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -16,6 +16,9 @@ from yieldcli.cli.commands.context import session_of
 from yieldcli.cli.session import sandbox_keypair_path, sandbox_state_path
 from yieldcli.errors import UsageError
 from yieldcli.files import write_atomically
+
+if TYPE_CHECKING:
+    from yieldcli.cli.session import Session
 
 sandbox_app = opt.command_group(
     "A local service with demo data and a real Solana runtime: no account, key or network needed.\n\n"
@@ -258,16 +261,16 @@ def reset(ctx: typer.Context) -> None:
     session.output().info(f"sandbox state reset ({folder})")
 
 
-def _emit(session, body: dict, lines: list[str]) -> None:
+def _emit(session: Session, body: dict[str, Any], lines: list[str]) -> None:
     """Lines for people in table mode, else the body (these are not service bodies)."""
     session.output().result(body, lambda: lines)
 
 
-def _write_private(path: Path, body: dict) -> None:
+def _write_private(path: Path, body: dict[str, Any]) -> None:
     write_atomically(path, json.dumps(body))
 
 
-def _running_server(path: Path) -> dict | None:
+def _running_server(path: Path) -> dict[str, Any] | None:
     """The server a `sandbox serve` on this folder said it runs, if its process is still alive."""
     try:
         body = json.loads(path.read_text())

@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -12,6 +12,12 @@ from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.files import read_small_file, read_small_stream, reads_stdin
 from yieldcli.urls import redact_url
+
+if TYPE_CHECKING:
+    from yieldcli.chain.journal import InFlight, Journal
+    from yieldcli.cli.commands.txflow import TxOptions
+    from yieldcli.cli.render.output import Output
+    from yieldcli.cli.session import Session
 
 tx_app = opt.command_group("Inspect, sign and send transactions from anywhere; check a signature.")
 
@@ -57,7 +63,7 @@ def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
     return action, mint, Amount.parse(parts[2].strip(), known.decimals, name="--expect amount").raw
 
 
-def read_transaction(session, source: str) -> str:
+def read_transaction(session: "Session", source: str) -> str:
     """Base64 text from a file or stdin; our own JSON output (with a `transaction` field) works too.
 
     Reads are bounded (TX_TEXT_MAX_BYTES) and a file must be a regular one, so `/dev/zero`, a
@@ -97,7 +103,13 @@ def read_transaction(session, source: str) -> str:
 
 
 def _run_on(
-    session, out, options, text: str, payer: Optional[str], wallet: Optional[str], expect: Optional[str]
+    session: "Session",
+    out: "Output",
+    options: "TxOptions",
+    text: str,
+    payer: Optional[str],
+    wallet: Optional[str],
+    expect: Optional[str],
 ) -> None:
     from yieldcli.chain.decode import decode_transaction
     from yieldcli.chain.service_transactions import given
@@ -136,7 +148,8 @@ def inspect(
     expect: ExpectOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
-    tx=None,  # the shared transaction flags, from with_tx_options
+    *,
+    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Review a transaction: payer, signers, instructions, and a simulation.
 
@@ -159,7 +172,8 @@ def sign(
     expect: ExpectOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
-    tx=None,  # the shared transaction flags, from with_tx_options
+    *,
+    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Sign the slots your keypair owns and print the transaction and the signers still missing.
 
@@ -183,7 +197,8 @@ def send(
     expect: ExpectOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
-    tx=None,  # the shared transaction flags, from with_tx_options
+    *,
+    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Sign what is still yours to sign, send, and wait for confirmation.
 
@@ -243,17 +258,19 @@ def status(
         )
 
 
-async def _status(session, rpc_url: str, signature: str) -> dict:
+async def _status(session: "Session", rpc_url: str, signature: str) -> dict[str, Any]:
     from yieldcli.chain.rpc import Rpc, explorer_url
     from yieldcli.cli.commands.txflow import journal_of
     from yieldcli.solana.transaction_errors import describe_error
 
-    journal = journal_of(session)
+    opened = journal_of(session)
+    journal: Journal | None = opened
+    entry: InFlight | None = None
     try:
-        entry = journal.find(signature)
+        entry = opened.find(signature)
     except ConfigError:
         # The hint for a damaged journal is to check its signatures here: the journal is only a help.
-        journal, entry = None, None
+        journal = None
     from yieldcli.chain.settle import lifetimes_over
 
     async with Rpc(rpc_url, timeout=session.timeout()) as rpc:
@@ -262,7 +279,7 @@ async def _status(session, rpc_url: str, signature: str) -> dict:
         statuses = await rpc.signature_statuses([signature])
         found = statuses[0] if statuses else None
         if found is None:
-            if over:
+            if over and journal is not None and entry is not None:  # `over` is only ever true with both
                 journal.remove(signature)
                 lifetime = (
                     {"nonce_account": entry.nonce_account}

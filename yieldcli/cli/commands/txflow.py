@@ -1,8 +1,8 @@
 """The transaction commands' side of the pipeline (`yieldcli.chain.transact` does the work).
 
 Here: the shared flags and their refusals, the callbacks (the prompt, warnings, the spinner while
-waiting, SIGTERM as a cancellation), the review drawn between preparing and signing, and the outcome
-rendered; the hints that name flags and commands come from `yieldcli.cli.cli_errors`.
+waiting, SIGTERM as a cancellation); the review and the outcome are drawn by `txflow_report`; the
+hints that name flags and commands come from `yieldcli.cli.cli_errors`.
 """
 
 from __future__ import annotations
@@ -10,16 +10,15 @@ from __future__ import annotations
 import asyncio
 import signal
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from yieldcli.addresses import check_pubkey
 from yieldcli.chain import transact
-from yieldcli.chain import transact_outcomes as ends
 from yieldcli.chain.journal import Journal
 from yieldcli.chain.transact import Hooks, TransactOptions
 from yieldcli.cli import cli_errors
+from yieldcli.cli.commands.txflow_report import hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.render.output import Output
-from yieldcli.cli.render.text import dumps
 from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
 from yieldcli.errors import Refused, UsageError, YieldError
@@ -29,11 +28,14 @@ from yieldcli.solana.cluster import COMMITMENTS
 from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from types import TracebackType
+
+    from rich.status import Status
 
     from yieldcli.chain import transact
+    from yieldcli.chain.journal import Journal
+    from yieldcli.chain.sign import Signer
     from yieldcli.chain.transact import Hooks, Obtain, UserRequest
-    from yieldcli.chain.transact_outcomes import Outcome
 
 # The pipeline's own error kinds: their hints (flags, `yield tx status`) come from cli_errors' table.
 PIPELINE_KINDS = (
@@ -59,7 +61,7 @@ class TxOptions(TransactOptions):
     priority_fee_source: str = "flag"  # flag, env or config: only a flag insists on a transaction already signed
     nonce: str | None = None  # durable-nonce account to build on (with --ix)
     nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
-    extra_signers: list = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
+    extra_signers: list[Signer] = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
     # A transaction handed to `yield tx`: its cluster is the one its blockhash belongs to, whatever
     # service URL is configured (it may have been built against the sandbox, or by anyone).
     given_transaction: bool = False
@@ -142,7 +144,7 @@ def run(
             exc.hint = trust_hint(session, exc, options.rpc_url) or exc.hint
         report = getattr(exc, "report", None)
         if report is not None:  # scripts still see the review and the effect; people have seen the review drawn
-            out.report(_public(report), lambda: ())
+            out.report(public_result(report), lambda: ())
         raise
     except Exception as exc:
         signature = getattr(exc, "sent_signature", None)
@@ -175,7 +177,7 @@ async def _run(
             journal,
         )
         spinner.stop()
-        _render(session, out, request, outcome)
+        render_outcome(session, out, request, outcome)
     finally:
         spinner.stop()
         if rpc is not None:
@@ -192,7 +194,7 @@ class _Spinner:
 
     def __init__(self, session: Session, commitment: str):
         self.session, self.commitment = session, commitment
-        self._status: Any = None  # rich's Status, created on the first wait
+        self._status: Status | None = None  # created on the first wait
 
     def update(self, stage: str, seen: str | None) -> None:
         if stage != "waiting" or not self.session.env.interactive:
@@ -239,7 +241,7 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
 
     def on_review(prepared: transact.Prepared) -> None:
         prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
-        _show_review(out, prepared.result, prepared.request, prompting=prompting)
+        show_review(out, prepared.result, prepared.request, prompting=prompting)
 
     spinner = _Spinner(session, options.commitment)
     hooks = Hooks(
@@ -255,16 +257,17 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
     return hooks, spinner
 
 
-def journal_of(session: Session):
+def journal_of(session: Session) -> Journal:
     return Journal(journal_path(session.env))
 
 
 class _SignalsCancel:
     """SIGTERM ends the wait as Ctrl-C does (asyncio.run turns SIGINT into a cancellation already)."""
 
-    def __enter__(self):
+    def __enter__(self) -> _SignalsCancel:
         self._loop = asyncio.get_running_loop()
         task = asyncio.current_task()
+        assert task is not None  # entered inside the pipeline's coroutine, run by asyncio.run
         try:
             self._loop.add_signal_handler(signal.SIGTERM, task.cancel)
             self._installed = True
@@ -272,13 +275,14 @@ class _SignalsCancel:
             self._installed = False
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         if self._installed:
             self._loop.remove_signal_handler(signal.SIGTERM)
-        return False
 
 
-def _load_keypair(session: Session, options: TxOptions):
+def _load_keypair(session: Session, options: TxOptions) -> Signer:
     return session.load_signer(str(session.keypair_source(options.keypair).value))
 
 
@@ -288,116 +292,3 @@ def _expected_cluster(session: Session, request: UserRequest) -> str | None:
         return None  # `yield tx`: a transaction from anywhere (its blockhash still has to be known); the sandbox
 
     return expected_cluster(str(session.settings.value("api_url") or ""))
-
-
-def _render(session: Session, out: Output, request: UserRequest, outcome: Outcome) -> None:
-    """The outcome for people or scripts; a non-zero end raises its error after the result is written."""
-    result = outcome.result
-    if isinstance(outcome, ends.Unsigned):
-        _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
-    elif isinstance(outcome, ends.Signed):
-        _finish(
-            out,
-            result,
-            "fully signed" if outcome.complete else "still needs signatures from " + ", ".join(outcome.missing_signers),
-        )
-    elif isinstance(outcome, ends.Sent):
-        _finish(
-            out, result, f"sent {outcome.signature} (not waiting: check with `yield tx status {outcome.signature}`)"
-        )
-    elif isinstance(outcome, ends.Confirmed):
-        if request.action in ("deposit", "withdraw") and request.wallet and request.strategy_id:
-            result["position"] = _refreshed_position(session, request)
-        earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
-        confirmed = out.paint("confirmed", "green", stderr=False)
-        _finish(out, result, f"{confirmed} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}")
-        if result.get("position") is not None:
-            out.for_people(lambda: _draw_position(out, result["position"]))
-    else:
-        _finish(out, result, None)
-        if isinstance(outcome, ends.Failed):
-            logs = outcome.logs
-
-            def show_logs() -> None:
-                session.env.stderr.write("".join(f"    {line}\n" for line in logs))
-
-            out.for_people(show_logs)
-    error = outcome.error()  # a review that found a problem, or a send that did not end well
-    if error is not None:
-        error.hint = cli_errors.hint_for(error)
-        raise error
-
-
-def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:
-    assert request.wallet and request.strategy_id  # a confirmed deposit or withdrawal names both (see _render)
-    try:
-        body = session.api().positions(request.wallet, request.strategy_id, asset=request.mint)
-    except YieldError as exc:
-        session.output().warn(
-            f"the transaction is confirmed, but the refreshed position could not be read: {exc.message}"
-        )
-        return None
-    items = body.get("data") if isinstance(body, dict) else None
-    return items[0] if items else None
-
-
-def _draw_position(out: Output, position: dict[str, Any]) -> None:
-    from yieldcli.api import models
-    from yieldcli.api.pagination import PageResult
-
-    out.page(PageResult("positions", [(position, models.position(position, 0))], dict))
-
-
-def hash_line(message_hash: str) -> str:
-    """The Ledger shows `Message Hash` when it blind-signs: the same text, for the person to compare."""
-    return f"message hash {message_hash}: compare it with your Ledger"
-
-
-def _show_review(out: Output, result: dict[str, Any], request: UserRequest, *, prompting: bool = False) -> None:
-    """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
-
-    def paint(con: Console) -> None:
-        from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
-
-        draw_effect(con, result.get("effect"), result.get("fee"))
-        draw_review(
-            con,
-            result["review"],
-            cluster=result["cluster"],
-            title=f"Review: {request.action}",
-            verdicts=(result.get("effect") or {}).get("instructions"),
-        )
-        draw_simulation(con, result["simulation"])
-        if result.get("message_hash"):
-            con.print(hash_line(result["message_hash"]), markup=False, highlight=False, soft_wrap=True)
-
-    out.before_prompt(paint, prompting=prompting)
-
-
-def _finish(out: Output, result: dict[str, Any], note: str | None) -> None:
-    """The command's data: the whole result as JSON, or the transaction and a note for people."""
-
-    def lines() -> list[str]:
-        shown = []
-        if result.get("status") in ("unsigned", "signed", "partially-signed") and result.get("transaction"):
-            shown.append(f"transaction (base64): {result['transaction']}")
-        if note:
-            shown.append(note)
-        return shown
-
-    out.report(_public(result), lines)
-
-
-def _public(result: dict[str, Any]) -> dict[str, Any]:
-    simulation = result.get("simulation")
-    if simulation and "err" in simulation:
-        simulation = {k: v for k, v in simulation.items() if k != "err"} | {"err": _jsonable(simulation["err"])}
-    return {**result, "simulation": simulation}
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        dumps(value)
-        return value
-    except (TypeError, ValueError):
-        return str(value)

@@ -178,7 +178,8 @@ def deposit(
     token_account: TokenAccountOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
-    tx=None,  # the shared transaction flags, from with_tx_options
+    *,
+    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Deposit into a strategy: review the transaction, then --sign or --send it.
 
@@ -225,7 +226,8 @@ def withdraw(
     ),
     output: opt.Output = None,
     json_: opt.Json = False,
-    tx=None,  # the shared transaction flags, from with_tx_options
+    *,
+    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Withdraw from a strategy: review the transaction, then --sign or --send it.
 
@@ -267,7 +269,8 @@ def close_account(
     token_account: TokenAccountOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
-    tx=None,  # the shared transaction flags, from with_tx_options
+    *,
+    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
 ) -> None:
     """Close a user fund account: what it holds and its rent come back to you. Asks on a terminal; needs --yes off one.
 

@@ -19,6 +19,7 @@ from yieldcli.cli.render.text import dumps
 if TYPE_CHECKING:
     from yieldcli.api.pagination import PageResult
     from yieldcli.cli.render.output import Output
+    from yieldcli.errors import YieldError
 
 Rows = Iterable[tuple[str, Any]]  # (wallet, its PageResult) in input order, failures already taken out
 
@@ -34,7 +35,7 @@ class Format:
         raise NotImplementedError
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         raise NotImplementedError
 
@@ -66,7 +67,7 @@ class Table(Format):
         out.draw(lambda console: draw(console, rows, result.more_pages))
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         draw = table_of(kind)
 
@@ -112,7 +113,7 @@ class Json(Format):
         stream.flush()
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         if out.env.stdout_isatty:
             data = [{"wallet": wallet, **raw} for wallet, result in rows for raw, _ in result.entries]
@@ -167,7 +168,7 @@ class Ndjson(Format):
                 raw.flush()
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         stream = out.env.stdout
         for wallet, result in rows:
@@ -189,7 +190,7 @@ class Csv(Format):
         write_csv(out, columns_of(result.kind), (raw for raw, _ in result.entries))
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, Exception]]
+        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         import csv
 

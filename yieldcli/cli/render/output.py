@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.cli.render.formats import FORMATS, MODES
 from yieldcli.environment import Environment
-from yieldcli.errors import UsageError
+from yieldcli.errors import UsageError, YieldError
 
 if TYPE_CHECKING:  # only named in annotations: render/ depends on no part of api/, rich is imported when drawing
     from rich.console import Console
@@ -65,16 +65,16 @@ class Output:
         self.format.page(self, result)
 
     def wallet_pages(
-        self, kind: str, results: Iterable[tuple[str, PageResult | Exception]], progress: Bar | None = None
-    ) -> list[tuple[str, Exception]]:
+        self, kind: str, results: Iterable[tuple[str, PageResult | YieldError]], progress: Bar | None = None
+    ) -> list[tuple[str, YieldError]]:
         """Results of many wallets, in input order: each row carries its `wallet`; failures are
         reported on stderr as they come and returned, so the others still complete."""
-        failures: list[tuple[str, Exception]] = []
+        failures: list[tuple[str, YieldError]] = []
         results = self._hold(results, progress)
 
         def rows() -> Iterator[tuple[str, PageResult]]:
             for wallet, result in results:
-                if isinstance(result, Exception):
+                if isinstance(result, YieldError):
                     failures.append((wallet, result))
                     self.env.stderr.write(f"{self.paint('error:', 'red')} wallet {wallet}: {result}\n")
                     self.env.stderr.flush()

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from yieldcli.environment import Environment
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 class Bar:
     """Called with (done, total) as pages or wallets arrive; `close()` erases it for good."""
 
-    def __init__(self, progress, what: str):
+    def __init__(self, progress: Progress, what: str):
         self._progress = progress
         self._what = what
-        self._task = None
+        self._task: TaskID | None = None
 
     def __call__(self, done: int, total: int) -> None:
         if total <= 1:

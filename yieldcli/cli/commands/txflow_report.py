@@ -1,0 +1,133 @@
+"""What the transaction commands draw: the review between preparing and signing, and the outcome
+(the result for scripts, a note for people; a confirmed deposit's refreshed position). `txflow`
+drives the pipeline and calls these."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from yieldcli.chain import transact_outcomes as ends
+from yieldcli.cli import cli_errors
+from yieldcli.cli.render.text import dumps
+from yieldcli.errors import YieldError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from yieldcli.chain.transact import UserRequest
+    from yieldcli.chain.transact_outcomes import Outcome
+    from yieldcli.cli.render.output import Output
+    from yieldcli.cli.session import Session
+
+
+def render_outcome(session: Session, out: Output, request: UserRequest, outcome: Outcome) -> None:
+    """The outcome for people or scripts; a non-zero end raises its error after the result is written."""
+    result = outcome.result
+    if isinstance(outcome, ends.Unsigned):
+        _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
+    elif isinstance(outcome, ends.Signed):
+        _finish(
+            out,
+            result,
+            "fully signed" if outcome.complete else "still needs signatures from " + ", ".join(outcome.missing_signers),
+        )
+    elif isinstance(outcome, ends.Sent):
+        _finish(
+            out, result, f"sent {outcome.signature} (not waiting: check with `yield tx status {outcome.signature}`)"
+        )
+    elif isinstance(outcome, ends.Confirmed):
+        if request.action in ("deposit", "withdraw") and request.wallet and request.strategy_id:
+            result["position"] = _refreshed_position(session, request)
+        earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
+        confirmed = out.paint("confirmed", "green", stderr=False)
+        _finish(out, result, f"{confirmed} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}")
+        if result.get("position") is not None:
+            out.for_people(lambda: _draw_position(out, result["position"]))
+    else:
+        _finish(out, result, None)
+        if isinstance(outcome, ends.Failed):
+            logs = outcome.logs
+
+            def show_logs() -> None:
+                session.env.stderr.write("".join(f"    {line}\n" for line in logs))
+
+            out.for_people(show_logs)
+    error = outcome.error()  # a review that found a problem, or a send that did not end well
+    if error is not None:
+        error.hint = cli_errors.hint_for(error)
+        raise error
+
+
+def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:
+    assert request.wallet and request.strategy_id  # a confirmed deposit or withdrawal names both (see _render)
+    try:
+        body = session.api().positions(request.wallet, request.strategy_id, asset=request.mint)
+    except YieldError as exc:
+        session.output().warn(
+            f"the transaction is confirmed, but the refreshed position could not be read: {exc.message}"
+        )
+        return None
+    items = body.get("data") if isinstance(body, dict) else None
+    return items[0] if items else None
+
+
+def _draw_position(out: Output, position: dict[str, Any]) -> None:
+    from yieldcli.api import models
+    from yieldcli.api.pagination import PageResult
+
+    out.page(PageResult("positions", [(position, models.position(position, 0))], dict))
+
+
+def hash_line(message_hash: str) -> str:
+    """The Ledger shows `Message Hash` when it blind-signs: the same text, for the person to compare."""
+    return f"message hash {message_hash}: compare it with your Ledger"
+
+
+def show_review(out: Output, result: dict[str, Any], request: UserRequest, *, prompting: bool = False) -> None:
+    """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
+
+    def paint(con: Console) -> None:
+        from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
+
+        draw_effect(con, result.get("effect"), result.get("fee"))
+        draw_review(
+            con,
+            result["review"],
+            cluster=result["cluster"],
+            title=f"Review: {request.action}",
+            verdicts=(result.get("effect") or {}).get("instructions"),
+        )
+        draw_simulation(con, result["simulation"])
+        if result.get("message_hash"):
+            con.print(hash_line(result["message_hash"]), markup=False, highlight=False, soft_wrap=True)
+
+    out.before_prompt(paint, prompting=prompting)
+
+
+def _finish(out: Output, result: dict[str, Any], note: str | None) -> None:
+    """The command's data: the whole result as JSON, or the transaction and a note for people."""
+
+    def lines() -> list[str]:
+        shown = []
+        if result.get("status") in ("unsigned", "signed", "partially-signed") and result.get("transaction"):
+            shown.append(f"transaction (base64): {result['transaction']}")
+        if note:
+            shown.append(note)
+        return shown
+
+    out.report(public_result(result), lines)
+
+
+def public_result(result: dict[str, Any]) -> dict[str, Any]:
+    simulation = result.get("simulation")
+    if simulation and "err" in simulation:
+        simulation = {k: v for k, v in simulation.items() if k != "err"} | {"err": _jsonable(simulation["err"])}
+    return {**result, "simulation": simulation}
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
