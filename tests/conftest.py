@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from solders.keypair import Keypair
 
 YIELD = str(Path(sys.executable).with_name("yield"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +35,13 @@ class Result:
             assert lines and error["code"] == self.code, self.stderr
             assert error["message"].replace("\n", " ") in lines[-1], self.stderr
         return lines
+
+
+def write_keypair(path: Path, keypair: Keypair) -> str:
+    """A keypair file as `solana-keygen` writes it (a JSON list of the 64 bytes), private to its owner."""
+    path.write_text(json.dumps(list(bytes(keypair))))
+    path.chmod(0o600)
+    return str(path)
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,8 @@ class Amount(NamedTuple):
         whole, fraction = split_decimal(text, name=name)
         if len(fraction) > decimals:
             raise UsageError(
-                f"invalid value for {name}: {numbers.quoted(text)} has {len(fraction)} fraction digits but the token has {decimals} decimals"
+                f"invalid value for {name}: {numbers.quoted(text)} has {len(fraction)} fraction digits "
+                f"but the token has {decimals} decimals"
             )
         _refuse_past_u64(whole, text, name)
         raw = numbers.to_int(whole) * 10**decimals + numbers.to_int(fraction.ljust(decimals, "0"))
@@ -70,7 +71,8 @@ class Amount(NamedTuple):
 
 
 def split_decimal(text: str, *, name: str = "--amount") -> tuple[str, str]:
-    """Whole and fraction digits of plain decimal text; anything else (signs, exponents, non-ASCII digits) is refused."""
+    """Whole and fraction digits of plain decimal text; anything else (signs, exponents, non-ASCII digits)
+    is refused."""
     return numbers.split_decimal(text, name=name, hint=_AMOUNT_HINT)
 
 

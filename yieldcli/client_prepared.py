@@ -15,7 +15,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yieldcli import orders
+from yieldcli.chain.journal import Journal
+from yieldcli.chain.keypairs import load_signer
+from yieldcli.chain.transact import Hooks, complete
+from yieldcli.chain.transact_outcomes import Signed
+from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
+from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
     from solders.keypair import Keypair
@@ -62,8 +69,6 @@ class ChainSettings:
         return self.keypair
 
     def journal(self) -> Journal:
-        from yieldcli.chain.journal import Journal
-
         return Journal(self.journal_path)
 
 
@@ -78,15 +83,9 @@ def chain_settings(
 ) -> ChainSettings:
     """The same defaults as `yield`: the journal in its data folder, the trusted destinations in its
     config folder, mainnet-beta unless the service is local."""
-    from yieldcli import orders
-    from yieldcli.environment import Environment
-
     if isinstance(keypair, (str, Path)):
-        from yieldcli.chain.keypairs import load_signer
-
         # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
         keypair = load_signer(keypair if isinstance(keypair, str) else str(keypair.expanduser())).signer
-    from yieldcli.trust import default_trust_path
 
     path = Path(journal_path) if journal_path is not None else orders.journal_path(Environment())
     trusted = Path(trust_file).expanduser() if trust_file is not None else default_trust_path(Environment())
@@ -135,8 +134,6 @@ class _Reviewed:
         self, send: bool, confirm: Confirm | None, wait: bool = True, again: bool = False
     ) -> tuple[Prepared, Hooks]:
         """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
-        from yieldcli.chain.transact import Hooks
-
         options = replace(self._prepared.options, sign=not send, send=send, wait=wait, again=again)
         return replace(self._prepared, options=options, result=dict(self._prepared.result)), Hooks(confirm=confirm)
 
@@ -146,8 +143,6 @@ class PreparedTransaction(_Reviewed):
 
     def sign(self, confirm: Confirm | None = None) -> Signed:
         """Sign our slots after `confirm(prompt, prepared)` says yes; not sent."""
-        from yieldcli.chain.transact_outcomes import Signed
-
         outcome = self._complete(*self._completion(False, confirm))
         assert isinstance(outcome, Signed)
         return outcome
@@ -166,8 +161,6 @@ class PreparedTransaction(_Reviewed):
         return self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
 
     def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
-        from yieldcli.chain.transact import complete
-
         outcome: Outcome = on_rpc(
             self._settings.rpc_url,
             self._settings.timeout,
@@ -181,8 +174,6 @@ class AsyncPreparedTransaction(_Reviewed):
     """`PreparedTransaction` for asyncio: `await prepared.send(confirm=...)`."""
 
     async def sign(self, confirm: Confirm | None = None) -> Signed:
-        from yieldcli.chain.transact_outcomes import Signed
-
         outcome = await self._complete(*self._completion(False, confirm))
         assert isinstance(outcome, Signed)
         return outcome
@@ -199,7 +190,6 @@ class AsyncPreparedTransaction(_Reviewed):
 
     async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc import Rpc
-        from yieldcli.chain.transact import complete
 
         async with Rpc(
             self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from yieldcli.errors import ConfigError
+
 
 class Profile:
     """Where a client's settings came from: the command line's resolution, read-only."""
@@ -39,7 +41,6 @@ def load_profile(name: str | None = None) -> Profile:
 
     from yieldcli import config
     from yieldcli.environment import Environment
-    from yieldcli.errors import ConfigError
     from yieldcli.secrets import find_api_key
 
     env = Environment()

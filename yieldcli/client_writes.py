@@ -11,12 +11,16 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from yieldcli import orders, tokens
+from yieldcli.addresses import check_pubkey
+from yieldcli.chain.transact import Hooks, Prepared, TransactOptions, prepare
+
 # Published here first: `X as X` keeps them importable from this module for type checkers too.
 from yieldcli.client_prepared import AsyncPreparedTransaction as AsyncPreparedTransaction
 from yieldcli.client_prepared import ChainSettings as ChainSettings
 from yieldcli.client_prepared import PreparedTransaction as PreparedTransaction
 from yieldcli.client_prepared import on_loop, on_rpc
-from yieldcli.errors import UsageError
+from yieldcli.errors import NetworkError, UsageError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
 if TYPE_CHECKING:
@@ -38,7 +42,6 @@ def _ready(
     nonce_authority: Signer | str | Path | None,
 ) -> tuple[Order, list[Signer], TransactOptions, OnNonce | None]:
     """The order with the nonce's authority named, who signs (the keypair first), the options, the nonce."""
-    from yieldcli.addresses import check_pubkey
     from yieldcli.chain.nonce import OnNonce
 
     signers = [settings.need_keypair()]
@@ -88,9 +91,7 @@ async def decimals_of_mint_async(
     """A mint's decimals: a known token's; else read from its mint account on chain, as spl-token
     does (a chain fact the service does not control); the service's word (`from_service()`, None:
     unknown) only when no RPC is given or it cannot be reached."""
-    from yieldcli import orders
     from yieldcli.chain.rpc import Rpc
-    from yieldcli.errors import NetworkError
 
     known = orders.known_decimals(mint)
     if known is not None:
@@ -128,8 +129,6 @@ def prepare_write(
     nonce_authority: Signer | str | Path | None = None,
 ) -> PreparedTransaction:
     """Ask the service, review, simulate and check: a transaction that can then be signed or sent."""
-    from yieldcli.chain.transact import Hooks, Prepared, prepare
-
     order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
     obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
     prepared = on_rpc(
@@ -153,7 +152,6 @@ async def prepare_write_async(
     nonce_authority: Signer | str | Path | None = None,
 ) -> AsyncPreparedTransaction:
     from yieldcli.chain.rpc import Rpc
-    from yieldcli.chain.transact import Hooks, Prepared, prepare
 
     order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
     obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
@@ -177,8 +175,6 @@ def given_order(
 ) -> tuple[UserRequest, Obtain]:
     """A transaction built elsewhere and what its sender says it does (`action` of `asset`), as the
     pipeline takes them; an amount in token units needs a known token's decimals."""
-    from yieldcli import orders, tokens
-    from yieldcli.addresses import check_pubkey
     from yieldcli.chain.decode import decode_transaction
     from yieldcli.chain.service_transactions import given
 
@@ -201,8 +197,6 @@ def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain,
     """Review, simulate and check a transaction built elsewhere against `request`, as `yield tx sign`
     does: its cluster is the one its blockhash is known on, whatever service the client names (it
     may have been built against the sandbox, or by anyone)."""
-    from yieldcli.chain.transact import Hooks, Prepared, prepare
-
     signers = [settings.need_keypair()]
     options = replace(settings.applied(limits.options()), sign=True, send=False, expected_cluster=None)
     prepared = on_rpc(
@@ -239,7 +233,6 @@ class Limits:
 
     def options(self) -> TransactOptions:
         from yieldcli.chain.compute_budget import parse_priority_fee
-        from yieldcli.chain.transact import TransactOptions
 
         # "auto" or a whole number, as text or an int: the same rule as the command line's flag.
         price = None if self.priority_fee is None else parse_priority_fee(str(self.priority_fee))
@@ -271,8 +264,6 @@ def move_order(
 ) -> Order:
     """A deposit or a withdrawal (`action`) from the keyword arguments of `Client.deposit`/`withdraw`;
     `decimals_of_unknown(mint, wallet)` for a mint that is not a known token."""
-    from yieldcli import orders, tokens
-
     mint = tokens.resolve_asset(asset, "asset")
     wallet, payer = identity(settings, wallet, payer)
     try:
@@ -308,8 +299,6 @@ def close_order(
     token_account: str | None,
 ) -> Order:
     """Close the wallet's fund account for a strategy and asset; its rent goes to `recipient` (the wallet)."""
-    from yieldcli import orders, tokens
-
     mint = tokens.resolve_asset(asset, "asset")
     wallet, payer = identity(settings, wallet, payer)
     return orders.close_order(
@@ -319,7 +308,5 @@ def close_order(
 
 def identity(settings: ChainSettings, wallet: str | None, payer: str | None) -> tuple[str, str]:
     """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
-    from yieldcli.addresses import check_pubkey
-
     wallet = check_pubkey(wallet, "wallet") if wallet else str(settings.need_keypair().pubkey())
     return wallet, check_pubkey(payer, "payer") if payer else wallet

@@ -63,14 +63,16 @@ SPECS: dict[str, Spec] = {
             "YIELD_MAX_FEE",
             "--max-fee",
             None,
-            "most lamports a transaction may pay in fees, base plus priority (default: no cap; 0.01 SOL of priority fee with auto)",
+            "most lamports a transaction may pay in fees, base plus priority "
+            "(default: no cap; 0.01 SOL of priority fee with auto)",
         ),
         Spec(
             "strategy_program",
             "YIELD_STRATEGY_PROGRAM",
             None,
             None,
-            "the strategy's on-chain program on a cluster other than mainnet (mainnet's is pinned; default: the sandbox's)",
+            "the strategy's on-chain program on a cluster other than mainnet "
+            "(mainnet's is pinned; default: the sandbox's)",
         ),
     )
 }

@@ -28,6 +28,13 @@ class YieldError(Exception):
     exit_code: ExitCode = ExitCode.UNEXPECTED
     # What went wrong, for programs: stable, dotted from general to specific ("network.proxy").
     kind: str = "error"
+    # What the transaction pipeline attaches for whoever reports the error (the command line's hints
+    # name them): the transaction's signature, its action, the cluster it was built for, and the
+    # result so far (review, effect). Class defaults, so an error that has none carries none.
+    signature: str | None = None
+    action: str | None = None
+    expected_cluster: str | None = None
+    report: dict[str, object] | None = None
 
     def __init__(self, message: str, *, hint: str | None = None, kind: str | None = None):
         super().__init__(message)

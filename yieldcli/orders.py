@@ -18,8 +18,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
+from yieldcli import tokens
+from yieldcli.amounts import Amount
+from yieldcli.chain.transact_types import ACTIONS, UserRequest
+from yieldcli.config import data_dir
 from yieldcli.errors import UsageError, YieldError
+from yieldcli.solana.cluster import SERVICE_CLUSTER
+from yieldcli.urls import is_loopback
 
 if TYPE_CHECKING:
     from yieldcli.chain.nonce import OnNonce
@@ -77,8 +84,6 @@ def _made(action: str, params: dict[str, Any], wallet: str | None, signers: tupl
 
 def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, signers: tuple[str, ...]) -> UserRequest:
     """What the transaction must do, read from the body the service is asked with."""
-    from yieldcli.chain.transact_types import UserRequest
-
     fields = _FIELDS[action]
 
     def given(name: str) -> Any:
@@ -185,8 +190,6 @@ def base_units(
     """Exact base units from token units (`Decimal("1.5")`, "1.5") or `raw` base units; None for
     everything. `decimals()` is asked only for token units of a mint that is not a known token;
     `name` is what the amount is called in errors."""
-    from yieldcli.amounts import Amount
-
     given = [x for x in (amount, raw) if x is not None]
     if everything == bool(given) or len(given) > 1:
         raise UsageError("give one of amount=, raw= or all=True", kind="usage.amount")
@@ -213,8 +216,6 @@ def base_units(
 
 
 def known_decimals(mint: str) -> int | None:
-    from yieldcli import tokens
-
     known = tokens.by_mint(mint)
     return known.decimals if known else None
 
@@ -243,19 +244,12 @@ def decimals_from_service(balances: Callable[[], Any], mint: str, *, quiet: bool
 
 def journal_path(env: Environment) -> Path:
     """Where the signatures sent and not yet settled are kept: one journal for every front door."""
-    from yieldcli.config import data_dir
-
     return data_dir(env) / JOURNAL_FILE
 
 
 def expected_cluster(api_url: str | None) -> str | None:
     """The cluster the service at `api_url` builds for: mainnet-beta, except a local service (the
     sandbox's cluster is its own: None, and the RPC must still know the transaction's blockhash)."""
-    from urllib.parse import urlsplit
-
-    from yieldcli.solana.cluster import SERVICE_CLUSTER
-    from yieldcli.urls import is_loopback
-
     if is_loopback(urlsplit(api_url or "").hostname):
         return None
     return SERVICE_CLUSTER
@@ -275,8 +269,6 @@ def stated_request(
     """What a transaction built elsewhere must do, as stated by who hands it over: a deposit,
     withdrawal (`amount` base units, None: everything) or close of `mint`, or "transaction" (any:
     signing may then cost only the network fee and rent). `payer` and `wallet` are signers named."""
-    from yieldcli.chain.transact_types import ACTIONS, UserRequest
-
     if action not in (*ACTIONS, "transaction"):
         raise UsageError(
             f"invalid action {action!r}: expected one of {', '.join(ACTIONS)} or transaction", kind="usage.expect"

@@ -13,7 +13,10 @@ from yieldcli.errors import ConfigError
 
 KEYRING_SERVICE = "yield"
 NO_BACKEND_HINT = f"no OS keyring is available here: set {API_KEY_ENV} instead"
-PLAINTEXT_HINT = f"set {API_KEY_ENV} instead, or use an OS keyring (Secret Service, KWallet, macOS Keychain, Windows Credential Locker)"
+PLAINTEXT_HINT = (
+    f"set {API_KEY_ENV} instead, or use an OS keyring "
+    "(Secret Service, KWallet, macOS Keychain, Windows Credential Locker)"
+)
 
 
 class _KeyringModule(Protocol):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from yieldcli.addresses import is_pubkey
+from yieldcli.errors import UsageError
+
 
 class Token(NamedTuple):
     symbol: str
@@ -50,9 +53,6 @@ def symbols() -> list[str]:
 
 def resolve_asset(value: str, flag: str = "--asset") -> str:
     """A known symbol or a mint address, as a mint address; anything else names the bad value."""
-    from yieldcli.addresses import is_pubkey
-    from yieldcli.errors import UsageError
-
     known = by_symbol(value)
     if known:
         return known.mint

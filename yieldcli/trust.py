@@ -25,7 +25,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.addresses import is_pubkey
+from yieldcli.config import config_dir
 from yieldcli.errors import ConfigError
+from yieldcli.files import others_can_change, read_small_file, take_file_lock, write_atomically
 
 if TYPE_CHECKING:
     from yieldcli.environment import Environment
@@ -55,16 +58,12 @@ class Trusted:
 
 def default_trust_path(env: Environment) -> Path:
     """Beside the config file's default place, in the config folder (as the MCP policy)."""
-    from yieldcli.config import config_dir
-
     return config_dir(env) / TRUST_FILE_NAME
 
 
 def load_trusted(path: Path) -> list[Trusted]:
     """Every entry of the file at `path` (none when it does not exist); ConfigError (exit 3) when it
     cannot be trusted or read."""
-    from yieldcli.files import others_can_change, read_small_file
-
     try:
         problem = others_can_change(path)
     except FileNotFoundError:
@@ -99,8 +98,6 @@ def parse(data: bytes, path: Path) -> list[Trusted]:
 
 
 def _entry(table: dict[str, Any], number: int, path: Path) -> Trusted:
-    from yieldcli.addresses import is_pubkey
-
     unknown = set(table) - {*_FIELDS, "added"}
     missing = [k for k in _FIELDS if k not in table]
     if unknown or missing:
@@ -125,8 +122,6 @@ def trusted_for(entries: list[Trusted], cluster: str, strategy: str, mint: str) 
 def change_trusted(path: Path, change: Callable[[list[Trusted]], list[Trusted] | None]) -> list[Trusted]:
     """Read the file again, `change` its entries (None: nothing to write), write it, all under an
     exclusive lock beside it: concurrent `trust add`s keep every entry. The entries as written."""
-    from yieldcli.files import take_file_lock, write_atomically
-
     lock = path.with_name(path.name + ".lock")
     try:
         fd = take_file_lock(lock)

@@ -3,6 +3,7 @@ may travel. Pure and cheap: no httpx import (start-up time)."""
 
 from __future__ import annotations
 
+import ipaddress
 from urllib.parse import SplitResult, urlsplit
 
 from yieldcli.errors import UsageError
@@ -109,7 +110,6 @@ def is_loopback(host: str | None) -> bool:
         return False
     if host == "localhost":
         return True
-    import ipaddress  # only plain-http URLs get here
 
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback

@@ -10,7 +10,6 @@ import subprocess
 import pytest
 
 from tests.cli.test_errors import one_line_error
-from tests.cli.test_write import chain  # noqa: F401 (the fixture: `yield` against the served sandbox and its RPC)
 from tests.conftest import TEST_API_KEY, YIELD, Result
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 

@@ -10,8 +10,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
 from tests.cli.test_nonce import rpc_call
-from tests.cli.test_write import USDC, write_keypair
-from tests.conftest import TEST_API_KEY
+from tests.conftest import TEST_API_KEY, write_keypair
 from yieldcli.chain.compute_budget import AUTO_PERCENTILE
 from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair

@@ -65,13 +65,15 @@ def test_unknown_strategy_shows_the_service_message(api):
         ),
         (
             200,
-            b'{"data": [{"token_address": "x", "decimals": 6, "total_balance": 1.5}], "meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}',
+            b'{"data": [{"token_address": "x", "decimals": 6, "total_balance": 1.5}], '
+            b'"meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}',
             "application/json",
             "total_balance=1.5",
         ),
         (
             200,
-            b'{"data": [{"token_address": "x", "decimals": 6}], "meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}',
+            b'{"data": [{"token_address": "x", "decimals": 6}], '
+            b'"meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}',
             "application/json",
             "without the field 'total_balance'",
         ),
@@ -184,7 +186,10 @@ def test_in_json_modes_an_error_is_also_one_json_object_on_stderr(api, sandbox):
         "code": 5,
         "kind": service_kind(service),
         "message": "Strategy not found: 'no-such-strategy' (from the command line)",
-        "hint": "check the id with `yield strategy info --strategy ID`; `yield config show` says where each setting comes from",
+        "hint": (
+            "check the id with `yield strategy info --strategy ID`; "
+            "`yield config show` says where each setting comes from"
+        ),
     }
 
     with socket.socket() as closed:  # a port nobody listens on: connection refused

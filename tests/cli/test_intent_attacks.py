@@ -16,15 +16,8 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import AllocateParams, AssignParams, TransferParams, allocate, assign, transfer
 
-from tests.cli.test_intent import (
-    TOKEN,
-    USDC_MINT,
-    USER_ATA,
-    WALLET,
-    _token_ix,
-    destination_swapped,
-    world,  # noqa: F401 (the fixture: the sandbox behind a stand-in service)
-)
+from tests.cli.stand_in import TOKEN, USDC_MINT, USER_ATA, WALLET
+from tests.cli.test_intent import _token_ix, destination_swapped
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
 from yieldcli.solana import programs, strategy_program
 
@@ -183,14 +176,17 @@ def test_the_python_client_with_an_always_yes_confirm_is_refused(world):
     before = world.snapshot()
     for make, message in ((ASSIGN, "System Assign of your wallet"), (UNKNOWN_PROGRAM, "is not one this request needs")):
         world.doctor(make(world))
-        with Client(
-            api_url=world.stand_in.url,
-            api_key=TEST_API_KEY,
-            strategy=DEMO_STRATEGY_ID,
-            rpc_url=world.sandbox.rpc_url,
-            keypair=demo_keypair(),
-            journal_path=world.keypair + ".journal",
-        ) as client, pytest.raises(Refused, match=message):
+        with (
+            Client(
+                api_url=world.stand_in.url,
+                api_key=TEST_API_KEY,
+                strategy=DEMO_STRATEGY_ID,
+                rpc_url=world.sandbox.rpc_url,
+                keypair=demo_keypair(),
+                journal_path=world.keypair + ".journal",
+            ) as client,
+            pytest.raises(Refused, match=message),
+        ):
             client.deposit("USDC", "10").send(confirm=lambda *a: True)
     assert world.snapshot() == before
 
@@ -272,7 +268,8 @@ def test_a_strategy_program_named_for_another_deployment_is_the_only_one_trusted
     from yieldcli.sandbox.demo import demo_keypair
 
     other = str(Keypair().pubkey())
-    # The command line: the setting replaces the sandbox's program, whose deposit then uses the user's authority unvouched.
+    # The command line: the setting replaces the sandbox's program, whose deposit then uses the user's
+    # authority unvouched.
     refused = world.run(*DEPOSIT, "--send", "--yes", env={**world.env(), "YIELD_STRATEGY_PROGRAM": other})
     assert refused.code == 10 and "Sandbox strategy program is not one this request needs" in refused.stderr, (
         refused.stderr

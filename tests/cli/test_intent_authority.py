@@ -15,7 +15,8 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
-from tests.cli.test_intent import TOKEN, USDC_MINT, USER_ATA, WALLET, World, _token_ix
+from tests.cli.stand_in import TOKEN, USDC_MINT, USER_ATA, WALLET, World
+from tests.cli.test_intent import _token_ix
 from tests.conftest import TEST_API_KEY
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
 from yieldcli.solana import programs
@@ -245,12 +246,12 @@ def test_the_python_client_refuses_on_every_write_path_with_an_always_yes_confir
             "withdraw all": lambda: client.withdraw("USDC", all=True),
             "close": lambda: client.close_account("USDC"),
         }
-        for name, call in calls.items():
+        for call in calls.values():
             for make, message in (
                 APPENDED["System AuthorizeNonceAccount of a nonce the user authorizes"],
                 APPENDED["Stake Withdraw from a stake account the user authorizes"],
             ):
-                world.doctor(lambda ixs: ixs + [make(world, world.holdings)])
+                world.doctor(lambda ixs, make=make: ixs + [make(world, world.holdings)])
                 with pytest.raises(Refused, match=message):
                     call().send(confirm=lambda *a: True)
     assert snapshot(world) == before

@@ -17,7 +17,8 @@ import subprocess
 import pytest
 from solders.keypair import Keypair
 
-from tests.cli.test_intent import USDC_MINT, USER_ATA, WALLET, World, _token_ix, destination_swapped, rpc_call
+from tests.cli.stand_in import USDC_MINT, USER_ATA, WALLET, rpc_call
+from tests.cli.test_intent import _token_ix, destination_swapped
 from tests.cli.test_intent_attacks import close_position_to_stranger
 from tests.conftest import TEST_API_KEY, YIELD
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
@@ -26,14 +27,6 @@ from yieldcli.solana import programs
 DEPOSIT = ("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
 MAINNET_GENESIS = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"
 HINT = re.compile(r"`(yield config trust add [^`]+)`")
-
-
-@pytest.fixture
-def world(sandbox, run, tmp_path):
-    """The sandbox behind a stand-in service that doctors its transactions (tests/cli/test_intent.py)."""
-    w = World(sandbox, run, tmp_path)
-    yield w
-    w.stand_in.stop()
 
 
 def read(path: str) -> str:

@@ -2,7 +2,6 @@
 against the sandbox served over loopback (its RPC can hold transactions pending until released)."""
 
 import json
-import os
 import signal
 import subprocess
 import threading
@@ -13,26 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_write import chain, usdc_position, write_keypair  # noqa: F401 (chain is a fixture)
+from tests.cli.conftest import usdc_position
 from tests.conftest import TEST_API_KEY, YIELD
-from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
 
 DEPOSIT = ("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")
 UNIT = 1_000_000  # 1 USDC in base units
-
-
-@pytest.fixture
-def chain_env(sandbox, tmp_path):
-    """The environment `chain` gives `yield`, for commands started in the background."""
-    keypair = write_keypair(tmp_path / "bg-demo.json", demo_keypair())
-    return {
-        **os.environ,
-        "YIELD_API_URL": sandbox.url,
-        "YIELD_API_KEY": TEST_API_KEY,
-        "YIELD_RPC_URL": sandbox.rpc_url,
-        "YIELD_KEYPAIR": keypair,
-        "YIELD_STRATEGY": DEMO_STRATEGY_ID,
-    }
 
 
 def start(env, *args):
@@ -287,7 +271,7 @@ def test_an_rpc_on_another_cluster_is_refused_before_signing(chain, sandbox, tmp
     other = SandboxServer(tmp_path / "other-cluster" / "state.json", api_key=TEST_API_KEY).start()
     try:
         before = usdc_position(chain)
-        other.runtime  # started now, with the same (deterministic) first blockhashes as ours
+        other.start_chain()  # started now, with the same (deterministic) first blockhashes as ours
         for _ in range(3):
             sandbox.runtime.expire_blockhash()  # ours moves on: the other cluster never saw these
         result = chain(*DEPOSIT, "--url", other.rpc_url)

@@ -1,8 +1,8 @@
 """On a real pseudo-terminal: the review comes before any prompt, and a send after one that landed is asked."""
 
-from tests.cli.test_journal import UNIT, chain_env, killed_while_pending  # noqa: F401 (chain_env is a fixture)
+from tests.cli.conftest import usdc_position
+from tests.cli.test_journal import UNIT, killed_while_pending
 from tests.cli.test_terminal import Terminal
-from tests.cli.test_write import chain, usdc_position  # noqa: F401 (chain is a fixture)
 
 
 def test_with_json_output_the_review_is_shown_on_the_terminal_before_the_prompt(chain, chain_env):

@@ -4,28 +4,34 @@ import json
 
 from solders.keypair import Keypair
 
-from tests.cli.test_write import chain, usdc_position, write_keypair  # noqa: F401 (chain is a fixture)
+from tests.cli.conftest import usdc_position
+from tests.conftest import write_keypair
 from yieldcli.sandbox.demo import demo_keypair
 
 
 def test_keypair_and_url_are_accepted_by_every_command_before_or_after_it(run, tmp_path):
     stranger = write_keypair(tmp_path / "user2.json", Keypair())
     demo = write_keypair(tmp_path / "demo.json", demo_keypair())
+
+    def positions(where, *flags):
+        args = (
+            ["--sandbox", *flags, "positions", "-o", "json"]
+            if where == "before"
+            else ["--sandbox", "positions", "-o", "json", *flags]
+        )
+        result = run(*args)
+        assert result.code == 0, (where, result.stderr)
+        return result.json()["data"]
+
     for where in ("before", "after"):
-
-        def positions(*flags):
-            args = (
-                ["--sandbox", *flags, "positions", "-o", "json"]
-                if where == "before"
-                else ["--sandbox", "positions", "-o", "json", *flags]
-            )
-            result = run(*args)
-            assert result.code == 0, (where, result.stderr)
-            return result.json()["data"]
-
-        assert positions("-k", demo) and positions("--keypair", demo)  # the demo wallet has positions
-        assert positions("-k", stranger) == [] and positions("--keypair", stranger) == []  # that key's wallet: none
-        assert positions("-u", "localhost") == positions("--url", "http://127.0.0.1:8899") == positions()
+        assert positions(where, "-k", demo) and positions(where, "--keypair", demo)  # the demo wallet has positions
+        # that key's wallet: none
+        assert positions(where, "-k", stranger) == [] and positions(where, "--keypair", stranger) == []
+        assert (
+            positions(where, "-u", "localhost")
+            == positions(where, "--url", "http://127.0.0.1:8899")
+            == positions(where)
+        )
     for command in (["health"], ["balances"], ["earnings"], ["strategy", "info"], ["config", "show"]):
         result = run("--sandbox", *command, "-k", demo, "-u", "devnet", "-o", "json")
         assert result.code == 0, (command, result.stderr)

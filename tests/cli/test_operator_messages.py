@@ -4,7 +4,8 @@ import json
 
 from solders.keypair import Keypair
 
-from tests.cli.test_write import chain, usdc_position, write_keypair  # noqa: F401 (chain is a fixture)
+from tests.cli.conftest import usdc_position
+from tests.conftest import write_keypair
 from yieldcli.sandbox.demo import DEMO_WALLET
 
 

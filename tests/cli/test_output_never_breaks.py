@@ -109,7 +109,7 @@ def test_an_unknown_mint_s_decimals_are_read_from_the_chain(api, sandbox, tmp_pa
     from solders.keypair import Keypair
     from solders.pubkey import Pubkey
 
-    from tests.cli.test_write import write_keypair
+    from tests.conftest import write_keypair
     from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
     from yieldcli.solana.programs import TOKEN_PROGRAM
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.test_write import write_keypair
-from tests.conftest import TEST_API_KEY
+from tests.conftest import TEST_API_KEY, write_keypair
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
 from yieldcli.sandbox.rpc.relay import RpcRelay
 

@@ -9,7 +9,6 @@ import json
 import urllib.request
 from pathlib import Path
 
-import pytest
 from solders.hash import Hash
 from solders.keypair import Keypair
 from solders.message import MessageV0
@@ -17,7 +16,6 @@ from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
-from tests.cli.test_write import chain  # noqa: F401  (the fixture)
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp

@@ -4,7 +4,6 @@ for long output only, JSON indented with exact integers, colour only where it me
 
 import json
 import re
-import shutil
 from decimal import Decimal
 
 import pytest
@@ -63,7 +62,7 @@ def test_positions_keep_every_digit_in_aligned_unwrapped_rows(run, screen, width
     text = screen(width).run("yield --sandbox positions")
     rows = table_rows(text, "Deposited")
     assert len(rows) == len(expected), text  # one line per position: no row wrapped
-    for row, item in zip(rows, expected):
+    for row, item in zip(rows, expected, strict=True):
         assert len(row.rstrip()) <= width
         assert row.split()[0] == item["token_symbol"]
         assert not CUT_NUMBER.search(row), row
@@ -217,7 +216,7 @@ def test_balances_keep_apy_at_80_columns(run, screen):
     text = screen(80).run("yield --sandbox balances")
     rows = table_rows(text, "Wallet")
     assert text.split("\n")[text.split("\n").index("Balances") + 1].split()[-1] == "APY"
-    with_apy = [(row, item) for row, item in zip(rows, expected) if item.get("yield_balance")]
+    with_apy = [(row, item) for row, item in zip(rows, expected, strict=True) if item.get("yield_balance")]
     assert with_apy
     for row, item in with_apy:
         assert row.split()[0] == item["token_symbol"] and row.endswith(layout_apy(item["yield_balance"]["fund_apy"])), (

@@ -11,7 +11,6 @@ import urllib.request
 
 import pytest
 
-from tests.cli.test_write import chain  # noqa: F401  (the fixture: yield on the sandbox, as the demo wallet)
 from tests.conftest import TEST_API_KEY
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 from yieldcli.tokens import by_symbol

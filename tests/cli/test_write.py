@@ -12,42 +12,12 @@ import pytest
 from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
-from tests.conftest import TEST_API_KEY
-from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
+from tests.cli.conftest import usdc_position
+from tests.conftest import write_keypair
+from yieldcli.sandbox.demo import DEMO_WALLET
 
 USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 JS_DIR = Path(__file__).resolve().parents[1] / "js"
-
-
-def write_keypair(path: Path, keypair: Keypair) -> str:
-    path.write_text(json.dumps(list(bytes(keypair))))
-    path.chmod(0o600)
-    return str(path)
-
-
-@pytest.fixture
-def chain(sandbox, run, tmp_path):
-    """`yield` pointed at the served sandbox's API and RPC, signing as the demo wallet."""
-    keypair = write_keypair(tmp_path / "demo.json", demo_keypair())
-
-    def _yield(*args, env=None, **kwargs):
-        full_env = {
-            "YIELD_API_URL": sandbox.url,
-            "YIELD_API_KEY": TEST_API_KEY,
-            "YIELD_RPC_URL": sandbox.rpc_url,
-            "YIELD_KEYPAIR": keypair,
-            "YIELD_STRATEGY": DEMO_STRATEGY_ID,
-            **(env or {}),
-        }
-        return run(*args, env=full_env, **kwargs)
-
-    _yield.keypair = keypair
-    return _yield
-
-
-def usdc_position(chain) -> int:
-    body = chain("positions", "--asset", "USDC", "-o", "json").json()
-    return sum(p["total_position_value"] for p in body["data"])
 
 
 def signed_ok(b64: str) -> bool:

@@ -10,7 +10,7 @@ import pytest
 from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
-from tests.ledger.conftest import KEY_0, KEY_0_0, KEY_44_501, LEDGER_URL, USDC, rpc_call
+from tests.ledger.conftest import KEY_0, KEY_0_0, KEY_44_501, LEDGER_URL, rpc_call
 
 HASH_LINE = "compare it with your Ledger"
 
@@ -116,7 +116,7 @@ def test_rejected_on_the_device_is_exit_12_and_nothing_is_sent(ledger):
 
 
 def test_the_ledger_signs_as_the_payer_in_tx_sign(ledger, tmp_path):
-    from tests.cli.test_write import write_keypair
+    from tests.conftest import write_keypair
     from yieldcli.sandbox.demo import DEMO_WALLET, demo_keypair
 
     ledger.device.enable_blind_signing()
@@ -149,7 +149,7 @@ def test_the_ledger_signs_as_the_payer_in_tx_sign(ledger, tmp_path):
 
 
 def test_a_durable_nonce_transaction_with_the_ledger_as_nonce_authority(ledger, tmp_path):
-    from tests.cli.test_write import write_keypair
+    from tests.conftest import write_keypair
 
     ledger.device.enable_blind_signing()
     payer = Keypair()
@@ -193,7 +193,7 @@ def test_the_intent_guard_refuses_a_doctored_transaction_before_the_device_is_as
     from solders.pubkey import Pubkey
     from solders.system_program import TransferParams, transfer
 
-    from tests.cli.test_intent import StandIn, decompile, recompile
+    from tests.cli.stand_in import StandIn, decompile, recompile
     from tests.ledger.conftest import LedgerWorld
 
     stand_in = StandIn(sandbox.url)

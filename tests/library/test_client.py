@@ -231,8 +231,8 @@ def test_from_profile_reads_the_settings_the_command_line_uses(sandbox, isolated
 @pytest.mark.parametrize("decimals", ["-1", "256", "1000000000"])
 def test_decimals_no_token_can_have_are_a_body_error(sandbox, client, decimals):
     body = (
-        '{"data": [{"token_address": "x", "decimals": %s, "total_balance": 1}], '
-        '"meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}' % decimals
+        '{"data": [{"token_address": "x", "decimals": ' + decimals + ', "total_balance": 1}], '
+        '"meta": {"has_more": false, "page": 1, "per_page": 10, "total": 1, "total_pages": 1}}'
     )
     sandbox.add_fault("GET", "^/user-balances/", 200, body)
     with pytest.raises(ServiceError) as info:

@@ -12,7 +12,8 @@ from decimal import Decimal
 
 import pytest
 
-from tests.cli.test_intent import StandIn, amount_changed, decompile, recompile
+from tests.cli.stand_in import StandIn, decompile, recompile
+from tests.cli.test_intent import amount_changed
 from tests.library.wallet import Asked, journal_entries, landed, usdc_balance
 from yieldcli import Client, ConfirmationRequired, Confirmed, Declined, Refused
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair

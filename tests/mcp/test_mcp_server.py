@@ -11,7 +11,8 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.cli.test_intent import USER_ATA, World, amount_changed, rpc_call
+from tests.cli.stand_in import USER_ATA, World, rpc_call
+from tests.cli.test_intent import amount_changed
 from tests.conftest import TEST_API_KEY
 from tests.mcp.harness import POLICY, Rewriting, answering, run, server_env, session, structured, write_private
 from yieldcli.sandbox.demo import demo_keypair

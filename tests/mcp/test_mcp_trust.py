@@ -3,7 +3,8 @@ tool can give it."""
 
 from __future__ import annotations
 
-from tests.cli.test_intent import World, destination_swapped
+from tests.cli.stand_in import World
+from tests.cli.test_intent import destination_swapped
 from tests.mcp.harness import POLICY, answering, server_env, session, structured, write_private
 from tests.mcp.harness import run as run_async
 

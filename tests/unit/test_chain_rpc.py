@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from solders.pubkey import Pubkey
 
+from yieldcli.chain.read_around import simulation_of
 from yieldcli.chain.rpc import PreflightFailed, Rpc, RpcError, explorer_url, redact_url
 from yieldcli.errors import ConfigError, ExitCode, NetworkError, TransactionExpired, UsageError
 from yieldcli.solana.cluster import resolve_rpc_url
@@ -170,6 +171,18 @@ def test_a_node_that_leaves_accounts_out_is_an_error_not_absent_accounts(stub):
     with pytest.raises(RpcError, match="with 1 accounts for 2 asked") as info:
         call(stub.url, "multiple_accounts", [Pubkey.new_unique(), Pubkey.new_unique()])
     assert SECRET not in str(info.value)
+
+
+def test_a_simulation_that_leaves_accounts_out_is_an_error_not_a_shorter_comparison():
+    # Two accounts asked after the simulation, one answered: zipping would have left the second out of
+    # what the intent check compares.
+    asked = [Pubkey.new_unique(), Pubkey.new_unique()]
+    with pytest.raises(RpcError, match="simulateTransaction with 1 accounts for 2 asked"):
+        simulation_of({"err": None, "logs": [], "accounts": [None]}, asked, [None, None])
+    assert simulation_of({"err": None, "logs": [], "accounts": [None, None]}, asked, [None, None]).accounts == (
+        None,
+        None,
+    )
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import io
 import re
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -60,7 +60,7 @@ def test_no_width_cuts_a_number(width):
         for i, d in enumerate((6, 9, 0))
     ]
     text = draw(width, tables.draw_positions, rows, None)
-    for row, p in zip([line for line in text.splitlines() if line.startswith("USDC")], rows):
+    for row, p in zip([line for line in text.splitlines() if line.startswith("USDC")], rows, strict=True):
         numbers = [Decimal(n.replace(",", "")) for n in re.findall(r"-?[\d,]+\.\d+|(?<=\s)-?[\d,]{2,}(?=\s|$)", row)]
         scale = Decimal(10) ** -p.decimals
         for raw in (p.total_deposited_value, p.total_position_value, p.yield_earned):

@@ -51,7 +51,7 @@ DEMO = demo_keypair()
 def seeded(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("seeded")
     server = SandboxServer(folder / "state.json", api_key=KEY)
-    server.chain  # seeds the chain from the demo ledger
+    server.start_chain()  # seeds the chain from the demo ledger
     server.stop()
     return folder
 
@@ -628,22 +628,26 @@ REFUSALS = [
     (
         "/deposit/tx",
         {**D, "amount": 1_250_750_001},
-        f"Insufficient balance: the wallet holds 1250750000 base units of {USDC} in {ata(DEMO_WALLET, USDC)}; 1250750001 requested",
+        f"Insufficient balance: the wallet holds 1250750000 base units of {USDC} in {ata(DEMO_WALLET, USDC)}; "
+        "1250750001 requested",
     ),
     (
         "/deposit/ix",
         {**D, "base_asset": by_symbol("USDS").mint, "all": True},
-        f"Insufficient balance: the wallet holds no {by_symbol('USDS').mint} in {ata(DEMO_WALLET, by_symbol('USDS').mint)} to deposit",
+        f"Insufficient balance: the wallet holds no {by_symbol('USDS').mint} "
+        f"in {ata(DEMO_WALLET, by_symbol('USDS').mint)} to deposit",
     ),
     (
         "/withdraw/tx",
         {**D, "amount": 2_547_318_403},
-        "Insufficient balance: the position holds 2547318402 base units; withdrawing 2547318403 takes 2547318403 (fee 2547319 included)",
+        "Insufficient balance: the position holds 2547318402 base units; "
+        "withdrawing 2547318403 takes 2547318403 (fee 2547319 included)",
     ),
     (
         "/withdraw/ix",
         {**D, "amount": 2_547_318_402, "exclude_fees": True},
-        "Insufficient balance: the position holds 2547318402 base units; withdrawing 2547318402 takes 2549865721 (fee 2547319 included)",
+        "Insufficient balance: the position holds 2547318402 base units; "
+        "withdrawing 2547318402 takes 2549865721 (fee 2547319 included)",
     ),
     (
         "/withdraw/ix",

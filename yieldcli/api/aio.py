@@ -17,6 +17,7 @@ from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, Retry
 from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.proxy import Proxy, proxy_for
+from yieldcli.api.tls import client_context
 from yieldcli.api.transport import Response, TransportError, TransportTimeout
 
 if TYPE_CHECKING:
@@ -41,8 +42,6 @@ class AsyncServiceClient(Endpoints):
         max_idle: int = MAX_IDLE,
     ):
         import httpx2
-
-        from yieldcli.api.tls import client_context
 
         self._core = ClientCore(base_url, api_key, retry=retry, log=log)
         self.base_url = self._core.base_url

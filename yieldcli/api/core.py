@@ -8,6 +8,7 @@ Errors carry no advice on how to fix them: they say what happened, and `kind` sa
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -18,6 +19,7 @@ from yieldcli import __version__, exact_json
 from yieldcli.api.endpoints import Endpoint
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
+from yieldcli.secrets import mask
 from yieldcli.urls import check_base_url, redact_url, scrub
 
 # A decoded JSON body.
@@ -41,7 +43,6 @@ class RetryPolicy(NamedTuple):
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, self.max_retry_after)
-        import random
 
         return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
 
@@ -71,7 +72,6 @@ class ClientCore:
         # What errors and --verbose show: the URL may carry credentials (user:password@, ?api_key=).
         self.shown_url = redact_url(self.base_url)
         self._has_key = bool(api_key)
-        from yieldcli.secrets import mask
 
         self._key_shown = mask(api_key)  # as every other place shows a key
         self._retry = retry

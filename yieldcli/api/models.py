@@ -12,7 +12,7 @@ NamedTuples: immutable, and free to import (dataclasses would cost start-up time
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, NamedTuple, TypeVar
 
 from yieldcli.errors import ServiceError
 
@@ -257,8 +257,6 @@ _shapes: dict[str, Any] = {}
 def _position_shape() -> Any:
     """`list[...]` of a msgspec Struct with Position's fields and the one-pass read's rules."""
     if "position" not in _shapes:
-        from typing import Annotated
-
         import msgspec
 
         shape = msgspec.defstruct(

@@ -7,6 +7,7 @@ so output can stream with at most `concurrency` pages in memory. The same for as
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -178,7 +179,6 @@ async def every_item_async(
 ) -> AsyncIterator[T]:
     """`every_item` for async callers: at most `concurrency` pages in flight, items in page order."""
     import asyncio
-    from collections import deque
 
     size = limit or ALL_PAGE_SIZE
 

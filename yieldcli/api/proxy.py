@@ -12,6 +12,7 @@ only subdomains), `host:port`, IPv4 and IPv6 addresses, CIDR ranges, and `scheme
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import os
 import sys
@@ -67,8 +68,6 @@ def parse_proxy_url(url: str) -> Proxy:
     scheme = parts.scheme.lower()
     authorization = None
     if parts.username is not None:
-        import base64
-
         credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
         authorization = "Basic " + base64.b64encode(credentials).decode("ascii")
     return Proxy(scheme, parts.hostname or "", parts.port or DEFAULT_PORTS.get(scheme, 80), authorization)

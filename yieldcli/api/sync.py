@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -10,6 +11,7 @@ from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, Retry
 from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.transport import Response, Transport, TransportError
+from yieldcli.concurrency import ordered_map
 
 
 class ServiceClient(Endpoints):
@@ -67,12 +69,9 @@ class ServiceClient(Endpoints):
         the others from one thread (`yieldcli.api.fanout`); retries follow the same rules as `serve`."""
         requests = (self._core.request(endpoint, arguments, query) for arguments, query in calls)
         if endpoint.method != "GET" or self._http.tunnels():
-            from yieldcli.concurrency import ordered_map
-
             for _, future in ordered_map(self._send, requests, window, "request"):
                 yield future.result()
             return
-        from collections import deque
 
         from yieldcli.api.fanout import exchange_all
 

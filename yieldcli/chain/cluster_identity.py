@@ -24,7 +24,7 @@ async def check_same_cluster(rpc: Any, tx: Any, expected: str | None, *, blockha
             f"the RPC at {rpc.shown_url} is {actual}; this transaction is for {expected}; nothing was sent",
             kind="refused.cluster",
         )
-        setattr(error, "expected_cluster", expected)  # for the hint that names it
+        error.expected_cluster = expected  # for the hint that names it
         raise error
     if not blockhash:
         return genesis

@@ -11,6 +11,8 @@ from solders.transaction import VersionedTransaction
 from yieldcli.errors import UsageError
 
 SUPPORTED_VERSIONS = ("legacy", 0)
+# Said alike when a transaction is decoded and when some bytes are described.
+_VERSIONS_SUPPORTED = "only legacy and v0 transactions can be reviewed and signed"
 # The largest serialized transaction the network accepts (IPv6 MTU minus headers).
 PACKET_DATA_SIZE = 1232
 # Text a user hands us for one transaction: its base64 (1644 characters at most) alone, or inside
@@ -43,12 +45,11 @@ def decode_transaction(text: str | bytes) -> VersionedTransaction:
         raise UndecodableTransaction(_describe_failure(raw)) from None
     version = message_version(tx)
     if version not in SUPPORTED_VERSIONS:
-        raise UndecodableTransaction(
-            f"transaction message version {version} is not supported; only legacy and v0 transactions can be reviewed and signed"
-        )
+        raise UndecodableTransaction(f"transaction message version {version} is not supported; {_VERSIONS_SUPPORTED}")
     if bytes(tx) != raw:
         raise UndecodableTransaction(
-            f"the transaction has {len(raw) - len(bytes(tx))} unexpected trailing bytes; refusing to review a partly decoded transaction"
+            f"the transaction has {len(raw) - len(bytes(tx))} unexpected trailing bytes; "
+            "refusing to review a partly decoded transaction"
         )
     if len(tx.signatures) != tx.message.header.num_required_signatures:
         raise UndecodableTransaction(
@@ -106,7 +107,7 @@ def _describe_failure(raw: bytes) -> str:
     if offset is not None and offset < len(raw) and raw[offset] & 0x80:
         version = raw[offset] & 0x7F
         if version not in (0,):
-            return f"transaction message version {version} is not supported; only legacy and v0 transactions can be reviewed and signed"
+            return f"transaction message version {version} is not supported; {_VERSIONS_SUPPORTED}"
     return f"the data ({len(raw)} bytes) is not a serialized Solana transaction"
 
 

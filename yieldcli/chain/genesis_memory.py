@@ -15,21 +15,21 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from yieldcli.config import data_dir
+from yieldcli.environment import Environment
+from yieldcli.files import write_atomically
+from yieldcli.urls import is_loopback
+
 LIFETIME_SECONDS = 24 * 3600
 FILE_NAME = "genesis-hashes.json"
 _MAX_ENTRIES = 64
 
 
 def _path() -> Path:
-    from yieldcli.config import data_dir
-    from yieldcli.environment import Environment
-
     return data_dir(Environment()) / FILE_NAME
 
 
 def _key(url: str) -> str | None:
-    from yieldcli.urls import is_loopback
-
     if is_loopback(urlsplit(url).hostname):
         return None
     return hashlib.sha256(url.encode()).hexdigest()
@@ -66,7 +66,6 @@ def remember(url: str, genesis_hash: str, *, now: float | None = None) -> None:
     key = _key(url)
     if key is None:
         return
-    from yieldcli.files import write_atomically
 
     path = _path()
     stamp = time.time() if now is None else now

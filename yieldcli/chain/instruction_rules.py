@@ -80,7 +80,8 @@ class Resolved:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One instruction's verdict; `index` counts from 0 (as in the review's JSON), the text from 1 (as the review shows #n)."""
+    """One instruction's verdict; `index` counts from 0 (as in the review's JSON), the text from 1 (as the
+    review shows #n)."""
 
     index: int
     program: str
@@ -178,7 +179,7 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
         )
     uses = [
         (a, k)
-        for a, k in zip(accounts, keys)
+        for a, k in zip(accounts, keys, strict=True)  # keys is read from accounts, one for one
         if (k in (ctx.wallet, ctx.payer) and r.signer[a]) or (k in ctx.controlled and r.writable[a])
     ]
     if not uses:

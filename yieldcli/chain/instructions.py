@@ -185,7 +185,8 @@ def decompile_message(
             for index in bytes(indexes):
                 if index >= len(addresses):
                     raise ServiceError(
-                        f"the transaction uses entry {index} of lookup table {lookup.account_key}, which has {len(addresses)}"
+                        f"the transaction uses entry {index} of lookup table {lookup.account_key}, "
+                        f"which has {len(addresses)}"
                     )
                 into.append((addresses[index], False, writable))
     metas += loaded_writable + loaded_readonly

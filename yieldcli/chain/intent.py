@@ -186,7 +186,8 @@ def _verified(intent: Intent, seen: Observed, verdicts_: tuple[Verdict, ...]) ->
             f"{len(verdicts_)} instruction(s), each one an allowed program and kind where it uses your authority"
         )
     facts.append(
-        f"your accounts: {len(seen.user)} (wallet, payer, token accounts), and {len(seen.controlled)} more your keys control"
+        f"your accounts: {len(seen.user)} (wallet, payer, token accounts), "
+        f"and {len(seen.controlled)} more your keys control"
     )
     facts.append(
         f"{len(seen.moves)} transfer(s) made by the strategy program, read from the simulation's inner instructions"
@@ -205,7 +206,8 @@ def _amount_rules(
     diffs = []
     mint, amount, action = intent.mint, intent.amount, intent.action
     wsol = mint == WSOL_MINT
-    # For wrapped SOL the user's SOL and WSOL are one balance: its change is `sol` (lamports of all the user's accounts).
+    # For wrapped SOL the user's SOL and WSOL are one balance: its change is `sol` (lamports of all the
+    # user's accounts).
     moved = sol if wsol else tokens.get(mint or "", 0)
     slack = allowance if wsol else 0
     shown = None if wsol else mint
@@ -317,7 +319,8 @@ def summary(
     changes: Sequence[Mapping[str, Any]] = (),
     priority_fee: int = 0,
 ) -> str:
-    """`deposit 10 USDC from 5PJ1…Vr9k to strategy X; fee 0.000005551 SOL (priority 0.000000551); rent 0.00203928 SOL`."""
+    """One line, such as
+    `deposit 10 USDC from 5PJ1…Vr9k to strategy X; fee 0.000005551 SOL (priority 0.000000551); rent 0.00203928 SOL`."""
     decimals = decimals or {}
     what = "everything" if intent.amount is None else amount_text(intent.amount, intent.mint, decimals)
     if intent.amount is None and intent.mint:

@@ -11,6 +11,7 @@ from typing import Any
 
 from solders.pubkey import Pubkey
 
+from yieldcli.addresses import b58decode
 from yieldcli.chain.instruction_rules import Resolved, resolve
 from yieldcli.chain.intent import Check, Intent, compare
 from yieldcli.chain.pinned import pinned_program
@@ -67,8 +68,10 @@ async def check_transaction(
     genesis = await rpc.genesis_hash()
     intent = replace(intent, strategy_program=pinned_program(genesis, intent.strategy_program))
     intent = replace(intent, trusted=trusted_destinations(intent, genesis))
-    before = {a: state_of(i) for a, i in zip(addresses, around.before)}
-    after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts)}
+    # One account per address on both sides (read_around refuses a short answer): strict, so an account
+    # could never drop out of the comparison.
+    before = {a: state_of(i) for a, i in zip(addresses, around.before, strict=True)}
+    after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts, strict=True)}
     known = {str(k): info for k, info in around.also.items()}
     decimals = await _mints(rpc, known, before, after)
     fee = network_fee(message)
@@ -89,8 +92,6 @@ def inner_by_instruction(
     raw: Sequence[Mapping[str, Any]] | None,
 ) -> dict[int, list[tuple[int, tuple[int, ...], bytes]]]:
     """The RPC's innerInstructions (base58 data) by top-level index."""
-    from yieldcli.addresses import b58decode
-
     return {
         int(entry["index"]): [
             (int(i["programIdIndex"]), tuple(int(a) for a in i["accounts"]), b58decode(i["data"]))
@@ -102,7 +103,7 @@ def inner_by_instruction(
 
 def _seen_in(addresses: Sequence[str], infos: Sequence[Any]) -> list[Pubkey]:
     """The unknown mints of the token accounts in a pre-state read ahead: read with the check."""
-    states = {a: state_of(i) for a, i in zip(addresses, infos)}
+    states = {a: state_of(i) for a, i in zip(addresses, infos, strict=True)}
     return [Pubkey.from_string(a) for a in _unknown_mints(states)]
 
 
@@ -128,7 +129,8 @@ async def _mints(rpc: Any, known: Mapping[str, Any], *sides: Mapping[str, State 
     wanted = [a for a in mints if a not in known]
     infos = dict(known)
     if wanted:
-        infos.update(zip(wanted, await rpc.multiple_accounts([Pubkey.from_string(a) for a in wanted])))
+        read = await rpc.multiple_accounts([Pubkey.from_string(a) for a in wanted])
+        infos.update(zip(wanted, read, strict=True))
     return _decimals(mints, infos)
 
 

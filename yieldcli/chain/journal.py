@@ -110,7 +110,8 @@ class Journal:
                     self._write(after)
                 except OSError as exc:
                     raise ConfigError(
-                        f"cannot write the journal of sent transactions {self.path}: {exc.strerror or type(exc).__name__}",
+                        f"cannot write the journal of sent transactions {self.path}: "
+                        f"{exc.strerror or type(exc).__name__}",
                         hint="free some disk space or make the directory writable",
                     ) from None
 
@@ -131,7 +132,8 @@ class Journal:
 
     def _damaged(self, why: str) -> ConfigError:
         return ConfigError(
-            f"the journal of sent transactions {self.path} cannot be read ({why}); it may list transactions that could still land",
+            f"the journal of sent transactions {self.path} cannot be read ({why}); "
+            "it may list transactions that could still land",
             kind="config.journal.damaged",
         )
 

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from yieldcli.addresses import b58decode, b58encode, is_base58
+from yieldcli.chain.ledger.urls import is_ledger_url
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.files import STDIN_SOURCES, printable, read_small_file, read_small_stream
 
@@ -86,8 +88,6 @@ def _exists(source: str) -> bool:
 def parse_keypair_text(text: str, where: str) -> bytes:
     """A keypair as solana-keygen writes it (a JSON array), or as wallets export it: the 64-byte
     secret key in base58 on one line."""
-    from yieldcli.addresses import is_base58
-
     stripped = text.strip()
     if is_base58(stripped):  # one word of base58 characters: never JSON
         return parse_keypair_base58(stripped, where)
@@ -96,8 +96,6 @@ def parse_keypair_text(text: str, where: str) -> bytes:
 
 def parse_keypair_base58(text: str, where: str) -> bytes:
     """A base58 secret key of 64 bytes (secret then public half). Messages never quote it."""
-    from yieldcli.addresses import b58decode
-
     secret = b58decode(text)
     if len(secret) != 64:
         raise ConfigError(
@@ -138,8 +136,6 @@ def permission_warning(path: Path, mode: int) -> str | None:
 
 def public_key_text(source: str, origin: str = "") -> str:
     """The base58 public half of a keypair file (bytes 32..64), without importing solders."""
-    from yieldcli.addresses import b58encode
-
     secret, _, _ = read_keypair_bytes(source, origin=origin)
     return b58encode(secret[32:])
 
@@ -154,8 +150,6 @@ class LoadedSigner(NamedTuple):
 
 def load_signer(source: str, *, stdin: TextIO | None = None) -> LoadedSigner:
     """A Ledger for `usb://ledger…` (the Solana CLI's keypair URLs), else the keypair `load_keypair` reads."""
-    from yieldcli.chain.ledger.urls import is_ledger_url
-
     if is_ledger_url(source):
         from yieldcli.chain.ledger.signer import LedgerSigner
 
@@ -166,8 +160,6 @@ def load_signer(source: str, *, stdin: TextIO | None = None) -> LoadedSigner:
 
 def signer_public_key(source: str, origin: str = "") -> str:
     """The base58 public key a keypair source names: asked of the Ledger for a keypair URL."""
-    from yieldcli.chain.ledger.urls import is_ledger_url
-
     if is_ledger_url(source):
         from yieldcli.chain.ledger.signer import LedgerSigner
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from solders.address_lookup_table_account import AddressLookupTableAccount
@@ -20,7 +21,9 @@ from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, advance_nonce_account, create_nonce_account
 from solders.transaction import VersionedTransaction
 
+from yieldcli.addresses import is_pubkey
 from yieldcli.chain.instructions import build_transaction, fetch_lookup_table, parse_ix_response
+from yieldcli.chain.keypairs import load_signer
 from yieldcli.chain.rpc_types import AccountInfo
 from yieldcli.errors import UsageError
 from yieldcli.solana.programs import SYSTEM_PROGRAM
@@ -191,11 +194,6 @@ class NonceAuthority:
 
 def nonce_authority(value: str, *, stdin: TextIO | None = None) -> NonceAuthority:
     """A public key (that is not also a file's name), else a keypair file read as a signer."""
-    from pathlib import Path
-
-    from yieldcli.addresses import is_pubkey
-    from yieldcli.chain.keypairs import load_signer
-
     if is_pubkey(value) and not Path(value).expanduser().exists():
         return NonceAuthority(value)
     loaded = load_signer(value, stdin=stdin)  # a Ledger URL too

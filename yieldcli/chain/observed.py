@@ -209,7 +209,8 @@ def destinations(seen: Observed, tokens: dict[str, int], decimals: Mapping[str, 
                 >= seen.token_gain(address)
                 else 0
             )
-        # SOL the program takes from the user into the strategy; what it pays out of the strategy is checked in `strategy_payouts`.
+        # SOL the program takes from the user into the strategy; what it pays out of the strategy is
+        # checked in `strategy_payouts`.
         gained -= sum(m.amount for m in seen.moves if m.lamports and m.destination == address and m.source in seen.user)
         if gained > 0:
             program = programs.PROGRAM_NAMES.get(after.owner, short(after.owner)) if after is not None else ""

@@ -6,6 +6,7 @@ checked to be a u64, and `yieldcli.chain.compute_budget` caps what `auto` may co
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -90,8 +91,6 @@ async def auto_price_and_trial(
     rpc: BudgetRpc, accounts: Sequence[Pubkey], trial: VersionedTransaction
 ) -> tuple[int, Simulation]:
     """The auto price and the trial's simulation in one exchange: the fee question adds no round trip."""
-    import base64
-
     from yieldcli.chain.read_around import simulation_config, simulation_of
 
     simulate = (

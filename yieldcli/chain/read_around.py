@@ -101,12 +101,13 @@ async def read_around(
             break
     else:
         raise AccountsKeptChanging(
-            f"the accounts this transaction writes changed during each of {STABLE_READ_ATTEMPTS} checks; nothing was signed"
+            f"the accounts this transaction writes changed during each of {STABLE_READ_ATTEMPTS} checks; "
+            "nothing was signed"
         )
     m = len(rest) - len(questions)
-    return AroundSimulation(
-        tuple(before), simulation, dict(zip(extra, _accounts(extra, rest[:m]))), tuple(rest[m:]), slots
-    )
+    # _accounts answers one account per key or raises: the lengths match.
+    also = dict(zip(extra, _accounts(extra, rest[:m]), strict=True))
+    return AroundSimulation(tuple(before), simulation, also, tuple(rest[m:]), slots)
 
 
 def simulation_config(commitment: str, accounts: Sequence[Pubkey], inner_instructions: bool = False) -> dict[str, Any]:
@@ -130,11 +131,18 @@ def simulation_of(
     """A simulateTransaction `value` as a Simulation; `before` (the pre-state of `accounts`, or empty)
     gives the token accounts' balances before and after."""
     post_raw = value.get("accounts") or [None] * len(accounts)
-    after = tuple(account_of(a, raw) for a, raw in zip(accounts, post_raw))
+    if not isinstance(post_raw, list) or len(post_raw) != len(accounts):
+        # Zipping a short answer would drop accounts, which the intent check would then not compare.
+        raise RpcError(
+            f"the RPC answered simulateTransaction with {len(post_raw) if isinstance(post_raw, list) else 'no'} "
+            f"accounts for {len(accounts)} asked"
+        )
+    after = tuple(account_of(a, raw) for a, raw in zip(accounts, post_raw, strict=True))
     balances = []
-    # A failed simulation returns null accounts: there is no "after" to compare with.
+    # A failed simulation returns null accounts: there is no "after" to compare with. `before` is the
+    # pre-state of the same accounts, or empty (nothing to compare: no balances).
     if value.get("err") is None and value.get("accounts") is not None:
-        for address, pre, post in zip(accounts, before, after):
+        for address, pre, post in zip(accounts, before, after, strict=False):
             pre_t = parse_token_account(str(pre.owner), pre.data) if pre else None
             post_t = parse_token_account(str(post.owner), post.data) if post else None
             either = pre_t or post_t
@@ -194,7 +202,7 @@ def _accounts(keys: Sequence[Pubkey], answers: Sequence[Answer]) -> list[Account
                 f"the RPC answered getMultipleAccounts with {len(values) if isinstance(values, list) else 'no'} "
                 f"accounts for {len(chunk)} asked"
             )
-        out.extend(account_of(k, raw) for k, raw in zip(chunk, values))
+        out.extend(account_of(k, raw) for k, raw in zip(chunk, values, strict=True))
     return out
 
 
@@ -211,4 +219,4 @@ def _earliest(answers: Sequence[Answer]) -> int | None:
 def _in_order(slots: tuple[int | None, int | None, int | None]) -> bool:
     """s1 <= s2 <= s3 where the node gave slots (a node without contexts leaves only the comparison)."""
     known = [s for s in slots if s is not None]
-    return all(a <= b for a, b in zip(known, known[1:]))
+    return all(a <= b for a, b in zip(known, known[1:], strict=False))  # each with the next

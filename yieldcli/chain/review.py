@@ -130,7 +130,8 @@ def review_transaction(
             )
             if entries is None:
                 warnings.append(
-                    f"accounts loaded from lookup table {table} are not resolved: the table's contents were not available"
+                    f"accounts loaded from lookup table {table} are not resolved: "
+                    "the table's contents were not available"
                 )
             for bucket, indexes, writable in (
                 (loaded_writable, lookup.writable_indexes, True),

@@ -19,6 +19,8 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+from yieldcli.chain.genesis_memory import recall, remember
+from yieldcli.chain.rpc_batch import key_of, send_batch
 from yieldcli.chain.rpc_errors import AlreadyProcessed as AlreadyProcessed  # published here first
 from yieldcli.chain.rpc_errors import PreflightFailed as PreflightFailed  # published here first
 from yieldcli.chain.rpc_errors import RpcErrors
@@ -95,8 +97,6 @@ class Rpc(RpcErrors):
     async def call(self, method: str, params: list[Any] | None = None) -> Any:
         """The `result` of one JSON-RPC request (answered ahead, or riding with questions asked ahead),
         or raise a yieldcli error."""
-        from yieldcli.chain.rpc_batch import key_of, send_batch
-
         params = params or []
         answer = self._answered.pop(key_of(method, params), None)
         if answer is None and self._riders:
@@ -105,14 +105,10 @@ class Rpc(RpcErrors):
 
     async def batch(self, calls: Sequence[Call]) -> list[Answer]:
         """Several questions in one HTTP exchange (with any asked ahead): their answers, in order."""
-        from yieldcli.chain.rpc_batch import send_batch
-
         return await send_batch(self, calls)
 
     def ask_ahead(self, calls: Sequence[Call]) -> None:
         """Questions the caller will ask soon: they ride on the next exchange, whatever it is."""
-        from yieldcli.chain.rpc_batch import key_of
-
         known = {key_of(m, p) for m, p in self._riders} | set(self._answered)
         self._riders.extend(c for c in calls if key_of(*c) not in known)
 
@@ -125,8 +121,6 @@ class Rpc(RpcErrors):
 
     def answered(self, call: Call) -> Answer | None:
         """The answer to `call` asked ahead and already received (used once), else None: nothing is sent."""
-        from yieldcli.chain.rpc_batch import key_of
-
         return self._answered.pop(key_of(*call), None)
 
     def next_id(self) -> int:
@@ -314,8 +308,6 @@ class Rpc(RpcErrors):
     def known_genesis(self) -> str | None:
         """The cluster's identity without asking: asked before by this `Rpc`, or remembered for its URL."""
         if self._genesis is None:
-            from yieldcli.chain.genesis_memory import recall
-
             self._genesis = recall(self.url)
         return self._genesis
 
@@ -327,7 +319,6 @@ class Rpc(RpcErrors):
         value = await self.call("getGenesisHash")
         if not isinstance(value, str) or not value:
             raise RpcError(f"RPC {self.shown_url} answered getGenesisHash with something that is not a hash")
-        from yieldcli.chain.genesis_memory import remember
 
         remember(self.url, value)
         self._genesis = value

@@ -73,7 +73,7 @@ async def send_batch(rpc: Rpc, calls: Sequence[Call]) -> list[Answer]:
         answers = [await _single(rpc, method, params)]
     else:
         answers = await _exchange(rpc, asked)
-    rpc.keep_answers({key_of(m, p): a for (m, p), a in zip(riders, answers)})
+    rpc.keep_answers({key_of(m, p): a for (m, p), a in zip(riders, answers[: len(riders)], strict=True)})
     return answers[len(riders) :]
 
 

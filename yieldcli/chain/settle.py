@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from solders.hash import Hash
+from solders.pubkey import Pubkey
+
 from yieldcli.chain.journal import InFlight, Journal
 from yieldcli.chain.rpc_types import SignatureStatus
 
@@ -33,7 +36,7 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settl
     statuses = await rpc.signature_statuses([e.signature for e in entries])
     # An answer shorter than asked must not let an entry slip through unsettled: missing means unknown.
     statuses = list(statuses)[: len(entries)] + [None] * (len(entries) - len(statuses))
-    for entry, status in zip(entries, statuses):
+    for entry, status in zip(entries, statuses, strict=True):
         if status is not None:
             (out.landed if status.err is None else out.failed).append((entry, status))
         elif over[entry.signature]:
@@ -53,9 +56,6 @@ async def lifetimes_over(rpc: Any, entries: list[InFlight]) -> dict[str, bool]:
     can never land. A nonce moves on when its transaction lands, too, so only a status seen after
     this look tells the two apart.
     """
-    from solders.hash import Hash
-    from solders.pubkey import Pubkey
-
     from yieldcli.chain.nonce import nonce_used
 
     over: dict[str, bool] = {}

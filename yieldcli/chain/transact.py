@@ -18,6 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.chain import transact_checks as checks
+from yieldcli.chain.ask_ahead import ask_ahead_check_reads, ask_ahead_for
+from yieldcli.chain.cluster_identity import check_same_cluster
+from yieldcli.chain.transact_checks import message_of
 from yieldcli.chain.transact_outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned
 from yieldcli.chain.transact_types import (
     ACTION_NOUNS,
@@ -30,6 +34,7 @@ from yieldcli.chain.transact_types import (
     UserRequest,
 )
 from yieldcli.errors import Declined, NetworkError, UsageError
+from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
     from solders.transaction import VersionedTransaction
@@ -66,11 +71,8 @@ async def prepare(
     (already signed) transaction turns out to have landed: nothing more to do."""
     from solders.pubkey import Pubkey
 
-    from yieldcli.chain import transact_checks as checks
-    from yieldcli.chain.ask_ahead import ask_ahead_check_reads, ask_ahead_for
     from yieldcli.chain.review import review_transaction
     from yieldcli.chain.signers_check import check_signable
-    from yieldcli.urls import redact_url
 
     options.validate()
     to_review = await obtain(rpc)
@@ -157,9 +159,7 @@ async def _landed_already(
     result: Result,
 ) -> Outcome | None:
     """Refuse an RPC on another cluster; the outcome of a transaction that already landed."""
-    from yieldcli.chain.cluster_identity import check_same_cluster
     from yieldcli.chain.nonce import nonce_lifetime
-    from yieldcli.chain.transact_checks import message_of
     from yieldcli.chain.transact_send import report_if_landed
 
     # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
@@ -173,7 +173,6 @@ async def _landed_already(
 
 async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None) -> Outcome:
     """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature."""
-    from yieldcli.chain import transact_checks as checks
     from yieldcli.chain.sign import before_sign, message_bytes, sign_transaction
 
     options, result, tx = prepared.options, prepared.result, prepared.transaction

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.transact_outcomes import Result, untrusted_refusal, with_report
+from yieldcli import tokens
+from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE, Result, untrusted_refusal, with_report
 from yieldcli.chain.transact_types import ACTIONS
 from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
+from yieldcli.solana.transaction_errors import describe_error
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
@@ -112,9 +114,7 @@ async def simulate(
     request: UserRequest,
 ) -> tuple[Result, Check | None]:
     """The simulation for the review and the intent check of the exact transaction: `(simulation, check)`."""
-    from yieldcli import tokens
     from yieldcli.chain.intent_check import check_transaction
-    from yieldcli.solana.transaction_errors import describe_error
 
     tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
     try:
@@ -191,8 +191,8 @@ def refuse_before_signing(options: TransactOptions, result: Result, check: Check
     if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
         raise with_report(
             Refused(
-                "refusing to sign: the transaction does more than pay the network fee and rent, and no intent was stated: "
-                + "; ".join(check.differences),
+                "refusing to sign: the transaction does more than pay the network fee and rent, "
+                "and no intent was stated: " + "; ".join(check.differences),
                 kind="refused.mismatch.unstated",
             ),
             result,
@@ -220,8 +220,6 @@ def message_of(tx: VersionedTransaction) -> Message | MessageV0:
 
 def unreachable(exc: NetworkError) -> Result:
     """The simulation's entry when the RPC could not be reached: not checked, for that reason."""
-    from yieldcli.chain.transact_outcomes import RPC_UNREACHABLE
-
     return {"skipped": f"{RPC_UNREACHABLE}: {exc.message}"}
 
 

@@ -25,7 +25,8 @@ from yieldcli.errors import (
 )
 
 Result = dict[str, Any]
-# How the review says the RPC was out of reach (the simulation's `skipped`); a review-only run then exits as a network error.
+# How the review says the RPC was out of reach (the simulation's `skipped`); a review-only run then
+# exits as a network error.
 RPC_UNREACHABLE = "the RPC could not be reached"
 
 
@@ -170,14 +171,14 @@ ErrorT = TypeVar("ErrorT", bound=YieldError)
 
 def with_signature(error: ErrorT, signature: str) -> ErrorT:
     """The signature travels with the error, so whoever reports it can say how to check it."""
-    setattr(error, "signature", signature)
+    error.signature = signature
     return error
 
 
 def with_report(error: ErrorT, result: Result, status: str) -> ErrorT:
     """The result so far travels with a refusal or an unknown end, so a script still sees the review."""
     result["status"] = status
-    setattr(error, "report", result)
+    error.report = result
     return error
 
 

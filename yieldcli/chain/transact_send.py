@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.chain.cluster_identity import check_same_cluster
+from yieldcli.chain.journal import new_entry
+from yieldcli.chain.transact_checks import message_of
 from yieldcli.chain.transact_outcomes import (
     Confirmed,
     Expired,
@@ -54,11 +57,8 @@ async def send_and_wait(
     last_valid: int | None,
     result: Result,
 ) -> Outcome:
-    from yieldcli.chain.cluster_identity import check_same_cluster
-    from yieldcli.chain.journal import new_entry
     from yieldcli.chain.nonce import nonce_lifetime
     from yieldcli.chain.rpc import AlreadyProcessed
-    from yieldcli.chain.transact_checks import message_of
 
     # The cluster again, cheaply (its genesis hash is cached): an RPC unreachable before the simulation
     # was not checked. Not the blockhash: after a long prompt it may have expired, which the send reports.
@@ -136,7 +136,8 @@ async def send_and_wait(
             raise
         except Exception as exc:
             # A bug after the send: the signature still travels with the error, to reach the user first.
-            setattr(exc, "sent_signature", signature)
+            # Any exception: its class declares no such field, hence setattr (as type checkers require).
+            setattr(exc, "sent_signature", signature)  # noqa: B010
             raise
 
 
@@ -203,8 +204,8 @@ async def _settle_before_send(
                 "; ".join(lines) + f"; not sending another {request.action} unless asked to send again",
                 kind="refused.landed_before",
             )
-            setattr(error, "action", request.action)
-            setattr(error, "signature", settled.landed[0][0].signature)
+            error.action = request.action
+            error.signature = settled.landed[0][0].signature
             raise error
         for line in lines:
             hooks.warn(line)
@@ -229,7 +230,8 @@ def _settle_detached(journal: Journal, settled: Settled, hooks: Hooks) -> None:
 def _earlier_pending(entry: InFlight) -> TransactionPending:
     return with_signature(
         TransactionPending(
-            f"an earlier {entry.action} ({entry.signature}) may still land; not sending another until its fate is known",
+            f"an earlier {entry.action} ({entry.signature}) may still land; "
+            "not sending another until its fate is known",
             kind="tx.pending.earlier",
         ),
         entry.signature,

@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from yieldcli.trust import load_trusted, trusted_for
+
 if TYPE_CHECKING:
     from yieldcli.chain.intent import Intent
 
@@ -24,7 +26,6 @@ def trusted_destinations(intent: Intent, genesis_hash: str) -> tuple[tuple[str, 
     """The destinations trusted for this deposit: (token account, mint) pairs from the trust file."""
     if intent.action != "deposit" or not intent.trust_file or not intent.strategy or not intent.mint:
         return ()
-    from yieldcli.trust import load_trusted, trusted_for
 
     found = trusted_for(load_trusted(Path(intent.trust_file)), genesis_hash, intent.strategy, intent.mint)
     return tuple(sorted(found.items()))

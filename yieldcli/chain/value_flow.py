@@ -18,6 +18,7 @@ from solders.pubkey import Pubkey
 from yieldcli.chain.instruction_rules import Resolved
 from yieldcli.chain.state import State
 from yieldcli.solana import programs
+from yieldcli.tokens import WSOL_MINT
 
 STAKE_PROGRAM = "Stake11111111111111111111111111111111111111"
 NONCE_SIZE = 80
@@ -44,7 +45,8 @@ def _key(data: bytes, offset: int) -> str:
 
 
 def authority_kind(state: State | None, wallet: str, pinned: str | None) -> str | None:
-    """What makes an account the wallet's to control, or None: 'token', 'delegated', 'nonce', 'stake', 'mint', 'position'."""
+    """What makes an account the wallet's to control, or None: 'token', 'delegated', 'nonce', 'stake', 'mint',
+    'position'."""
     if state is None:
         return None
     if state.token is not None:
@@ -96,7 +98,8 @@ def strategy_moves(resolved: Resolved, inner: Inner, pinned: str | None) -> list
 
 
 def wallet_token_accounts_opened(resolved: Resolved, wallet: str) -> set[str]:
-    """Associated token accounts of the wallet that ATA instructions open (they may be closed again in the same transaction)."""
+    """Associated token accounts of the wallet that ATA instructions open (they may be closed again in the
+    same transaction)."""
     found = set()
     keys = resolved.keys
     for program_index, accounts, data in resolved.instructions:
@@ -122,8 +125,6 @@ def wallet_token_accounts_opened(resolved: Resolved, wallet: str) -> set[str]:
 
 def wsol_accounts_opened(resolved: Resolved, wallet: str) -> set[str]:
     """The wallet's wrapped-SOL associated token accounts that ATA instructions open."""
-    from yieldcli.tokens import WSOL_MINT
-
     keys, opened = resolved.keys, wallet_token_accounts_opened(resolved, wallet)
     return {
         keys[accounts[1]]

@@ -1,13 +1,16 @@
 """The root command: global options, the command tree, and the one place errors become exit codes."""
 
+import importlib
 import os
 import sys
+import traceback
+from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from typer.core import TyperGroup
 
-from yieldcli.cli.render.formats import MODES_TEXT
+from yieldcli.cli.render.formats import FORMATS, MODES_TEXT
 from yieldcli.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -63,8 +66,6 @@ class LazyCommands(TyperGroup):
         try:
             return super().resolve_command(ctx, args)
         except click.exceptions.UsageError as exc:
-            from difflib import get_close_matches
-
             matches = get_close_matches(args[0], list(COMMANDS), n=1) if args else []
             if matches and "Did you mean" not in exc.message:
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
@@ -79,12 +80,10 @@ class LazyCommands(TyperGroup):
             # The reader went away (`yield ... | head -1`): not an error. Caught here because click
             # turns it into exit 1, which the README keeps for bugs.
             _silence_stdout()
-            raise typer.Exit(ExitCode.OK)
+            raise typer.Exit(ExitCode.OK) from None
 
     @staticmethod
     def _build(name: str) -> "Command":
-        import importlib
-
         module, attribute = COMMANDS[name]
         target = getattr(importlib.import_module(module), attribute)
         command: Command  # a group for a command group, a plain command otherwise
@@ -259,8 +258,6 @@ def _errors_as_json(args: list[str]) -> bool:
     The session knows once a command asked for its output; before that (a bad flag, a bad config
     file) the command line, YIELD_OUTPUT and whether stdout is a terminal decide, as they do for data.
     """
-    from yieldcli.cli.render.formats import FORMATS
-
     if _SESSION is not None and _SESSION.output_mode is not None:
         return FORMATS[_SESSION.output_mode].errors_as_json
     from yieldcli.environment import Environment
@@ -287,8 +284,6 @@ def _errors_as_json(args: list[str]) -> bool:
 
 def _fail(exc: BaseException, debug: bool, described: "Described", args: list[str]) -> None:
     if debug:
-        import traceback
-
         traceback.print_exception(exc, file=sys.stderr)
     label = "\x1b[31merror:\x1b[0m" if _STDERR_COLOR else "error:"
     line = f"{label} {described.message}" + (f" (hint: {described.hint})" if described.hint else "")
@@ -312,8 +307,6 @@ def _fail(exc: BaseException, debug: bool, described: "Described", args: list[st
 
 
 def _silence_stdout() -> None:
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

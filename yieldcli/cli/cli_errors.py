@@ -30,7 +30,9 @@ HINTS: dict[str, str] = {
     "usage.keypair.empty": "pass -k/--keypair PATH, or - for standard input",
     "usage.nonce.missing": "create one with `yield nonce create`",
     "usage.nonce.authority": "pass the nonce's authority with --nonce-authority (see `yield nonce show`)",
-    "usage.nonce.needs_ix": "add --ix: a durable nonce is built into the transaction yield compiles from /ix instructions",
+    "usage.nonce.needs_ix": (
+        "add --ix: a durable nonce is built into the transaction yield compiles from /ix instructions"
+    ),
     "usage.amount.decimals": "pass the amount in base units with --raw",
     "service.lookup_table.missing": "check that --url points to the cluster the service builds transactions for",
     "config.journal.damaged": "check each signature in it with `yield tx status`, then move the file aside",
@@ -47,7 +49,9 @@ HINTS: dict[str, str] = {
     "usage.asset.not_a_mint": "check --asset, and that -u names the cluster the service works on",
     "usage.no_keypair": "pass --keypair or set YIELD_KEYPAIR",
     "refused.unchecked": "--send needs the check: drop --no-simulate and use a reachable RPC (--url), or --sign only",
-    "refused.landed_before": "see it with `yield tx status {signature}` and check your position; add --again to send another {action}",
+    "refused.landed_before": (
+        "see it with `yield tx status {signature}` and check your position; add --again to send another {action}"
+    ),
     "simulation": "run without --send to see the logs",
     "simulation.review": "the logs are in the review above",
     "refused.unchecked.review": "drop --no-simulate, and use a reachable RPC (--url)",
@@ -59,18 +63,25 @@ HINTS: dict[str, str] = {
     "tx.pending.earlier": "check it with `yield tx status {signature}`",
     "tx.interrupted": "check it with `yield tx status {signature}`",
     "declined.no_confirm": "answer the prompt on a terminal, or add --yes",
-    "refused.mismatch.unstated": "nothing was signed; if that is what you meant, state it with --expect ACTION:ASSET:AMOUNT "
-    "(e.g. --expect deposit:USDC:10)",
+    "refused.mismatch.unstated": (
+        "nothing was signed; if that is what you meant, state it with --expect ACTION:ASSET:AMOUNT "
+        "(e.g. --expect deposit:USDC:10)"
+    ),
     "refused.fee.max": "raise --max-fee, or give a lower --priority-fee",
     "refused.fee.auto": "give --max-fee LAMPORTS to allow it, or a fixed --priority-fee",
     "refused.fee.size": "send it without --priority-fee, or ask the service for the instructions (--ix)",
     "refused.cluster": "choose an RPC on {expected_cluster} with --url",
     "refused.cluster.blockhash": "check --url, or request a new transaction",
     # A Ledger (`yieldcli.chain.ledger`): what to do at the device.
-    "ledger.not_found": "connect the Ledger, unlock it and open the Solana app (for the Speculos emulator: YIELD_LEDGER_APDU=host:port)",
+    "ledger.not_found": (
+        "connect the Ledger, unlock it and open the Solana app (for the Speculos emulator: YIELD_LEDGER_APDU=host:port)"
+    ),
     "ledger.locked": "unlock the Ledger with its PIN, open the Solana app, then run the command again",
     "ledger.app_not_open": "open the Solana app on the Ledger, then run the command again",
-    "ledger.blind_signing_disabled": "turn blind signing on at the Ledger: Solana app > Settings > Allow blind sign > Yes; then run the command again",
+    "ledger.blind_signing_disabled": (
+        "turn blind signing on at the Ledger: Solana app > Settings > Allow blind sign > Yes; "
+        "then run the command again"
+    ),
     "ledger.timeout": "approve or reject on the Ledger sooner, or raise YIELD_LEDGER_TIMEOUT (seconds)",
     "ledger.ambiguous": "name one with usb://ledger/<WALLET_ID> (its `yield ledger address` with no --key)",
     "ledger.bad_request": "update the Solana app with Ledger Live",

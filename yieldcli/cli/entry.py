@@ -5,12 +5,12 @@ which reads the command tree from `app`: the arrows run entry -> completion -> a
 import os
 import sys
 
+from yieldcli import __version__
+
 
 def main() -> None:
     args = sys.argv[1:]
     if args == ["--version"]:
-        from yieldcli import __version__
-
         sys.stdout.write(f"yield {__version__}\n")
         return
     if "--version" in args:

@@ -10,11 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from yieldcli import config as cfg
-from yieldcli.addresses import check_pubkey
+from yieldcli.addresses import b58encode, check_pubkey
+from yieldcli.cli.render.ascii_fallback import protect
 from yieldcli.cli.render.output import Output, resolve_mode
+from yieldcli.config import API_KEY_ENV
 from yieldcli.environment import Environment
-from yieldcli.errors import ConfigError, UsageError
+from yieldcli.errors import AuthError, ConfigError, ServiceError, UsageError
+from yieldcli.files import read_small_stream, reads_stdin, write_atomically
 from yieldcli.numbers import parse_seconds
+from yieldcli.solana.cluster import MAINNET_URL, MONIKERS, resolve_rpc_url
 from yieldcli.urls import check_base_url, check_http_url
 
 if TYPE_CHECKING:
@@ -125,8 +129,6 @@ class Session:
         color_choice = self.settings.checked("color", _color_choice)
         self.output_mode = resolved
         if resolved != "table":
-            from yieldcli.cli.render.ascii_fallback import protect
-
             protect(self.env.stdout, machine=True)
         if self._jq is not None:  # what the command writes is held for the filter (see jq_filter)
             self._jq.capture(self.env)
@@ -220,8 +222,6 @@ class Session:
     def explain(self, error: BaseException) -> None:
         """Add to an error what only this run knows: where a strategy id the service does not know came
         from, and which API key the service refused."""
-        from yieldcli.errors import AuthError, ServiceError
-
         if isinstance(error, AuthError):
             self._explain_auth(error)
         origin = self._strategy_origin
@@ -254,10 +254,8 @@ class Session:
                     "no wallet given and no keypair configured",
                     hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
                 )
-        from yieldcli.files import reads_stdin
 
         if reads_stdin(str(keypair.value)):
-            from yieldcli.addresses import b58encode
             from yieldcli.chain.keypairs import read_keypair_bytes
 
             secret, _, _ = read_keypair_bytes("-", stdin=self.keypair_stdin())
@@ -268,7 +266,6 @@ class Session:
         """A Ledger for `usb://ledger…`, else a keypair file (or `-`: standard input, read once per run); a file
         others can read is warned about."""
         from yieldcli.chain.keypairs import load_signer
-        from yieldcli.files import reads_stdin
 
         loaded = load_signer(source, stdin=self.keypair_stdin() if reads_stdin(source) else None)
         if loaded.warning:
@@ -279,7 +276,6 @@ class Session:
         """Standard input as a keypair source, read once: the wallet and the signer both come from it."""
         if self._stdin_keypair is None:
             from yieldcli.chain.keypairs import KEYPAIR_MAX_BYTES
-            from yieldcli.files import read_small_stream
 
             self._stdin_keypair = read_small_stream(
                 self.env.stdin, limit=KEYPAIR_MAX_BYTES, what="the keypair", error=ConfigError
@@ -288,7 +284,6 @@ class Session:
 
     def _explain_auth(self, error: AuthError) -> None:
         """Which key the service refused and where it came from; with no usable keyring, the variable."""
-        from yieldcli.config import API_KEY_ENV
         from yieldcli.secrets import mask
 
         found, why_none = self._key_found, self._why_no_key
@@ -304,8 +299,6 @@ class Session:
     # --- the chain side --------------------------------------------------------------------------
 
     def rpc_url(self, flag: str | None) -> str:
-        from yieldcli.solana.cluster import MAINNET_URL
-
         settings = self.settings.with_flags(rpc_url=flag)
         if settings.value("rpc_url") is None:
             return MAINNET_URL
@@ -344,7 +337,6 @@ def sandbox_keypair_path(env: Environment) -> Path:
     """The sandbox demo wallet's keypair, written once (private to the user) so --sandbox can sign."""
     path = sandbox_state_path(env).parent / "demo-wallet.json"
     if not path.exists():
-        from yieldcli.files import write_atomically
         from yieldcli.sandbox.demo import demo_keypair
 
         write_atomically(path, json.dumps(list(bytes(demo_keypair()))))
@@ -369,8 +361,6 @@ def _color_choice(value: Any, name: str) -> str:
 
 def rpc_url_of(value: Any, name: str) -> str:
     """A Solana CLI moniker's URL, or an http(s) URL both HTTP stacks can use."""
-    from yieldcli.solana.cluster import MONIKERS, resolve_rpc_url
-
     text = cfg.not_empty(str(value), name).strip()
     if text not in MONIKERS:
         try:

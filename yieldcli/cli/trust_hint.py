@@ -4,7 +4,11 @@ cluster and the trust file."""
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
+
+from yieldcli.tokens import by_mint
+from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
@@ -14,10 +18,6 @@ if TYPE_CHECKING:
 def trust_hint(session: Session, error: YieldError, url_flag: str | None) -> str | None:
     """The refusal's hint: the exact command that trusts the destination, with the options this run
     was given that decide the cluster and the file (`--sandbox`, `--profile`, `--config`, `-u`)."""
-    import shlex
-
-    from yieldcli.tokens import by_mint
-
     destination, mint, strategy = (getattr(error, name, None) for name in ("destination", "mint", "strategy"))
     if not (destination and mint and strategy):
         return None
@@ -44,6 +44,4 @@ def _global_flags(session: Session) -> list[str]:
 
 def _shown_url(url: str) -> str:
     """The -u value as given, unless it carries a credential (providers put keys in URLs)."""
-    from yieldcli.urls import redact_url
-
     return url if "://" not in url or redact_url(url) == url else "YOUR_RPC_URL"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 import sys
 
 from yieldcli import __version__
@@ -15,7 +16,6 @@ PACKAGES = (("solders", "solders"), ("solana-py", "solana"), ("httpx2", "httpx2"
 def version_text(verbose: bool) -> str:
     if not verbose:
         return f"yield {__version__}\n"
-    import platform
     from importlib import metadata
 
     lines = [

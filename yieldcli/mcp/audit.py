@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from yieldcli.errors import ConfigError
+from yieldcli.files import take_file_lock
 
 GENESIS = "0" * 64
 DAY = 24 * 3600
@@ -43,8 +44,6 @@ class AuditLog:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the log's lock: what is read and appended inside is one step for every process."""
-        from yieldcli.files import take_file_lock
-
         fd = take_file_lock(self.path.with_name(f".{self.path.name}.lock"))
         try:
             yield

@@ -23,8 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from yieldcli import tokens
+from yieldcli.amounts import Amount, format_units
 from yieldcli.chain.transact_types import ACTIONS
-from yieldcli.errors import ConfigError, Refused
+from yieldcli.errors import ConfigError, Refused, UsageError
+from yieldcli.files import others_can_change
 
 _TOP_KEYS = {"writes", "kill_switch", "actions", "writes_per_hour", "assets"}
 _LIMIT_KEYS = ("auto_per_call", "auto_daily", "per_call", "daily")
@@ -149,8 +152,6 @@ def load_policy(path: Path, *, required: bool) -> Policy:
 
 def _check_private(path: Path, info: os.stat_result) -> None:
     """Refuse a policy others could rewrite: the file, or the folder it is in."""
-    from yieldcli.files import others_can_change
-
     problem = others_can_change(path, info)
     if problem is not None:
         which, why = problem
@@ -160,8 +161,6 @@ def _check_private(path: Path, info: os.stat_result) -> None:
 
 
 def _parse(body: dict[str, Any], source: str, text: str) -> Policy:
-    from yieldcli import tokens
-
     unknown = set(body) - _TOP_KEYS
     if unknown:
         raise _bad(source, f"unknown setting(s) {', '.join(sorted(unknown))}")
@@ -191,9 +190,6 @@ def _parse(body: dict[str, Any], source: str, text: str) -> Policy:
 
 
 def _limit(table: dict[str, Any], key: str, decimals: int, source: str, asset: str) -> int:
-    from yieldcli.amounts import Amount
-    from yieldcli.errors import UsageError
-
     value = table.get(key, "0")
     if not isinstance(value, str):  # a TOML float is not exact: amounts are text
         raise _bad(source, f'assets.{asset}.{key} must be a decimal string such as "10.5"')
@@ -227,6 +223,4 @@ def _bad(source: str, why: str) -> ConfigError:
 
 
 def _units(raw: int, decimals: int) -> str:
-    from yieldcli.amounts import format_units
-
     return format_units(raw, decimals, min_fraction=0)

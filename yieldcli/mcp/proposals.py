@@ -22,6 +22,7 @@ from typing import Any
 from yieldcli.errors import Refused, TransactionExpired, TransactionFailed, UsageError
 from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Budget, Decision, Policy, decide, refuse
+from yieldcli.tokens import resolve_asset
 
 PROPOSAL_SECONDS = 300.0
 # Errors after signing that mean nothing was sent: an earlier transaction of the wallet in flight or
@@ -252,8 +253,6 @@ class Book:
 
 
 def _mint(asset: str) -> str:
-    from yieldcli.tokens import resolve_asset
-
     return resolve_asset(asset, "asset")
 
 

@@ -14,7 +14,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel
 
+from yieldcli.amounts import scale
 from yieldcli.mcp.results import failure, inert, ok
+from yieldcli.tokens import asset_filter
 
 ITEM_LIMIT = 200  # items per read: enough for one wallet, bounded for the model's context
 
@@ -84,8 +86,6 @@ class Health(BaseModel):
 
 
 def amount(raw: int, decimals: int | None) -> Amount:
-    from yieldcli.amounts import scale
-
     return Amount(base_units=str(raw), token_units=None if decimals is None else format(scale(raw, decimals), "f"))
 
 
@@ -199,6 +199,4 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
 
 
 def _asset(value: str | None) -> str | None:
-    from yieldcli.tokens import asset_filter
-
     return None if value is None else asset_filter(value)

@@ -17,7 +17,9 @@ from pydantic import BaseModel, Field
 from yieldcli.errors import Declined, Refused
 from yieldcli.mcp.approvals import Approve, CannotAsk, asker
 from yieldcli.mcp.proposals import Book, Intent, Proposal
+from yieldcli.mcp.reads import amount
 from yieldcli.mcp.results import failure, inert, ok
+from yieldcli.tokens import by_mint
 
 PREPARE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 EXECUTE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
@@ -52,9 +54,6 @@ class OutcomeOut(BaseModel):
 
 
 def _proposal_out(p: Proposal) -> ProposalOut:
-    from yieldcli.mcp.reads import amount
-    from yieldcli.tokens import by_mint
-
     token = by_mint(p.mint)
     return ProposalOut(
         proposal_id=p.id,

@@ -5,6 +5,7 @@ Importing this package costs nothing: names are loaded on first use.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 _EXPORTS = {
@@ -27,6 +28,5 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
 
     return getattr(importlib.import_module(module), name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 

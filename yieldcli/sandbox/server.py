@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from yieldcli.files import write_atomically
+from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.ledger import Ledger
 from yieldcli.sandbox.service import JSON, POST_FIELDS, Fault, PostHandler, Response, Service
 from yieldcli.urls import is_loopback
@@ -221,8 +222,6 @@ class SandboxServer:
         # Network knobs: given, else from YIELD_SANDBOX_* in the environment (how the embedded sandbox gets them).
         self._network = network
         if network is None:
-            from yieldcli.sandbox.chain.knobs import Network
-
             self._network = Network.from_env(os.environ)
         self.api_key = api_key if api_key is not None else secrets.token_urlsafe(24)
         self.ledger = Ledger(_state_file(state_path), seed_positions=seed_positions, seed_wallets=seed_wallets)
@@ -252,6 +251,10 @@ class SandboxServer:
     @property
     def chain(self) -> StrategyChain:
         """The strategy on the sandbox chain, started (and its RPC server with it) on first use."""
+        return self.start_chain()
+
+    def start_chain(self) -> StrategyChain:
+        """Start the sandbox chain and its RPC server now, unless they run already; returns the chain."""
         with self._chain_lock:
             if self._chain is None:
                 if self._closed:
@@ -292,7 +295,7 @@ class SandboxServer:
 
     @property
     def rpc(self) -> StrategyRpcServer:
-        self.chain
+        self.start_chain()
         assert self._rpc is not None
         return self._rpc
 

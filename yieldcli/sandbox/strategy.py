@@ -226,9 +226,13 @@ class StrategyChain(ChainLedgerSync):
             if position is None or strategy_id is None:
                 raise Refusal(f"Fund account {account} not found", 404)
             user, mint = Pubkey.from_string(position.user), position.mint
-            if named_user is not None and named_strategy and named_mint is not None:
-                if sp.position_address(named_user, named_strategy, named_mint) != account:
-                    raise Refusal("user_account is not the fund account of user_pubkey + strategy_id + mint")
+            if (
+                named_user is not None
+                and named_strategy
+                and named_mint is not None
+                and sp.position_address(named_user, named_strategy, named_mint) != account
+            ):
+                raise Refusal("user_account is not the fund account of user_pubkey + strategy_id + mint")
         else:
             assert named_user is not None and named_mint is not None and named_strategy
             strategy_id = named_strategy

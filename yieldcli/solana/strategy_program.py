@@ -124,7 +124,8 @@ def deposit(user: Pubkey, payer: Pubkey, source: Pubkey, mint: Pubkey, strategy_
 def withdraw(
     user: Pubkey, destination: Pubkey, mint: Pubkey, strategy_id: str, amount: int, *, exclude_fees: bool = False
 ) -> Instruction:
-    """`amount`: the gross taken from the position (WITHDRAW_ALL: all of it), or with exclude_fees what the user receives."""
+    """`amount`: the gross taken from the position (WITHDRAW_ALL: all of it), or with exclude_fees what the
+    user receives."""
     position = position_address(user, strategy_id, mint)
     data = struct.pack("<BQB", WITHDRAW, amount, MODE_EXCLUDE_FEES if exclude_fees else MODE_GROSS)
     return Instruction(PROGRAM, data, _payout_accounts(user, destination, mint, position))

@@ -20,7 +20,8 @@ def decode_associated_token(data: bytes, accts: list[str | None], ctx: DecodeCon
         )
     if tag not in (0, 1) or len(data) > 1:
         raise ValueError(tag)
-    role = dict(zip(_ATA_ROLES, accts))
+    # Not strict: a short account list leaves roles unnamed, and the legacy form adds the rent sysvar.
+    role = dict(zip(_ATA_ROLES, accts, strict=False))
     details = {k: role.get(k) for k in ("payer", "associatedAccount", "wallet", "mint", "tokenProgram")}
     wallet, mint, token_program = details["wallet"], details["mint"], details["tokenProgram"]
     if details["associatedAccount"] and wallet and mint and token_program:
@@ -29,6 +30,7 @@ def decode_associated_token(data: bytes, accts: list[str | None], ctx: DecodeCon
         )
         if str(expected) != details["associatedAccount"]:
             ctx.warnings.append(
-                f"associated token account {details['associatedAccount']} is not the one derived for wallet {details['wallet']} and mint {details['mint']}"
+                f"associated token account {details['associatedAccount']} is not the one derived "
+                f"for wallet {details['wallet']} and mint {details['mint']}"
             )
     return ("createIdempotent" if tag == 1 else "create"), details, _ATA_ROLES

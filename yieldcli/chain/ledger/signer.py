@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from yieldcli.addresses import b58encode
 from yieldcli.chain.ledger import errors
 from yieldcli.chain.ledger.protocol import AppConfiguration, SolanaApp, Transport
 from yieldcli.chain.ledger.urls import SOLANA_PATH, LedgerUrl, parse_ledger_url
@@ -44,8 +45,6 @@ CLEAR_SIGNED_PROGRAMS = frozenset(
 
 def message_hash(message: bytes) -> str:
     """What the app shows as `Message Hash` when it blind-signs: base58 of the message's SHA-256."""
-    from yieldcli.addresses import b58encode
-
     return b58encode(hashlib.sha256(message).digest())
 
 
@@ -111,8 +110,6 @@ class LedgerSigner:
         raise errors.not_found(f"no connected device is wallet {self.url.wallet_id}")
 
     def _wallet_id(self, transport: Transport) -> str:
-        from yieldcli.addresses import b58encode
-
         return b58encode(SolanaApp(transport, self.timeout).pubkey(SOLANA_PATH))
 
     def pubkey(self) -> Pubkey:

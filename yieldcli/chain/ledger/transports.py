@@ -8,6 +8,7 @@ data, then the 2-byte status word.
 
 from __future__ import annotations
 
+import importlib
 import socket
 import time
 from typing import Any
@@ -91,8 +92,6 @@ def hid_unframe(reports: list[bytes]) -> bytes | None:
 
 def _hid() -> Any:
     """hidapi's module (it ships no type information), imported only when a USB device is used."""
-    import importlib
-
     return importlib.import_module("hid")
 
 

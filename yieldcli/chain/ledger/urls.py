@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
+from yieldcli.addresses import is_pubkey
 from yieldcli.errors import UsageError
 
 HARDENED = 0x8000_0000
@@ -43,13 +44,10 @@ def parse_ledger_url(source: str) -> LedgerUrl:
     if parts.scheme.lower() != "usb" or parts.netloc.lower() != "ledger" or parts.fragment:
         raise UsageError(f"unsupported keypair URL {text!r}", hint=accepted, kind="usage.ledger_url")
     wallet_id = parts.path.strip("/") or None
-    if wallet_id is not None:
-        from yieldcli.addresses import is_pubkey
-
-        if not is_pubkey(wallet_id):
-            raise UsageError(
-                f"{wallet_id!r} in {text!r} is not a device's wallet id (a base58 public key)", kind="usage.ledger_url"
-            )
+    if wallet_id is not None and not is_pubkey(wallet_id):
+        raise UsageError(
+            f"{wallet_id!r} in {text!r} is not a device's wallet id (a base58 public key)", kind="usage.ledger_url"
+        )
     query = parse_qs(parts.query, keep_blank_values=True)
     unknown = set(query) - {"key"}
     if unknown or len(query.get("key", [])) > 1:

@@ -9,6 +9,7 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.config import API_KEY_ENV
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.files import read_small_stream
 
 auth_app = opt.command_group("Store, check and remove the API key.")
 
@@ -27,8 +28,6 @@ def login(
     session = session_of(ctx)
     env = session.env
     if with_token:
-        from yieldcli.files import read_small_stream
-
         key = read_small_stream(
             env.stdin, limit=secrets.API_KEY_MAX_LENGTH + 2, what="the API key", error=UsageError
         ).strip()
@@ -82,9 +81,8 @@ def status(
         said = [f"profile {body['profile']}: API key {body['key']} from {body['location']}"]
         if verdict is not None:
             colour = "green" if verdict.status == "ok" else "red"
-            said.append(
-                f"{out.paint('accepted' if body['accepted'] else 'not accepted', colour, stderr=False)}: {verdict.detail}"
-            )
+            accepted = out.paint("accepted" if body["accepted"] else "not accepted", colour, stderr=False)
+            said.append(f"{accepted}: {verdict.detail}")
         return said
 
     out.result(body, lines, kind="auth")

@@ -11,7 +11,9 @@ from yieldcli.cli.commands.context import session_of
 from yieldcli.cli.commands.trust_cmd import trust_app
 from yieldcli.cli.render.formats import MODES
 from yieldcli.cli.render.output import Output
+from yieldcli.cli.session import rpc_url_of
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.files import reads_stdin
 from yieldcli.numbers import parse_seconds
 from yieldcli.urls import check_base_url, redact_url
 
@@ -29,8 +31,6 @@ def _validate(key: str, value: str) -> str:
     if not value.strip():
         raise UsageError(f"{key} cannot be set to an empty value", hint=f"`yield config unset {key}` removes it")
     if key == "rpc_url":
-        from yieldcli.cli.session import rpc_url_of
-
         rpc_url_of(value, "rpc_url")
     if key == "output" and value not in MODES:
         raise UsageError(f"invalid output {value!r}", hint="use one of: " + ", ".join(MODES))
@@ -49,7 +49,6 @@ def _check_keypair_file(value: str) -> None:
     """A keypair path is written only once it reads as a keypair (`-` is standard input: read when used; a Ledger URL
     is checked for its form, the device is asked when it signs)."""
     from yieldcli.chain.ledger.urls import is_ledger_url, parse_ledger_url
-    from yieldcli.files import reads_stdin
 
     if reads_stdin(value):
         return
@@ -57,7 +56,6 @@ def _check_keypair_file(value: str) -> None:
         parse_ledger_url(value)
         return
     from yieldcli.chain.keypairs import read_keypair_bytes
-    from yieldcli.errors import ConfigError
 
     try:
         read_keypair_bytes(value)

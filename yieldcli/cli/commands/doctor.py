@@ -7,12 +7,14 @@ and `doctor_rpc` (the RPC, its cluster and the strategy program); here they are 
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 import typer
 
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.cli.render.text import printable
 
 if TYPE_CHECKING:
     from yieldcli.cli.commands.doctor_checks import Check
@@ -67,10 +69,7 @@ COLOURS = {"ok": "green", "warn": "yellow", "fail": "red"}
 
 def _lines(out: Output, checks: list[Check]) -> list[str]:
     """`status  name  detail`, the detail and hint wrapped under themselves on a terminal."""
-    import textwrap
-
     from yieldcli.cli.render import pager
-    from yieldcli.cli.render.text import printable
 
     width = max(len(c.name) for c in checks)
     indent = " " * (width + 8)

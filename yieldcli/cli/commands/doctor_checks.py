@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from yieldcli import config as cfg
+from yieldcli.chain.ledger.urls import is_ledger_url
 from yieldcli.cli.cli_errors import hint_for
+from yieldcli.cli.session import pubkey_of_keypair_file
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
 from yieldcli.files import reads_stdin
+from yieldcli.secrets import find_api_key, keyring_problem, mask
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
@@ -71,12 +74,9 @@ def config_file(session: Session) -> Check:
 def api_key_source(session: Session) -> Check:
     if session.options.sandbox:
         return Check("API key", "ok", "the embedded sandbox's own key")
-    from yieldcli.secrets import find_api_key, mask
 
     found, why_none = find_api_key(session.env, session.profile)
     if found is not None and found.source == "env":
-        from yieldcli.secrets import keyring_problem
-
         problem = keyring_problem()
         if problem is not None and problem.kind == "config.keyring.plaintext":  # `auth login` would be refused here
             return Check(
@@ -160,11 +160,9 @@ def keypair(session: Session, flag: str | None) -> Check:
     value = str(setting.value)
     if reads_stdin(value):
         return Check("keypair", "ok", "read from standard input when needed")
-    from yieldcli.chain.ledger.urls import is_ledger_url
 
     if is_ledger_url(value):
         return ledger(value)
-    from yieldcli.cli.session import pubkey_of_keypair_file
 
     path = Path(value).expanduser()
     try:

@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 
 from yieldcli.cli.commands.doctor_checks import Check, ms_since
 from yieldcli.errors import ExitCode, YieldError
+from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER, cluster_named
+from yieldcli.urls import is_loopback, redact_url
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
@@ -37,18 +39,14 @@ def _expected_cluster(session: Session) -> tuple[str | None, str]:
     if session.options.sandbox:
         return _genesis(session.sandbox().rpc_url, session.timeout())[0], "the sandbox's cluster"
     host = urlsplit(str(session.settings.value("api_url"))).hostname
-    from yieldcli.urls import is_loopback
 
     if is_loopback(host):
         return None, "a local service"
-    from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER
 
     return GENESIS_HASHES[SERVICE_CLUSTER], SERVICE_CLUSTER
 
 
 def rpc(session: Session, url_flag: str | None) -> list[Check]:
-    from yieldcli.urls import redact_url
-
     try:
         url = session.rpc_url(url_flag)
     except YieldError as exc:
@@ -67,7 +65,6 @@ def rpc(session: Session, url_flag: str | None) -> list[Check]:
             )
         ]
     checks = [Check("RPC", "ok", f"{shown} answers in {took}")]
-    from yieldcli.solana.cluster import cluster_named
 
     cluster = cluster_named(genesis) or f"unknown cluster (genesis {genesis})"
     try:
@@ -128,8 +125,6 @@ def strategy_program(session: Session, url: str, genesis: str) -> Check:
         return Check("strategy program", "warn", f"{program}: could not be read: {exc.message}")
     source = f"from {setting.source}" if configured else "pinned for this cluster"
     if not found or not found.get("executable"):
-        from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER
-
         # Named by a setting (or mainnet's pin) it must be there; the sandbox's default only on the sandbox.
         must_be_there = configured or genesis == GENESIS_HASHES[SERVICE_CLUSTER]
         return Check(

@@ -8,6 +8,7 @@ import typer
 
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.errors import ConfigError
 
 if TYPE_CHECKING:
     from solders.pubkey import Pubkey
@@ -61,7 +62,6 @@ def address(
 def ledger_url(session: Session, key: str | None, keypair_flag: str | None) -> LedgerUrl:
     """--key N/M, else the configured keypair when it is a Ledger URL, else `usb://ledger` (m/44'/501')."""
     from yieldcli.chain.ledger.urls import SOLANA_PATH, LedgerUrl, is_ledger_url, parse_key, parse_ledger_url
-    from yieldcli.errors import ConfigError
 
     if key is not None:
         return LedgerUrl(SOLANA_PATH + parse_key(key))

@@ -1,13 +1,18 @@
 """`yield mcp`: serve the library to an agent over MCP (stdio, or streamable HTTP on loopback), and
 `yield mcp audit`: print the agent server's audit log and check its hash chain."""
 
+import json
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.config import config_dir, data_dir
 from yieldcli.errors import ConfigError, UsageError
+from yieldcli.files import reads_stdin
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
@@ -57,10 +62,6 @@ def mcp(
 @mcp_app.command("audit")
 def audit(ctx: typer.Context) -> None:
     """Print the audit log (one JSON entry a line) and check that its hash chain is whole."""
-    import json
-    import sys
-
-    from yieldcli.config import data_dir
     from yieldcli.mcp.audit import AuditLog, default_audit_path
 
     log = AuditLog(default_audit_path(data_dir(session_of(ctx).env)))
@@ -75,11 +76,7 @@ def audit(ctx: typer.Context) -> None:
 def _served(
     session: "Session", policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]
 ) -> "Served":
-    from pathlib import Path
-
     from yieldcli import Client
-    from yieldcli.config import config_dir, data_dir
-    from yieldcli.files import reads_stdin
     from yieldcli.mcp.audit import AuditLog, default_audit_path
     from yieldcli.mcp.policy import default_policy_path, load_policy
     from yieldcli.mcp.server import Served

@@ -1,6 +1,7 @@
 """`yield nonce`: create and read durable-nonce accounts, so signatures can wait longer than a blockhash."""
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -12,6 +13,7 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
+from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
     from solders.keypair import Keypair
@@ -99,7 +101,6 @@ async def _create(
     from yieldcli.chain.nonce import NONCE_ACCOUNT_LENGTH, create_nonce_instructions, fetch_nonce
     from yieldcli.chain.rpc import Rpc
     from yieldcli.chain.sign import sign_transaction
-    from yieldcli.urls import redact_url
 
     nonce_keypair = Keypair()
     async with Rpc(rpc_url, timeout=session.timeout(), commitment=commitment) as rpc:
@@ -156,8 +157,6 @@ def _sol(lamports: int) -> str:
 
 
 def _write_keypair(path: Path, keypair: "Keypair") -> None:
-    import json
-
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -1,7 +1,8 @@
 """Options shared by several commands, spelled and explained the same way everywhere."""
 
+import functools
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Optional, TypeVar
 
 import typer
@@ -47,7 +48,7 @@ class Seconds(ParamType):
             self.fail(exc.message.split(": ", 1)[-1], param, ctx)
 
 
-class Order(str, Enum):
+class Order(StrEnum):
     asc = "asc"
     desc = "desc"
 
@@ -130,7 +131,8 @@ UnsafeAllowMismatch = Annotated[
     bool,
     typer.Option(
         "--unsafe-allow-mismatch",
-        help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, after showing every difference.",
+        help="DANGEROUS: on a terminal, let you sign a transaction that does not do what you asked, "
+        "after showing every difference.",
     ),
 ]
 MaxSolCost = Annotated[
@@ -148,7 +150,8 @@ PriorityFee = Annotated[
         "--priority-fee",
         metavar="auto|MICROLAMPORTS",
         help="Priority fee per compute unit: auto (the 75th percentile of recent fees for the accounts written) or "
-        "micro-lamports; the compute-unit limit comes from the simulation (default: YIELD_PRIORITY_FEE, profile, none).",
+        "micro-lamports; the compute-unit limit comes from the simulation "
+        "(default: YIELD_PRIORITY_FEE, profile, none).",
         show_default=False,
     ),
 ]
@@ -168,7 +171,8 @@ NonceAccount = Annotated[
     typer.Option(
         "--nonce",
         metavar="ACCOUNT",
-        help="With --ix: build on this durable-nonce account, so the signed transaction stays valid until the nonce moves.",
+        help="With --ix: build on this durable-nonce account, so the signed transaction stays valid "
+        "until the nonce moves.",
         show_default=False,
     ),
 ]
@@ -177,7 +181,8 @@ NonceAuthority = Annotated[
     typer.Option(
         "--nonce-authority",
         metavar="KEYPAIR|PUBKEY",
-        help="The nonce's authority: a keypair file to sign with, or a public key that signs later with `yield tx sign` "
+        help="The nonce's authority: a keypair file to sign with, or a public key that signs later "
+        "with `yield tx sign` "
         "(default: the authority the nonce account names, which must be the wallet, the payer or --keypair).",
         show_default=False,
     ),
@@ -187,7 +192,8 @@ Keypair = Annotated[
     typer.Option(
         "--keypair",
         "-k",
-        help="Keypair file, - for stdin, or a Ledger key: usb://ledger?key=N/M (default: YIELD_KEYPAIR, profile, Solana CLI config).",
+        help="Keypair file, - for stdin, or a Ledger key: usb://ledger?key=N/M "
+        "(default: YIELD_KEYPAIR, profile, Solana CLI config).",
         show_default=False,
     ),
 ]
@@ -220,7 +226,6 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()) -> Callable[[Callable[...,
     ParamSpec cannot remove one keyword and add others), and typer alone calls it; its result is the
     command's.
     """
-    import functools
     import inspect
 
     shared: list[tuple[str, object, object]] = [

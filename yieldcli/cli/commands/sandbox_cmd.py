@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
+from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.cli.session import sandbox_keypair_path, sandbox_state_path
 from yieldcli.errors import UsageError
+from yieldcli.files import write_atomically
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
@@ -75,7 +78,8 @@ def serve(
         None,
         "--min-priority-fee",
         min=0,
-        help="Land only transactions paying at least this many microlamports per compute unit (env YIELD_SANDBOX_MIN_PRIORITY_FEE).",
+        help="Land only transactions paying at least this many microlamports per compute unit "
+        "(env YIELD_SANDBOX_MIN_PRIORITY_FEE).",
         show_default=False,
     ),
 ) -> None:
@@ -137,7 +141,8 @@ def serve(
 
 @sandbox_app.command("info")
 def info(ctx: typer.Context) -> None:
-    """Say where the sandbox's parts are: demo wallet and its keypair file, strategy and its program, state folder, running server.
+    """Say where the sandbox's parts are: demo wallet and its keypair file, strategy and its program,
+    state folder, running server.
 
     Example: yield sandbox info
     """
@@ -189,7 +194,6 @@ def airdrop(
 
     Example: yield sandbox airdrop 9xQe...Fin --sol 2 ; yield sandbox airdrop 9xQe...Fin --token USDC --amount 100
     """
-    from yieldcli.addresses import check_pubkey
     from yieldcli.amounts import Amount
     from yieldcli.tokens import KNOWN_TOKENS, resolve_asset
 
@@ -243,8 +247,6 @@ def reset(ctx: typer.Context) -> None:
 
     Example: yield sandbox reset
     """
-    import shutil
-
     session = session_of(ctx)
     # Every file of the sandbox (service ledger, chain accounts) lives in this folder; the next
     # start seeds it anew from the demo data.
@@ -265,8 +267,6 @@ def _emit(session: Session, body: dict[str, Any], lines: list[str]) -> None:
 
 
 def _write_private(path: Path, body: dict[str, Any]) -> None:
-    from yieldcli.files import write_atomically
-
     write_atomically(path, json.dumps(body))
 
 

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
+from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.errors import UsageError, YieldError
+from yieldcli.errors import ConfigError, ExitCode, UsageError, YieldError
+from yieldcli.solana.cluster import cluster_named
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
@@ -43,7 +45,6 @@ def add(
     Only trust an account you know is the strategy's: a deposit may then send your tokens to it.
     Example: yield config trust add 8xYk…Jq2 --asset USDC --strategy 43620ba3-354c-456b-aa3c-5bf7fa46a6d4
     """
-    from yieldcli.addresses import check_pubkey
     from yieldcli.chain.intent_text import symbol
     from yieldcli.tokens import resolve_asset
     from yieldcli.trust import Trusted, change_trusted, default_trust_path
@@ -118,7 +119,6 @@ def remove(
 
     Example: yield config trust remove 8xYk…Jq2
     """
-    from yieldcli.addresses import check_pubkey
     from yieldcli.trust import Trusted, change_trusted, default_trust_path
 
     session = session_of(ctx)
@@ -141,7 +141,6 @@ def remove(
 def trusted_check(session: Session, genesis: str) -> dict[str, Any]:
     """`yield doctor`'s line: the destinations trusted for this cluster and the strategy configured."""
     from yieldcli.chain.intent_text import short, symbol
-    from yieldcli.errors import ConfigError, ExitCode
     from yieldcli.trust import default_trust_path, load_trusted
 
     try:
@@ -199,8 +198,6 @@ def _row(entry: dict[str, str]) -> dict[str, str]:
 
 
 def _cluster(genesis: str) -> str:
-    from yieldcli.solana.cluster import cluster_named
-
     return cluster_named(genesis) or f"cluster {genesis[:8]}…"
 
 

@@ -9,7 +9,9 @@ import typer
 from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.files import read_small_file, read_small_stream, reads_stdin
+from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
     from yieldcli.chain.journal import InFlight, Journal
@@ -68,7 +70,6 @@ def read_transaction(session: "Session", source: str) -> str:
     huge file or a FIFO nobody writes to ends in one line instead of a hang or a memory blow-up.
     """
     from yieldcli.chain.decode import TX_TEXT_MAX_BYTES
-    from yieldcli.files import read_small_file, read_small_stream, reads_stdin
 
     if reads_stdin(source):
         if session.env.stdin_isatty:
@@ -233,8 +234,6 @@ def status(
         raise UsageError(f"invalid signature {signature!r}: expected base58 text of 64 bytes") from None
     import asyncio
 
-    from yieldcli.urls import redact_url
-
     rpc_url = session.rpc_url(url)
     result = asyncio.run(_status(session, rpc_url, signature))
     out.report(
@@ -262,7 +261,6 @@ def status(
 async def _status(session: "Session", rpc_url: str, signature: str) -> dict[str, Any]:
     from yieldcli.chain.rpc import Rpc, explorer_url
     from yieldcli.cli.commands.txflow import journal_of
-    from yieldcli.errors import ConfigError
     from yieldcli.solana.transaction_errors import describe_error
 
     opened = journal_of(session)

@@ -8,15 +8,24 @@ hints that name flags and commands come from `yieldcli.cli.cli_errors`.
 from __future__ import annotations
 
 import asyncio
+import signal
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
-from yieldcli.chain.transact import TransactOptions
+from yieldcli.addresses import check_pubkey
+from yieldcli.chain import transact
+from yieldcli.chain.journal import Journal
+from yieldcli.chain.transact import Hooks, TransactOptions
+from yieldcli.cli import cli_errors
 from yieldcli.cli.commands.txflow_report import hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.session import Session
+from yieldcli.cli.trust_hint import trust_hint
 from yieldcli.errors import Refused, UsageError, YieldError
+from yieldcli.numbers import parse_whole
+from yieldcli.orders import expected_cluster, journal_path
 from yieldcli.solana.cluster import COMMITMENTS
+from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -73,8 +82,6 @@ class TxOptions(TransactOptions):
         if self.nonce_authority is not None and self.nonce is None:
             raise UsageError("--nonce-authority needs --nonce")
         if self.nonce is not None:
-            from yieldcli.addresses import check_pubkey
-
             self.nonce = check_pubkey(self.nonce, "--nonce")
         if self.unsafe_allow_mismatch and not session.env.interactive:
             raise Refused(
@@ -96,7 +103,6 @@ class TxOptions(TransactOptions):
     def _resolve_fees(self, session: Session) -> None:
         """--priority-fee and --max-fee, else YIELD_PRIORITY_FEE / YIELD_MAX_FEE, else the profile."""
         from yieldcli.chain.compute_budget import MAX_U64, parse_priority_fee
-        from yieldcli.numbers import parse_whole
 
         if isinstance(self.priority_fee, str):
             self.priority_fee = parse_priority_fee(self.priority_fee)
@@ -113,8 +119,6 @@ class TxOptions(TransactOptions):
             )
 
     def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
-        from yieldcli.trust import default_trust_path
-
         shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions) if f.name != "strategy_program"}
         return TransactOptions(
             **{
@@ -131,16 +135,12 @@ def run(
     session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False
 ) -> None:
     """Drive the pipeline to one outcome and render it; raises the outcome's error for non-zero exits."""
-    from yieldcli.cli import cli_errors
-
     try:
         asyncio.run(_run(session, out, options, request, obtain, needs_rpc))
     except YieldError as exc:
         if exc.kind.startswith(PIPELINE_KINDS):
             exc.hint = cli_errors.hint_for(exc)
         if exc.kind.startswith("refused.mismatch.untrusted"):
-            from yieldcli.cli.trust_hint import trust_hint
-
             exc.hint = trust_hint(session, exc, options.rpc_url) or exc.hint
         report = getattr(exc, "report", None)
         if report is not None:  # scripts still see the review and the effect; people have seen the review drawn
@@ -158,7 +158,6 @@ def run(
 async def _run(
     session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, needs_rpc: bool
 ) -> None:
-    from yieldcli.chain import transact
     from yieldcli.chain.rpc import Rpc
 
     rpc_url = session.rpc_url(options.rpc_url)
@@ -215,7 +214,6 @@ class _Spinner:
 
 
 def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _Spinner]:
-    from yieldcli.chain.transact import Hooks
     from yieldcli.cli.prompts import ask
 
     def confirm(text: str, prepared: transact.Prepared) -> bool:
@@ -260,9 +258,6 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
 
 
 def journal_of(session: Session) -> Journal:
-    from yieldcli.chain.journal import Journal
-    from yieldcli.orders import journal_path
-
     return Journal(journal_path(session.env))
 
 
@@ -270,8 +265,6 @@ class _SignalsCancel:
     """SIGTERM ends the wait as Ctrl-C does (asyncio.run turns SIGINT into a cancellation already)."""
 
     def __enter__(self) -> _SignalsCancel:
-        import signal
-
         self._loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None  # entered inside the pipeline's coroutine, run by asyncio.run
@@ -285,8 +278,6 @@ class _SignalsCancel:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        import signal
-
         if self._installed:
             self._loop.remove_signal_handler(signal.SIGTERM)
 
@@ -299,6 +290,5 @@ def _expected_cluster(session: Session, request: UserRequest) -> str | None:
     """The cluster the service builds for: mainnet-beta, except the sandbox (a cluster of its own)."""
     if request.action == "transaction" or session.options.sandbox:
         return None  # `yield tx`: a transaction from anywhere (its blockhash still has to be known); the sandbox
-    from yieldcli.orders import expected_cluster
 
     return expected_cluster(str(session.settings.value("api_url") or ""))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.chain import transact_outcomes as ends
+from yieldcli.cli import cli_errors
 from yieldcli.cli.render.text import dumps
 from yieldcli.errors import YieldError
 
@@ -20,8 +22,6 @@ if TYPE_CHECKING:
 
 def render_outcome(session: Session, out: Output, request: UserRequest, outcome: Outcome) -> None:
     """The outcome for people or scripts; a non-zero end raises its error after the result is written."""
-    from yieldcli.chain import transact_outcomes as ends
-
     result = outcome.result
     if isinstance(outcome, ends.Unsigned):
         _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
@@ -54,8 +54,6 @@ def render_outcome(session: Session, out: Output, request: UserRequest, outcome:
             out.for_people(show_logs)
     error = outcome.error()  # a review that found a problem, or a send that did not end well
     if error is not None:
-        from yieldcli.cli import cli_errors
-
         error.hint = cli_errors.hint_for(error)
         raise error
 

@@ -10,6 +10,7 @@ from yieldcli.amounts import Amount
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
+from yieldcli.files import reads_stdin
 
 if TYPE_CHECKING:
     from yieldcli.cli.commands.txflow import TxOptions
@@ -152,7 +153,6 @@ def _with_nonce_authority(session: "Session", tx: "TxOptions", order: "Order") -
     if tx.nonce_authority is None:
         return order
     from yieldcli.chain.nonce import nonce_authority
-    from yieldcli.files import reads_stdin
 
     # `-` reads the keypair from stdin once per run, as the session's signer does; a Ledger URL signs on the device.
     stdin = session.keypair_stdin() if reads_stdin(tx.nonce_authority) else None

@@ -9,6 +9,8 @@ through rich, which wraps long lines); tables are drawn by `tables.py`, imported
 
 from __future__ import annotations
 
+import codecs
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -242,9 +244,6 @@ def _utf8_bytes_of(stream: Any) -> Any:
     """The binary stream under a UTF-8 text stream that writes "\n" as is (flushed, so what was
     written before comes first), or None: text made of UTF-8 bytes is then written as those bytes,
     without decoding them into text to have them encoded again."""
-    import codecs
-    import os
-
     binary = getattr(stream, "buffer", None)
     encoding = getattr(stream, "encoding", None)
     if binary is None or not encoding or os.linesep != "\n" or codecs.lookup(encoding).name != "utf-8":

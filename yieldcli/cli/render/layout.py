@@ -9,7 +9,7 @@ width: the terminal wraps it, but no digit is lost.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
@@ -121,7 +121,7 @@ def _cells(columns: Sequence[Column], shorten: bool) -> list[list[str]]:
 
 
 def _widths(columns: Sequence[Column], texts: list[list[str]]) -> list[int]:
-    return [max(map(cell_len, [col.header, *cells])) for col, cells in zip(columns, texts)]
+    return [max(map(cell_len, [col.header, *cells])) for col, cells in zip(columns, texts, strict=True)]
 
 
 def _squeezed(columns: Sequence[Column], widths: list[int], excess: int) -> list[int] | None:
@@ -171,7 +171,8 @@ def build(
     if title:
         out.append(margin + printable(title) + "\n", style="bold")
     out.append(
-        margin + gap.join(padded(col.header, col, w) for col, w in zip(columns, widths)).rstrip() + "\n", style="bold"
+        margin + gap.join(padded(col.header, col, w) for col, w in zip(columns, widths, strict=True)).rstrip() + "\n",
+        style="bold",
     )
     out.append(margin + "─" * (sum(widths) + GAP * (len(widths) - 1)) + "\n")
     rows = len(texts[0]) if texts else 0
@@ -179,7 +180,7 @@ def build(
         if total_row and i == rows - 1:
             out.append("\n")
         pieces: list[tuple[str, str | None]] = [(margin, None)]
-        for n, (col, cells, width) in enumerate(zip(columns, texts, widths)):
+        for n, (col, cells, width) in enumerate(zip(columns, texts, widths, strict=True)):
             if n:
                 pieces.append((gap, None))
             pieces.append((padded(cells[i], col, width), col.styles[i] if col.styles else None))

@@ -127,7 +127,7 @@ def _draw_changes(console: Console, changes: list[dict[str, Any]]) -> None:
     wholes = [t.split(" ", 1)[0].split(".", 1)[0] for t in texts]
     label_width = max(map(len, labels), default=0)
     whole_width = max(map(len, wholes), default=0)
-    for change, label, text, whole in zip(changes, labels, texts, wholes):
+    for change, label, text, whole in zip(changes, labels, texts, wholes, strict=True):
         style = "red" if change["change"] < 0 else ("green" if change["change"] > 0 else None)
         console.print(f"  {label.ljust(label_width)} ", end="", markup=False, highlight=False)
         _say(console, " " * (whole_width - len(whole)) + text, style)
@@ -252,7 +252,7 @@ def _draw_token_changes(console: Console, changes: list[dict[str, Any]]) -> None
             cells.append(None if value is None else (value, c["decimals"] or 0))
         texts = layout.amounts(cells)
         if field == "change":  # a gain says so; a loss is red
-            texts = [("+" + t) if c["change"] > 0 else t for c, t in zip(changes, texts)]
+            texts = [("+" + t) if c["change"] > 0 else t for c, t in zip(changes, texts, strict=True)]
         return texts
 
     def asset(c: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from yieldcli.cli.render import layout
 from yieldcli.cli.render import table_specs as specs
 from yieldcli.cli.render.layout import Column
 from yieldcli.cli.render.text import printable
+from yieldcli.cli.resources import RESOURCES
 
 if TYPE_CHECKING:  # the models are only named in annotations: render/ depends on no part of api/
     from yieldcli.api import models
@@ -106,8 +107,6 @@ def draw_page(console: Console, rows: list[Any], more_pages: dict[str, Any] | No
 
 def draw_positions(console: Console, rows: list[models.Position], more_pages: dict[str, Any] | None) -> None:
     """The positions table by name (the layout tests draw it directly)."""
-    from yieldcli.cli.resources import RESOURCES
-
     table = RESOURCES["positions"].table
     assert isinstance(table, specs.PageTable)
     draw_page(console, rows, more_pages, table)

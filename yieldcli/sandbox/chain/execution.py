@@ -15,6 +15,7 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTransactionInfo
 
 from yieldcli.addresses import b58encode
+from yieldcli.amounts import scale
 from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, with_blockhash
 from yieldcli.solana import programs
 
@@ -204,8 +205,6 @@ def inner_instructions_json(meta: Any) -> list[dict[str, Any]]:
 
 def token_amount_json(amount: int, decimals: int) -> dict[str, Any]:
     """A token amount as the RPC gives it (uiAmount is a float there; it is only ever displayed)."""
-    from yieldcli.amounts import scale
-
     value = scale(amount, decimals)
     text = format(value.normalize(), "f") if value else "0"
     return {"amount": str(amount), "decimals": decimals, "uiAmount": float(value), "uiAmountString": text}

@@ -15,6 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from yieldcli.errors import ConfigError
+from yieldcli.files import take_file_lock
+
 LOCK_NAME = ".lock"
 
 _registry: dict[str, FolderLock] = {}
@@ -34,13 +37,9 @@ class FolderLock:
         self._thread_lock.acquire()
         try:
             if self._depth == 0:
-                from yieldcli.files import take_file_lock
-
                 try:
                     self._fd = take_file_lock(self.path)
                 except OSError as exc:
-                    from yieldcli.errors import ConfigError
-
                     raise ConfigError(
                         f"cannot lock the sandbox state folder {self.path.parent}: {exc.strerror or exc}",
                         hint="run `yield sandbox reset` to start the sandbox afresh",

@@ -96,7 +96,8 @@ class Methods:
             raise RuntimeRpcError(
                 -32015,
                 "Transaction version (0) is not supported by the requesting client. "
-                'Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+                "Please try the request again with the following configuration parameter: "
+                '"maxSupportedTransactionVersion": 0',
             )
         encoding = config.get("encoding", "json")
         raw = base64.b64decode(record.transaction)
