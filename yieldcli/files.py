@@ -23,6 +23,10 @@ _KINDS = (
 )
 
 
+# The hint for a pipe given as a file where `-` reads standard input instead (a keypair, a transaction).
+PIPE_HINT = "to pipe it in, pass - and redirect standard input"
+
+
 class SmallFile(NamedTuple):
     data: bytes
     mode: int  # st_mode, for permission warnings
@@ -38,6 +42,7 @@ def read_small_file(
     missing_hint: str | None = None,
     missing_kind: str | None = None,
     missing_ok: Literal[False] = False,
+    pipe_hint: str | None = None,
 ) -> SmallFile: ...
 @overload
 def read_small_file(
@@ -49,6 +54,7 @@ def read_small_file(
     missing_hint: str | None = None,
     missing_kind: str | None = None,
     missing_ok: bool,
+    pipe_hint: str | None = None,
 ) -> SmallFile | None: ...
 def read_small_file(
     path: str,
@@ -59,11 +65,13 @@ def read_small_file(
     missing_hint: str | None = None,
     missing_kind: str | None = None,
     missing_ok: bool = False,
+    pipe_hint: str | None = None,
 ) -> SmallFile | None:
     """The bytes of the regular file at `path`, at most `limit` of them, or `error` saying why not.
 
     `label` names the file in messages, e.g. "keypair file ~/id.json (from config)". A missing
-    file is an error too, unless `missing_ok` (then None).
+    file is an error too, unless `missing_ok` (then None). `pipe_hint` is said when the path is a
+    pipe or a device: where the caller also reads `-` from standard input, it says so.
     """
     label = printable(label)
     try:
@@ -84,10 +92,7 @@ def read_small_file(
             raise error(f"{label} is a directory, not a file")
         if not stat.S_ISREG(info.st_mode):
             kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
-            raise error(
-                f"{label} is {kind}, not a regular file",
-                hint="to pipe it in, pass - and redirect standard input",
-            )
+            raise error(f"{label} is {kind}, not a regular file", hint=pipe_hint)
         if info.st_size > limit:
             raise error(f"{label} is too large ({info.st_size} bytes; at most {limit})")
         data = _read_at_most(fd, limit + 1)  # the file may have grown since fstat

@@ -130,6 +130,8 @@ def test_a_hostile_keypair_file_is_exit_3_at_once(chain, sandbox, hostile_file):
     result = chain("deposit", "--asset", "USDC", "--amount", "1", "--sign", "-k", path)
     assert result.code == 3
     assert EXPECTED[kind] in one_line_error(result)
+    if kind == "fifo":  # `-k -` reads standard input: the hint says so
+        assert "pass - and redirect standard input" in one_line_error(result)
     # The same file as the configured keypair, for a read that only needs its public key.
     result = chain("balances", env={"YIELD_KEYPAIR": path})
     assert result.code == 3 and EXPECTED[kind] in one_line_error(result)
@@ -141,6 +143,8 @@ def test_a_hostile_transaction_file_is_exit_2_at_once(chain, hostile_file):
     result = chain("tx", "inspect", path)
     assert result.code == 2
     assert EXPECTED[kind] in one_line_error(result)
+    if kind == "fifo":
+        assert "pass - and redirect standard input" in one_line_error(result)
 
 
 def test_endless_standard_input_is_refused_for_a_keypair_and_a_transaction(chain, sandbox):

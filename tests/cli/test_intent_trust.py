@@ -200,6 +200,7 @@ def test_add_checks_the_destination_on_chain(world):
         pytest.param(lambda path: os.chmod(path, 0o620), id="group-writable"),
         pytest.param(lambda path: write(path, "[[trusted]\ncluster = \x00"), id="garbled"),
         pytest.param(lambda path: write(path, '[[trusted]]\ncluster = "x"\n'), id="hostile"),
+        pytest.param(lambda path: (os.remove(path), os.mkfifo(path)), id="named-pipe"),
     ],
 )
 def test_a_trust_file_others_can_change_or_that_is_garbled_is_exit_3_on_one_line(world, isolated, spoil):
@@ -212,6 +213,7 @@ def test_a_trust_file_others_can_change_or_that_is_garbled_is_exit_3_on_one_line
         assert failed.code == 3, (args, failed.stderr)
         lines = failed.error_lines()
         assert len(lines) == 1 and "trust file" in lines[0], failed.stderr
+        assert "pass -" not in lines[0]  # no `-` reads a trust file from standard input
     assert world.snapshot() == before
     doctor = world.yield_("doctor", "-o", "json")
     found = {c["name"]: c for c in doctor.json()["checks"]}

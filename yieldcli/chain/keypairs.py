@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple, TextIO
 from yieldcli.addresses import b58decode, b58encode, is_base58
 from yieldcli.chain.ledger.urls import is_ledger_url
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import STDIN_SOURCES, printable, read_small_file, read_small_stream
+from yieldcli.files import PIPE_HINT, STDIN_SOURCES, printable, read_small_file, read_small_stream
 
 if TYPE_CHECKING:  # solders is imported only where a Keypair is built: reading a public key needs none
     from solders.keypair import Keypair
@@ -69,7 +69,12 @@ def read_keypair_bytes(source: str, *, stdin: TextIO | None = None, origin: str 
     path = Path(source).expanduser()
     where = printable(f"keypair file {path}{origin}")
     found = read_small_file(
-        str(path), label=where, limit=KEYPAIR_MAX_BYTES, error=ConfigError, missing_kind="config.keypair.missing"
+        str(path),
+        label=where,
+        limit=KEYPAIR_MAX_BYTES,
+        error=ConfigError,
+        missing_kind="config.keypair.missing",
+        pipe_hint=PIPE_HINT,
     )
     try:
         text = found.data.decode("utf-8")

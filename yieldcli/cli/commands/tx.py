@@ -10,7 +10,7 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
-from yieldcli.files import read_small_file, read_small_stream, reads_stdin
+from yieldcli.files import PIPE_HINT, read_small_file, read_small_stream, reads_stdin
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
@@ -80,7 +80,11 @@ def read_transaction(session: "Session", source: str) -> str:
             raise UsageError("the transaction file name is empty", hint="pass a FILE, or - for standard input")
         path = Path(source).expanduser()
         found = read_small_file(
-            str(path), label=f"transaction file {source}", limit=TX_TEXT_MAX_BYTES, error=UsageError
+            str(path),
+            label=f"transaction file {source}",
+            limit=TX_TEXT_MAX_BYTES,
+            error=UsageError,
+            pipe_hint=PIPE_HINT,
         )
         try:
             text = found.data.decode("utf-8")
