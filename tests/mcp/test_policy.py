@@ -118,3 +118,18 @@ def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
     with pytest.raises(Refused, match="is expired") as info:
         book.claim("stale")
     assert info.value.kind == "refused.proposal_expired"
+
+
+def test_a_line_still_being_appended_is_not_read_yet_but_a_torn_log_takes_no_more(tmp_path):
+    # A read takes no lock: another server's append, half written, must not make the log look damaged.
+    log = AuditLog(Path(tmp_path) / "audit.jsonl")
+    log.append("prepare", intent={"action": "deposit"})
+    log.append("execute", proposal="p1", approved=True)
+    whole = log.path.read_bytes()
+    with open(log.path, "ab") as handle:
+        handle.write(b'{"seq":3,"time":1.0,"event":"reser')
+    assert [e["seq"] for e in log.entries()] == [1, 2] and log.verify() is None
+    # Under the lock nobody else is writing: the cut line is damage, and nothing is appended after it.
+    with pytest.raises(ConfigError, match="damaged at line 3"):
+        log.append("released", proposal="p1", why="test")
+    assert log.path.read_bytes() == whole + b'{"seq":3,"time":1.0,"event":"reser'

@@ -56,7 +56,13 @@ class AuditLog:
 
     def append_locked(self, event: str, **data: Any) -> dict[str, Any]:
         """Append one entry; the caller holds `locked()`."""
-        entries = self.entries()
+        entries, torn = self._read()
+        if torn:  # under the lock nobody is writing: a writer stopped mid-line, and more would bury it
+            raise ConfigError(
+                f"the audit log {self.path} is damaged at line {len(entries) + 1} (cut short)",
+                hint="`yield mcp audit` shows the log; keep a copy and move it away to start a new one",
+                kind="config.audit",
+            )
         prev = entries[-1]["hash"] if entries else GENESIS
         entry = {"seq": len(entries) + 1, "time": round(self._clock(), 3), "event": event, **data, "prev": prev}
         entry["hash"] = _digest(entry)
@@ -71,14 +77,21 @@ class AuditLog:
         return entry
 
     def entries(self) -> list[dict[str, Any]]:
+        """Every whole entry. A last line without its newline is an append still being written by
+        another server or thread (a read does not take the lock), so it is not read yet."""
+        return self._read()[0]
+
+    def _read(self) -> tuple[list[dict[str, Any]], bool]:
+        """The whole entries, and whether a line without its newline follows them."""
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            return []
+            return [], False
         except OSError as exc:
             raise ConfigError(f"cannot read the audit log {self.path}: {exc.strerror}", kind="config.audit") from None
+        whole, _, tail = text.rpartition("\n")  # one append is one write of a line and its newline
         entries = []
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(whole.split("\n") if whole else (), 1):
             try:
                 entry = json.loads(line)
             except ValueError:
@@ -88,7 +101,7 @@ class AuditLog:
             if not isinstance(entry, dict):
                 raise ConfigError(f"the audit log {self.path} is damaged at line {number}", kind="config.audit")
             entries.append(entry)
-        return entries
+        return entries, bool(tail)
 
     def verify(self) -> str | None:
         """None when the chain is whole, else where it breaks."""
