@@ -157,6 +157,20 @@ class World:
     def yield_(self, *args, **kwargs):
         return self.run(*args, env=self.env(), **kwargs)
 
+    def client(self, **more):
+        """The library's `Client` with the settings `env()` gives `yield`."""
+        from yieldcli.client import Client
+
+        return Client(
+            api_url=self.stand_in.url,
+            api_key=TEST_API_KEY,
+            strategy=DEMO_STRATEGY_ID,
+            rpc_url=self.sandbox.rpc_url,
+            keypair=demo_keypair(),
+            journal_path=self.keypair + ".journal",
+            **more,
+        )
+
     def doctor(self, change, extra_tables: dict | None = None):
         """Serve the sandbox's transactions with `change(instructions)` applied."""
         tables = {**self.tables, **(extra_tables or {})}

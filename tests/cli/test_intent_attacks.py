@@ -167,24 +167,14 @@ def test_verdicts_are_in_the_json_and_the_review(world):
 
 
 def test_the_python_client_with_an_always_yes_confirm_is_refused(world):
-    from tests.conftest import TEST_API_KEY
-    from yieldcli.client import Client
     from yieldcli.errors import Refused
-    from yieldcli.sandbox.demo import demo_keypair
 
     world.new_account = Keypair()
     before = world.snapshot()
     for make, message in ((ASSIGN, "System Assign of your wallet"), (UNKNOWN_PROGRAM, "is not one this request needs")):
         world.doctor(make(world))
         with (
-            Client(
-                api_url=world.stand_in.url,
-                api_key=TEST_API_KEY,
-                strategy=DEMO_STRATEGY_ID,
-                rpc_url=world.sandbox.rpc_url,
-                keypair=demo_keypair(),
-                journal_path=world.keypair + ".journal",
-            ) as client,
+            world.client() as client,
             pytest.raises(Refused, match=message),
         ):
             client.deposit("USDC", "10").send(confirm=lambda *a: True)
@@ -262,10 +252,7 @@ def test_close_pays_the_remainder_to_the_recipient_named_and_to_no_one_else(worl
 
 
 def test_a_strategy_program_named_for_another_deployment_is_the_only_one_trusted(world):
-    from tests.conftest import TEST_API_KEY
-    from yieldcli.client import Client
     from yieldcli.errors import Refused
-    from yieldcli.sandbox.demo import demo_keypair
 
     other = str(Keypair().pubkey())
     # The command line: the setting replaces the sandbox's program, whose deposit then uses the user's
@@ -275,14 +262,7 @@ def test_a_strategy_program_named_for_another_deployment_is_the_only_one_trusted
         refused.stderr
     )
     # The Python client: the same per write.
-    with Client(
-        api_url=world.stand_in.url,
-        api_key=TEST_API_KEY,
-        strategy=DEMO_STRATEGY_ID,
-        rpc_url=world.sandbox.rpc_url,
-        keypair=demo_keypair(),
-        journal_path=world.keypair + ".journal",
-    ) as client:
+    with world.client() as client:
         with pytest.raises(Refused, match="Sandbox strategy program is not one this request needs"):
             client.deposit("USDC", "10", strategy_program=other).send(confirm=lambda *a: True)
         assert client.deposit("USDC", "10").send(confirm=lambda *a: True).status == "confirmed"

@@ -17,8 +17,6 @@ from solders.system_program import TransferParams, transfer
 
 from tests.cli.stand_in import TOKEN, USDC_MINT, USER_ATA, WALLET, World
 from tests.cli.test_intent import _token_ix
-from tests.conftest import TEST_API_KEY
-from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
 from yieldcli.solana import programs
 
 SYSTEM = Pubkey.from_string(programs.SYSTEM_PROGRAM)
@@ -228,18 +226,10 @@ def test_a_deposit_to_an_account_that_only_looks_like_the_users_is_refused(world
 
 
 def test_the_python_client_refuses_on_every_write_path_with_an_always_yes_confirm(world):
-    from yieldcli.client import Client
     from yieldcli.errors import Refused
 
     before = snapshot(world)
-    with Client(
-        api_url=world.stand_in.url,
-        api_key=TEST_API_KEY,
-        strategy=DEMO_STRATEGY_ID,
-        rpc_url=world.sandbox.rpc_url,
-        keypair=demo_keypair(),
-        journal_path=world.keypair + ".journal",
-    ) as client:
+    with world.client() as client:
         calls = {
             "deposit": lambda: client.deposit("USDC", "10"),
             "withdraw": lambda: client.withdraw("USDC", "5"),

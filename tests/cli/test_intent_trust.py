@@ -235,31 +235,17 @@ def test_doctor_and_config_show_list_the_trusted_destinations(world):
     assert rows["trusted_destinations"]["value"] == 1
 
 
-def python_client(w, **more):
-    from yieldcli.client import Client
-
-    return Client(
-        api_url=w.stand_in.url,
-        api_key=TEST_API_KEY,
-        strategy=DEMO_STRATEGY_ID,
-        rpc_url=w.sandbox.rpc_url,
-        keypair=demo_keypair(),
-        journal_path=w.keypair + ".journal",
-        **more,
-    )
-
-
 def test_the_python_client_obeys_trust(world):
     from yieldcli.errors import Refused
 
     world.doctor(destination_swapped(world.stranger_ata))
     before = world.snapshot()
-    with python_client(world) as client, pytest.raises(Refused, match="you have not trusted") as refused:
+    with world.client() as client, pytest.raises(Refused, match="you have not trusted") as refused:
         client.deposit("USDC", "10").send(confirm=lambda *a: True)
     assert refused.value.kind == "refused.mismatch.untrusted" and refused.value.destination == str(world.stranger_ata)
     assert world.snapshot() == before
     assert world.yield_("config", "trust", "add", str(world.stranger_ata)).code == 0
-    with python_client(world) as client:
+    with world.client() as client:
         assert client.deposit("USDC", "10").send(confirm=lambda *a: True).status == "confirmed"
 
 
