@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.compute_budget import FeeSummary
-    from yieldcli.chain.intent import Check
+    from yieldcli.chain.guard.intent import Check
     from yieldcli.chain.journal import Journal
     from yieldcli.chain.review import Review
     from yieldcli.chain.sign import Signer

@@ -125,7 +125,7 @@ class ClientWrites:
         simulated and checked against what it is said to do, then `.sign()`ed or `.send()`ed as
         `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` "deposit" or "withdraw" of
         `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`, or "transaction" (no
-        claim: signing may then cost only the network fee and rent). `payer`: the fee payer expected
+        claim: signing may then cost only the network fee). `payer`: the fee payer expected
         (default: the keypair); `wallet`: another signer expected to sign later."""
         from yieldcli.client_writes import Limits, given_order, prepare_given
 

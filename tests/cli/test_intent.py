@@ -73,10 +73,13 @@ def burn_from_user(ixs):
 
 ATTACKS = {
     "amount 1000 instead of 10": (lambda w: amount_changed, "expected -10 USDC, simulated -1,000 USDC"),
-    "destination swapped to a stranger": (lambda w: destination_swapped(w.stranger_ata), "10 USDC to "),
-    "extra 5 SOL to a third party": (lambda w: extra_sol(w.stranger), "5 SOL to "),
+    "destination swapped to a stranger": (
+        lambda w: destination_swapped(w.stranger_ata),
+        "a destination you have not trusted",
+    ),
+    "extra 5 SOL to a third party": (lambda w: extra_sol(w.stranger), "simulated -5.000005 SOL"),
     "Approve u64 max to a stranger": (lambda w: approve_max(w.stranger), f"may spend {U64_MAX} of your USDC"),
-    "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "SetAuthority: your USDC account"),
+    "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "Token SetAuthority of your account"),
     "burn from the user's account": (lambda w: burn_from_user, "expected -10 USDC, simulated -15 USDC"),
     "priority fee of 0.2 SOL": (
         lambda w: lambda ixs: [set_compute_unit_price(10**9)] + ixs,
@@ -116,7 +119,7 @@ def test_a_lookup_table_that_hides_the_strangers_account_is_refused(world):
         world.stranger_ata
     )  # the stranger's account only comes from the table
     refused = world.yield_("deposit", "--asset", "USDC", "--amount", "10", "--send", "--yes")
-    assert refused.code == 10 and "10 USDC to " in refused.stderr, refused.stderr
+    assert refused.code == 10 and "a destination you have not trusted" in refused.stderr, refused.stderr
     assert world.snapshot() == before
 
 
@@ -125,7 +128,7 @@ def test_closing_the_users_token_account_to_another_is_refused(world):
     world.doctor(close_to(world.stranger))
     refused = world.yield_("deposit", "--asset", "USDC", "--all", "--send", "--yes")
     assert refused.code == 10, refused.stderr
-    assert "CloseAccount: your USDC account" in refused.stderr and "not asked for" in refused.stderr
+    assert "Token CloseAccount of your account" in refused.stderr and "your SOL: expected" in refused.stderr
     assert world.snapshot() == before
     world.stand_in.doctor = lambda tx: tx
     assert world.yield_("deposit", "--asset", "USDC", "--all", "--send", "--yes").code == 0
@@ -139,15 +142,21 @@ def test_the_review_names_every_difference_first_and_in_red(world):
     # The fee is said once, on the line below the summary (with its parts when there is a priority fee).
     assert "deposit 10 USDC from 5PJ1…Vr9k" in first and "fee" not in first
     assert second.strip().startswith("fee 0.000005 SOL")
-    assert "\x1b[31m" in shown.stdout and "✗ expected -10 USDC, simulated -1,000 USDC" in shown.stdout
+    assert (
+        "\x1b[31m" in shown.stdout
+        and "✗ instruction 2: the strategy's deposit deposits 1,000 USDC, not 10 USDC" in shown.stdout
+    )
+    assert "expected -10 USDC, simulated -1,000 USDC" in shown.stdout
 
 
-def test_send_without_the_check_is_refused_but_sign_is_allowed(world):
+def test_no_simulation_no_signature(world):
     refused = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "--no-simulate")
     assert refused.code == 10 and "could not be checked" in refused.stderr
-    signed = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--sign", "--no-simulate", "-o", "json")
-    assert signed.code == 0 and signed.json()["status"] == "signed"
-    assert "not checked" in signed.stderr
+    unsigned = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--sign", "--no-simulate", "-o", "json")
+    assert unsigned.code == 10 and "could not be checked (the simulation was turned off)" in unsigned.stderr
+    assert "signature" not in unsigned.json()
+    reviewed = world.yield_("deposit", "--asset", "USDC", "--amount", "1", "--no-simulate", "-o", "json")
+    assert reviewed.code == 0 and reviewed.json()["status"] == "unsigned"
 
 
 def test_unsafe_allow_mismatch_is_refused_off_a_terminal(world):
@@ -215,7 +224,7 @@ def test_tx_sign_and_send_check_the_stated_intent(world, tmp_path):
         assert refused.code == 10 and "expected -10 USDC, simulated -1,000 USDC" in refused.stderr, refused.stderr
     # without --expect, signing may only cost the fee: 1000 USDC leaving is named
     plain = world.yield_("tx", "sign", str(doctored))
-    assert plain.code == 10 and "your USDC falls by 1,000 USDC" in plain.stderr
+    assert plain.code == 10 and "no intent was stated" in plain.stderr and "--expect" in plain.stderr
     inspected = world.yield_("tx", "inspect", str(doctored), "--expect", "deposit:USDC:10", "-o", "json")
     assert inspected.code == 10 and inspected.json()["effect"]["summary"].startswith("deposit 10 USDC from 5PJ1…Vr9k")
 
@@ -263,7 +272,8 @@ def test_a_withdraw_that_also_drains_the_position_to_a_stranger_is_refused(world
     world.doctor(lambda ixs: ixs + [drain])
     refused = world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes")
     assert refused.code == 10, refused.stderr
-    assert "USDC of your position to " in refused.stderr and "not asked for" in refused.stderr
+    assert "the strategy's close, which a withdraw does not need" in refused.stderr
+    assert "your USDC position" in refused.stderr and "simulated closed" in refused.stderr
     assert world.snapshot() == before
     world.stand_in.doctor = None
     assert world.yield_("withdraw", "--asset", "USDC", "--amount", "5", "--send", "--yes").code == 0
@@ -272,9 +282,7 @@ def test_a_withdraw_that_also_drains_the_position_to_a_stranger_is_refused(world
 def test_send_is_refused_when_the_rpc_cannot_be_reached(world):
     env = {**world.env(), "YIELD_RPC_URL": "http://127.0.0.1:9"}  # nothing listens on the discard port
     refused = world.run("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", env=env)
-    assert refused.code == 10 and "could not be checked (the simulation could not run)" in refused.stderr, (
-        refused.stderr
-    )
+    assert refused.code == 10 and "could not be checked (the simulation could not run" in refused.stderr, refused.stderr
 
 
 def test_a_review_exits_with_what_its_check_found(world):

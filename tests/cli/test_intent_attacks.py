@@ -106,7 +106,7 @@ ATTACKS = {
         ("withdraw", "--asset", "USDC", "--amount", "5"),
         close_position_to_stranger,
         10,
-        "USDC of your position to",
+        "the strategy's close, which a withdraw does not need",
     ),
     "withdraw --all, and SOL to a stranger": (
         ("withdraw", "--asset", "USDC", "--all"),
@@ -130,7 +130,7 @@ ATTACKS = {
         ("close-account", "--asset", "USDC"),
         payout_to_stranger,
         10,
-        "USDC of your position to",
+        "the strategy's close names the recipient",
     ),
 }
 
@@ -157,7 +157,7 @@ def test_verdicts_are_in_the_json_and_the_review(world):
     world.doctor(ASSIGN(world))
     shown = world.yield_(*DEPOSIT, "-o", "json").json()
     verdicts = shown["effect"]["instructions"]
-    assert [v["kind"] for v in verdicts] == ["Compute Budget", "strategy program", "System Assign"]
+    assert [v["kind"] for v in verdicts] == ["Compute Budget", "strategy deposit", "System Assign"]
     assert [v["ok"] for v in verdicts] == [True, True, False]
     assert verdicts[2]["reason"] == "instruction 3: System Assign of your wallet"
     assert any("pinned for this cluster" in fact for fact in shown["effect"]["verified"])
@@ -243,7 +243,7 @@ def test_close_pays_the_remainder_to_the_recipient_named_and_to_no_one_else(worl
     world.doctor(payout_to_stranger(world))
     before = world.snapshot()
     refused = world.yield_("close-account", "--asset", "USDC", "--recipient", str(named), "--send", "--yes")
-    assert refused.code == 10 and "USDC of your position to" in refused.stderr, refused.stderr
+    assert refused.code == 10 and "not the recipient" in refused.stderr, refused.stderr
     assert world.snapshot() == before
     world.stand_in.doctor = None
     done = world.yield_("close-account", "--asset", "USDC", "--recipient", str(named), "--send", "--yes", "-o", "json")

@@ -203,7 +203,10 @@ def test_payer_who_is_not_the_user_signs_in_two_steps(chain, sandbox, tmp_path):
     partly = tmp_path / "partly.json"
     partly.write_text(first.stdout)
     # the payer, on "another machine", signs and sends it
-    second = chain("tx", "sign", str(partly), "-k", payer_file, "-o", "json")
+    # the user's slot is already signed: the payer names that signer, or nothing is signed
+    unnamed = chain("tx", "sign", str(partly), "-k", payer_file, "-o", "json")
+    assert unnamed.code == 10 and "a key nobody named" in unnamed.stderr, unnamed.stderr
+    second = chain("tx", "sign", str(partly), "-k", payer_file, "--wallet", DEMO_WALLET, "-o", "json")
     assert second.code == 0, second.stderr
     assert second.json()["missing_signers"] == [] and signed_ok(second.json()["transaction"])
     full = tmp_path / "full.json"

@@ -11,8 +11,8 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+from yieldcli.chain.guard.signers import SigningRefused, check_signable
 from yieldcli.chain.sign import sign_transaction, signature_slots
-from yieldcli.chain.signers_check import SigningRefused, check_signable
 from yieldcli.errors import ExitCode
 
 USER, SERVICE, STRANGER = Keypair(), Keypair(), Keypair()
@@ -52,9 +52,17 @@ def test_a_signer_the_user_did_not_name_is_refused():
     assert str(STRANGER.pubkey()) in info.value.message
 
 
-def test_a_slot_already_signed_by_someone_else_is_kept():
+def test_a_slot_already_signed_by_someone_nobody_named_is_refused():
+    # A co-signer's signature already in place would let that party decide when the transaction lands.
     tx = sign_transaction(tx_for(USER, SERVICE), [SERVICE]).transaction
-    check_signable(tx, USER.pubkey(), {USER.pubkey()})
+    with pytest.raises(SigningRefused) as info:
+        check_signable(tx, USER.pubkey(), {USER.pubkey()})
+    assert info.value.reason == "unknown_signer" and "already signed" in info.value.message
+
+
+def test_a_slot_already_signed_by_a_named_signer_is_kept():
+    tx = sign_transaction(tx_for(USER, SERVICE), [SERVICE]).transaction
+    check_signable(tx, USER.pubkey(), {USER.pubkey(), SERVICE.pubkey()})  # the two-party flow names the other
     signed = sign_transaction(tx, [USER])
     # Only our slot is signed; the service's signature stays byte for byte what it was.
     assert signed.signed == (USER.pubkey(),) and valid_slots(signed.transaction) == [0, 1]
@@ -64,8 +72,8 @@ def test_a_slot_already_signed_by_someone_else_is_kept():
 def test_an_invalid_foreign_signature_is_refused():
     tx = tx_for(USER, SERVICE)
     forged = VersionedTransaction.populate(tx.message, [Signature.default(), STRANGER.sign_message(b"x")])
-    with pytest.raises(SigningRefused, match="present but invalid"):
-        check_signable(forged, USER.pubkey(), {USER.pubkey()})
+    with pytest.raises(SigningRefused, match="does not verify"):
+        check_signable(forged, USER.pubkey(), {USER.pubkey(), SERVICE.pubkey()})
 
 
 def test_two_of_our_keys():

@@ -10,10 +10,14 @@ from solders.pubkey import Pubkey
 from solders.system_program import AssignParams, TransferParams, assign, transfer
 
 from yieldcli.chain.cluster_identity import GENESIS_HASHES
-from yieldcli.chain.instruction_rules import Context, resolve, verdicts
-from yieldcli.chain.pinned import pinned_program, setting_problem
+from yieldcli.chain.guard.calls import match_calls
+from yieldcli.chain.guard.holdings import Holdings, authority_kind
+from yieldcli.chain.guard.instructions import Context, verdicts
+from yieldcli.chain.guard.intent import Intent
+from yieldcli.chain.guard.message import resolve
+from yieldcli.chain.guard.pinned import pinned_program, setting_problem
+from yieldcli.chain.guard.strategies import layout_for
 from yieldcli.chain.state import State
-from yieldcli.chain.value_flow import authority_kind
 from yieldcli.solana import programs
 from yieldcli.tokens import STRATEGY_PROGRAM_ID, WSOL_MINT
 
@@ -23,7 +27,7 @@ PINNED = Pubkey.from_string(programs.SANDBOX_STRATEGY_PROGRAM)
 WSOL_ATA = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MINT))
 
 
-def judge(action, *ixs, controlled=(), wsol=()):
+def judge(action, *ixs, controlled=(), wsol=(), nonce=None):
     message = MessageV0.try_compile(WALLET, list(ixs), [], Hash.default())
     owned = frozenset({str(WALLET), str(WSOL_ATA)})
     ctx = Context(
@@ -31,11 +35,15 @@ def judge(action, *ixs, controlled=(), wsol=()):
         str(WALLET),
         str(WALLET),
         str(PINNED),
+        nonce,
         owned,
         owned | {str(c) for c in controlled},
         frozenset(str(w) for w in wsol),
     )
-    return verdicts(resolve(message), ctx)
+    resolved = resolve(message)
+    intent = Intent(action, str(WALLET), str(WALLET), WSOL_MINT, 5, "S", strategy_program=str(PINNED))
+    calls = match_calls(intent, resolved, Holdings(intent, {}, {}, layout_for(str(PINNED))), layout_for(str(PINNED)))
+    return verdicts(resolved, ctx, calls.verdicts)
 
 
 def test_a_deposit_may_wrap_sol_into_the_users_own_account_only():
@@ -61,7 +69,8 @@ def test_kinds_are_named_by_index_and_only_the_pinned_program_is_trusted():
         Instruction(STRANGER, b"", [AccountMeta(Keypair().pubkey(), False, True)]),
     )
     assert found[0].reason == "instruction 1: System Assign of your wallet" and not found[0].ok
-    assert found[1].ok and found[1].kind == "strategy program"
+    # the pinned program's instruction is decoded: this one is not one of its instructions
+    assert not found[1].ok and found[1].kind == "strategy unknown" and "not an instruction of" in found[1].reason
     assert (
         not found[2].ok and "is not one this request needs, and it is given your wallet as a signer" in found[2].reason
     )
@@ -74,10 +83,25 @@ def test_unwrapping_closes_the_users_wsol_account_to_the_wallet_and_nowhere_else
     assert not judge("deposit", programs.token_close_account(WSOL_ATA, WALLET, WALLET), wsol=[WSOL_ATA])[0].ok
 
 
+def test_a_durable_nonce_is_allowed_only_when_asked_for_and_only_first():
+    nonce = Keypair().pubkey()
+    advance = Instruction(
+        Pubkey.from_string(programs.SYSTEM_PROGRAM),
+        struct.pack("<I", 4),
+        [AccountMeta(nonce, False, True), AccountMeta(WALLET, True, False)],
+    )
+    assert judge("deposit", advance, nonce=str(nonce))[0].ok
+    unasked = judge("deposit", advance)[0]
+    assert not unasked.ok and "a durable-nonce lifetime" in unasked.reason and "did not ask for" in unasked.reason
+    assert not judge("deposit", advance, nonce=str(Keypair().pubkey()))[0].ok  # another nonce than the one named
+    memo = programs.memo("x")
+    assert not judge("deposit", memo, advance, nonce=str(nonce))[1].ok  # never after the first instruction
+
+
 def test_what_the_wallet_controls_is_read_from_the_account():
     wallet = str(WALLET)
     nonce = State(10, 80, None, programs.SYSTEM_PROGRAM, struct.pack("<II", 1, 1) + bytes(WALLET) + bytes(40))
-    assert authority_kind(nonce, wallet, None) == "nonce"
+    assert authority_kind(nonce, wallet) == "nonce"
     stake = State(
         10,
         200,
@@ -85,13 +109,10 @@ def test_what_the_wallet_controls_is_read_from_the_account():
         "Stake11111111111111111111111111111111111111",
         bytes(12) + bytes(STRANGER) + bytes(WALLET) + bytes(124),
     )
-    assert authority_kind(stake, wallet, None) == "stake"
+    assert authority_kind(stake, wallet) == "stake"
     mint = State(10, 82, None, programs.TOKEN_PROGRAM, struct.pack("<I", 1) + bytes(WALLET) + bytes(46))
-    assert authority_kind(mint, wallet, None) == "mint"
-    position = State(10, 128, None, str(PINNED), b"YSPOSIT1" + bytes(WALLET) + bytes(88))
-    assert authority_kind(position, wallet, str(PINNED)) == "position"
-    assert authority_kind(position, wallet, STRATEGY_PROGRAM_ID) is None  # only the pinned program's positions
-    assert authority_kind(State(10, 0, None, programs.SYSTEM_PROGRAM, b""), wallet, None) is None
+    assert authority_kind(mint, wallet) == "mint"
+    assert authority_kind(State(10, 0, None, programs.SYSTEM_PROGRAM, b""), wallet) is None
 
 
 def test_the_program_is_pinned_per_cluster():

@@ -11,7 +11,8 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.chain.intent import Intent, compare, summary
+from yieldcli.chain.guard.compare import summary
+from yieldcli.chain.guard.intent import Intent
 from yieldcli.chain.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
 from yieldcli.solana import programs
 from yieldcli.tokens import WSOL_MINT
@@ -89,136 +90,6 @@ def deposit_states(moved=10_000_000, to=FUND):
     return before, after
 
 
-def test_a_deposit_of_exactly_what_was_asked_passes():
-    check = compare(DEPOSIT, *deposit_states(), fee=FEE, **strategy((USER_ATA, FUND, 10_000_000)))
-    assert check.ok, check.differences
-    assert check.observed["sol"] == -FEE and check.observed["tokens"] == {USDC: -10_000_000}
-    assert check.summary == "deposit 10 USDC from 5PJ1…Vr9k to strategy S; fee 0.000005 SOL"
-
-
-def test_a_different_amount_is_named_with_both_figures():
-    check = compare(DEPOSIT, *deposit_states(moved=1_000_000_000), fee=FEE, **strategy((USER_ATA, FUND, 1_000_000_000)))
-    assert check.differences == ("expected -10 USDC, simulated -1,000 USDC",)
-
-
-def test_tokens_to_a_strangers_account_are_named_even_when_the_amount_is_right():
-    check = compare(DEPOSIT, *deposit_states(to=STRANGER_ATA), fee=FEE)
-    assert len(check.differences) == 1
-    assert (
-        check.differences[0].startswith(f"10 USDC to {STRANGER_ATA[:4]}…") and "not asked for" in check.differences[0]
-    )
-
-
-def test_deposit_all_must_take_what_the_account_held():
-    intent = Intent("deposit", WALLET, WALLET, USDC, None, strategy_program=PINNED)
-    assert compare(
-        intent, *deposit_states(moved=5_000_000_000), fee=FEE, **strategy((USER_ATA, FUND, 5_000_000_000))
-    ).ok
-    assert not compare(intent, *deposit_states(moved=10_000_000), fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).ok
-
-
-def test_sol_beyond_fee_and_rent_is_named_with_its_recipient():
-    before, after = deposit_states()
-    before[STRANGER] = None
-    after[WALLET] = system(5 * SOL - FEE - 5 * SOL // 2)
-    after[STRANGER] = system(5 * SOL // 2)
-    check = compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000)))
-    assert check.differences == (f"2.5 SOL to {STRANGER[:4]}…{STRANGER[-4:]}, not asked for",)
-
-
-def test_approve_set_owner_and_close_authority_on_a_users_account_are_mismatches():
-    before, after = deposit_states()
-    after[USER_ATA] = token(USDC, WALLET, 4_990_000_000, delegate=STRANGER, delegated=2**64 - 1)
-    assert compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences == (
-        f"Approve: {STRANGER[:4]}…{STRANGER[-4:]} may spend 18446744073709551615 of your USDC",
-    )
-    after[USER_ATA] = token(USDC, WALLET, 4_990_000_000, close=STRANGER)
-    assert (
-        "may close your USDC account"
-        in compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences[0]
-    )
-    after[USER_ATA] = token(USDC, STRANGER, 40_000_000)
-    differences = compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences
-    assert any(d.startswith("SetAuthority: your USDC account") and "would belong to" in d for d in differences)
-    assert "expected -10 USDC, simulated -5,000 USDC" in differences  # what it holds is no longer the user's
-
-
-def test_closing_a_users_account_to_someone_else_is_named_but_back_to_the_wallet_is_fine():
-    before, after = deposit_states()
-    before[USDT] = token(USDT, WALLET, 0)
-    before[STRANGER] = system(SOL)
-    after[USDT] = None
-    after[STRANGER] = system(SOL + RENT)
-    differences = compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences
-    assert any(d.startswith("CloseAccount: your USDT account") and STRANGER[:4] in d for d in differences)
-    after[STRANGER] = system(SOL)
-    after[WALLET] = system(5 * SOL - FEE + RENT)
-    assert compare(DEPOSIT, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).ok
-
-
-def test_withdraw_rises_at_most_the_amount_and_exactly_with_exclude_fees():
-    intent = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000, strategy_program=PINNED)
-    before = {WALLET: system(SOL), USER_ATA: token(USDC, WALLET, 0), FUND: token(USDC, VAULT, 100_000_000)}
-    after = {
-        **before,
-        WALLET: system(SOL - FEE),
-        USER_ATA: token(USDC, WALLET, 9_990_000),
-        FUND: token(USDC, VAULT, 90_000_000),
-    }
-    paid = strategy((FUND, USER_ATA, 9_990_000))
-    assert compare(intent, before, after, fee=FEE, **paid).ok
-    exact = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000, exclude_fees=True, strategy_program=PINNED)
-    assert compare(exact, before, after, fee=FEE, **paid).differences == ("expected +10 USDC, simulated +9.99 USDC",)
-    after[USER_ATA] = token(USDC, WALLET, 11_000_000)
-    assert compare(intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 11_000_000))).differences == (
-        "expected at most +10 USDC, simulated +11 USDC",
-    )
-
-
-def test_nothing_of_the_user_may_fall_on_withdraw_or_close():
-    before = {WALLET: system(SOL), USER_ATA: token(USDT, WALLET, 5_000_000)}
-    after = {WALLET: system(SOL - FEE), USER_ATA: token(USDT, WALLET, 0)}
-    for intent in (Intent("withdraw", WALLET, WALLET, USDC, None), Intent("close-account", WALLET, WALLET, USDC)):
-        assert compare(intent, before, after, fee=FEE).differences == ("your USDT falls by 5 USDT, not asked for",)
-
-
-def test_close_account_receiving_funds_and_rent_passes():
-    intent = Intent("close-account", WALLET, WALLET, USDC, strategy="S", strategy_program=PINNED)
-    before = {WALLET: system(SOL), USER_ATA: token(USDC, WALLET, 0), FUND: token(USDC, VAULT, 3)}
-    after = {WALLET: system(SOL - FEE + RENT), USER_ATA: token(USDC, WALLET, 3), FUND: None}
-    check = compare(intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 3)))
-    assert check.ok and check.summary.startswith("close the USDC fund account of 5PJ1…Vr9k in strategy S")
-
-
-def test_wrapped_sol_counts_with_sol_and_the_rent_of_a_new_account_is_shown():
-    wsol_ata = str(Keypair().pubkey())
-    intent = Intent("deposit", WALLET, WALLET, WSOL_MINT, SOL // 2, strategy="S", strategy_program=PINNED)
-    before = {WALLET: system(5 * SOL), wsol_ata: None, FUND: token(WSOL_MINT, VAULT, 0, native=RENT)}
-    after = {
-        WALLET: system(5 * SOL - SOL // 2 - RENT - FEE),
-        wsol_ata: token(WSOL_MINT, WALLET, 0, native=RENT),
-        FUND: token(WSOL_MINT, VAULT, SOL // 2, lamports=RENT + SOL // 2, native=RENT),
-    }
-    moved = strategy((wsol_ata, FUND, SOL // 2))
-    check = compare(intent, before, after, fee=FEE, **moved)
-    assert check.ok, check.differences
-    assert check.summary == "deposit 0.5 SOL from 5PJ1…Vr9k to strategy S; fee 0.000005 SOL; rent 0.00203928 SOL"
-    after[WALLET] = system(5 * SOL - SOL - RENT - FEE)  # half a SOL more leaves than asked
-    after[STRANGER] = system(SOL // 2)
-    assert (
-        f"0.5 SOL to {STRANGER[:4]}…{STRANGER[-4:]}, not asked for"
-        in compare(intent, before, after, fee=FEE, **moved).differences
-    )
-
-
-def test_fee_and_rent_are_capped():
-    before, after = deposit_states()
-    intent = Intent("deposit", WALLET, WALLET, USDC, 10_000_000, max_sol_cost=1_000, strategy_program=PINNED)
-    assert compare(intent, before, after, fee=FEE, **strategy((USER_ATA, FUND, 10_000_000))).differences == (
-        "fee and rent come to 0.000005 SOL, more than the 0.000001 SOL allowed",
-    )
-
-
 def test_the_network_fee_counts_signatures_and_the_priority_fee():
     payer = Keypair().pubkey()
     ixs = [
@@ -264,31 +135,6 @@ def test_summary_of_a_withdraw_names_its_options():
         summary(intent, FEE, 0)
         == "withdraw all SOL from strategy S to 5PJ1…Vr9k (fees excluded, unwrapped to SOL); fee 0.000005 SOL"
     )
-
-
-def test_a_position_pays_the_user_and_at_most_a_one_percent_fee():
-    intent = Intent("withdraw", WALLET, WALLET, USDC, 10_000_000, strategy_program=PINNED)
-    before = {
-        WALLET: system(SOL),
-        USER_ATA: token(USDC, WALLET, 0),
-        FUND: token(USDC, VAULT, 100_000_000),
-        FEE_ACCOUNT: token(USDC, VAULT, 0),
-    }
-    after = {
-        **before,
-        WALLET: system(SOL - FEE),
-        USER_ATA: token(USDC, WALLET, 9_990_000),
-        FUND: token(USDC, VAULT, 90_000_000),
-        FEE_ACCOUNT: token(USDC, VAULT, 10_000),
-    }
-    assert compare(
-        intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 9_990_000), (FUND, FEE_ACCOUNT, 10_000))
-    ).ok
-    after[FUND] = token(USDC, VAULT, 40_000_000)
-    after[FEE_ACCOUNT] = token(USDC, VAULT, 50_010_000)
-    assert compare(
-        intent, before, after, fee=FEE, **strategy((FUND, USER_ATA, 9_990_000), (FUND, FEE_ACCOUNT, 50_010_000))
-    ).differences == (f"50.01 USDC of your position to {FEE_ACCOUNT[:4]}…{FEE_ACCOUNT[-4:]}, not asked for",)
 
 
 def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
@@ -349,7 +195,7 @@ def test_the_pre_state_is_read_again_until_it_holds_still_around_the_simulation(
     from solders.signature import Signature
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.chain.intent_check import STABLE_READ_ATTEMPTS, AccountsKeptChanging, check_transaction
+    from yieldcli.chain.guard.read import STABLE_READ_ATTEMPTS, AccountsKeptChanging, check_transaction
     from yieldcli.errors import ExitCode
 
     payer = Pubkey.from_string(WALLET)
@@ -379,7 +225,7 @@ def test_a_pre_state_read_ahead_is_trusted_only_if_it_still_holds_after_the_simu
     from solders.signature import Signature
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.chain.intent_check import check_transaction
+    from yieldcli.chain.guard.read import check_transaction
     from yieldcli.chain.rpc_batch import Answer
 
     payer = Pubkey.from_string(WALLET)

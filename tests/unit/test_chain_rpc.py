@@ -258,7 +258,7 @@ def test_chain_modules_do_not_import_solana_py():
     code = (
         "import sys\n"
         "import yieldcli.chain.rpc, yieldcli.chain.confirm, yieldcli.chain.instructions, yieldcli.chain.review\n"
-        "import yieldcli.chain.sign, yieldcli.chain.signers_check, yieldcli.chain.keypairs, yieldcli.chain.decode\n"
+        "import yieldcli.chain.sign, yieldcli.chain.guard.signers, yieldcli.chain.keypairs, yieldcli.chain.decode\n"
         "from yieldcli.chain.rpc import Rpc\n"
         "Rpc('http://127.0.0.1:1')\n"
         "print(sorted(m for m in sys.modules if m == 'solana' or m.startswith('solana.')))\n"

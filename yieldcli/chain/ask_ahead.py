@@ -48,7 +48,7 @@ def ask_ahead_check_reads(rpc: Any, to_review: TransactionToReview, options: Tra
     read with the simulation instead of after it. Without one, the pre-read travels with the check."""
     from solders.pubkey import Pubkey
 
-    from yieldcli.chain.intent_check import check_accounts
+    from yieldcli.chain.guard.read import check_accounts
     from yieldcli.chain.read_around import reads_of
 
     if rpc is None or not hasattr(rpc, "ask_ahead") or options.priority_fee is None or not options.simulate:

@@ -46,7 +46,7 @@ def from_service(
             body = await _answer(post(f"{path}/ix", params))
             unsigned, tables = await build_on_nonce_account(rpc, body, Pubkey.from_string(payer), nonce)
             # No block-height deadline: it lives as long as its nonce.
-            return TransactionToReview(unsigned, None, tables, service_answer=body)
+            return TransactionToReview(unsigned, None, tables, service_answer=body, nonce=nonce.account)
         if ix:
             from solders.pubkey import Pubkey
 

@@ -71,8 +71,8 @@ async def prepare(
     (already signed) transaction turns out to have landed: nothing more to do."""
     from solders.pubkey import Pubkey
 
+    from yieldcli.chain.guard.signers import check_signable
     from yieldcli.chain.review import review_transaction
-    from yieldcli.chain.signers_check import check_signable
 
     options.validate()
     to_review = await obtain(rpc)
@@ -129,7 +129,7 @@ async def prepare(
         except NetworkError:
             pass  # unreachable: the simulation step says so; the deadline is asked again before signing
 
-    intent = checks.intent_of(request, options, review, signers[0] if signers else None)
+    intent = checks.intent_of(request, options, review, signers, to_review.nonce)
     check = None
     if options.simulate and rpc and unreachable is not None:
         result["simulation"] = checks.unreachable(unreachable)

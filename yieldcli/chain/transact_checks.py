@@ -7,7 +7,7 @@ simulation or a missing check into a refusal.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from yieldcli import tokens
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.compute_budget import FeeSummary
-    from yieldcli.chain.intent import Check, Intent
+    from yieldcli.chain.guard.intent import Check, Intent
     from yieldcli.chain.review import Review
     from yieldcli.chain.sign import Signer
     from yieldcli.chain.transact_types import Hooks, TransactionToReview, TransactOptions, UserRequest
@@ -78,9 +78,17 @@ def fee_dict(fees: FeeSummary | None) -> dict[str, int] | None:
     }
 
 
-def intent_of(request: UserRequest, options: TransactOptions, review: Review, keypair: Signer | None) -> Intent:
-    """What the user asked, for the intent check: whoever signs is the user; without an action, only paying fees."""
-    from yieldcli.chain.intent import DEFAULT_MAX_SOL_COST, Intent
+def intent_of(
+    request: UserRequest,
+    options: TransactOptions,
+    review: Review,
+    signers: Sequence[Signer],
+    nonce: str | None = None,
+) -> Intent:
+    """What the user asked, for the intent check: whoever signs is the user; without an action, only paying fees.
+    `nonce` is the durable-nonce account the transaction was built on at the user's request."""
+    keypair = signers[0] if signers else None
+    from yieldcli.chain.guard.intent import DEFAULT_MAX_SOL_COST, Intent
 
     signer = str(keypair.pubkey()) if keypair is not None else None
     action = request.action if request.action in ACTIONS else "transaction"
@@ -103,6 +111,9 @@ def intent_of(request: UserRequest, options: TransactOptions, review: Review, ke
         strategy_program=options.strategy_program,
         funds_recipient=request.funds_recipient,
         trust_file=options.trust_file,
+        signers=tuple(str(s.pubkey()) for s in signers),
+        nonce=nonce or request.nonce,
+        token_account=request.token_account,
     )
 
 
@@ -114,7 +125,7 @@ async def simulate(
     request: UserRequest,
 ) -> tuple[Result, Check | None]:
     """The simulation for the review and the intent check of the exact transaction: `(simulation, check)`."""
-    from yieldcli.chain.intent_check import check_transaction
+    from yieldcli.chain.guard.read import check_transaction
 
     tables = {str(t.key): [str(a) for a in t.addresses] for t in lookup_tables or ()}
     try:
@@ -122,7 +133,7 @@ async def simulate(
     except NetworkError as exc:  # a send is then refused by `refuse_before_signing`: it needs the check
         return unreachable(exc), None
     except ValueError as exc:  # a lookup table could not be read: the accounts it loads are unknown
-        return {"skipped": f"the transaction's accounts could not all be resolved: {exc}"}, None
+        return {"skipped": f"the transaction's accounts could not all be named: {exc}"}, None
 
     changes = []
     for change in sim.token_balances:
@@ -166,22 +177,26 @@ def refuse_before_signing(options: TransactOptions, result: Result, check: Check
             "simulation-failed",
         )
     if check is None:
-        if options.send and not options.unsafe_allow_mismatch:
+        # No simulation, no signature: what the transaction does could not be proven, whatever is asked.
+        if options.sign or options.send:
             why = (
                 "the simulation was turned off"
                 if not options.simulate
                 else ("the simulation failed" if sim and not sim.get("skipped") else "the simulation could not run")
             )
+            detail = f": {sim['skipped']}" if sim and sim.get("skipped") else ""
+            refusal = SimulationFailed if options.simulate else Refused
             raise with_report(
-                Refused(
-                    f"refusing to send: what the transaction does could not be checked ({why})",
+                refusal(
+                    f"refusing to sign: what the transaction does could not be checked ({why}{detail}); "
+                    "nothing was signed",
                     kind="refused.unchecked",
+                    hint="a transaction is signed only after its simulation proves its effect; check the RPC "
+                    "(-u) and that every account the transaction names exists",
                 ),
                 result,
                 "refused",
             )
-        if options.sign or options.send:
-            hooks.warn("what the transaction does was not checked against your request")
         return
     if check.ok:
         return
@@ -191,7 +206,7 @@ def refuse_before_signing(options: TransactOptions, result: Result, check: Check
     if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
         raise with_report(
             Refused(
-                "refusing to sign: the transaction does more than pay the network fee and rent, "
+                "refusing to sign: the transaction does more than pay the network fee, "
                 "and no intent was stated: " + "; ".join(check.differences),
                 kind="refused.mismatch.unstated",
             ),

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.compute_budget import FeeSummary
-    from yieldcli.chain.intent import Check
+    from yieldcli.chain.guard.intent import Check
     from yieldcli.chain.review import Review
     from yieldcli.chain.sign import Signer
     from yieldcli.chain.transact_outcomes import Result
@@ -46,6 +46,8 @@ class UserRequest:
     exclude_fees: bool = False
     unwrap: bool = False
     funds_recipient: str | None = None  # close-account: who the user named to receive the position's remainder
+    nonce: str | None = None  # the durable-nonce account the user asked the transaction to be built on
+    token_account: str | None = None  # the user's token account named for the deposit or the payout
 
 
 @dataclass
@@ -56,6 +58,7 @@ class TransactionToReview:
     last_valid_block_height: int | None = None
     lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
     service_answer: Any = None  # the service's body as it came, when the transaction was built from it
+    nonce: str | None = None  # the durable-nonce account we built it on, at the user's request
 
 
 Obtain = Callable[[Any], Awaitable[TransactionToReview]]

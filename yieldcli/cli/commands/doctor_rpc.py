@@ -104,7 +104,7 @@ def strategy_program(session: Session, url: str, genesis: str) -> Check:
     """The program the intent guard trusts on this cluster: pinned, and deployed there."""
     import asyncio
 
-    from yieldcli.chain.pinned import pinned_program, setting_problem
+    from yieldcli.chain.guard.pinned import pinned_program, setting_problem
     from yieldcli.chain.rpc import Rpc
 
     setting = session.settings.get("strategy_program")

@@ -45,7 +45,7 @@ def add(
     Only trust an account you know is the strategy's: a deposit may then send your tokens to it.
     Example: yield config trust add 8xYk…Jq2 --asset USDC --strategy 43620ba3-354c-456b-aa3c-5bf7fa46a6d4
     """
-    from yieldcli.chain.intent_text import symbol
+    from yieldcli.chain.guard.text import symbol
     from yieldcli.tokens import resolve_asset
     from yieldcli.trust import Trusted, change_trusted, default_trust_path
 
@@ -140,7 +140,7 @@ def remove(
 
 def trusted_check(session: Session, genesis: str) -> dict[str, Any]:
     """`yield doctor`'s line: the destinations trusted for this cluster and the strategy configured."""
-    from yieldcli.chain.intent_text import short, symbol
+    from yieldcli.chain.guard.text import short, symbol
     from yieldcli.trust import default_trust_path, load_trusted
 
     try:
@@ -192,7 +192,7 @@ def _read_chain(rpc_url: str, timeout: float, destination: str) -> tuple[str, st
 
 
 def _row(entry: dict[str, str]) -> dict[str, str]:
-    from yieldcli.chain.intent_text import symbol
+    from yieldcli.chain.guard.text import symbol
 
     return {**entry, "asset": symbol(entry["mint"]), "cluster_name": _cluster(entry["cluster"])}
 

@@ -35,7 +35,7 @@ ExpectOpt = Annotated[
         "--expect",
         metavar="ACTION:ASSET[:AMOUNT]",
         help="What the transaction must do: deposit:USDC:10, withdraw:USDC:all, close-account:USDC. "
-        "Without it, signing may only cost you the network fee and rent.",
+        "Without it, signing may only cost you the network fee.",
         show_default=False,
     ),
 ]

@@ -90,7 +90,7 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
         header = (
             "  does NOT match your request:"
             if asked
-            else "  more than the network fee and rent (state the intent with --expect):"
+            else "  more than the network fee (state the intent with --expect):"
         )
         _say(console, header, "bold red")
         for difference in effect["differences"]:

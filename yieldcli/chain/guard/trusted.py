@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from yieldcli.trust import load_trusted, trusted_for
 
 if TYPE_CHECKING:
-    from yieldcli.chain.intent import Intent
+    from yieldcli.chain.guard.intent import Intent
 
 TRUSTED_NOTE = "trusted by you for this strategy on this cluster"
 UNTRUSTED_NOTE = "a destination you have not trusted for this strategy on this cluster"

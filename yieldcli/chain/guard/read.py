@@ -1,6 +1,7 @@
 """Check a transaction against what was asked: read the accounts it can write, simulate it, compare.
 
-`intent.py` holds the rules and is pure; this module does the reading, over the RPC.
+`compare.py` holds the rules and is pure; this module does the reading, over the RPC. Every lookup table
+must have been read: an account that cannot be named refuses the check (`UnresolvedAccounts`).
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from typing import Any
 from solders.pubkey import Pubkey
 
 from yieldcli.addresses import b58decode
-from yieldcli.chain.instruction_rules import Resolved, resolve
-from yieldcli.chain.intent import Check, Intent, compare
-from yieldcli.chain.pinned import pinned_program
+from yieldcli.chain.guard.compare import compare
+from yieldcli.chain.guard.intent import Check, Intent
+from yieldcli.chain.guard.message import Resolved, resolve
+from yieldcli.chain.guard.pinned import pinned_program
+from yieldcli.chain.guard.trusted import trusted_destinations
 from yieldcli.chain.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
 from yieldcli.chain.rpc_types import Simulation
 from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, network_fee, state_of, writable_addresses
-from yieldcli.chain.trusted import trusted_destinations
 from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
 

@@ -1,4 +1,9 @@
-"""Refuse to sign what the user did not ask for: a foreign fee payer, a signer nobody named."""
+"""Refuse to sign what the user did not ask for: a foreign fee payer, a co-signer nobody named.
+
+Every signature slot belongs to a key we sign with or to one the user named (the payer, the wallet, a
+nonce authority, `--wallet` for the two-party flow). A slot someone else already filled is refused too:
+a co-signer's signature already in place would let that party decide when the transaction lands.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ class SigningRefused(Refused):
     """The transaction is not one we sign; `reason` is a short machine-readable tag."""
 
     def __init__(self, message: str, *, reason: str, hint: str | None = None):
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, kind=f"refused.{reason}")
         self.reason = reason
 
 
@@ -39,16 +44,26 @@ def check_signable(tx: VersionedTransaction, expected_payer: Pubkey, my_signers:
             hint="the service built this transaction for another payer; request it again with your payer",
         )
     mine = set(my_signers)
-    missing: list[str] = []
-    for slot in signature_slots(tx):
-        # Our keys fill their slots; any other slot must already hold a signature that verifies.
-        if slot.signer not in mine and not slot.valid:
-            missing.append(
-                f"{slot.signer} (signature slot {slot.index}{', present but invalid' if slot.present else ''})"
-            )
-    if missing:
+    slots = signature_slots(tx)
+    if all(slot.present for slot in slots):
+        mine |= {slot.signer for slot in slots}  # nothing is left for us to sign: only what verifies is sent
+    strangers: list[str] = []
+    invalid: list[str] = []
+    for slot in slots:
+        if slot.signer not in mine:
+            strangers.append(f"{slot.signer} (signature slot {slot.index}{', already signed' if slot.present else ''})")
+        elif slot.present and not slot.valid:
+            invalid.append(f"{slot.signer} (signature slot {slot.index})")
+    if strangers:
         raise SigningRefused(
-            "refusing to sign: the transaction also needs a signature from " + ", ".join(missing),
+            "refusing to sign: the transaction also needs a signature from a key nobody named: " + ", ".join(strangers),
             reason="unknown_signer",
-            hint="sign only transactions whose every required signer is a keypair you passed",
+            hint="sign only transactions whose every signer is a keypair you passed or a key you named "
+            "(--payer, --wallet)",
+        )
+    if invalid:
+        raise SigningRefused(
+            "refusing to sign: a signature already in the transaction does not verify: " + ", ".join(invalid),
+            reason="invalid_signature",
+            hint="the transaction was changed after it was signed; ask for it again",
         )

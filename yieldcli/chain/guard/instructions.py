@@ -1,22 +1,24 @@
 """Which instructions may use the user's authority: a verdict for each top-level instruction.
 
 An instruction that is given the wallet or the payer as a signer, or one of the user's accounts as
-writable, uses the user's authority. It must belong to an allowed program (the pinned strategy
-program, System, SPL Token, Token-2022, Associated Token Account, Compute Budget, Memo) and, for
-System, Token and ATA, be one of the few kinds the action needs, on the user's own accounts. The
-strategy program's own effects are checked from the simulation (`value_flow.py`), not here.
+writable, uses the user's authority. It must belong to an allowed program (System, SPL Token,
+Token-2022, Associated Token Account, Compute Budget, Memo) and, for System, Token and ATA, be one of
+the few kinds the action needs (`actions.py`), on the user's own accounts. The pinned strategy
+program's instructions are matched to the request in `calls.py`; the whole effect in `effect.py`.
 Pure: the message's accounts are resolved and the states read by the caller.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from yieldcli.chain.intent_text import amount_text, short
-from yieldcli.chain.trusted import TRUSTED_NOTE, UNTRUSTED_NOTE
+from yieldcli.chain.guard.actions import action
+from yieldcli.chain.guard.intent import Verdict
+from yieldcli.chain.guard.message import ADVANCE_NONCE, Resolved
+from yieldcli.chain.guard.text import amount_text, short
+from yieldcli.chain.guard.trusted import TRUSTED_NOTE, UNTRUSTED_NOTE
 from yieldcli.solana import programs
 
 MEMO_PROGRAMS = (programs.MEMO_PROGRAM, programs.MEMO_V1_PROGRAM)
@@ -58,81 +60,6 @@ TOKEN_KINDS = {
 }
 ATA_KINDS = {0: "Create", 1: "CreateIdempotent", 2: "RecoverNested"}
 
-# What each action may ask of System, Token and ATA with the user's authority (README: "What `yield`
-# checks before it signs"). Compute Budget, Memo, the transaction's own nonce advance and the pinned
-# strategy program are allowed for every action.
-NEEDED: dict[str, frozenset[str]] = {
-    "deposit": frozenset({"ata.create.own", "system.transfer.own", "token.sync_native.own"}),
-    "withdraw": frozenset({"ata.create.own", "token.close.own_wsol"}),
-    "close-account": frozenset({"ata.create.own", "ata.create.recipient"}),
-}
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """A message's accounts in order (static keys, then lookup-table writable, then readonly) and flags."""
-
-    keys: tuple[str, ...]
-    signer: tuple[bool, ...]
-    writable: tuple[bool, ...]
-    instructions: tuple[tuple[int, tuple[int, ...], bytes], ...]  # (program index, account indexes, data)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One instruction's verdict; `index` counts from 0 (as in the review's JSON), the text from 1 (as the
-    review shows #n)."""
-
-    index: int
-    program: str
-    kind: str
-    ok: bool
-    reason: str
-    untrusted: str | None = None  # refused, and would pass were this destination trusted (a deposit's plain transfer)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "program": self.program,
-            "program_name": programs.PROGRAM_NAMES.get(self.program),
-            "kind": self.kind,
-            "ok": self.ok,
-            "reason": self.reason,
-        }
-
-
-def resolve(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> Resolved:
-    """Every account the message names, lookup tables resolved; raise if a table cannot be."""
-    static = [str(k) for k in message.account_keys]
-    header = message.header
-    loaded_w: list[str] = []
-    loaded_r: list[str] = []
-    for lookup in getattr(message, "address_table_lookups", None) or ():
-        entries = (lookup_tables or {}).get(str(lookup.account_key))
-        for index in (*lookup.writable_indexes, *lookup.readonly_indexes):
-            if entries is None or index >= len(entries):
-                raise ValueError(
-                    f"lookup table {lookup.account_key} could not be read, so account #{index} in it is unknown"
-                )
-        loaded_w += [str(entries[i]) for i in lookup.writable_indexes]  # type: ignore[index]
-        loaded_r += [str(entries[i]) for i in lookup.readonly_indexes]  # type: ignore[index]
-    signed = header.num_required_signatures
-    signer = [i < signed for i in range(len(static))] + [False] * (len(loaded_w) + len(loaded_r))
-    writable = (
-        [
-            i < signed - header.num_readonly_signed_accounts
-            if i < signed
-            else i < len(static) - header.num_readonly_unsigned_accounts
-            for i in range(len(static))
-        ]
-        + [True] * len(loaded_w)
-        + [False] * len(loaded_r)
-    )
-    instructions = tuple(
-        (ix.program_id_index, tuple(bytes(ix.accounts)), bytes(ix.data)) for ix in message.instructions
-    )
-    return Resolved(tuple(static + loaded_w + loaded_r), tuple(signer), tuple(writable), instructions)
-
 
 @dataclass(frozen=True)
 class Context:
@@ -142,6 +69,7 @@ class Context:
     wallet: str
     payer: str
     pinned: str | None  # the strategy program trusted on this cluster
+    nonce: str | None  # the durable-nonce account the user asked the transaction to be built on
     owned: frozenset[str]  # the wallet, the payer and every token account the wallet owns (before or after)
     controlled: frozenset[
         str
@@ -157,8 +85,9 @@ class MakeVerdict(Protocol):
     def __call__(self, kind: str, ok: bool, reason: str, untrusted: str | None = None) -> Verdict: ...
 
 
-def verdicts(resolved: Resolved, ctx: Context) -> list[Verdict]:
-    return [_verdict(i, resolved, ctx) for i in range(len(resolved.instructions))]
+def verdicts(resolved: Resolved, ctx: Context, strategy: dict[int, Verdict]) -> list[Verdict]:
+    """A verdict for each top-level instruction; the strategy program's come from `calls.match_calls`."""
+    return [strategy.get(i) or _verdict(i, resolved, ctx) for i in range(len(resolved.instructions))]
 
 
 def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
@@ -173,10 +102,8 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
         return verdict("Compute Budget", True, "sets the fee and compute limit")
     if program in MEMO_PROGRAMS:
         return verdict("Memo", True, "a note; moves nothing")
-    if ctx.pinned is not None and program == ctx.pinned:
-        return verdict(
-            "strategy program", True, "the strategy's pinned program; what it moves is checked in the simulation"
-        )
+    if program == programs.SYSTEM_PROGRAM and data[:4] == ADVANCE_NONCE:
+        return _advance_nonce(index, keys, ctx, verdict)
     uses = [
         (a, k)
         for a, k in zip(accounts, keys, strict=True)  # keys is read from accounts, one for one
@@ -213,17 +140,29 @@ def _whose(ctx: Context, address: str) -> str:
 
 
 def _needed(ctx: Context, rule: str) -> bool:
-    return rule in NEEDED.get(ctx.action, frozenset())
+    return rule in action(ctx.action).needed
+
+
+def _advance_nonce(index: int, keys: list[str], ctx: Context, verdict: MakeVerdict) -> Verdict:
+    """A durable-nonce lifetime only when the user asked for one, and only as the first instruction."""
+    kind = "System AdvanceNonceAccount"
+    account = keys[0] if keys else "?"
+    if index == 0 and ctx.nonce is not None and account == ctx.nonce:
+        return verdict(kind, True, "advances the durable nonce you asked this transaction to be built on")
+    if index == 0:
+        return verdict(
+            kind,
+            False,
+            f"instruction 1: a durable-nonce lifetime on {short(account)} that you did not ask for "
+            "(it would let the transaction land at any later time)",
+        )
+    return verdict(kind, False, f"instruction {index + 1}: {kind} of {short(account)}, which nothing asked for")
 
 
 def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
     tag = struct.unpack_from("<I", data)[0] if len(data) >= 4 else -1
     name = SYSTEM_KINDS.get(tag, f"instruction {tag}")
     kind = f"System {name}"
-    if tag == 4 and index == 0:
-        return verdict(
-            kind, True, "advances the durable nonce this transaction is built on"
-        )  # checked against the chain before
     if tag == 2 and len(keys) >= 2 and len(data) >= 12:
         lamports = struct.unpack_from("<Q", data, 4)[0]
         to = keys[1]

@@ -1,0 +1,214 @@
+"""The guard's exact effect, in-process: the sandbox program's real instructions, account states before and
+after, and the verdict. Each rule of `yieldcli/chain/guard/` has a case here that fails when it is broken."""
+
+import struct
+
+from solders.hash import Hash
+from solders.keypair import Keypair
+from solders.message import MessageV0
+from solders.pubkey import Pubkey
+from solders.system_program import TransferParams, transfer
+
+from yieldcli.chain.guard.compare import compare
+from yieldcli.chain.guard.intent import Intent
+from yieldcli.chain.guard.message import resolve
+from yieldcli.chain.state import State, parse_token
+from yieldcli.solana import programs
+from yieldcli.solana import strategy_program as sp
+
+USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+JITO = "J1toso1uCk3RLmjorhTtrVwY9HJ7X8V9yYac6Y7kGCPn"
+WALLET = Keypair().pubkey()
+STRANGER = Keypair().pubkey()
+PINNED = programs.SANDBOX_STRATEGY_PROGRAM
+S, OTHER = "strategy-a", "strategy-b"
+FEE = 5_000
+RENT = 2_039_280
+POSITION_RENT = 1_781_760
+ATA = programs.associated_token_address(WALLET, Pubkey.from_string(USDC))
+JITO_ATA = programs.associated_token_address(WALLET, Pubkey.from_string(JITO))
+STRANGER_ATA = programs.associated_token_address(STRANGER, Pubkey.from_string(USDC))
+VAULT = sp.vault_address(Pubkey.from_string(USDC))
+POSITION = sp.position_address(WALLET, S, Pubkey.from_string(USDC))
+OTHER_POSITION = sp.position_address(WALLET, OTHER, Pubkey.from_string(USDC))
+
+
+def token(mint, owner, amount, lamports=RENT):
+    data = (
+        bytes(Pubkey.from_string(mint))
+        + bytes(owner)
+        + struct.pack("<Q", amount)
+        + bytes(36)
+        + bytes([1])
+        + bytes(12)
+        + struct.pack("<Q", 0)
+        + bytes(36)
+    )
+    return State(lamports, 165, parse_token(programs.TOKEN_PROGRAM, data), programs.TOKEN_PROGRAM, data)
+
+
+def position(strategy, deposited, balance):
+    data = (
+        sp.POSITION_MAGIC
+        + bytes(WALLET)
+        + sp.strategy_key(strategy)
+        + bytes(Pubkey.from_string(USDC))
+        + struct.pack("<QQ", deposited, balance)
+        + bytes(8)
+    )
+    return State(POSITION_RENT, 128, None, PINNED, data)
+
+
+def system(lamports):
+    return State(lamports, 0, None, programs.SYSTEM_PROGRAM, b"")
+
+
+def judge(intent, ixs, before, after, fee=FEE):
+    message = MessageV0.try_compile(WALLET, ixs, [], Hash.default())
+    return compare(intent, before, after, fee=fee, resolved=resolve(message))
+
+
+def world(**changes):
+    """Before and after of a 10 USDC deposit into S: each keyword replaces one account's after state."""
+    before = {
+        str(WALLET): system(10**9),
+        str(ATA): token(USDC, WALLET, 100_000_000),
+        str(VAULT): token(USDC, sp.authority_address(), 500_000_000),
+        str(POSITION): position(S, 50_000_000, 60_000_000),
+        str(OTHER_POSITION): position(OTHER, 70_000_000, 70_000_000),
+        str(STRANGER_ATA): token(USDC, STRANGER, 0),
+        str(JITO_ATA): token(JITO, WALLET, 8_000_000_000),
+    }
+    after = {
+        **before,
+        str(WALLET): system(10**9 - FEE),
+        str(ATA): token(USDC, WALLET, 90_000_000),
+        str(VAULT): token(USDC, sp.authority_address(), 510_000_000),
+        str(POSITION): position(S, 60_000_000, 70_000_000),
+    }
+    after.update(changes)
+    return before, after
+
+
+def deposit_ix(strategy=S, amount=10_000_000):
+    return sp.deposit(WALLET, WALLET, ATA, Pubkey.from_string(USDC), strategy, amount)
+
+
+DEPOSIT = Intent("deposit", str(WALLET), str(WALLET), USDC, 10_000_000, S, strategy_program=PINNED)
+
+
+def test_a_deposit_of_exactly_what_was_asked_passes_and_names_its_strategy():
+    check = judge(DEPOSIT, [deposit_ix()], *world())
+    assert check.ok, check.differences
+    strategy = check.instructions[0].strategy
+    assert strategy["id"] == S and strategy["key"] == sp.strategy_key(S).hex() and strategy["position"] == str(POSITION)
+
+
+def test_the_position_must_grow_by_exactly_the_amount():
+    check = judge(DEPOSIT, [deposit_ix()], *world(**{str(POSITION): position(S, 60_000_000, 69_999_999)}))
+    assert any("position" in d and "expected balance 70 USDC" in d for d in check.differences), check.differences
+
+
+def test_another_strategys_key_is_refused_on_the_instruction_and_on_the_effect():
+    before, after = world()
+    after[str(POSITION)] = before[str(POSITION)]
+    after[str(OTHER_POSITION)] = position(OTHER, 80_000_000, 80_000_000)
+    check = judge(DEPOSIT, [deposit_ix(OTHER)], before, after)
+    assert any("targets strategy key" in d for d in check.differences), check.differences
+    assert any(str(OTHER_POSITION)[:4] in d for d in check.differences)
+
+
+def test_closing_another_position_beside_the_deposit_is_refused():
+    close = sp.close(WALLET, STRANGER_ATA, Pubkey.from_string(USDC), OTHER_POSITION)
+    before, after = world(**{str(OTHER_POSITION): None, str(STRANGER_ATA): token(USDC, STRANGER, 70_000_000)})
+    after[str(WALLET)] = system(10**9 - FEE + POSITION_RENT)
+    check = judge(DEPOSIT, [deposit_ix(), close], before, after)
+    assert any("the strategy's close, which a deposit does not need" in d for d in check.differences)
+    assert any(str(OTHER_POSITION)[:4] in d and "simulated closed" in d for d in check.differences)
+
+
+def test_init_vault_paid_by_the_user_is_refused():
+    init = sp.init_vault(WALLET, Pubkey.from_string(JITO))
+    before, after = world(**{str(WALLET): system(10**9 - FEE - RENT)})
+    check = judge(DEPOSIT, [deposit_ix(), init], before, after)
+    assert any("initVault" in d for d in check.differences)
+    assert any(d.startswith("your SOL: expected -0.000005 SOL") for d in check.differences), check.differences
+
+
+def test_sol_to_a_stranger_is_refused():
+    pay = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=STRANGER, lamports=1))
+    before, after = world(**{str(WALLET): system(10**9 - FEE - 1), str(STRANGER): system(1)})
+    before[str(STRANGER)] = None
+    check = judge(DEPOSIT, [deposit_ix(), pay], before, after)
+    assert any("your SOL: expected -0.000005 SOL, simulated -0.000005001 SOL" in d for d in check.differences)
+
+
+def test_mints_are_never_added_together():
+    # 8 JitoSOL arriving does not cover 5 USDC leaving: each mint is checked in its own units.
+    before, after = world(
+        **{str(ATA): token(USDC, WALLET, 85_000_000), str(JITO_ATA): token(JITO, WALLET, 16_000_000_000)}
+    )
+    check = judge(DEPOSIT, [deposit_ix()], before, after)
+    assert any("your USDC account" in d and "expected -10 USDC, simulated -15 USDC" in d for d in check.differences)
+    assert any("your JitoSOL account" in d and "+8 JitoSOL" in d for d in check.differences)
+
+
+def test_a_withdrawal_pays_exactly_the_amount_less_the_programs_fee():
+    intent = Intent("withdraw", str(WALLET), str(WALLET), USDC, 10_000_000, S, strategy_program=PINNED)
+    ix = sp.withdraw(WALLET, ATA, Pubkey.from_string(USDC), S, 10_000_000)
+    net = 10_000_000 - sp.withdrawal_fee(10_000_000)
+    before, after = world(
+        **{
+            str(ATA): token(USDC, WALLET, 100_000_000 + net),
+            str(POSITION): position(S, 50_000_000, 50_000_000),
+            str(VAULT): token(USDC, sp.authority_address(), 500_000_000 - net),
+        }
+    )
+    assert judge(intent, [ix], before, after).ok
+    after[str(ATA)] = token(USDC, WALLET, 100_000_000 + net - 1)  # one base unit kept back
+    assert not judge(intent, [ix], before, after).ok
+    # with --exclude-fees the user gets the amount and the position gives amount + fee
+    exact = Intent(
+        "withdraw", str(WALLET), str(WALLET), USDC, 10_000_000, S, exclude_fees=True, strategy_program=PINNED
+    )
+    gross = 10_000_000 + sp.withdrawal_fee(10_000_000)
+    after[str(ATA)] = token(USDC, WALLET, 110_000_000)
+    after[str(POSITION)] = position(S, 60_000_000 - gross, 60_000_000 - gross)  # taken from yield first
+    fees_out = sp.withdraw(WALLET, ATA, Pubkey.from_string(USDC), S, 10_000_000, exclude_fees=True)
+    assert judge(exact, [fees_out], before, after).ok
+    assert not judge(exact, [ix], before, after).ok  # the mode must be the one asked
+
+
+def test_a_close_pays_the_remainder_and_closes_the_position():
+    intent = Intent("close-account", str(WALLET), str(WALLET), USDC, None, S, strategy_program=PINNED)
+    ix = sp.close(WALLET, ATA, Pubkey.from_string(USDC), POSITION)
+    before, after = world(
+        **{
+            str(ATA): token(USDC, WALLET, 160_000_000),
+            str(POSITION): None,
+            str(WALLET): system(10**9 - FEE + POSITION_RENT),
+            str(VAULT): token(USDC, sp.authority_address(), 440_000_000),
+        }
+    )
+    assert judge(intent, [ix], before, after).ok
+    to_stranger = sp.close(WALLET, STRANGER_ATA, Pubkey.from_string(USDC), POSITION)
+    after[str(ATA)] = before[str(ATA)]
+    after[str(STRANGER_ATA)] = token(USDC, STRANGER, 60_000_000)
+    assert any("names the recipient" in d for d in judge(intent, [to_stranger], before, after).differences)
+
+
+def test_the_cost_cap_counts_fee_and_rent():
+    intent = Intent("deposit", str(WALLET), str(WALLET), USDC, 10_000_000, S, max_sol_cost=FEE, strategy_program=PINNED)
+    before, after = world()
+    before[str(POSITION)] = None
+    after[str(POSITION)] = position(S, 10_000_000, 10_000_000)
+    after[str(WALLET)] = system(10**9 - FEE - POSITION_RENT)
+    check = judge(intent, [deposit_ix()], before, after)
+    assert check.differences == ("fee and rent come to 0.00178676 SOL, more than the 0.000005 SOL allowed",)
+
+
+def test_without_a_stated_intent_only_the_fee_may_leave():
+    intent = Intent("transaction", str(WALLET), str(WALLET), strategy_program=PINNED)
+    check = judge(intent, [deposit_ix()], *world())
+    assert any("no intent was stated" in d for d in check.differences)
+    assert any("your USDC account" in d for d in check.differences)

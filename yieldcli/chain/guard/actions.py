@@ -1,0 +1,79 @@
+"""The actions a user may ask for, each a value with its own rows: the strategy instruction it needs, the
+System/Token/ATA instructions it may use the user's authority for, and its exact expected effect.
+
+Everything not in an action's effect rows must be unchanged. The README's table "What `yield` checks
+before it signs" is `effect_table()`; a test keeps the two the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str  # as the user says it: deposit, withdraw, close-account
+    noun: str  # as the question before signing says it: "Sign and send this withdrawal?"
+    call: str  # the one strategy-program instruction it needs
+    needed: frozenset[str]  # the System/Token/ATA rules it may use the user's authority for (guard/instructions.py)
+    effect: tuple[tuple[str, str], ...]  # (what, its exact change): everything else is unchanged
+
+
+DEPOSIT = Action(
+    "deposit",
+    "deposit",
+    "deposit",
+    frozenset({"ata.create.own", "system.transfer.own", "token.sync_native.own"}),
+    (
+        ("your token account named as the source", "−X"),
+        ("your position (S, M), as the program accounts it", "+X (opened at 0 if new)"),
+        ("your SOL (wallet, token accounts and positions together)", "−fee (−X more for SOL)"),
+        ("fee + rent of accounts you then own", "at most the cost cap"),
+    ),
+)
+WITHDRAW = Action(
+    "withdraw",
+    "withdrawal",
+    "withdraw",
+    frozenset({"ata.create.own", "token.close.own_wsol"}),
+    (
+        ("your position (S, M)", "−gross: X, or X + fee(X) with --exclude-fees, or all of it"),
+        ("the token account you named (default: yours)", "+net: gross − fee(gross), or X with --exclude-fees"),
+        ("your SOL", "−fee (+net more for SOL)"),
+    ),
+)
+CLOSE = Action(
+    "close-account",
+    "account closing",
+    "close",
+    frozenset({"ata.create.own", "ata.create.recipient"}),
+    (
+        ("your position (S, M)", "closed"),
+        ("your token account, or the recipient's you named", "+what the position held"),
+        ("your SOL", "−fee (the position's rent comes back to your wallet)"),
+        ("the recipient's new token account, when you named one", "its rent, within the cost cap"),
+    ),
+)
+TRANSACTION = Action(
+    "transaction",
+    "transaction",
+    "",
+    frozenset(),
+    (("your SOL", "−fee, when you pay it"),),
+)
+
+ACTIONS: dict[str, Action] = {a.name: a for a in (DEPOSIT, WITHDRAW, CLOSE)}
+ANY = {**ACTIONS, TRANSACTION.name: TRANSACTION}
+
+
+def action(name: str) -> Action:
+    return ANY.get(name, TRANSACTION)
+
+
+def effect_table() -> str:
+    """The README's table of expected effects, one row per change an action may make."""
+    rows = ["| action | what | its exact change |", "|---|---|---|"]
+    for a in ANY.values():
+        label = "`tx sign/send` without `--expect`" if a is TRANSACTION else f"`{a.name}` X of M in strategy S"
+        rows += [f"| {label} | {what} | {change} |" for what, change in a.effect]
+    return "\n".join(rows)

@@ -1,0 +1,335 @@
+"""The exact effect: what the simulation did to everything the user owns or has a claim on, against the
+action's table (`actions.py`). Anything not in the table must be unchanged; each difference is named
+with its account and its amount in token units, one mint at a time (amounts of different mints are
+never added).
+
+SOL is counted over every account whose lamports are the user's or the user's claim: the wallet, the
+payer when we sign for it, the wallet's token accounts and its positions. Rent moved from the wallet
+into an account the user then owns is no loss; rent that leaves for anyone else is. Wrapped SOL is
+inside those lamports, so SOL and wrapped SOL are one balance. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from yieldcli.chain.guard.holdings import Holdings
+from yieldcli.chain.guard.text import amount_text, short, signed, symbol
+from yieldcli.chain.guard.unchanged import authorities, controlled_unchanged, without_layout
+from yieldcli.tokens import WSOL_MINT
+
+if TYPE_CHECKING:
+    from yieldcli.chain.guard.calls import Calls
+    from yieldcli.chain.guard.holdings import Inner
+    from yieldcli.chain.guard.message import Resolved
+    from yieldcli.chain.guard.strategies import PositionView
+
+
+@dataclass
+class Expected:
+    """The action's table filled in with amounts: every change the user's accounts may see."""
+
+    sol: int = 0  # lamports, over every account the user owns or has a claim on
+    cost: int = 0  # what leaves the user's SOL for the fee and rent: within the cost cap
+    tokens: dict[str, int] = field(default_factory=dict)  # the user's token account -> its change
+    positions: dict[str, PositionView | None] = field(default_factory=dict)  # position -> its state after
+    elsewhere: dict[str, int] = field(default_factory=dict)  # a token account not the user's -> what it gains
+    mint_total: dict[str, int] = field(default_factory=dict)  # mint -> change over the user's accounts
+    # Without the program's layout, what a payout brings is known only within the request's bounds:
+    # mint (None: SOL) -> (least, most) change over the user's accounts.
+    bounds: dict[str | None, tuple[int, int | None]] = field(default_factory=dict)
+    # Wrapped SOL is SOL, but which form it takes is part of the request: the change of the user's
+    # wrapped-SOL balance (least, most), and the account an unwrap must leave holding none.
+    wrapped: tuple[int, int] = (0, 0)
+    unwrapped: str | None = None
+    rows: list[str] = field(default_factory=list)  # the table as shown: "your USDC: -10 USDC"
+    unverified: list[str] = field(default_factory=list)
+
+
+def compare_effect(
+    holdings: Holdings,
+    calls: Calls,
+    resolved: Resolved,
+    inner: Inner,
+    *,
+    fee: int,
+    decimals: Mapping[str, int],
+    trusted_received: Mapping[str, int],
+) -> tuple[Expected, list[str]]:
+    """The expected effect and every difference from the observed one."""
+    expected = expect(holdings, calls, fee=fee, decimals=decimals, trusted_received=trusted_received)
+    diffs: list[str] = []
+    diffs += _tokens(holdings, expected, decimals)
+    diffs += _positions(holdings, expected, decimals)
+    diffs += _sol(holdings, expected, decimals)
+    diffs += authorities(holdings)
+    diffs += controlled_unchanged(holdings, resolved)
+    if holdings.layout is None:
+        diffs += without_layout(holdings, resolved, inner, decimals)
+    return expected, diffs
+
+
+def expect(
+    holdings: Holdings,
+    calls: Calls,
+    *,
+    fee: int,
+    decimals: Mapping[str, int],
+    trusted_received: Mapping[str, int],
+) -> Expected:
+    intent, layout, call = holdings.intent, holdings.layout, calls.call
+    e = Expected()
+    pays = intent.payer_is_users
+    e.sol = -fee if pays else 0
+    e.cost = fee if pays else 0
+    for address in holdings.owned:
+        # The rent in an account that becomes the user's is the user's cost when the user pays, or a gift
+        # from the payer who does (lamports it held before are already counted as it was).
+        rent = holdings.rent_in(address)
+        if pays:
+            e.cost += rent
+        else:
+            e.sol += rent
+    mint = intent.mint
+    wrapped = mint == WSOL_MINT
+    if intent.action == "deposit" and mint is not None:
+        # The amounts come from the request; the strategy call was matched to it in `calls.py`.
+        amount = (
+            intent.amount if intent.amount is not None else (call.amount or 0 if call else _held_of(holdings, mint))
+        )
+        if call is not None and layout is not None and calls.strategy_key is not None:
+            target = call.position or ""
+            before = holdings.positions.get(target, (None, None))[0]
+            start = before or _opened(intent.wallet, calls.strategy_key, mint)
+            e.positions[target] = layout.after(start, "deposit", amount)
+            _flow(e, holdings, call.token_account, mint, -amount)
+        else:
+            e.mint_total[mint] = -amount
+            e.elsewhere.update(trusted_received)
+            if wrapped:
+                e.sol -= amount
+            if layout is None:
+                e.unverified.append("the position's change: the strategy program's account layout is not public")
+    elif intent.action == "withdraw" and mint is not None:
+        if call is not None and layout is not None:
+            target = call.position or ""
+            before = holdings.positions.get(target, (None, None))[0]
+            asked = replace(
+                call, amount=intent.amount, everything=intent.amount is None, exclude_fees=intent.exclude_fees
+            )
+            gross, net = layout.withdrawal(before.balance if before else 0, asked)
+            e.positions[target] = layout.after(before, "withdraw", gross)
+            _flow(e, holdings, call.token_account, mint, net)
+        elif layout is None:
+            x = intent.amount
+            bound = (x, x) if x is not None and intent.exclude_fees else (1, x)
+            e.bounds[None if wrapped else mint] = bound
+            e.unverified.append("the position's change and the withdrawal fee: the program's layout is not public")
+    elif intent.action == "close-account" and mint is not None:
+        if call is not None and layout is not None:
+            target = call.position or ""
+            before = holdings.positions.get(target, (None, None))[0]
+            e.positions[target] = None
+            remainder = before.balance if before else 0
+            if call.token_account in holdings.tokens or call.token_account == intent.wallet:
+                _flow(e, holdings, call.token_account, mint, remainder)
+            elif remainder:
+                e.elsewhere[call.token_account or ""] = remainder
+            _recipient_rent(e, holdings, pays)
+        elif layout is None:
+            _recipient_rent(e, holdings, pays)
+            e.bounds[None if wrapped else mint] = (0, None)
+            e.unverified.append("what the position held: the program's layout is not public")
+    e.rows = _rows(holdings, e, fee if pays else 0, decimals)
+    return e
+
+
+def _opened(wallet: str, key: bytes, mint: str) -> PositionView:
+    from yieldcli.chain.guard.strategies import PositionView
+
+    return PositionView(wallet, key, mint, 0, 0)
+
+
+def _held_of(holdings: Holdings, mint: str) -> int:
+    return sum(t.amount for a in holdings.tokens if (t := holdings.held(a, holdings.before)) and t.mint == mint)
+
+
+def _flow(e: Expected, holdings: Holdings, account: str | None, mint: str, amount: int) -> None:
+    """`amount` of `mint` into (or, negative, out of) the user's token account: wrapped SOL moves lamports."""
+    if mint == WSOL_MINT:
+        e.sol += amount
+        intent = holdings.intent
+        if amount < 0:
+            e.wrapped = (amount, 0)  # a deposit spends wrapped SOL first, and wraps no more than it needs
+        elif intent.action == "withdraw" and intent.unwrap:
+            e.wrapped, e.unwrapped = (-_held_of(holdings, WSOL_MINT), 0), account
+        else:
+            e.wrapped = (amount, amount)
+        return
+    if account is not None:
+        e.tokens[account] = e.tokens.get(account, 0) + amount
+
+
+def _recipient_rent(e: Expected, holdings: Holdings, pays: bool) -> None:
+    """Closing to a recipient the user named may open its token account, at the user's cost."""
+    recipient = holdings.intent.funds_recipient
+    if recipient is None or recipient == holdings.intent.wallet:
+        return
+    for address, state in holdings.after.items():
+        if (
+            state is not None
+            and state.token is not None
+            and state.token.owner == recipient
+            and holdings.before.get(address) is None
+        ):
+            e.sol -= state.lamports if pays else 0
+            e.cost += state.lamports if pays else 0
+
+
+def _rows(holdings: Holdings, e: Expected, fee: int, decimals: Mapping[str, int]) -> list[str]:
+    rows = [
+        f"your SOL: {signed(e.sol, None, decimals)}" + (f" (fee {amount_text(fee, None, decimals)})" if fee else "")
+    ]
+    for account, change in sorted(e.tokens.items()):
+        rows.append(
+            f"your {symbol(holdings.mint_of(account) or '?')} account {short(account)}: "
+            f"{signed(change, holdings.mint_of(account), decimals)}"
+        )
+    for mint, change in sorted(e.mint_total.items()):
+        rows.append(f"your {symbol(mint)}: {signed(change, mint, decimals)}")
+    for position, after in sorted(e.positions.items(), key=lambda kv: kv[0]):
+        rows.append(
+            f"your position {short(position)}: "
+            + ("closed" if after is None else f"balance {amount_text(after.balance, after.mint, decimals)}")
+        )
+    return rows
+
+
+def _tokens(holdings: Holdings, e: Expected, decimals: Mapping[str, int]) -> list[str]:
+    """Each of the user's token accounts changes by exactly its row (0 when it has none)."""
+    diffs = []
+    totals: dict[str, int] = {}
+    for address in sorted(holdings.tokens):
+        mint = holdings.mint_of(address)
+        if mint is None:
+            continue
+        change = holdings.token_change(address)
+        totals[mint] = totals.get(mint, 0) + change
+        if mint == WSOL_MINT:
+            continue  # its value is inside the lamports the SOL rule counts; its form is checked below
+        if mint in e.mint_total or mint in e.bounds:
+            continue  # only the total of this mint is known (no layout, or a trusted plain transfer)
+        want = e.tokens.get(address, 0)
+        if change != want:
+            what = f"your {symbol(mint)} account {short(address)}"
+            if want:
+                diffs.append(
+                    f"{what}: expected {signed(want, mint, decimals)}, simulated {signed(change, mint, decimals)}"
+                )
+            else:
+                diffs.append(f"{what} changes by {signed(change, mint, decimals)}, not asked for")
+    least, most = e.wrapped
+    wrapped = totals.get(WSOL_MINT, 0)
+    if not least <= wrapped <= most:
+        diffs.append(
+            f"your wrapped SOL: expected {_bound(least, most, WSOL_MINT, decimals)}, "
+            f"simulated {signed(wrapped, WSOL_MINT, decimals)}"
+        )
+    if e.unwrapped is not None and (held := holdings.held(e.unwrapped, holdings.after)) is not None and held.amount:
+        diffs.append(
+            f"your wrapped-SOL account {short(e.unwrapped)} still holds "
+            f"{amount_text(held.amount, WSOL_MINT, decimals)}: not unwrapped as asked"
+        )
+    for mint, want in sorted(e.mint_total.items()):
+        got = totals.get(mint, 0)
+        if got != want:
+            diffs.append(
+                f"your {symbol(mint)}: expected {signed(want, mint, decimals)}, simulated {signed(got, mint, decimals)}"
+            )
+    for mint, (low, high) in sorted((m, b) for m, b in e.bounds.items() if m is not None):
+        got = totals.get(mint, 0)
+        if got < low or (high is not None and got > high):
+            diffs.append(
+                f"your {symbol(mint)}: expected {_bound(low, high, mint, decimals)}, "
+                f"simulated {signed(got, mint, decimals)}"
+            )
+    for address, want in sorted(e.elsewhere.items()):
+        before, after = holdings.before.get(address), holdings.after.get(address)
+        got = (after.token.amount if after and after.token else 0) - (
+            before.token.amount if before and before.token else 0
+        )
+        mint = (after.token.mint if after and after.token else None) or holdings.intent.mint
+        if got != want or mint != holdings.intent.mint:
+            diffs.append(
+                f"{short(address)}: expected {signed(want, holdings.intent.mint, decimals)}, "
+                f"simulated {signed(got, mint, decimals)}"
+            )
+    return diffs
+
+
+def _positions(holdings: Holdings, e: Expected, decimals: Mapping[str, int]) -> list[str]:
+    """Every position of the user stays as it was, but the one the request targets, which becomes its row."""
+    diffs = []
+    for address in sorted(set(holdings.positions) | set(e.positions)):
+        before, after = holdings.positions.get(address, (None, None))
+        want = e.positions.get(address, before)
+        if after == want:
+            continue
+        view = before or after or want
+        name = f"your {symbol(view.mint) if view else ''} position {short(address)}".replace("  ", " ")
+        if want is None:
+            diffs.append(
+                f"{name} is closed, not asked for"
+                if address not in e.positions or after is not None
+                else f"{name} is not closed"
+            )
+            if after is not None and address in e.positions:
+                continue
+        elif after is None:
+            diffs.append(
+                f"{name}: expected balance {amount_text(want.balance, want.mint, decimals)}, "
+                "simulated closed" + ("" if before else " (never opened)")
+            )
+        elif before is None and address not in e.positions:
+            diffs.append(f"{name} is opened with {amount_text(after.balance, after.mint, decimals)}, not asked for")
+        else:
+            diffs.append(
+                f"{name}: expected balance {amount_text(want.balance, want.mint, decimals)} and deposited "
+                f"{amount_text(want.deposited, want.mint, decimals)}, simulated "
+                f"{amount_text(after.balance, after.mint, decimals)} and "
+                f"{amount_text(after.deposited, after.mint, decimals)}"
+                + ("" if after.user == want.user else f", belonging to {short(after.user)}")
+            )
+    return list(dict.fromkeys(diffs))
+
+
+def _bound(least: int, most: int | None, mint: str | None, decimals: Mapping[str, int]) -> str:
+    if most is None:
+        return f"at least {signed(least, mint, decimals)}"
+    if least == most:
+        return signed(least, mint, decimals)
+    return f"{signed(least, mint, decimals)} to {signed(most, mint, decimals)}"
+
+
+def _sol(holdings: Holdings, e: Expected, decimals: Mapping[str, int]) -> list[str]:
+    got = sum(holdings.gain(a) for a in holdings.owned)
+    diffs = []
+    if None in e.bounds:
+        least, most = e.bounds[None]
+        if got - e.sol < least or (most is not None and got - e.sol > most):
+            diffs.append(
+                f"your SOL: expected {signed(e.sol, None, decimals)} and "
+                f"{_bound(least, most, None, decimals)}, simulated {signed(got, None, decimals)}"
+            )
+    elif got != e.sol:
+        takers = [a for a in sorted(holdings.after) if a not in holdings.owned and holdings.gain(a) > 0]
+        to = f" ({', '.join(short(a) for a in takers[:3])} gain SOL)" if takers and got < e.sol else ""
+        diffs.append(f"your SOL: expected {signed(e.sol, None, decimals)}, simulated {signed(got, None, decimals)}{to}")
+    if e.cost > holdings.intent.max_sol_cost:
+        diffs.append(
+            f"fee and rent come to {amount_text(e.cost, None, decimals)}, more than the "
+            f"{amount_text(holdings.intent.max_sol_cost, None, decimals)} allowed"
+        )
+    return diffs
