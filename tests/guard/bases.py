@@ -1,0 +1,70 @@
+"""The legitimate starting points: each action as every face orders it (`yieldcli.orders`), answered by
+the sandbox service's `/tx` endpoints over loopback."""
+
+from __future__ import annotations
+
+import asyncio
+
+from solders.pubkey import Pubkey
+
+from tests.guard.fuzzer import Base
+from tests.guard.oracle import Ask
+from tests.guard.world import World
+from yieldcli import orders
+from yieldcli.api.sync import ServiceClient
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID
+from yieldcli.tokens import by_symbol
+
+SOL = 10**9
+USD = 10**6
+
+
+def _mint(symbol: str) -> str:
+    token = by_symbol(symbol)
+    assert token is not None
+    return token.mint
+
+
+def legitimate_orders(world: World) -> list[tuple[str, orders.Order]]:
+    user = str(world.wallet)
+
+    def deposit(strategy: str, symbol: str, amount: int | None) -> orders.Order:
+        return orders.deposit_order(strategy_id=strategy, mint=_mint(symbol), wallet=user, payer=user, amount=amount)
+
+    def withdraw(strategy: str, symbol: str, amount: int | None, **flags: bool) -> orders.Order:
+        mint = _mint(symbol)
+        return orders.withdraw_order(strategy_id=strategy, mint=mint, wallet=user, payer=user, amount=amount, **flags)
+
+    def close(strategy: str, symbol: str, recipient: str | None = None) -> orders.Order:
+        mint = _mint(symbol)
+        return orders.close_order(wallet=user, payer=user, strategy_id=strategy, mint=mint, recipient=recipient)
+
+    return [
+        ("deposit 10 USDC", deposit(DEMO_STRATEGY_ID, "USDC", 10 * USD)),
+        ("deposit all JitoSOL", deposit(DEMO_STRATEGY_ID, "JitoSOL", None)),
+        ("deposit 1 SOL", deposit(DEMO_STRATEGY_ID, "SOL", SOL)),
+        ("deposit 5 JLP (opens a position)", deposit(DEMO_STRATEGY_ID, "JLP", 5 * USD)),
+        ("withdraw 100 USDC", withdraw(DEMO_STRATEGY_ID, "USDC", 100 * USD)),
+        ("withdraw all USDT", withdraw(DEMO_STRATEGY_ID, "USDT", None)),
+        ("withdraw 50 USDC excluding fees", withdraw(SECOND_STRATEGY_ID, "USDC", 50 * USD, exclude_fees=True)),
+        ("withdraw 2 SOL unwrapped", withdraw(DEMO_STRATEGY_ID, "SOL", 2 * SOL, unwrap_wsol=True)),
+        ("close-account JLP", close(SECOND_STRATEGY_ID, "JLP")),
+        ("close-account USDS to a named recipient", close(SECOND_STRATEGY_ID, "USDS", str(world.bystander))),
+    ]
+
+
+def ask_of(order: orders.Order) -> Ask:
+    r = order.request
+    assert r.strategy_id is not None and r.mint is not None
+    recipient = Pubkey.from_string(r.funds_recipient) if r.funds_recipient else None
+    return Ask(order.action, r.strategy_id, Pubkey.from_string(r.mint), r.amount, r.exclude_fees, r.unwrap, recipient)
+
+
+def legitimate_bases(world: World) -> list[Base]:
+    """The service's answer for each legitimate order (once: the chain is the same for every case)."""
+    api = ServiceClient(world.server.url, world.server.api_key)
+    bases = []
+    for name, order in legitimate_orders(world):
+        obtained = asyncio.run(order.obtain(api.post, ix=False)(None))
+        bases.append(Base(name, order.request, ask_of(order), obtained.transaction))
+    return bases
