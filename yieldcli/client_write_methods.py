@@ -119,6 +119,7 @@ class ClientWrites:
         all: bool = False,
         payer: str | None = None,
         wallet: str | None = None,
+        nonce: str | None = None,
         **limits: Unpack[LimitArgs],
     ) -> PreparedTransaction:
         """A transaction built elsewhere (base64 text, bytes, or a VersionedTransaction), reviewed,
@@ -126,12 +127,13 @@ class ClientWrites:
         `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` "deposit" or "withdraw" of
         `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`, or "transaction" (no
         claim: signing may then cost only the network fee). `payer`: the fee payer expected
-        (default: the keypair); `wallet`: another signer expected to sign later."""
+        (default: the keypair); `wallet`: a co-signer named (who signs later, or signed already); `nonce`: the
+        durable-nonce account it is expected to be built on (any other durable nonce is refused)."""
         from yieldcli.client_writes import Limits, given_order, prepare_given
 
         settings = self._chain()
         request, obtain = given_order(
-            settings, transaction, action, asset, amount, raw, all, payer=payer, wallet=wallet
+            settings, transaction, action, asset, amount, raw, all, payer=payer, wallet=wallet, nonce=nonce
         )
         return prepare_given(settings, request, obtain, Limits(**limits))
 

@@ -172,6 +172,7 @@ def given_order(
     *,
     payer: str | None,
     wallet: str | None,
+    nonce: str | None = None,
 ) -> tuple[UserRequest, Obtain]:
     """A transaction built elsewhere and what its sender says it does (`action` of `asset`), as the
     pipeline takes them; an amount in token units needs a known token's decimals."""
@@ -189,6 +190,7 @@ def given_order(
         amount=units,
         payer=check_pubkey(payer, "payer") if payer else None,
         wallet=check_pubkey(wallet, "wallet") if wallet else None,
+        nonce=check_pubkey(nonce, "nonce") if nonce else None,
     )
     return request, given(tx)
 

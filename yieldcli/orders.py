@@ -265,14 +265,15 @@ def stated_request(
     amount: int | None = None,
     payer: str | None = None,
     wallet: str | None = None,
+    nonce: str | None = None,
 ) -> UserRequest:
     """What a transaction built elsewhere must do, as stated by who hands it over: a deposit,
     withdrawal (`amount` base units, None: everything) or close of `mint`, or "transaction" (any:
-    signing may then cost only the network fee). `payer` and `wallet` are signers named."""
+    signing may then cost only the network fee). `payer` and `wallet` are signers named; `nonce`, the durable nonce it may be built on."""
     if action not in (*ACTIONS, "transaction"):
         raise UsageError(
             f"invalid action {action!r}: expected one of {', '.join(ACTIONS)} or transaction", kind="usage.expect"
         )
     if action != "transaction" and mint is None:
         raise UsageError(f"a stated {action} names its asset", kind="usage.expect")
-    return UserRequest(action, payer, {k for k in (payer, wallet) if k}, wallet, mint=mint, amount=amount)
+    return UserRequest(action, payer, {k for k in (payer, wallet) if k}, wallet, mint=mint, amount=amount, nonce=nonce)

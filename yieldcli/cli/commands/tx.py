@@ -27,7 +27,23 @@ PayerOpt = Annotated[
     typer.Option("--payer", help="The fee payer you expect (default: the keypair's public key).", show_default=False),
 ]
 WalletOpt = Annotated[
-    Optional[str], typer.Option("--wallet", help="Another signer you expect to sign later.", show_default=False)
+    Optional[str],
+    typer.Option(
+        "--wallet",
+        help="A co-signer you name: one who signs later, or who signed already (the two-party flow). "
+        "A signature from a key nobody named is refused.",
+        show_default=False,
+    ),
+]
+NonceOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--nonce",
+        metavar="ACCOUNT",
+        help="The durable-nonce account you expect the transaction to be built on. "
+        "Without it, a durable-nonce transaction is refused: it could land at any later time.",
+        show_default=False,
+    ),
 ]
 ExpectOpt = Annotated[
     Optional[str],
@@ -114,6 +130,7 @@ def _run_on(
     payer: Optional[str],
     wallet: Optional[str],
     expect: Optional[str],
+    nonce: Optional[str] = None,
 ) -> None:
     from yieldcli.chain.decode import decode_transaction
     from yieldcli.chain.service_transactions import given
@@ -122,7 +139,7 @@ def _run_on(
 
     action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
     tx = decode_transaction(text)
-    request = stated_request(action, mint=mint, amount=amount, payer=payer, wallet=wallet)
+    request = stated_request(action, mint=mint, amount=amount, payer=payer, wallet=wallet, nonce=nonce)
     options.given_transaction = True  # its cluster: the one its blockhash is known on
     run(session, out, options, request, given(tx))
 
@@ -174,6 +191,7 @@ def sign(
     payer: PayerOpt = None,
     wallet: WalletOpt = None,
     expect: ExpectOpt = None,
+    nonce: NonceOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
     *,
@@ -187,9 +205,10 @@ def sign(
     out = session.output(output, json_)
     payer = None if payer is None else check_pubkey(payer, "--payer")
     wallet = None if wallet is None else check_pubkey(wallet, "--wallet")
+    nonce = None if nonce is None else check_pubkey(nonce, "--nonce")
     tx.sign = True
     tx.check(session)
-    _run_on(session, out, tx, read_transaction(session, source), payer, wallet, expect)
+    _run_on(session, out, tx, read_transaction(session, source), payer, wallet, expect, nonce)
 
 
 @tx_app.command("send")
@@ -198,7 +217,9 @@ def send(
     ctx: typer.Context,
     source: Source = "-",
     payer: PayerOpt = None,
+    wallet: WalletOpt = None,
     expect: ExpectOpt = None,
+    nonce: NonceOpt = None,
     output: opt.Output = None,
     json_: opt.Json = False,
     *,
@@ -211,9 +232,11 @@ def send(
     session = session_of(ctx)
     out = session.output(output, json_)
     payer = None if payer is None else check_pubkey(payer, "--payer")
+    wallet = None if wallet is None else check_pubkey(wallet, "--wallet")
+    nonce = None if nonce is None else check_pubkey(nonce, "--nonce")
     tx.send = True
     tx.check(session)
-    _run_on(session, out, tx, read_transaction(session, source), payer, None, expect)
+    _run_on(session, out, tx, read_transaction(session, source), payer, wallet, expect, nonce)
 
 
 @tx_app.command("status")
