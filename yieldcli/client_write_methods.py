@@ -125,10 +125,8 @@ class ClientWrites:
         """A transaction built elsewhere (base64 text, bytes, or a VersionedTransaction), reviewed,
         simulated and checked against what it is said to do, then `.sign()`ed or `.send()`ed as
         `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` "deposit" or "withdraw" of
-        `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`, or "transaction" (no
-        claim: signing may then cost only the network fee). `payer`: the fee payer expected
-        (default: the keypair); `wallet`: a co-signer named (who signs later, or signed already); `nonce`: the
-        durable-nonce account it is expected to be built on (any other durable nonce is refused)."""
+        `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`, or "transaction" (only the fee).
+        `payer`: the fee payer (default: the keypair); `wallet`: a co-signer named; `nonce`: its durable nonce."""
         from yieldcli.client_writes import Limits, given_order, prepare_given
 
         settings = self._chain()

@@ -8,6 +8,8 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
+from yieldcli.chain.guard.actions import effect_table
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
@@ -48,3 +50,11 @@ def test_the_examples_run_in_order_in_one_program(tmp_path):
 
     journal = tmp_path / "data" / "yield" / "in-flight.json"
     assert journal.exists() and Journal(journal).entries() == []  # journaled, then settled
+
+
+def test_the_table_of_expected_effects_is_the_guards_own():
+    """The README's table under <!-- effect-table --> is `actions.effect_table()`, row for row."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    after = readme.split("<!-- effect-table -->\n", 1)[1]
+    table = "\n".join(line for line in after.lstrip("\n").splitlines()[: len(effect_table().splitlines())])
+    assert table == effect_table()

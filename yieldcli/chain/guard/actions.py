@@ -37,8 +37,8 @@ WITHDRAW = Action(
     "withdraw",
     frozenset({"ata.create.own", "token.close.own_wsol"}),
     (
-        ("your position (S, M)", "−gross: X, or X + fee(X) with --exclude-fees, or all of it"),
-        ("the token account you named (default: yours)", "+net: gross − fee(gross), or X with --exclude-fees"),
+        ("your position (S, M)", "−gross: X, or X + fee(X) when fees are excluded, or all of it"),
+        ("the token account you named (default: yours)", "+net: gross − fee(gross), or X when fees are excluded"),
         ("your SOL", "−fee (+net more for SOL)"),
     ),
 )
@@ -74,6 +74,7 @@ def effect_table() -> str:
     """The README's table of expected effects, one row per change an action may make."""
     rows = ["| action | what | its exact change |", "|---|---|---|"]
     for a in ANY.values():
-        label = "`tx sign/send` without `--expect`" if a is TRANSACTION else f"`{a.name}` X of M in strategy S"
+        labels = {"transaction": "`tx sign/send` without `--expect`", "close-account": "`close-account` of M in S"}
+        label = labels.get(a.name, f"`{a.name}` X of M in S")
         rows += [f"| {label} | {what} | {change} |" for what, change in a.effect]
     return "\n".join(rows)

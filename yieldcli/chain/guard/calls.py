@@ -66,7 +66,7 @@ def match_calls(intent: Intent, resolved: Resolved, holdings: Holdings, layout: 
                 verdict(
                     False,
                     f"instruction {i + 1}: the strategy's {call.kind} of your position, and no intent "
-                    "was stated (state it with --expect)",
+                    "was stated",
                 )
                 if mine
                 else verdict(True, f"the strategy's {call.kind} for {short(call.user or '?')}: not your position")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from yieldcli.chain.guard.holdings import Holdings
+from yieldcli.chain.guard.strategies import PositionView
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
 from yieldcli.chain.guard.unchanged import authorities, controlled_unchanged, without_layout
 from yieldcli.tokens import WSOL_MINT
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from yieldcli.chain.guard.calls import Calls
     from yieldcli.chain.guard.holdings import Inner
     from yieldcli.chain.guard.message import Resolved
-    from yieldcli.chain.guard.strategies import PositionView
 
 
 @dataclass
@@ -147,8 +147,6 @@ def expect(
 
 
 def _opened(wallet: str, key: bytes, mint: str) -> PositionView:
-    from yieldcli.chain.guard.strategies import PositionView
-
     return PositionView(wallet, key, mint, 0, 0)
 
 
