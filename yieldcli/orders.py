@@ -269,7 +269,8 @@ def stated_request(
 ) -> UserRequest:
     """What a transaction built elsewhere must do, as stated by who hands it over: a deposit,
     withdrawal (`amount` base units, None: everything) or close of `mint`, or "transaction" (any:
-    signing may then cost only the network fee). `payer` and `wallet` are signers named; `nonce`, the durable nonce it may be built on."""
+    signing may then cost only the network fee). `payer` and `wallet` are signers named; `nonce`, the
+    durable nonce it may be built on."""
     if action not in (*ACTIONS, "transaction"):
         raise UsageError(
             f"invalid action {action!r}: expected one of {', '.join(ACTIONS)} or transaction", kind="usage.expect"
