@@ -212,3 +212,72 @@ def test_without_a_stated_intent_only_the_fee_may_leave():
     check = judge(intent, [deposit_ix()], *world())
     assert any("no intent was stated" in d for d in check.differences)
     assert any("your USDC account" in d for d in check.differences)
+
+
+MAINNET_PROGRAM = "brzp8fNvHCBRi8UcCnTQUgQ2bQ4JnJTJtCvPzpKf2ty"  # its account layout is not public
+
+
+def layout_free(action, amount, inner, before, after, ixs):
+    intent = Intent(action, str(WALLET), str(WALLET), USDC, amount, S, strategy_program=MAINNET_PROGRAM)
+    message = MessageV0.try_compile(WALLET, ixs, [], Hash.default())
+    return compare(intent, before, after, fee=FEE, resolved=resolve(message), inner=inner)
+
+
+def held_by_program(*keys):
+    return State(POSITION_RENT, 100, None, MAINNET_PROGRAM, b"".join(bytes(k) for k in keys))
+
+
+def test_without_a_layout_a_deposit_pays_nothing_out_and_says_what_it_could_not_prove():
+    from solders.instruction import AccountMeta, Instruction
+
+    account = Keypair().pubkey()
+    ix = Instruction(
+        Pubkey.from_string(MAINNET_PROGRAM),
+        b"\x01",
+        [
+            AccountMeta(WALLET, True, True),
+            AccountMeta(ATA, False, True),
+            AccountMeta(VAULT, False, True),
+            AccountMeta(STRANGER_ATA, False, True),
+            AccountMeta(account, False, True),
+            AccountMeta(Pubkey.from_string(programs.TOKEN_PROGRAM), False, False),
+        ],
+    )
+    keys = [str(k) for k in MessageV0.try_compile(WALLET, [ix], [], Hash.default()).account_keys]
+    into_vault = (
+        keys.index(programs.TOKEN_PROGRAM),
+        (keys.index(str(ATA)), keys.index(str(VAULT))),
+        b"\x03" + struct.pack("<Q", 10_000_000),
+    )
+    before = {
+        str(WALLET): system(10**9),
+        str(ATA): token(USDC, WALLET, 100_000_000),
+        str(VAULT): token(USDC, STRANGER, 0),
+        str(STRANGER_ATA): token(USDC, STRANGER, 0),
+        str(account): held_by_program(WALLET),
+    }
+    after = {
+        **before,
+        str(WALLET): system(10**9 - FEE),
+        str(ATA): token(USDC, WALLET, 90_000_000),
+        str(VAULT): token(USDC, STRANGER, 10_000_000),
+    }
+    check = layout_free("deposit", 10_000_000, {0: [into_vault]}, before, after, [ix])
+    assert check.ok, check.differences
+    assert check.unverified and "layout is not public" in check.unverified[0]
+    payout = (
+        keys.index(programs.TOKEN_PROGRAM),
+        (keys.index(str(VAULT)), keys.index(str(STRANGER_ATA))),
+        b"\x03" + struct.pack("<Q", 1),
+    )
+    after[str(STRANGER_ATA)] = token(USDC, STRANGER, 1)
+    refused = layout_free("deposit", 10_000_000, {0: [into_vault, payout]}, before, after, [ix])
+    assert any("the strategy program pays" in d and "on a deposit" in d for d in refused.differences)
+    # two of the program's writable accounts holding the user's key: a request touches at most one
+    before[str(STRANGER)] = held_by_program(STRANGER, WALLET)
+    after[str(STRANGER)] = held_by_program(STRANGER, WALLET)
+    two = Instruction(ix.program_id, ix.data, [*ix.accounts, AccountMeta(STRANGER, False, True)])
+    assert any(
+        "hold your key" in d
+        for d in layout_free("deposit", 10_000_000, {0: [into_vault]}, before, after, [two]).differences
+    )

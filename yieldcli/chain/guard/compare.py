@@ -11,6 +11,7 @@ observed one. Three proofs must all hold, and an empty list of differences is th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from yieldcli.amounts import format_units
@@ -20,7 +21,7 @@ from yieldcli.chain.guard.holdings import Holdings, Inner, strategy_moves
 from yieldcli.chain.guard.instructions import Context, verdicts
 from yieldcli.chain.guard.intent import Check, Intent, Verdict
 from yieldcli.chain.guard.message import Resolved, token_accounts_opened
-from yieldcli.chain.guard.strategies import layout_for
+from yieldcli.chain.guard.strategies import Layout, layout_for
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
 from yieldcli.chain.state import State
 from yieldcli.tokens import WSOL_MINT
@@ -42,6 +43,7 @@ def compare(
     decimals = dict(decimals or {})
     inner = dict(inner or {})
     layout = layout_for(intent.strategy_program)
+    intent = _closed_mint(intent, resolved, layout)
     holdings = Holdings(intent, before, after, layout)
     calls = match_calls(intent, resolved, holdings, layout)
     verdicts_ = tuple(verdicts(resolved, _context(intent, holdings, resolved), calls.verdicts))
@@ -99,6 +101,20 @@ def compare(
         _verified(intent, holdings, verdicts_, received, decimals),
         tuple(expected.unverified),
     )
+
+
+def _closed_mint(intent: Intent, resolved: Resolved, layout: Layout | None) -> Intent:
+    """A close named by its account's address names no mint: the one close call's mint is the one
+    checked (its position must still be the wallet's, derived from that mint and its strategy)."""
+    if intent.action != "close-account" or intent.mint is not None or layout is None:
+        return intent
+    closes = [
+        call
+        for i in range(len(resolved.instructions))
+        if resolved.program(i) == intent.strategy_program
+        and (call := layout.decode(resolved.instructions[i][2], resolved.accounts(i))).kind == "close"
+    ]
+    return replace(intent, mint=closes[0].mint) if len(closes) == 1 and closes[0].mint else intent
 
 
 def _context(intent: Intent, holdings: Holdings, resolved: Resolved) -> Context:
