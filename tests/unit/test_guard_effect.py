@@ -15,6 +15,7 @@ from yieldcli.chain.guard.message import resolve
 from yieldcli.chain.state import State, parse_token
 from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp
+from yieldcli.tokens import WSOL_MINT
 
 USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 JITO = "J1toso1uCk3RLmjorhTtrVwY9HJ7X8V9yYac6Y7kGCPn"
@@ -281,3 +282,91 @@ def test_without_a_layout_a_deposit_pays_nothing_out_and_says_what_it_could_not_
         "hold your key" in d
         for d in layout_free("deposit", 10_000_000, {0: [into_vault]}, before, after, [two]).differences
     )
+
+
+def closable_by(owner, close_authority, mint=USDC, amount=0, lamports=RENT):
+    """A token account `owner` owns but `close_authority` may close (SPL Token keeps the close authority
+    when the owner changes)."""
+    data = (
+        bytes(Pubkey.from_string(mint))
+        + bytes(owner)
+        + struct.pack("<Q", amount)
+        + bytes(36)
+        + bytes([1])
+        + bytes(12)
+        + struct.pack("<Q", 0)
+        + struct.pack("<I", 1)
+        + bytes(close_authority)
+    )
+    return State(lamports, 165, parse_token(programs.TOKEN_PROGRAM, data), programs.TOKEN_PROGRAM, data)
+
+
+def test_sol_into_a_token_account_someone_else_may_close_is_refused():
+    trap = Keypair().pubkey()
+    pay = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=trap, lamports=10**8))
+    before, after = world(
+        **{str(WALLET): system(10**9 - FEE - 10**8), str(trap): closable_by(WALLET, STRANGER, lamports=RENT + 10**8)}
+    )
+    before[str(trap)] = closable_by(WALLET, STRANGER)
+    check = judge(DEPOSIT, [deposit_ix(), pay], before, after)
+    assert any("System Transfer of 100000000 lamports" in d for d in check.differences), check.differences
+    assert any("someone else may close it" in d for d in check.differences)
+    assert any(d.startswith("your SOL: expected -0.000005 SOL") for d in check.differences)
+
+
+def test_only_the_requests_token_account_may_be_opened():
+    other_mint = Keypair().pubkey()
+    opened = programs.create_associated_token_account(WALLET, WALLET, other_mint)
+    check = judge(DEPOSIT, [deposit_ix(), opened], *world())
+    assert any("a token this request does not move" in d for d in check.differences), check.differences
+
+
+def test_no_token_account_of_the_user_gains_a_delegate_or_another_owner():
+    approved = closable_by(WALLET, WALLET, amount=90_000_000)  # close authority the wallet: still the user's
+    data = bytearray(approved.data)
+    data[72:76] = struct.pack("<I", 1)
+    data[76:108] = bytes(STRANGER)
+    data[121:129] = struct.pack("<Q", 5)
+    state = State(RENT, 165, parse_token(programs.TOKEN_PROGRAM, bytes(data)), programs.TOKEN_PROGRAM, bytes(data))
+    check = judge(DEPOSIT, [deposit_ix()], *world(**{str(ATA): state}))
+    assert any(d.startswith("Approve:") and "may spend 5 of your USDC" in d for d in check.differences), (
+        check.differences
+    )
+    given_away = token(USDC, STRANGER, 90_000_000)
+    assert any(
+        "would belong to" in d for d in judge(DEPOSIT, [deposit_ix()], *world(**{str(ATA): given_away})).differences
+    )
+
+
+def test_a_sol_deposit_wraps_no_more_than_it_needs():
+    wsol = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MINT))
+    mint = WSOL_MINT
+    intent = Intent("deposit", str(WALLET), str(WALLET), mint, 10**9, S, strategy_program=PINNED)
+    ix = sp.deposit(WALLET, WALLET, wsol, Pubkey.from_string(mint), S, 10**9)
+    position_w = sp.position_address(WALLET, S, Pubkey.from_string(mint))
+    wrap = lambda n: transfer(TransferParams(from_pubkey=WALLET, to_pubkey=wsol, lamports=n))  # noqa: E731
+
+    def native(amount):
+        data = bytearray(token(mint, WALLET, amount).data)
+        data[108:120] = struct.pack("<IQ", 1, RENT)
+        return State(
+            RENT + amount, 165, parse_token(programs.TOKEN_PROGRAM, bytes(data)), programs.TOKEN_PROGRAM, bytes(data)
+        )
+
+    def pos(balance):
+        data = (
+            sp.POSITION_MAGIC
+            + bytes(WALLET)
+            + sp.strategy_key(S)
+            + bytes(Pubkey.from_string(mint))
+            + struct.pack("<QQ", balance, balance)
+            + bytes(8)
+        )
+        return State(POSITION_RENT, 128, None, PINNED, data)
+
+    before = {str(WALLET): system(5 * 10**9), str(wsol): native(0), str(position_w): pos(0)}
+    exact = {str(WALLET): system(4 * 10**9 - FEE), str(wsol): native(0), str(position_w): pos(10**9)}
+    assert judge(intent, [wrap(10**9), programs.token_sync_native(wsol), ix], before, exact).ok
+    extra = {str(WALLET): system(3 * 10**9 - FEE), str(wsol): native(10**9), str(position_w): pos(10**9)}
+    check = judge(intent, [wrap(2 * 10**9), programs.token_sync_native(wsol), ix], before, extra)
+    assert any(d.startswith("your wrapped SOL: expected") for d in check.differences), check.differences

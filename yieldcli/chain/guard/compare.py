@@ -134,6 +134,7 @@ def _context(intent: Intent, holdings: Holdings, resolved: Resolved) -> Context:
         intent.mint if intent.strategy else None,  # trust is per strategy: none named, none applies
         intent.trusted,
         _trust_cap(intent, holdings),
+        intent.mint,
     )
 
 

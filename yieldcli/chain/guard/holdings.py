@@ -34,7 +34,8 @@ def _key(data: bytes, offset: int) -> str:
 
 
 def authority_kind(state: State | None, wallet: str) -> str | None:
-    """What lets the wallet change an account it does not own: 'delegated', 'nonce', 'stake', 'mint'."""
+    """What lets the wallet change an account it does not own: 'delegated', 'nonce', 'stake', 'mint'.
+    (A token account the wallet owns but someone else may close is 'closable': see `Holdings`.)"""
     if state is None:
         return None
     if state.token is not None:
@@ -75,6 +76,14 @@ class Holdings:
         for address in sorted(set(self.before) | set(self.after)):
             states = (self.before.get(address), self.after.get(address))
             if any(s is not None and s.token is not None and s.token.owner == wallet for s in states):
+                if any(
+                    s is not None and s.token is not None and s.token.close_authority not in (None, wallet)
+                    for s in states
+                ):
+                    # Someone else may close it and take its lamports (and, wrapped SOL, its amount):
+                    # not the user's to put value into. It must stay exactly as it is.
+                    self.controlled[address] = "closable"
+                    continue
                 self.tokens.add(address)
                 continue
             if pinned is not None and any(s is not None and s.owner == pinned for s in states):

@@ -79,6 +79,7 @@ class Context:
     mint: str | None = None  # the mint a deposit moves, when trust can apply (the request names its strategy)
     trusted: tuple[tuple[str, str], ...] = ()  # a deposit's trusted destinations: (token account, mint)
     trust_cap: int = 0  # the most a plain transfer to a trusted destination may move: the deposit
+    asset: str | None = None  # the mint the request moves: the only one whose token account it may open
 
 
 class MakeVerdict(Protocol):
@@ -166,8 +167,10 @@ def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Mak
     if tag == 2 and len(keys) >= 2 and len(data) >= 12:
         lamports = struct.unpack_from("<Q", data, 4)[0]
         to = keys[1]
-        if to in ctx.owned and to not in (ctx.wallet, ctx.payer) and _needed(ctx, "system.transfer.own"):
-            return verdict(kind, True, "wraps SOL into your own token account")
+        if to in ctx.wsol and _needed(ctx, "system.transfer.own"):
+            # Only into the user's own wrapped-SOL account: lamports sent to any other token account
+            # could be taken by whoever may close it. How much is wrapped is checked with the effect.
+            return verdict(kind, True, "wraps SOL into your own wrapped-SOL account")
         return verdict(
             kind,
             False,
@@ -242,6 +245,16 @@ def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVe
     kind = f"ATA {ATA_KINDS.get(tag, f'instruction {tag}')}"
     if tag in (0, 1) and len(keys) >= 3 and keys[0] in (ctx.wallet, ctx.payer):
         owner = keys[2]
+        mint = keys[3] if len(keys) > 3 else None
+        if mint != ctx.asset:
+            # An account of another mint is rent the request does not need (and a mint's freeze
+            # authority could lock it for good).
+            return verdict(
+                kind,
+                False,
+                f"instruction {index + 1}: {kind} of a {short(mint or '?')} account, "
+                "a token this request does not move",
+            )
         if owner == ctx.wallet and _needed(ctx, "ata.create.own"):
             return verdict(kind, True, "opens your own token account")
         if owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient"):

@@ -15,6 +15,7 @@ _KIND_NAMES = {
     "nonce": "nonce account",
     "stake": "stake account",
     "mint": "mint",
+    "closable": "token account (someone else may close it)",
 }
 
 
