@@ -370,3 +370,13 @@ def test_a_sol_deposit_wraps_no_more_than_it_needs():
     extra = {str(WALLET): system(3 * 10**9 - FEE), str(wsol): native(10**9), str(position_w): pos(10**9)}
     check = judge(intent, [wrap(2 * 10**9), programs.token_sync_native(wsol), ix], before, extra)
     assert any(d.startswith("your wrapped SOL: expected") for d in check.differences), check.differences
+
+
+def test_signatures_a_precompile_verifies_are_charged_like_the_messages():
+    from solders.instruction import Instruction
+
+    from yieldcli.chain.state import network_fee
+
+    verify = Instruction(Pubkey.from_string("Ed25519SigVerify111111111111111111111111111"), bytes([3, 0]), [])
+    message = MessageV0.try_compile(WALLET, [verify], [], Hash.default())
+    assert network_fee(message) == 4 * 5_000  # the payer's signature and the three the precompile verifies

@@ -19,6 +19,12 @@ _MICRO_LAMPORTS = 1_000_000
 _RENT_PER_BYTE_YEAR = 3_480
 _RENT_EXEMPT_YEARS = 2
 _ACCOUNT_OVERHEAD = 128
+# Programs that verify signatures: each signature they verify costs a signature's fee.
+PRECOMPILES = (
+    "Ed25519SigVerify111111111111111111111111111",
+    "KeccakSecp256k11111111111111111111111111111",
+    "Secp256r1SigVerify1111111111111111111111111",
+)
 
 
 @dataclass(frozen=True)
@@ -84,9 +90,11 @@ def network_fee(message: Message | MessageV0) -> int:
     """Signatures × 5000 plus the priority fee the compute-budget instructions set."""
     keys = [str(k) for k in message.account_keys]
     limit: int | None = None
-    price = others = 0
+    price = others = precompiled = 0
     for ix in message.instructions:
         data = bytes(ix.data)
+        if keys[ix.program_id_index] in PRECOMPILES and data:
+            precompiled += data[0]  # each signature a precompile verifies is charged as one of the message's
         if keys[ix.program_id_index] != programs.COMPUTE_BUDGET_PROGRAM:
             others += 1
         elif data[:1] == b"\x02" and len(data) >= 5:
@@ -94,7 +102,8 @@ def network_fee(message: Message | MessageV0) -> int:
         elif data[:1] == b"\x03" and len(data) >= 9:
             price = int.from_bytes(data[1:9], "little")  # SetComputeUnitPrice: u64 micro-lamports per unit
     units = min(limit if limit is not None else _DEFAULT_UNITS_PER_INSTRUCTION * others, _MAX_UNITS)
-    return message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE + -(-price * units // _MICRO_LAMPORTS)
+    signatures = message.header.num_required_signatures + precompiled
+    return signatures * LAMPORTS_PER_SIGNATURE + -(-price * units // _MICRO_LAMPORTS)
 
 
 def writable_addresses(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> list[str]:
