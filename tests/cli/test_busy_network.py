@@ -202,7 +202,13 @@ def test_a_nonce_deposit_signed_on_two_machines_lands_long_after_its_blockhash(b
     assert refused.code == 2 and "already carries a signature" in refused.stderr
 
     # A default priority fee (environment or profile) is left out of a transaction already signed.
-    second = cli("-v", "tx", "sign", str(partly), "-k", payer_file, "-o", "json", env={"YIELD_PRIORITY_FEE": "auto"})
+    # The payer names the user, whose slot is already signed, and the nonce the transaction is built on.
+    named = ("--wallet", DEMO_WALLET, "--nonce", nonce["address"])
+    unnamed = cli("tx", "sign", str(partly), "-k", payer_file, "-o", "json")
+    assert unnamed.code == 10 and "a key nobody named" in unnamed.stderr
+    second = cli(
+        "-v", "tx", "sign", str(partly), "-k", payer_file, *named, "-o", "json", env={"YIELD_PRIORITY_FEE": "auto"}
+    )
     assert second.code == 0, second.stderr
     assert "priority fee from env not applied: the transaction already carries signatures" in second.stderr
     assert second.json()["fee"]["priority"] == 0
@@ -218,7 +224,7 @@ def test_a_nonce_deposit_signed_on_two_machines_lands_long_after_its_blockhash(b
     again = cli("tx", "send", str(full), "-k", payer_file, "--yes", "-o", "json")
     assert again.code == 0 and again.json()["already_processed"] is True  # reported, not sent twice
     # The copy signed by the user alone is built on the nonce's old value: refused before signing.
-    stale = cli("tx", "sign", str(partly), "-k", payer_file)
+    stale = cli("tx", "sign", str(partly), "-k", payer_file, *named)
     assert stale.code == 9 and "no longer the value of nonce account" in stale.stderr
 
 
@@ -239,7 +245,20 @@ def test_a_nonce_transaction_that_cannot_land_ends_when_its_nonce_moves_on(busy,
     signed = tmp_path / "signed.json"
     signed.write_text(built.stdout)
     runtime.set_fault("pending", count=1)  # the cluster holds it: it neither lands nor is forgotten
-    sent = cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "--confirm-timeout", "1", "-o", "json")
+    sent = cli(
+        "tx",
+        "send",
+        str(signed),
+        "--expect",
+        "deposit:USDC:1",
+        "--nonce",
+        created["address"],
+        "--yes",
+        "--confirm-timeout",
+        "1",
+        "-o",
+        "json",
+    )
     assert sent.code == 8, sent.stderr
     signature = sent.json()["signature"]
     # No block height ends it: however many slots pass, it may still land.
@@ -327,7 +346,19 @@ def test_waiting_for_a_nonce_transaction_ends_expired_when_its_nonce_moves_on(bu
     results = []
     waiting = threading.Thread(
         target=lambda: results.append(
-            cli("tx", "send", str(signed), "--expect", "deposit:USDC:1", "--yes", "-o", "json", timeout=120)
+            cli(
+                "tx",
+                "send",
+                str(signed),
+                "--expect",
+                "deposit:USDC:1",
+                "--nonce",
+                nonce["address"],
+                "--yes",
+                "-o",
+                "json",
+                timeout=120,
+            )
         )
     )
     waiting.start()

@@ -133,7 +133,9 @@ def test_the_ledger_signs_as_the_payer_in_tx_sign(ledger, tmp_path):
     partly = tmp_path / "partly.json"
     partly.write_text(first.stdout)
     # the payer's machine: its Ledger signs the fee payer's slot, after yield's review
-    second, texts, _, _ = ledger.with_person("Approve", "tx", "sign", str(partly), "-k", LEDGER_URL, "-o", "json")
+    second, texts, _, _ = ledger.with_person(
+        "Approve", "tx", "sign", str(partly), "-k", LEDGER_URL, "--wallet", DEMO_WALLET, "-o", "json"
+    )
     assert second.code == 0, second.stderr
     assert second.json()["missing_signers"] == [] and message_hash_printed(second.stderr) in shown(texts)
     full = tmp_path / "full.json"
