@@ -79,3 +79,36 @@ def test_the_transaction_pipeline_runs_one_way_even_in_its_type_imports():
 def test_the_circle_finder_finds_a_circle_and_nothing_else():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+# What the guard may stand on: the chain's reading and decoding below it, and the package's small pure
+# modules. Nothing that sends, signs for the user, drives the pipeline or faces a person.
+GUARD = "yieldcli.chain.guard"
+ABOVE_THE_GUARD = (
+    "yieldcli.chain.transact",
+    "yieldcli.chain.journal",
+    "yieldcli.chain.confirm",
+    "yieldcli.chain.settle",
+    "yieldcli.chain.ledger",
+    "yieldcli.client",
+    "yieldcli.orders",
+    "yieldcli.api",
+    "yieldcli.cli",
+    "yieldcli.mcp",
+    "yieldcli.sandbox",
+)
+
+
+def test_the_guard_is_a_package_of_its_own_with_no_circle_even_in_its_type_imports():
+    modules = _modules()
+    guard = {name: path for name, path in modules.items() if name == GUARD or name.startswith(GUARD + ".")}
+    assert len(guard) >= 10
+    graph = {name: _arrows(path, modules, types_too=True) & set(guard) for name, path in guard.items()}
+    assert circles(graph) == []
+    above = {
+        (name, target)
+        for name, path in guard.items()
+        for target in _arrows(path, modules, types_too=True)
+        if target.startswith(ABOVE_THE_GUARD)
+    }
+    assert above == set()
