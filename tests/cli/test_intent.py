@@ -78,7 +78,10 @@ ATTACKS = {
         "a destination you have not trusted",
     ),
     "extra 5 SOL to a third party": (lambda w: extra_sol(w.stranger), "simulated -5.000005 SOL"),
-    "Approve u64 max to a stranger": (lambda w: approve_max(w.stranger), f"may spend {U64_MAX} of your USDC"),
+    "Approve u64 max to a stranger": (
+        lambda w: approve_max(w.stranger),
+        "may spend 18,446,744,073,709.551615 USDC of your USDC",
+    ),
     "SetAuthority owner to a stranger": (lambda w: set_owner(w.stranger), "Token SetAuthority of your account"),
     "burn from the user's account": (lambda w: burn_from_user, "expected -10 USDC, simulated -15 USDC"),
     "priority fee of 0.2 SOL": (

@@ -112,19 +112,19 @@ ATTACKS = {
         ("withdraw", "--asset", "USDC", "--all"),
         forward_unwrapped,
         10,
-        "System Transfer of 100000000 lamports",
+        "System Transfer of 0.1 SOL",
     ),
     "withdraw --exclude-fees with the unwrapped SOL forwarded": (
         ("withdraw", "--asset", "USDC", "--amount", "5", "--exclude-fees"),
         forward_unwrapped,
         10,
-        "System Transfer of 100000000 lamports",
+        "System Transfer of 0.1 SOL",
     ),
     "withdraw SOL --unwrap-wsol, the SOL forwarded to a stranger": (
         ("withdraw", "--asset", "SOL", "--amount", "0.2", "--unwrap-wsol"),
         forward_unwrapped,
         10,
-        "System Transfer of 100000000 lamports",
+        "System Transfer of 0.1 SOL",
     ),
     "close, the remainder paid to a stranger": (
         ("close-account", "--asset", "USDC"),

@@ -54,7 +54,7 @@ def test_a_deposit_may_wrap_sol_into_the_users_own_account_only():
     assert [v.ok for v in found] == [True, True, False]
     assert (
         found[2].reason
-        == f"instruction 3: System Transfer of 5 lamports from your wallet to {str(STRANGER)[:4]}…{str(STRANGER)[-4:]}"
+        == f"instruction 3: System Transfer of 0.000000005 SOL from your wallet to {str(STRANGER)[:4]}…{str(STRANGER)[-4:]}"
     )
     # The same wrap is not a kind a withdrawal needs.
     assert not judge("withdraw", wrap)[0].ok

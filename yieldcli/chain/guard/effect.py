@@ -64,7 +64,7 @@ def compare_effect(
     diffs += _tokens(holdings, expected, decimals)
     diffs += _positions(holdings, expected, decimals)
     diffs += _sol(holdings, expected, decimals)
-    diffs += authorities(holdings)
+    diffs += authorities(holdings, decimals)
     diffs += controlled_unchanged(holdings, resolved)
     if holdings.layout is None:
         diffs += without_layout(holdings, resolved, inner, decimals)

@@ -174,7 +174,8 @@ def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Mak
         return verdict(
             kind,
             False,
-            f"instruction {index + 1}: {kind} of {lamports} lamports from {_whose(ctx, keys[0])} to {short(to)}",
+            f"instruction {index + 1}: {kind} of {amount_text(lamports, None, {})} from {_whose(ctx, keys[0])} "
+            f"to {short(to)}",
         )
     target = keys[1] if tag in (0, 3) and len(keys) > 1 else (keys[0] if keys else "?")
     return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, target)}")

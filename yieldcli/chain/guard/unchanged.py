@@ -19,7 +19,7 @@ _KIND_NAMES = {
 }
 
 
-def authorities(holdings: Holdings) -> list[str]:
+def authorities(holdings: Holdings, decimals: Mapping[str, int]) -> list[str]:
     """No token account of the user gains a delegate, a new owner or close authority; the wallet and the
     payer keep their program and size."""
     wallet = holdings.intent.wallet
@@ -37,7 +37,8 @@ def authorities(holdings: Holdings) -> list[str]:
         if now.delegate is not None and (
             was is None or now.delegate != was.delegate or now.delegated_amount > was.delegated_amount
         ):
-            diffs.append(f"Approve: {short(now.delegate)} may spend {now.delegated_amount} of your {name}")
+            allowed = amount_text(now.delegated_amount, now.mint, decimals)
+            diffs.append(f"Approve: {short(now.delegate)} may spend {allowed} of your {name}")
         if now.close_authority not in (None, wallet) and (was is None or now.close_authority != was.close_authority):
             diffs.append(f"SetAuthority: {short(now.close_authority)} may close your {name} account {short(address)}")
     for address in sorted(holdings.users):
