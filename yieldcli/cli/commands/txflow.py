@@ -17,7 +17,7 @@ from yieldcli.chain import transact
 from yieldcli.chain.journal import Journal
 from yieldcli.chain.transact import Hooks, TransactOptions
 from yieldcli.cli import cli_errors
-from yieldcli.cli.commands.txflow_report import hash_line, public_result, render_outcome, show_review
+from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
@@ -241,7 +241,14 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
 
     def on_review(prepared: transact.Prepared) -> None:
         prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
-        show_review(out, prepared.result, prepared.request, prompting=prompting)
+        show_review(
+            out,
+            prepared.result,
+            prepared.request,
+            cluster=cluster_name(session, prepared.rpc_url),
+            prompting=prompting,
+            full=session.options.verbose,
+        )
 
     spinner = _Spinner(session, options.commitment)
     hooks = Hooks(
