@@ -5,7 +5,6 @@ import io
 import re
 
 import pytest
-
 from rich.console import Console
 
 from yieldcli.cli.render import review_view as review

@@ -173,7 +173,8 @@ def draw_review(
 
 
 def _packed(console: Console, head: str, items: list[str], sep: str) -> None:
-    """`head` then the items joined by `sep`, wrapped between items (never inside one), hanging under the head's margin."""
+    """`head` then the items joined by `sep`, wrapped between items (never inside one), hanging under
+    the head's margin."""
     margin = " " * (len(head) - len(head.lstrip()) + 2)
     line = head
     for n, item in enumerate(items):
