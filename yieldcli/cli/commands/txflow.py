@@ -185,8 +185,13 @@ async def _run(
 
 
 def _prompts(session: Session, options: TxOptions, prepared: transact.Prepared) -> bool:
-    """A person answers before signing: on a terminal, without --yes or when the effect does not match."""
-    return session.env.interactive and (not options.yes or (prepared.effect is not None and not prepared.effect.ok))
+    """A person answers before signing: on a terminal, without --yes or when the effect does not match
+    what was asked (a transaction signed by all already, with no intent stated, asks nothing to match)."""
+    effect = prepared.effect
+    unmatched = effect is not None and not effect.ok
+    if prepared.nothing_to_sign and effect is not None and effect.expected.get("action") == "transaction":
+        unmatched = False
+    return session.env.interactive and (not options.yes or unmatched)
 
 
 class _Spinner:

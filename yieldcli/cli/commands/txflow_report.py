@@ -25,9 +25,13 @@ def render_outcome(session: Session, out: Output, request: UserRequest, outcome:
     result = outcome.result
     if isinstance(outcome, ends.Unsigned):
         # The encoded transaction is for scripts (-o json) or for -v: on a screen it is a wall of base64.
-        _finish(
-            out, result, "not signed: add --sign to sign or --send to sign and send", encoded=session.options.verbose
-        )
+        notes = {
+            "signed": "reviewed only: it carries every signature it needs (send it with `yield tx send`)",
+            "partially-signed": "reviewed only: it still needs signatures from "
+            + ", ".join(s["address"] for s in result["review"]["signers"] if not s["signed"]),
+        }
+        note = notes.get(str(result.get("status")), "not signed: add --sign to sign or --send to sign and send")
+        _finish(out, result, note, encoded=session.options.verbose)
     elif isinstance(outcome, ends.Signed):
         _finish(
             out,
@@ -125,7 +129,7 @@ def show_review(
     def paint(con: Console) -> None:
         from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
 
-        draw_effect(con, result.get("effect"), result.get("fee"))
+        draw_effect(con, result.get("effect"), result.get("fee"), signed_by_all=bool(result.get("nothing_to_sign")))
         draw_review(
             con,
             result["review"],

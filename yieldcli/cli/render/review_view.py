@@ -78,8 +78,11 @@ def draw_summary(console: Console, effect: dict[str, Any], fee: dict[str, Any] |
         _say(console, f"  {part}", "bold")
 
 
-def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, Any] | None = None) -> None:
-    """What the transaction does to the user, first: the summary, the fee, each balance change, every difference."""
+def draw_effect(
+    console: Console, effect: dict[str, Any] | None, fee: dict[str, Any] | None = None, *, signed_by_all: bool = False
+) -> None:
+    """What the transaction does to the user, first: the summary, the fee, each balance change, every difference.
+    `signed_by_all`: nothing will be signed, so with no intent stated what it does is said, not held against it."""
     if effect is not None:
         draw_summary(console, effect, fee)
     draw_fee(console, fee)
@@ -88,6 +91,11 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
     _draw_changes(console, effect["observed"]["changes"])
     if effect["differences"]:
         asked = effect["expected"]["action"] != "transaction"
+        if not asked and signed_by_all:
+            _say(console, "  every signature is there already: it is sent as it is, nothing is signed here", "yellow")
+            for difference in effect["differences"]:
+                _say(console, f"    • {printable(difference)}")
+            return
         header = (
             "  does NOT match your request:"
             if asked
