@@ -191,7 +191,7 @@ async def _settle_before_send(
         hooks.warn(f"your earlier {entry.action} {entry.signature} failed on chain in slot {status.slot}")
     _settle_detached(journal, settled, hooks)
     if settled.pending:
-        raise _earlier_pending(settled.pending[0])
+        raise _earlier_pending(settled.pending[0], settled.block_height)
     if not settled.landed:
         return
     lines = [
@@ -227,10 +227,10 @@ def _settle_detached(journal: Journal, settled: Settled, hooks: Hooks) -> None:
         settled.landed = [pair for pair in settled.landed if not pair[0].detached]
 
 
-def _earlier_pending(entry: InFlight) -> TransactionPending:
+def _earlier_pending(entry: InFlight, block_height: int | None = None) -> TransactionPending:
     return with_signature(
         TransactionPending(
-            f"an earlier {entry.action} ({entry.signature}) may still land; "
+            f"an earlier {entry.action} ({entry.signature}) may still land, {entry.deadline(block_height)}; "
             "not sending another until its fate is known",
             kind="tx.pending.earlier",
         ),
