@@ -245,3 +245,20 @@ def test_fit_line_shortens_only_addresses_and_only_when_needed():
     )
     # still too wide: the amount stays whole and the terminal wraps the line
     assert fit_line(10, "payer ", Address(WALLET), " pays 1,234,567.891") == "payer 5PJ1…Vr9k pays 1,234,567.891"
+
+
+def test_a_transaction_signed_by_all_with_no_intent_says_what_it_does_without_a_mismatch():
+    res = result(differences=["your USDC falls by 10 USDC, not asked for"])
+    res["effect"]["expected"]["action"] = "transaction"
+    console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
+    review.draw_effect(console, res["effect"], None, signed_by_all=True)
+    lines = plain_lines(console.file.getvalue())
+    assert lines[-2:] == [
+        "  every signature is there already: it is sent as it is, nothing is signed here",
+        "    • your USDC falls by 10 USDC, not asked for",
+    ]
+    console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
+    review.draw_effect(console, res["effect"], None)  # to be signed here: the intent must be stated
+    assert "  more than the network fee and rent (state the intent with --expect):" in plain_lines(
+        console.file.getvalue()
+    )
