@@ -172,9 +172,9 @@ def test_a_huge_amount_is_never_cut_even_when_the_row_cannot_fit(full):
 def test_in_brief_an_instruction_names_its_accounts_by_what_they_may_do_and_its_amount_in_token_units():
     lines = plain_lines(draw(80, result(fee=FEE)))
     assert lines[lines.index("  #2 Token Program transferChecked  " + TOKEN_PROGRAM) + 1 :][:4] == [
-        "      mint: EPjF…Dt1v; amount: 10 USDC",  # the mint is named: its account comes from a lookup table
-        "      signs: authority 5PJ1…Vr9k (writable)",
-        "      writes: source 7tnd…gv7z, destination EMcd…VEiT",
+        f"      mint: {USDC}; amount: 10 USDC",  # named: its account comes from a lookup table
+        f"      signs: authority {WALLET} (writable)",  # a line that fits keeps its addresses whole
+        "      writes: source 7tnd…gv7z, destination EMcd…VEiT",  # one that would not, shortened
         "      reads: mint entry 15 of lookup table D8hi…wVSZ",
     ]
     assert "  fee payer " + WALLET + ": not signed" in lines
