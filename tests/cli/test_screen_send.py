@@ -15,18 +15,23 @@ pytestmark = pytest.mark.skipif(
 PROMPT = "Sign and send this deposit? [y/N]:"
 
 
-@pytest.fixture
-def send_review(tmp_path):
-    """The screen of `deposit --send` at 80 columns, stopped at its prompt, as the program wrote it."""
-    s = Screen(tmp_path, width=80, height=120)
+def at_the_prompt(tmp_path, flags: str = "", height: int = 120):
+    """The screen of `deposit --send` at 80 columns, stopped at its prompt, as the program wrote it;
+    answered no afterwards."""
+    s = Screen(tmp_path, width=80, height=height)
     try:
-        s.type("clear; yield --sandbox deposit --asset USDC --amount 10 --send", "Enter")
+        s.type(f"clear; yield --sandbox {flags}deposit --asset USDC --amount 10 --send", "Enter")
         s.wait_for(PROMPT, timeout=90)
         yield s, logical_lines(s)
         s.type("n", "Enter")
         s.wait_for("declined; nothing was signed")
     finally:
         s.close()
+
+
+@pytest.fixture
+def send_review(tmp_path):
+    yield from at_the_prompt(tmp_path)
 
 
 def test_no_line_of_the_send_review_is_wider_than_the_screen(send_review):
@@ -58,16 +63,8 @@ def test_answering_yes_confirms_with_no_explorer_link_for_the_local_cluster(tmp_
 
 @pytest.fixture
 def full_review(tmp_path):
-    """The whole review (-v) of `deposit --send` at 80 columns, stopped at its prompt."""
-    s = Screen(tmp_path, width=80, height=150)
-    try:
-        s.type("clear; yield --sandbox -v deposit --asset USDC --amount 10 --send", "Enter")
-        s.wait_for(PROMPT, timeout=90)
-        yield s, logical_lines(s)
-        s.type("n", "Enter")
-        s.wait_for("declined; nothing was signed")
-    finally:
-        s.close()
+    """The whole review (-v)."""
+    yield from at_the_prompt(tmp_path, "-v ", height=150)
 
 
 def test_a_long_value_wraps_whole_under_itself(full_review):

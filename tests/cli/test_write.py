@@ -71,7 +71,8 @@ def test_deposit_send_confirms_and_shows_the_refreshed_position(chain, ix):
     )
     assert result.code == 0, result.stderr
     body = result.json()
-    assert body["status"] == "confirmed" and body["signature"] and body["slot"] > 0 and body["explorer"]
+    assert body["status"] == "confirmed" and body["signature"] and body["slot"] > 0
+    assert body["explorer"] is None  # the sandbox is a local cluster: no public explorer link
     assert body["position"]["total_position_value"] == before + 10_000_000
     assert usdc_position(chain) == before + 10_000_000
 
