@@ -5,11 +5,13 @@ drives the pipeline and calls these."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from yieldcli.chain import transact_outcomes as ends
 from yieldcli.cli import cli_errors
 from yieldcli.cli.render.text import dumps
 from yieldcli.errors import YieldError
+from yieldcli.solana.cluster import cluster_of
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -95,10 +97,6 @@ def hash_line(message_hash: str) -> str:
 def cluster_name(session: Session, rpc_url: str) -> str:
     """The cluster as people name it: `sandbox`, `mainnet-beta`, `devnet`, `testnet`, else the RPC's host
     (and port), never the whole URL (it may carry a key, and a loopback port means nothing to read)."""
-    from urllib.parse import urlsplit
-
-    from yieldcli.solana.cluster import cluster_of
-
     if session.options.sandbox and rpc_url == session.sandbox().rpc_url:  # its RPC, not one named with -u
         return "sandbox"
     named = cluster_of(rpc_url)
