@@ -16,6 +16,7 @@ def test_a_pending_send_says_until_which_block_height_it_can_land(chain, sandbox
     timed_out = chain(*DEPOSIT, "--confirm-timeout", "1", "-o", "json")
     assert timed_out.code == 8, timed_out.stderr
     signature = timed_out.json()["signature"]
+    assert "still pending after the timeout (seen: not yet); it can land until block height " in timed_out.stderr
 
     status = chain("tx", "status", signature, "-o", "json")
     assert status.code == 8, status.stderr

@@ -310,6 +310,15 @@ def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url
     why = (
         "the RPC says it was already processed, but does not show its status"
         if again
-        else f"still pending after the timeout (seen: {seen or 'not yet'})"
+        else f"still pending after the timeout (seen: {seen or 'not yet'}){_until(journal, sig)}"
     )
     return Pending(result, sig, why)
+
+
+def _until(journal: Journal, signature: str) -> str:
+    """`; it can land until block height N`, from its journal entry: until when to check on it."""
+    try:
+        entry = journal.find(signature)
+    except ConfigError:
+        return ""  # the journal's own error is said where it is read next
+    return f"; it can land {entry.deadline()}" if entry is not None else ""
