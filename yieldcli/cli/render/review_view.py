@@ -187,7 +187,7 @@ def _packed(console: Console, head: str, items: list[str], sep: str) -> None:
     line = head
     for n, item in enumerate(items):
         piece = item + (sep if n < len(items) - 1 else "")
-        if line.strip() and cell_len(line + piece.rstrip()) > console.width and line != head:
+        if line != head and cell_len(line + piece.rstrip()) > console.width:
             _say(console, line.rstrip())
             line = margin
         line += piece
