@@ -85,9 +85,9 @@ def test_balances_tell_native_sol_from_wrapped_sol(run):
 
 @pytest.mark.skipif(not TMUX, reason="tmux is not installed (the README's test command installs it as root)")
 def test_a_review_longer_than_the_screen_is_paged_before_the_prompt(tmp_path):
-    """On a 20-line terminal the deposit's review goes through the pager (less, the default); the
+    """On a 12-line terminal the deposit's review goes through the pager (less, the default); the
     [y/N] question comes only once the pager is closed, so nothing scrolls away unread."""
-    screen = Screen(tmp_path, width=100, height=20, env={"PAGER": "less -FRX"})  # the default pager
+    screen = Screen(tmp_path, width=100, height=12, env={"PAGER": "less -FRX"})  # the default pager
     try:
         screen.type('clear; yield --sandbox deposit --asset USDC --amount 1 --send; echo __do""ne__$?', "Enter")
         first = screen.wait_for("Review: deposit", timeout=90)
@@ -141,7 +141,9 @@ def test_amounts_are_written_one_way_in_the_effect_line_the_review_and_the_table
     assert review.code == 0, review.stderr
     text = review.stdout
     assert "deposit 1,250.5 USDC from" in text and "your USDC: -1,250.5 USDC" in text
-    assert "ui_amount: 1,250.5" in text and "-1,250.50" in text  # the table keeps two places to align points
+    assert "amount: 1,250.5 USDC" in text and "-1,250.50" in text  # the table keeps two places to align points
+    whole = run("--sandbox", "-v", "deposit", "--asset", "USDC", "--amount", "1250.5", "-o", "table").stdout
+    assert "ui_amount: 1,250.5" in whole  # every detail, with -v
     assert "−" not in text  # no second minus sign
     body = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1250.5", "-o", "json").json()
     usdc = next(c for c in body["effect"]["observed"]["changes"] if c["asset"] == "USDC")

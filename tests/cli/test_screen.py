@@ -15,6 +15,8 @@ pytestmark = pytest.mark.skipif(
     not TMUX, reason="tmux is not installed (the README's test command installs it as root)"
 )
 
+VAULT = "9Anfm6V6K2gQjL6B8mvGTmFVfnP598TaRFoaZ3amZqJE"  # the sandbox's USDC vault
+POSITION = "C8WoqS8JSWf96gezWMLEPHsT4e1TSgXZY26hTRDvdCE8"  # the demo wallet's USDC position
 AMOUNT = re.compile(r"-?\d{1,3}(?:,\d{3})*\.\d+(?!%)\b")
 CUT_NUMBER = re.compile(r"[\d,.]…|…[\d,.]")
 U128_MAX = 2**128 - 1
@@ -235,10 +237,10 @@ def logical_lines(s: Screen) -> list[str]:
 
 
 def review_lines(s: Screen) -> list[str]:
-    """The review: everything the deposit drew before the unsigned transaction."""
+    """The review: everything the deposit drew before its note that nothing was signed."""
     lines = logical_lines(s)
     start = next(i for i, line in enumerate(lines) if line.startswith("deposit 10 USDC from "))
-    end = next(i for i, line in enumerate(lines) if line.startswith("transaction (base64): "))
+    end = next(i for i, line in enumerate(lines) if line.startswith("not signed: add --sign"))
     return lines[start:end]
 
 
@@ -259,7 +261,15 @@ def test_the_deposit_review_fits_80_columns_effect_first_amounts_whole(screen):
     too_wide = [line for line in lines if len(line) > 80]
     assert not too_wide, "\n".join(too_wide)
     assert not CUT_NUMBER.search(re.sub(r"\b\w{4}…\w{4}\b", "", "\n".join(lines)))  # only addresses shortened
-    assert f"  fee payer:        {DEMO_WALLET}" in lines  # a line that fits keeps the whole address
+    assert f"  fee payer {DEMO_WALLET}: not signed" in lines  # a line that fits keeps the whole address
+    # It fits a screen: the cluster by name, no base64, every account once, by what it may do.
+    assert len(lines) + 1 <= 25, "\n".join(lines)  # and the note below it
+    assert re.fullmatch(r"Review: deposit on sandbox \(message v0, blockhash \w{4}…\w{4}\)", lines[5]), lines[5]
+    assert "transaction (base64)" not in text and "http://" not in text
+    at = lines.index("  #2 Sandbox strategy program deposit  Sand…1111")
+    assert "      amount: 10 USDC; strategy_key: 0a4c…83c7" in lines[at:]
+    assert f"      signs: user, payer {DEMO_WALLET} (writable)" in lines[at:]  # it fits: whole
+    assert "      writes: source 7tnd…gv7z, vault 9Anf…ZqJE, position C8Wo…dCE8" in lines[at:]
     token_row = table_rows("\n".join(lines), "Token account")[0]
     assert token_row.split() == [
         "7tnd…gv7z",
@@ -282,10 +292,27 @@ def test_the_deposit_review_at_200_columns_shows_whole_addresses(screen):
     lines = review_lines(s)
     usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
     assert all(len(line) <= 200 for line in lines)
-    assert any(f"mint: {usdc}" in line for line in lines)
+    assert (
+        f"      writes: source 7tndHCqX6xh9jSoy3eaXe7VgPkfciMjnWr6zSEF6gv7z, vault {VAULT}, position {POSITION}"
+        in lines
+    )
     assert any(
         line == "  #2 Sandbox strategy program deposit  SandboxStrategy1111111111111111111111111111" for line in lines
     )
     token_row = table_rows("\n".join(lines), "Token account")[0]
     assert token_row.split()[1:] == ["USDC", "1,250.75", "1,240.75", "-10.00", usdc, DEMO_WALLET]
-    assert not any("…" in line for line in lines[1:])  # the summary alone speaks of the wallet in short
+    # The summary speaks of the wallet in short; the read-only accounts together would not fit 200 columns.
+    assert [line for line in lines[1:] if "…" in line] == [
+        "      reads: mint EPjF…Dt1v, authority DM5g…zxSt, systemProgram 1111…1111, tokenProgram Toke…Q5DA"
+    ]
+
+
+def test_the_whole_review_and_the_encoded_transaction_with_verbose(screen):
+    s = screen(80, height=150)
+    text = s.run("yield --sandbox -v deposit --asset USDC --amount 10 2>/dev/null")
+    lines = logical_lines(s)
+    assert (
+        "  cluster:          sandbox" in lines and "      Account                                       Role" in lines
+    )
+    assert "      vault: " + VAULT in lines
+    assert any(line.startswith("transaction (base64): ") for line in lines) and "__done__0" in text

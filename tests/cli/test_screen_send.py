@@ -15,12 +15,12 @@ pytestmark = pytest.mark.skipif(
 PROMPT = "Sign and send this deposit? [y/N]:"
 
 
-@pytest.fixture
-def send_review(tmp_path):
-    """The screen of `deposit --send` at 80 columns, stopped at its prompt, as the program wrote it."""
-    s = Screen(tmp_path, width=80, height=120)
+def at_the_prompt(tmp_path, flags: str = "", height: int = 120):
+    """The screen of `deposit --send` at 80 columns, stopped at its prompt, as the program wrote it;
+    answered no afterwards."""
+    s = Screen(tmp_path, width=80, height=height)
     try:
-        s.type("clear; yield --sandbox deposit --asset USDC --amount 10 --send", "Enter")
+        s.type(f"clear; yield --sandbox {flags}deposit --asset USDC --amount 10 --send", "Enter")
         s.wait_for(PROMPT, timeout=90)
         yield s, logical_lines(s)
         s.type("n", "Enter")
@@ -29,14 +29,46 @@ def send_review(tmp_path):
         s.close()
 
 
+@pytest.fixture
+def send_review(tmp_path):
+    yield from at_the_prompt(tmp_path)
+
+
 def test_no_line_of_the_send_review_is_wider_than_the_screen(send_review):
     _, lines = send_review
     too_wide = [line for line in lines if len(line) > 80]
     assert not too_wide, "\n".join(too_wide)
 
 
-def test_a_long_value_wraps_whole_under_itself(send_review):
+def test_the_review_up_to_its_prompt_fits_25_lines(send_review):
     _, lines = send_review
+    start = next(i for i, line in enumerate(lines) if line.startswith("deposit 10 USDC from "))
+    at = next(i for i, line in enumerate(lines) if line.startswith(PROMPT))
+    assert at - start + 1 <= 25, "\n".join(lines[start : at + 1])
+    assert lines[start + 5].startswith("Review: deposit on sandbox (message v0, blockhash ")
+
+
+def test_answering_yes_confirms_with_no_explorer_link_for_the_local_cluster(tmp_path):
+    s = Screen(tmp_path, width=80, height=60)
+    try:
+        s.type("clear; yield --sandbox deposit --asset USDC --amount 10 --send", "Enter")
+        s.wait_for(PROMPT, timeout=90)
+        s.type("y", "Enter")
+        screen = s.wait_for("APY (variable)", timeout=90)
+        assert re.search(r"^confirmed \w+", "\n".join(logical_lines(s)), re.M), screen
+        assert "explorer" not in screen and "127.0.0.1" not in screen
+    finally:
+        s.close()
+
+
+@pytest.fixture
+def full_review(tmp_path):
+    """The whole review (-v)."""
+    yield from at_the_prompt(tmp_path, "-v ", height=150)
+
+
+def test_a_long_value_wraps_whole_under_itself(full_review):
+    _, lines = full_review
     head = "      strategy_key: "
     start = next(i for i, line in enumerate(lines) if line.startswith(head))
     indent = " " * len(head)

@@ -48,7 +48,7 @@ def test_review_table_names_programs_and_simulation(chain):
     assert result.code == 0, result.stderr
     assert "fee payer" in result.stdout and "simulation: success" in result.stdout
     assert (
-        re.search(r"^ +\w{32,44} +source, writable$", result.stdout, re.M)
+        re.search(r"^ +writes: source [\w…]{9,44}, vault [\w…]{9,44}, position [\w…]{9,44}$", result.stdout, re.M)
         and "Sandbox strategy program" in result.stdout
     )
     assert "not resolved" not in result.stdout  # lookup-table accounts are read back through the RPC
@@ -71,7 +71,8 @@ def test_deposit_send_confirms_and_shows_the_refreshed_position(chain, ix):
     )
     assert result.code == 0, result.stderr
     body = result.json()
-    assert body["status"] == "confirmed" and body["signature"] and body["slot"] > 0 and body["explorer"]
+    assert body["status"] == "confirmed" and body["signature"] and body["slot"] > 0
+    assert body["explorer"] is None  # the sandbox is a local cluster: no public explorer link
     assert body["position"]["total_position_value"] == before + 10_000_000
     assert usdc_position(chain) == before + 10_000_000
 

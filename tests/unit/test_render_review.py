@@ -4,6 +4,7 @@ addresses shortened only when a line would not fit, amounts whole, losses red, n
 import io
 import re
 
+import pytest
 from rich.console import Console
 
 from yieldcli.cli.render import review_view as review
@@ -99,7 +100,7 @@ def result(*, fee=None, summary=None, before=1_250_750_000, change=-10_000_000, 
 FEE = {"base": 5000, "priority": 551, "total": 5551, "compute_unit_limit": 200_000, "compute_unit_price": 2755}
 
 
-def draw(width, res, *, colour=False):
+def draw(width, res, *, colour=False, full=False):
     console = Console(
         file=io.StringIO(),
         width=width,
@@ -109,8 +110,8 @@ def draw(width, res, *, colour=False):
     )
     # in the order the deposit flow draws them
     review.draw_effect(console, res["effect"], res.get("fee"))
-    review.draw_review(console, res["review"], cluster=res["cluster"], title="Review: deposit")
-    review.draw_simulation(console, res["simulation"])
+    review.draw_review(console, res["review"], cluster="sandbox", title="Review: deposit", full=full)
+    review.draw_simulation(console, res["simulation"], full=full)
     return console.file.getvalue()
 
 
@@ -123,7 +124,8 @@ def test_the_effect_and_the_fee_come_first_and_the_fee_adds_up():
     assert lines[0] == "deposit 10 USDC from 5PJ1…Vr9k to strategy sandbox-0000-4000-8000-000000000001"
     assert lines[1] == "  fee 0.000005551 SOL = base 0.000005 + priority 0.000000551"  # said once, with its parts
     assert "    up to 200,000 compute units at 2,755 micro-lamports each" in lines
-    assert lines.index("Review: deposit") > lines.index("  matches your request")
+    title = next(i for i, line in enumerate(lines) if line.startswith("Review: deposit on sandbox"))
+    assert title > lines.index("  matches your request")
     # The flow's summary names the priority part too: still said once, the line with its parts.
     with_priority = result(
         fee=FEE, summary="deposit 10 USDC from 5PJ1…Vr9k to strategy S; fee 0.000005551 SOL (priority 0.000000551)"
@@ -139,7 +141,7 @@ def test_no_fee_line_without_a_fee_or_with_one_that_is_not_whole_lamports():
 
 
 def test_at_80_columns_no_line_is_wider_and_addresses_are_shortened_only_where_needed():
-    text = draw(80, result(fee=FEE))
+    text = draw(80, result(fee=FEE), full=True)
     lines = plain_lines(text)
     assert max(map(len, lines)) <= 80, "\n".join(lines)
     # A line that fits keeps the whole address; one that would not fit has it shortened in the middle.
@@ -152,18 +154,51 @@ def test_at_80_columns_no_line_is_wider_and_addresses_are_shortened_only_where_n
 
 
 def test_at_200_columns_every_address_is_whole():
-    lines = plain_lines(draw(200, result(fee=FEE)))
+    lines = plain_lines(draw(200, result(fee=FEE), full=True))
     token_row = next(line for line in lines if line.startswith(SOURCE))
     assert token_row.split() == [SOURCE, "USDC", "1,250.75", "1,240.75", "-10.00", USDC, WALLET]
     assert any(line.split()[0] == TABLE and "entry 15 of this lookup table" in line for line in lines)
     assert not any("…" in line for line in lines[1:])  # only the service's own summary shortens the wallet
 
 
-def test_a_huge_amount_is_never_cut_even_when_the_row_cannot_fit():
-    text = "\n".join(plain_lines(draw(40, result(before=U128_MAX - 5, change=-(2**100)))))
+@pytest.mark.parametrize("full", [False, True])
+def test_a_huge_amount_is_never_cut_even_when_the_row_cannot_fit(full):
+    text = "\n".join(plain_lines(draw(40, result(before=U128_MAX - 5, change=-(2**100)), full=full)))
     assert "340,282,366,920,938,463,463,374,607,431,768.21145" in text
     assert "-1,267,650,600,228,229,401,496,703.205376" in text
     assert not re.search(r"[\d,.]…|…[\d,.]", re.sub(r"\b\w{4}…\w{4}\b", "", text))  # only addresses are shortened
+
+
+def test_in_brief_an_instruction_names_its_accounts_by_what_they_may_do_and_its_amount_in_token_units():
+    lines = plain_lines(draw(80, result(fee=FEE)))
+    assert lines[lines.index("  #2 Token Program transferChecked  " + TOKEN_PROGRAM) + 1 :][:4] == [
+        f"      mint: {USDC}; amount: 10 USDC",  # named: its account comes from a lookup table
+        f"      signs: authority {WALLET} (writable)",  # a line that fits keeps its addresses whole
+        "      writes: source 7tnd…gv7z, destination EMcd…VEiT",  # one that would not, shortened
+        "      reads: mint entry 15 of lookup table D8hi…wVSZ",
+    ]
+    assert "  fee payer " + WALLET + ": not signed" in lines
+    assert not any(line.lstrip().startswith(("source:", "ui_amount:", "Account ")) for line in lines)
+
+
+def test_in_brief_short_details_ride_on_the_verdict_line_and_long_ones_wrap_between_items():
+    res = result()
+    verdicts = [
+        {"index": 0, "ok": True, "reason": "sets the fee and compute limit"},
+        {"index": 1, "ok": True, "reason": "a transfer from your token account to the vault"},
+    ]
+    res["review"]["instructions"][1]["details"]["memo"] = "m" * 70  # no address, no amount: shortened too
+    console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
+    review.draw_review(console, res["review"], cluster="sandbox", title="Review: deposit", verdicts=verdicts)
+    lines = plain_lines(console.file.getvalue())
+    assert "      ✓ sets the fee and compute limit; micro_lamports: 2755" in lines
+    at = lines.index("      ✓ a transfer from your token account to the vault")
+    assert lines[at + 1] == "      mint: EPjF…Dt1v; amount: 10 USDC; memo: mmmm…mmmm"
+    narrow = Console(file=io.StringIO(), width=50, color_system=None, highlight=False)
+    review.draw_review(narrow, res["review"], cluster="sandbox", title="Review: deposit", verdicts=verdicts)
+    lines = plain_lines(narrow.file.getvalue())
+    at = lines.index("      mint: EPjF…Dt1v; amount: 10 USDC;")  # wrapped between items, hanging
+    assert lines[at + 1] == "        memo: mmmm…mmmm"
 
 
 def test_losses_are_red_gains_green():
@@ -210,3 +245,20 @@ def test_fit_line_shortens_only_addresses_and_only_when_needed():
     )
     # still too wide: the amount stays whole and the terminal wraps the line
     assert fit_line(10, "payer ", Address(WALLET), " pays 1,234,567.891") == "payer 5PJ1…Vr9k pays 1,234,567.891"
+
+
+def test_a_transaction_signed_by_all_with_no_intent_says_what_it_does_without_a_mismatch():
+    res = result(differences=["your USDC falls by 10 USDC, not asked for"])
+    res["effect"]["expected"]["action"] = "transaction"
+    console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
+    review.draw_effect(console, res["effect"], None, signed_by_all=True)
+    lines = plain_lines(console.file.getvalue())
+    assert lines[-2:] == [
+        "  every signature is there already: it is sent as it is, nothing is signed here",
+        "    • your USDC falls by 10 USDC, not asked for",
+    ]
+    console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
+    review.draw_effect(console, res["effect"], None)  # to be signed here: the intent must be stated
+    assert "  more than the network fee and rent (state the intent with --expect):" in plain_lines(
+        console.file.getvalue()
+    )

@@ -628,26 +628,27 @@ REFUSALS = [
     (
         "/deposit/tx",
         {**D, "amount": 1_250_750_001},
-        f"Insufficient balance: the wallet holds 1250750000 base units of {USDC} in {ata(DEMO_WALLET, USDC)}; "
-        "1250750001 requested",
+        # In token units with the symbol, as the user typed the amount
+        f"Insufficient balance: the wallet holds 1,250.75 USDC (token account {ata(DEMO_WALLET, USDC)}); "
+        "1,250.750001 USDC requested",
     ),
     (
         "/deposit/ix",
         {**D, "base_asset": by_symbol("USDS").mint, "all": True},
-        f"Insufficient balance: the wallet holds no {by_symbol('USDS').mint} "
-        f"in {ata(DEMO_WALLET, by_symbol('USDS').mint)} to deposit",
+        "Insufficient balance: the wallet holds no USDS "
+        f"(token account {ata(DEMO_WALLET, by_symbol('USDS').mint)}) to deposit",
     ),
     (
         "/withdraw/tx",
         {**D, "amount": 2_547_318_403},
-        "Insufficient balance: the position holds 2547318402 base units; "
-        "withdrawing 2547318403 takes 2547318403 (fee 2547319 included)",
+        "Insufficient balance: the position holds 2,547.318402 USDC; "
+        "withdrawing 2,547.318403 USDC takes 2,547.318403 USDC (fee 2.547319 USDC included)",
     ),
     (
         "/withdraw/ix",
         {**D, "amount": 2_547_318_402, "exclude_fees": True},
-        "Insufficient balance: the position holds 2547318402 base units; "
-        "withdrawing 2547318402 takes 2549865721 (fee 2547319 included)",
+        "Insufficient balance: the position holds 2,547.318402 USDC; "
+        "withdrawing 2,547.318402 USDC takes 2,549.865721 USDC (fee 2.547319 USDC included)",
     ),
     (
         "/withdraw/ix",

@@ -40,6 +40,25 @@ class InFlight:
     # is expected and settles it; one whose sender was killed or timed out must be acknowledged.
     detached: bool = False
 
+    def deadline(self, block_height: int | None = None) -> str:
+        """Until when it can land, for the person waiting: `until block height 280,000,150 (about 52 s
+        from now)` given the current height; a durable-nonce transaction, until its nonce moves on."""
+        if self.last_valid_block_height is None:
+            return f"until its durable nonce (account {self.nonce_account}) is used or advanced"
+        text = f"until block height {self.last_valid_block_height:,}"
+        if block_height is not None and block_height <= self.last_valid_block_height:
+            text += f" ({about((self.last_valid_block_height - block_height) * MS_PER_BLOCK)} from now)"
+        return text
+
+
+MS_PER_BLOCK = 400  # a block every slot of 400 ms, skipped slots aside: an estimate, said as "about"
+
+
+def about(ms: int) -> str:
+    """`about 52 s`, `about 3 min`: how long a wait is, roughly."""
+    seconds = (ms + 999) // 1000
+    return f"about {seconds} s" if seconds < 120 else f"about {(seconds + 59) // 60} min"
+
 
 _FIELDS = {f.name: f.type for f in fields(InFlight)}
 # Journals written before durable nonces lack these; their entries all have a block-height deadline.

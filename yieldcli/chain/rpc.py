@@ -34,7 +34,7 @@ from yieldcli.chain.rpc_types import (
     TransactionRecord,
 )
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, cluster_of, commitment_rank
-from yieldcli.urls import redact_url
+from yieldcli.urls import is_loopback, redact_url
 
 if TYPE_CHECKING:  # imported when an Rpc opens: solana-py costs ~230 ms
     from solana.rpc.async_api import AsyncClient
@@ -46,17 +46,19 @@ _MAX_STATUSES_PER_CALL = 256
 _MAX_ACCOUNTS_PER_CALL = 100
 
 
-def explorer_url(signature: Signature | str, rpc_url: str) -> str:
+def explorer_url(signature: Signature | str, rpc_url: str) -> str | None:
+    """The public explorer's page of the transaction; None for a local cluster (loopback), which a
+    public explorer cannot show once the local validator or sandbox is gone."""
     base = f"https://explorer.solana.com/tx/{signature}"
     cluster = cluster_of(rpc_url)
     if cluster == "mainnet-beta":
         return base
     if cluster in ("devnet", "testnet"):
         return f"{base}?cluster={cluster}"
-    host = (urlsplit(rpc_url).hostname or "").lower()
-    # Only a loopback URL is shown whole: elsewhere it may carry an API key.
-    custom = rpc_url if host in ("127.0.0.1", "localhost", "::1") else redact_url(rpc_url).removesuffix("/…")
-    return f"{base}?cluster=custom&customUrl={quote(custom, safe='')}"
+    if is_loopback(urlsplit(rpc_url).hostname):
+        return None
+    # Shown redacted: the URL may carry an API key.
+    return f"{base}?cluster=custom&customUrl={quote(redact_url(rpc_url).removesuffix('/…'), safe='')}"
 
 
 class Rpc(RpcErrors):

@@ -18,6 +18,7 @@ class Settled:
     failed: list[tuple[InFlight, SignatureStatus]] = field(default_factory=list)  # landed and failed: only a fee spent
     expired: list[InFlight] = field(default_factory=list)  # can never land
     pending: list[InFlight] = field(default_factory=list)  # may still land
+    block_height: int | None = None  # read before the statuses; None when no entry has a block-height deadline
 
 
 async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settled:
@@ -32,7 +33,7 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settl
     entries = journal.entries(cluster, wallet)
     if not entries:
         return out
-    over = await lifetimes_over(rpc, entries)
+    over, out.block_height = await lifetimes_over(rpc, entries)
     statuses = await rpc.signature_statuses([e.signature for e in entries])
     # An answer shorter than asked must not let an entry slip through unsettled: missing means unknown.
     statuses = list(statuses)[: len(entries)] + [None] * (len(entries) - len(statuses))
@@ -49,8 +50,9 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settl
     return out
 
 
-async def lifetimes_over(rpc: Any, entries: list[InFlight]) -> dict[str, bool]:
-    """By signature: has the entry's blockhash passed (or its durable nonce moved on)?
+async def lifetimes_over(rpc: Any, entries: list[InFlight]) -> tuple[dict[str, bool], int | None]:
+    """By signature: has the entry's blockhash passed (or its durable nonce moved on)? And the block
+    height read (None when no entry has a block-height deadline).
 
     Read BEFORE the statuses: a transaction the cluster does not know after its lifetime was over
     can never land. A nonce moves on when its transaction lands, too, so only a status seen after
@@ -59,15 +61,16 @@ async def lifetimes_over(rpc: Any, entries: list[InFlight]) -> dict[str, bool]:
     from yieldcli.chain.nonce import nonce_used
 
     over: dict[str, bool] = {}
+    height: int | None = None
     if any(e.last_valid_block_height is not None for e in entries):
         height = await rpc.block_height()
     for entry in entries:
         if entry.last_valid_block_height is not None:
-            over[entry.signature] = height > entry.last_valid_block_height
+            over[entry.signature] = height is not None and height > entry.last_valid_block_height
         elif entry.nonce_account is not None and entry.nonce_value is not None:
             over[entry.signature] = await nonce_used(
                 rpc, Pubkey.from_string(entry.nonce_account), Hash.from_string(entry.nonce_value)
             )
         else:
             over[entry.signature] = False  # neither a deadline nor a nonce: never assumed gone
-    return over
+    return over, height

@@ -22,7 +22,7 @@ from yieldcli.chain import transact_checks as checks
 from yieldcli.chain.ask_ahead import ask_ahead_check_reads, ask_ahead_for
 from yieldcli.chain.cluster_identity import check_same_cluster
 from yieldcli.chain.transact_checks import message_of
-from yieldcli.chain.transact_outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned
+from yieldcli.chain.transact_outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned, with_report
 from yieldcli.chain.transact_types import (
     ACTION_NOUNS,
     ACTIONS,
@@ -33,7 +33,7 @@ from yieldcli.chain.transact_types import (
     TransactOptions,
     UserRequest,
 )
-from yieldcli.errors import Declined, NetworkError, UsageError
+from yieldcli.errors import Declined, NetworkError, Refused, UsageError
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
@@ -97,6 +97,8 @@ async def prepare(
     }
     if to_review.service_answer is not None:
         result["service_answer"] = to_review.service_answer
+    if review.signers and not review.unsigned_signers:
+        result["nothing_to_sign"] = True  # every signature is there: sent as it is, no intent needed
 
     signers: list[Signer] = []
     if options.sign or options.send:
@@ -116,8 +118,10 @@ async def prepare(
                     kind="usage.missing_signers",
                 )
 
-    if options.send and journal is not None:
-        landed = await _landed_already(rpc, rpc_url, journal, options, hooks, tx, result)
+    if journal is not None and (options.send or (rpc is not None and not options.sign)):
+        # Sent, or inspected: a transaction that landed already ends in its outcome (with its slot),
+        # not in a simulation that fails because it was processed.
+        landed = await _landed_already(rpc, rpc_url, journal, options, hooks, tx, result, same_cluster=options.send)
         if landed is not None:
             return landed
 
@@ -157,15 +161,21 @@ async def _landed_already(
     hooks: Hooks,
     tx: VersionedTransaction,
     result: Result,
+    *,
+    same_cluster: bool = True,
 ) -> Outcome | None:
-    """Refuse an RPC on another cluster; the outcome of a transaction that already landed."""
+    """Refuse an RPC on another cluster (`same_cluster`: before a send); the outcome of a transaction
+    that already landed."""
     from yieldcli.chain.nonce import nonce_lifetime
     from yieldcli.chain.transact_send import report_if_landed
 
     # Before the simulation: on another cluster, or once landed, it would fail for that reason alone.
     # A durable nonce is no recent blockhash: `deadline_for` checks it against its nonce account.
     try:
-        await check_same_cluster(rpc, tx, options.expected_cluster, blockhash=nonce_lifetime(message_of(tx)) is None)
+        if same_cluster:
+            await check_same_cluster(
+                rpc, tx, options.expected_cluster, blockhash=nonce_lifetime(message_of(tx)) is None
+            )
         return await report_if_landed(rpc, rpc_url, journal, options, hooks, tx, result)
     except NetworkError:
         return None  # unreachable: the simulation step says so, and the check runs again before any send
@@ -179,26 +189,41 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
     hooks.on_review(prepared)
     if not prepared.asks_to_sign:
         result["transaction"] = prepared.review.transaction
-        result["status"] = "unsigned"
+        # Reviewed only: nothing signed here, the status says what the transaction carries.
+        carried = [s for s in prepared.review.signers if s.signed]
+        result["status"] = "signed" if prepared.nothing_to_sign else ("partially-signed" if carried else "unsigned")
         return Unsigned(result, prepared.review.transaction)
 
-    checks.refuse_before_signing(options, result, prepared.effect, hooks)
+    invalid = [s.address for s in prepared.review.signers if s.invalid]
+    if invalid:  # changed since it was signed, or signed for another message: never signed over nor passed on
+        raise with_report(
+            Refused(
+                f"refusing to sign or send: the signature of {', '.join(invalid)} does not verify against this "
+                "transaction (it was changed after it was signed); nothing was signed or sent",
+                kind="refused.signature",
+            ),
+            result,
+            "refused",
+        )
+    signing = not prepared.nothing_to_sign  # fully signed already: sent as it is, nothing signed here
+    checks.refuse_before_signing(options, result, prepared.effect, hooks, signing=signing)
     last_valid = prepared.last_valid_block_height
     if rpc is not None and last_valid is None:
         last_valid = await checks.deadline_for(rpc, tx)
 
-    verb = "Sign and send" if options.send else "Sign"
+    verb = ("Sign and send" if options.send else "Sign") if signing else "Send"
     # A device that could not sign this message (a Ledger with blind signing off) says so before
     # the person is asked, and before anything is sent to it to sign.
-    before_sign(prepared.signers, message_bytes(tx))
+    if signing:
+        before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
     noun = ACTION_NOUNS.get(prepared.request.action, "transaction")
     if not hooks.confirm(f"{verb} this {noun}?", prepared):
         raise Declined("declined; nothing was signed", kind="declined")
 
-    signed = sign_transaction(tx, prepared.signers)
-    if not signed.signed:
+    signed = sign_transaction(tx, prepared.signers if signing else ())
+    if signing and not signed.signed:
         raise UsageError(
             f"the keypair {prepared.signers[0].pubkey()} is not a signer of this transaction", kind="usage.not_a_signer"
         )

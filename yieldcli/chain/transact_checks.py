@@ -167,8 +167,11 @@ async def simulate(
     return simulation, check
 
 
-def refuse_before_signing(options: TransactOptions, result: Result, check: Check | None, hooks: Hooks) -> None:
-    """Nothing is signed that does not do what was asked: every refusal here comes before any signature."""
+def refuse_before_signing(
+    options: TransactOptions, result: Result, check: Check | None, hooks: Hooks, *, signing: bool = True
+) -> None:
+    """Nothing is signed that does not do what was asked: every refusal here comes before any signature.
+    Not `signing` (every signature is there already), no intent need be stated."""
     sim = result["simulation"]
     if (options.sign or options.send) and sim and not sim.get("skipped") and not sim["ok"]:
         raise with_report(
@@ -204,6 +207,8 @@ def refuse_before_signing(options: TransactOptions, result: Result, check: Check
         hooks.allowed_mismatch(list(check.differences))
         return
     if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
+        if not signing:
+            return
         raise with_report(
             Refused(
                 "refusing to sign: the transaction does more than pay the network fee, "

@@ -191,7 +191,7 @@ async def _settle_before_send(
         hooks.warn(f"your earlier {entry.action} {entry.signature} failed on chain in slot {status.slot}")
     _settle_detached(journal, settled, hooks)
     if settled.pending:
-        raise _earlier_pending(settled.pending[0])
+        raise _earlier_pending(settled.pending[0], settled.block_height)
     if not settled.landed:
         return
     lines = [
@@ -227,10 +227,10 @@ def _settle_detached(journal: Journal, settled: Settled, hooks: Hooks) -> None:
         settled.landed = [pair for pair in settled.landed if not pair[0].detached]
 
 
-def _earlier_pending(entry: InFlight) -> TransactionPending:
+def _earlier_pending(entry: InFlight, block_height: int | None = None) -> TransactionPending:
     return with_signature(
         TransactionPending(
-            f"an earlier {entry.action} ({entry.signature}) may still land; "
+            f"an earlier {entry.action} ({entry.signature}) may still land, {entry.deadline(block_height)}; "
             "not sending another until its fate is known",
             kind="tx.pending.earlier",
         ),
@@ -310,6 +310,15 @@ def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url
     why = (
         "the RPC says it was already processed, but does not show its status"
         if again
-        else f"still pending after the timeout (seen: {seen or 'not yet'})"
+        else f"still pending after the timeout (seen: {seen or 'not yet'}){_until(journal, sig)}"
     )
     return Pending(result, sig, why)
+
+
+def _until(journal: Journal, signature: str) -> str:
+    """`; it can land until block height N`, from its journal entry: until when to check on it."""
+    try:
+        entry = journal.find(signature)
+    except ConfigError:
+        return ""  # the journal's own error is said where it is read next
+    return f"; it can land {entry.deadline()}" if entry is not None else ""

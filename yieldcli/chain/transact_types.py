@@ -137,3 +137,9 @@ class Prepared:
     @property
     def asks_to_sign(self) -> bool:
         return self.options.sign or self.options.send
+
+    @property
+    def nothing_to_sign(self) -> bool:
+        """Every signature the transaction needs is there and verifies: it is sent as it is, and no
+        intent need be stated (nothing of the user's is signed; a stated one still holds)."""
+        return bool(self.result.get("nothing_to_sign"))  # decided once, by `transact.prepare`

@@ -143,7 +143,7 @@ def root(
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only data and errors."),
     verbose: bool = typer.Option(
-        False, "--verbose", "-v", help="Each request and its status on stderr (key redacted)."
+        False, "--verbose", "-v", help="Each request and its status on stderr (key redacted); whole reviews."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     sandbox: bool = typer.Option(False, "--sandbox", help="Use an embedded local sandbox: no key or network needed."),

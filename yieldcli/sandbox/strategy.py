@@ -42,6 +42,7 @@ from solders.system_program import TransferParams, transfer
 from solders.token.state import TokenAccount
 from solders.transaction import VersionedTransaction
 
+from yieldcli.amounts import format_units
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.program_elf import program_elf
 from yieldcli.sandbox.requests import Refusal, TransferRequest, amount_or_all, pubkey_param
@@ -60,7 +61,7 @@ from yieldcli.sandbox.vault import (
 )
 from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp
-from yieldcli.tokens import WSOL_MINT
+from yieldcli.tokens import WSOL_MINT, by_mint
 
 # ---- the strategy on the chain -------------------------------------------------------------------
 
@@ -133,7 +134,7 @@ class StrategyChain(ChainLedgerSync):
                     reserve += (self._rent if held is None else 0) + (self._position_rent if opens_position else 0)
                 available = in_account + max(self.runtime.get_balance(user) - reserve, 0)
                 amount = available if requested is None else requested
-                self._check_deposit(amount, available, mint, requested is None, "SOL (native and wrapped)")
+                self._check_deposit(amount, available, mint, decimals, requested is None, "native and wrapped")
                 wrap = max(amount - in_account, 0)
                 if wrap:
                     ixs += [
@@ -148,18 +149,19 @@ class StrategyChain(ChainLedgerSync):
                     raise Refusal(f"Token account {source} is not a {mint} account of {user}")
                 available = held.amount if held else 0
                 amount = available if requested is None else requested
-                self._check_deposit(amount, available, mint, requested is None, f"{mint} in {source}")
+                self._check_deposit(amount, available, mint, decimals, requested is None, f"token account {source}")
         # The program opens the user's position on the first deposit (rent from the payer).
         ixs.append(sp.deposit(user, payer, source, mint_key, strategy_id, amount))
         return self._transaction(ixs, payer, as_ix, "deposit_instructions")
 
     @staticmethod
-    def _check_deposit(amount: int, available: int, mint: str, everything: bool, what: str) -> None:
+    def _check_deposit(amount: int, available: int, mint: str, decimals: int, everything: bool, where: str) -> None:
         if everything and available == 0:
-            raise Refusal(f"Insufficient balance: the wallet holds no {what} to deposit")
+            raise Refusal(f"Insufficient balance: the wallet holds no {units_of(mint)} ({where}) to deposit")
         if amount > available:
             raise Refusal(
-                f"Insufficient balance: the wallet holds {available} base units of {what}; {amount} requested"
+                f"Insufficient balance: the wallet holds {in_units(available, mint, decimals)} ({where}); "
+                f"{in_units(amount, mint, decimals)} requested"
             )
 
     # -- withdraw
@@ -185,8 +187,9 @@ class StrategyChain(ChainLedgerSync):
                 total, fee = requested, withdrawal_fee(requested)
             if total > balance and not params.get("no_balance_checks"):
                 raise Refusal(
-                    f"Insufficient balance: the position holds {balance} base units; "
-                    f"withdrawing {requested} takes {total} (fee {fee} included)"
+                    f"Insufficient balance: the position holds {in_units(balance, mint, decimals)}; withdrawing "
+                    f"{in_units(requested or 0, mint, decimals)} takes {in_units(total, mint, decimals)} "
+                    f"(fee {in_units(fee, mint, decimals)} included)"
                 )
             ixs = [set_compute_unit_limit(COMPUTE_UNIT_LIMIT)]
             destination = given_account or programs.associated_token_address(user, mint_key)
@@ -337,3 +340,14 @@ __all__ = [
     "instruction_json",
     "withdrawal_fee",
 ]
+
+
+def units_of(mint: str) -> str:
+    """A mint as people name it: its symbol when known."""
+    known = by_mint(mint)
+    return known.symbol if known else mint
+
+
+def in_units(raw: int, mint: str, decimals: int) -> str:
+    """`1,247.245 USDC`: what the service says to a person is in token units, as the user typed them."""
+    return f"{format_units(raw, decimals, min_fraction=0)} {units_of(mint)}"

@@ -273,6 +273,12 @@ def status(
         raise TransactionExpired(
             f"transaction {signature} expired without landing; nothing was spent", kind="tx.expired"
         )
+    if result["status"] == "pending":
+        raise TransactionPending(
+            f"transaction {signature} is not seen yet; it can still land {result['deadline']}",
+            kind="tx.pending",
+            hint="check again later; once that passes unseen, it can never land",
+        )
     if result["status"] == "unknown":
         raise TransactionPending(
             f"transaction {signature} is unknown to the RPC {redact_url(rpc_url)}",
@@ -302,11 +308,21 @@ async def _status(session: "Session", rpc_url: str, signature: str) -> dict[str,
 
     async with Rpc(rpc_url, timeout=session.timeout()) as rpc:
         # Before the status: not seen once its blockhash passed (or its nonce moved on), it never lands.
-        over = (await lifetimes_over(rpc, [entry]))[signature] if entry is not None else False
+        over, height = (await lifetimes_over(rpc, [entry])) if entry is not None else ({}, None)
         statuses = await rpc.signature_statuses([signature])
         found = statuses[0] if statuses else None
+        if found is None and entry is not None and not over[signature]:
+            # Sent from here and not seen yet: it can land until its deadline, which the person is told.
+            return {
+                "signature": signature,
+                "status": "pending",
+                "last_valid_block_height": entry.last_valid_block_height,
+                "block_height": height,
+                "nonce_account": entry.nonce_account,
+                "deadline": entry.deadline(height),
+            }
         if found is None:
-            if over and journal is not None and entry is not None:  # `over` is only ever true with both
+            if entry is not None and journal is not None and over[signature]:
                 journal.remove(signature)
                 lifetime = (
                     {"nonce_account": entry.nonce_account}

@@ -17,7 +17,7 @@ from yieldcli.chain import transact
 from yieldcli.chain.journal import Journal
 from yieldcli.chain.transact import Hooks, TransactOptions
 from yieldcli.cli import cli_errors
-from yieldcli.cli.commands.txflow_report import hash_line, public_result, render_outcome, show_review
+from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
@@ -185,8 +185,13 @@ async def _run(
 
 
 def _prompts(session: Session, options: TxOptions, prepared: transact.Prepared) -> bool:
-    """A person answers before signing: on a terminal, without --yes or when the effect does not match."""
-    return session.env.interactive and (not options.yes or (prepared.effect is not None and not prepared.effect.ok))
+    """A person answers before signing: on a terminal, without --yes or when the effect does not match
+    what was asked (a transaction signed by all already, with no intent stated, asks nothing to match)."""
+    effect = prepared.effect
+    unmatched = effect is not None and not effect.ok
+    if prepared.nothing_to_sign and effect is not None and effect.expected.get("action") == "transaction":
+        unmatched = False
+    return session.env.interactive and (not options.yes or unmatched)
 
 
 class _Spinner:
@@ -241,7 +246,14 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
 
     def on_review(prepared: transact.Prepared) -> None:
         prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
-        show_review(out, prepared.result, prepared.request, prompting=prompting)
+        show_review(
+            out,
+            prepared.result,
+            prepared.request,
+            cluster=cluster_name(session, prepared.rpc_url),
+            prompting=prompting,
+            full=session.options.verbose,
+        )
 
     spinner = _Spinner(session, options.commitment)
     hooks = Hooks(

@@ -5,11 +5,13 @@ drives the pipeline and calls these."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from yieldcli.chain import transact_outcomes as ends
 from yieldcli.cli import cli_errors
 from yieldcli.cli.render.text import dumps
 from yieldcli.errors import YieldError
+from yieldcli.solana.cluster import cluster_of
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,7 +26,14 @@ def render_outcome(session: Session, out: Output, request: UserRequest, outcome:
     """The outcome for people or scripts; a non-zero end raises its error after the result is written."""
     result = outcome.result
     if isinstance(outcome, ends.Unsigned):
-        _finish(out, result, "not signed: add --sign to sign or --send to sign and send")
+        # The encoded transaction is for scripts (-o json) or for -v: on a screen it is a wall of base64.
+        notes = {
+            "signed": "reviewed only: it carries every signature it needs (send it with `yield tx send`)",
+            "partially-signed": "reviewed only: it still needs signatures from "
+            + ", ".join(s["address"] for s in result["review"]["signers"] if not s["signed"]),
+        }
+        note = notes.get(str(result.get("status")), "not signed: add --sign to sign or --send to sign and send")
+        _finish(out, result, note, encoded=session.options.verbose)
     elif isinstance(outcome, ends.Signed):
         _finish(
             out,
@@ -40,7 +49,9 @@ def render_outcome(session: Session, out: Output, request: UserRequest, outcome:
             result["position"] = _refreshed_position(session, request)
         earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
         confirmed = out.paint("confirmed", "green", stderr=False)
-        _finish(out, result, f"{confirmed} {outcome.signature} in slot {outcome.slot}{earlier}\n{result['explorer']}")
+        # No link for a local cluster (`explorer` is None): a public explorer cannot reach it.
+        link = f"\n{result['explorer']}" if result.get("explorer") else ""
+        _finish(out, result, f"{confirmed} {outcome.signature} in slot {outcome.slot}{earlier}{link}")
         if result.get("position") is not None:
             out.for_people(lambda: _draw_position(out, result["position"]))
     else:
@@ -83,33 +94,61 @@ def hash_line(message_hash: str) -> str:
     return f"message hash {message_hash}: compare it with your Ledger"
 
 
-def show_review(out: Output, result: dict[str, Any], request: UserRequest, *, prompting: bool = False) -> None:
-    """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows."""
+def cluster_name(session: Session, rpc_url: str) -> str:
+    """The cluster as people name it: `sandbox`, `mainnet-beta`, `devnet`, `testnet`, else the RPC's host
+    (and port), never the whole URL (it may carry a key, and a loopback port means nothing to read)."""
+    if session.options.sandbox and rpc_url == session.sandbox().rpc_url:  # its RPC, not one named with -u
+        return "sandbox"
+    named = cluster_of(rpc_url)
+    if named != "custom":
+        return named
+    parts = urlsplit(rpc_url)
+    host = parts.hostname or "?"
+    host = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"{host}:{port}" if port else host
+
+
+def show_review(
+    out: Output,
+    result: dict[str, Any],
+    request: UserRequest,
+    *,
+    cluster: str,
+    prompting: bool = False,
+    full: bool = False,
+) -> None:
+    """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows.
+    In brief to fit a screen; `full` (-v) draws every detail and account."""
 
     def paint(con: Console) -> None:
         from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
 
-        draw_effect(con, result.get("effect"), result.get("fee"))
+        draw_effect(con, result.get("effect"), result.get("fee"), signed_by_all=bool(result.get("nothing_to_sign")))
         draw_review(
             con,
             result["review"],
-            cluster=result["cluster"],
+            cluster=cluster,
             title=f"Review: {request.action}",
             verdicts=(result.get("effect") or {}).get("instructions"),
+            full=full,
         )
-        draw_simulation(con, result["simulation"])
+        draw_simulation(con, result["simulation"], full=full)
         if result.get("message_hash"):
             con.print(hash_line(result["message_hash"]), markup=False, highlight=False, soft_wrap=True)
 
     out.before_prompt(paint, prompting=prompting)
 
 
-def _finish(out: Output, result: dict[str, Any], note: str | None) -> None:
-    """The command's data: the whole result as JSON, or the transaction and a note for people."""
+def _finish(out: Output, result: dict[str, Any], note: str | None, *, encoded: bool = True) -> None:
+    """The command's data: the whole result as JSON, or (`encoded`) the transaction and a note for people."""
 
     def lines() -> list[str]:
         shown = []
-        if result.get("status") in ("unsigned", "signed", "partially-signed") and result.get("transaction"):
+        if encoded and result.get("status") in ("unsigned", "signed", "partially-signed") and result.get("transaction"):
             shown.append(f"transaction (base64): {result['transaction']}")
         if note:
             shown.append(note)

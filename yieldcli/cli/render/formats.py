@@ -69,16 +69,12 @@ class Table(Format):
     def wallet_pages(
         self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
-        draw = table_of(kind)
+        from yieldcli.cli.render import tables
+        from yieldcli.cli.resources import table_of as described
 
-        def paint(console: Any) -> None:
-            for n, (wallet, result) in enumerate(rows):
-                if n:
-                    console.print()
-                console.print(wallet, style="bold", markup=False)
-                draw(console, [typed for _, typed in result.entries], result.more_pages)
-
-        out.draw(paint)
+        table = described(kind)
+        assert not isinstance(table, str)  # many wallets' results are pages of a resource
+        out.draw(lambda console: tables.draw_wallets(console, table, rows))
 
     def object(self, out: Output, kind: str, body: Any, typed: Any) -> None:
         draw = table_of(kind)

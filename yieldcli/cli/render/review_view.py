@@ -18,6 +18,7 @@ from yieldcli import tokens
 from yieldcli.addresses import is_pubkey
 from yieldcli.amounts import format_units
 from yieldcli.cli.render import layout
+from yieldcli.cli.render import review_brief as brief
 from yieldcli.cli.render.layout import Address, Column
 from yieldcli.cli.render.text import printable
 
@@ -77,8 +78,11 @@ def draw_summary(console: Console, effect: dict[str, Any], fee: dict[str, Any] |
         _say(console, f"  {part}", "bold")
 
 
-def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, Any] | None = None) -> None:
-    """What the transaction does to the user, first: the summary, the fee, each balance change, every difference."""
+def draw_effect(
+    console: Console, effect: dict[str, Any] | None, fee: dict[str, Any] | None = None, *, signed_by_all: bool = False
+) -> None:
+    """What the transaction does to the user, first: the summary, the fee, each balance change, every difference.
+    `signed_by_all`: nothing will be signed, so with no intent stated what it does is said, not held against it."""
     if effect is not None:
         draw_summary(console, effect, fee)
     draw_fee(console, fee)
@@ -87,6 +91,11 @@ def draw_effect(console: Console, effect: dict[str, Any] | None, fee: dict[str, 
     _draw_changes(console, effect["observed"]["changes"])
     if effect["differences"]:
         asked = effect["expected"]["action"] != "transaction"
+        if not asked and signed_by_all:
+            _say(console, "  every signature is there already: it is sent as it is, nothing is signed here", "yellow")
+            for difference in effect["differences"]:
+                _say(console, f"    • {printable(difference)}")
+            return
         header = (
             "  does NOT match your request:"
             if asked
@@ -134,27 +143,60 @@ def _draw_changes(console: Console, changes: list[dict[str, Any]]) -> None:
 
 
 def draw_review(
-    console: Console, review: dict[str, Any], *, cluster: str, title: str, verdicts: list[dict[str, Any]] | None = None
+    console: Console,
+    review: dict[str, Any],
+    *,
+    cluster: str,
+    title: str,
+    verdicts: list[dict[str, Any]] | None = None,
+    full: bool = False,
 ) -> None:
-    """The transaction: who signs, and each instruction with the intent guard's verdict on it (when checked)."""
-    _say(console, title, "bold")
-    _line(console, "  cluster:          ", cluster)
-    _line(console, "  fee payer:        ", _addr(review["fee_payer"]))
-    _line(console, "  recent blockhash: ", _addr(review["recent_blockhash"]))
-    _line(console, f"  message version:  {review['version']}")
-    _say(console, "  signers:")
+    """The transaction: who signs, and each instruction with the intent guard's verdict on it (when checked).
+
+    In brief by default, to fit a screen: the cluster, version and blockhash on the title's line,
+    each instruction's accounts by what they may do; `full` (-v) adds every detail and account."""
+    by_index = {v["index"]: v for v in verdicts or ()}
+    if full:
+        _say(console, title, "bold")
+        _line(console, "  cluster:          ", cluster)
+        _line(console, "  fee payer:        ", _addr(review["fee_payer"]))
+        _line(console, "  recent blockhash: ", _addr(review["recent_blockhash"]))
+        _line(console, f"  message version:  {review['version']}")
+        _say(console, "  signers:")
+    else:
+        head = f"{title} on {cluster} (message v{review['version']}, blockhash "
+        _line(console, head, _addr(review["recent_blockhash"]), ")", style="bold")
     for s in review["signers"]:
         state = "signed" if s["signed"] else ("INVALID signature" if s["invalid"] else "not signed")
-        payer = " (fee payer)" if s["fee_payer"] else ""
-        _line(console, "    ", _addr(s["address"]), f"{payer}: {state}", style="red" if s["invalid"] else None)
-    by_index = {v["index"]: v for v in verdicts or ()}
+        if full:
+            payer = " (fee payer)" if s["fee_payer"] else ""
+            _line(console, "    ", _addr(s["address"]), f"{payer}: {state}", style="red" if s["invalid"] else None)
+        else:
+            who = "  fee payer " if s["fee_payer"] else "  signer "
+            _line(console, who, _addr(s["address"]), f": {state}", style="red" if s["invalid"] else None)
     for ix in review["instructions"]:
-        _draw_instruction(console, ix, by_index.get(ix["index"]))
+        _draw_instruction(console, ix, by_index.get(ix["index"]), full=full)
     for warning in review.get("warnings", ()):
         _say(console, f"  warning: {printable(warning)}", "yellow")
 
 
-def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, Any] | None = None) -> None:
+def _packed(console: Console, head: str, items: list[str], sep: str) -> None:
+    """`head` then the items joined by `sep`, wrapped between items (never inside one), hanging under
+    the head's margin."""
+    margin = " " * (len(head) - len(head.lstrip()) + 2)
+    line = head
+    for n, item in enumerate(items):
+        piece = item + (sep if n < len(items) - 1 else "")
+        if line != head and cell_len(line + piece.rstrip()) > console.width:
+            _say(console, line.rstrip())
+            line = margin
+        line += piece
+    _say(console, line.rstrip())
+
+
+def _draw_instruction(
+    console: Console, ix: dict[str, Any], verdict: dict[str, Any] | None = None, *, full: bool = True
+) -> None:
     kind = f" {ix['kind']}" if ix.get("kind") else ""
     unknown = "  UNKNOWN PROGRAM" if ix["unknown"] else ""
     _line(
@@ -165,22 +207,47 @@ def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, A
         style="bold red" if ix["unknown"] else "bold",
     )
     margin = " " * DETAIL_INDENT
+    items: list[str] = []
+    groups: list[tuple[str, list[str]]] = []
+    if not full:
+        # Each line with whole addresses when it fits the screen, else with them shortened in the middle.
+        whole_items, short_items = brief.detail_items(ix, shorten=False), brief.detail_items(ix)
+        items = whole_items if cell_len(margin + "; ".join(whole_items)) <= console.width else short_items
+        groups = [
+            whole if cell_len(f"{margin}{whole[0]}: {', '.join(whole[1])}") <= console.width else short
+            for whole, short in zip(
+                brief.account_groups(ix["accounts"], shorten=False), brief.account_groups(ix["accounts"]), strict=True
+            )
+        ]
     if verdict is not None:  # the text says `instruction N: …` for a refusal; here the header already numbers it
-        reason = str(verdict["reason"]).removeprefix(f"instruction {verdict['index'] + 1}: ")
+        reason = printable(str(verdict["reason"]).removeprefix(f"instruction {verdict['index'] + 1}: "))
         mark, style = ("✓", "green") if verdict["ok"] else ("✗", "red")
-        # A reason is never cut (it says why something is refused): wrapped to the screen, hanging under the mark.
-        _say(
-            console,
-            textwrap.fill(
-                printable(reason),
-                width=max(console.width, 40),
-                initial_indent=f"{margin}{mark} ",
-                subsequent_indent=f"{margin}  ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            ),
-            style,
-        )
+        tail = "; " + "; ".join(items)
+        if items and cell_len(f"{margin}{mark} {reason}{tail}") <= console.width:
+            # Short details ride on the verdict's line: `✓ sets the fee and compute limit; units: 200000`.
+            console.print(f"{margin}{mark} {reason}", style=style, end="", markup=False, highlight=False)
+            _say(console, tail)
+            items = []
+        else:
+            # A reason is never cut (it says why something is refused): wrapped to the screen, hanging under the mark.
+            _say(
+                console,
+                textwrap.fill(
+                    reason,
+                    width=max(console.width, 40),
+                    initial_indent=f"{margin}{mark} ",
+                    subsequent_indent=f"{margin}  ",
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                ),
+                style,
+            )
+    if not full:
+        if items:
+            _packed(console, margin, items, "; ")
+        for label, accounts in groups:
+            _packed(console, f"{margin}{label}: ", accounts, ", ")
+        return
     details = ix.get("details") or {}
     for key, value in details.items():
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
@@ -224,25 +291,30 @@ def _draw_instruction(console: Console, ix: dict[str, Any], verdict: dict[str, A
     )
 
 
-def draw_simulation(console: Console, simulation: dict[str, Any] | None) -> None:
+def draw_simulation(console: Console, simulation: dict[str, Any] | None, *, full: bool = False) -> None:
+    """Its verdict and compute units, the logs when it failed, the user's token balances before and after
+    (titled on a line of its own with `full`, else announced on the verdict's line)."""
     if simulation is None:
         return
     if simulation.get("skipped"):
         _say(console, f"simulation: skipped ({printable(simulation['skipped'])})", "yellow")
         return
     units = simulation.get("units_consumed")
+    changes = simulation.get("token_balance_changes") or []
     if simulation["ok"]:
-        _say(console, f"simulation: success, {units} compute units")
+        announce = "; your token balances:" if changes and not full else ""
+        _say(console, f"simulation: success, {units} compute units{announce}")
     else:
         _say(console, f"simulation: FAILED: {printable(str(simulation['error']))} ({units} compute units)", "bold red")
         for line in simulation.get("logs", ()):
             _say(console, f"    {printable(line)}")
-    changes = simulation.get("token_balance_changes") or []
     if changes:
-        _draw_token_changes(console, changes)
+        _draw_token_changes(
+            console, changes, title="Token balances (simulated)" if full or not simulation["ok"] else None
+        )
 
 
-def _draw_token_changes(console: Console, changes: list[dict[str, Any]]) -> None:
+def _draw_token_changes(console: Console, changes: list[dict[str, Any]], *, title: str | None) -> None:
     """Each token account of the user before and after: exact amounts, decimal points in a column."""
 
     def amounts(field: str) -> list[str]:
@@ -273,5 +345,5 @@ def _draw_token_changes(console: Console, changes: list[dict[str, Any]]) -> None
             Column("Mint", [printable(c.get("mint") or "") for c in changes], address=True, drop=2),
             Column("Owner", [printable(c.get("owner") or "") for c in changes], address=True, drop=1),
         ],
-        title="Token balances (simulated)",
+        title=title,
     )

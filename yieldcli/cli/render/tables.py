@@ -5,7 +5,7 @@ What each table shows and what it gives up first when narrow; fitting is `layout
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -70,9 +70,17 @@ _SHOWN: dict[str, Callable[[Any], str]] = {
 }
 
 
-def draw_page(console: Console, rows: list[Any], more_pages: dict[str, Any] | None, table: specs.PageTable) -> None:
+def draw_page(
+    console: Console,
+    rows: list[Any],
+    more_pages: dict[str, Any] | None,
+    table: specs.PageTable,
+    *,
+    apy_note: bool = True,
+) -> None:
     """A page of any resource, as its descriptor's `table` says: a totals row when every row is in one
-    known token, the footer that says how to get the other pages, the APY note."""
+    known token, the footer that says how to get the other pages, the APY note (unless `apy_note` is off:
+    said once under many tables)."""
     places = [table.decimals(r) for r in rows]
     total = _totals(rows, table.token) and places[0] is not None
     extra = 1 if total else 0
@@ -101,7 +109,27 @@ def draw_page(console: Console, rows: list[Any], more_pages: dict[str, Any] | No
     else:
         console.print(f"[bold]{table.title}[/bold]")
     _footer(console, rows, more_pages, table.noun)
-    if table.apy_note:
+    if table.apy_note and apy_note:
+        console.print(APY_NOTE, style="dim")
+
+
+def draw_wallets(console: Console, table: specs.PageTable, results: Iterable[tuple[str, Any]]) -> None:
+    """Many wallets' pages, in input order: a wallet with nothing on one line (`ADDRESS  no balances`),
+    the others under their address with their table; the APY note once, at the end."""
+    tables = 0
+    lines = 0
+    for wallet, result in results:
+        rows = [typed for _, typed in result.entries]
+        if not rows and not result.more_pages:
+            console.print(f"{printable(wallet)}  no {table.noun}", markup=False, highlight=False)
+            lines += 1
+            continue
+        if tables or lines:
+            console.print()
+        console.print(printable(wallet), style="bold", markup=False, highlight=False)
+        draw_page(console, rows, result.more_pages, table, apy_note=False)
+        tables += 1
+    if table.apy_note and tables:
         console.print(APY_NOTE, style="dim")
 
 
