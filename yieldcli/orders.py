@@ -102,6 +102,8 @@ def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, sign
         exclude_fees=bool(given("exclude_fees")),
         unwrap=bool(given("unwrap")),
         funds_recipient=given("funds_recipient"),
+        token_account=params.get("user_token_account"),
+        position=params.get("user_account"),
     )
 
 
@@ -266,6 +268,7 @@ def stated_request(
     payer: str | None = None,
     wallet: str | None = None,
     nonce: str | None = None,
+    strategy_id: str | None = None,
 ) -> UserRequest:
     """What a transaction built elsewhere must do, as stated by who hands it over: a deposit,
     withdrawal (`amount` base units, None: everything) or close of `mint`, or "transaction" (any:
@@ -277,4 +280,5 @@ def stated_request(
         )
     if action != "transaction" and mint is None:
         raise UsageError(f"a stated {action} names its asset", kind="usage.expect")
-    return UserRequest(action, payer, {k for k in (payer, wallet) if k}, wallet, mint=mint, amount=amount, nonce=nonce)
+    named = {k for k in (payer, wallet) if k}
+    return UserRequest(action, payer, named, wallet, strategy_id, mint=mint, amount=amount, nonce=nonce)

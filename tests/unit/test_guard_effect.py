@@ -380,3 +380,49 @@ def test_signatures_a_precompile_verifies_are_charged_like_the_messages():
     verify = Instruction(Pubkey.from_string("Ed25519SigVerify111111111111111111111111111"), bytes([3, 0]), [])
     message = MessageV0.try_compile(WALLET, [verify], [], Hash.default())
     assert network_fee(message) == 4 * 5_000  # the payer's signature and the three the precompile verifies
+
+
+def test_a_close_named_by_its_account_closes_that_position_and_no_other():
+    named = Intent(
+        "close-account", str(WALLET), str(WALLET), USDC, None, None, strategy_program=PINNED, position=str(POSITION)
+    )
+    other = sp.close(WALLET, ATA, Pubkey.from_string(USDC), OTHER_POSITION)
+    before, after = world(
+        **{
+            str(ATA): token(USDC, WALLET, 170_000_000),
+            str(OTHER_POSITION): None,
+            str(POSITION): position(S, 50_000_000, 60_000_000),
+            str(WALLET): system(10**9 - FEE + POSITION_RENT),
+            str(VAULT): token(USDC, sp.authority_address(), 430_000_000),
+        }
+    )
+    check = judge(named, [other], before, after)
+    assert any("names the position" in d for d in check.differences), check.differences
+
+
+def test_a_deposit_stated_without_a_strategy_goes_only_into_a_position_the_user_holds():
+    stated = Intent("deposit", str(WALLET), str(WALLET), USDC, 10_000_000, None, strategy_program=PINNED)
+    assert judge(stated, [deposit_ix()], *world()).ok  # the position exists: the review names its key
+    hidden = "a-strategy-nobody-named"
+    place = sp.position_address(WALLET, hidden, Pubkey.from_string(USDC))
+    before, after = world()
+    after[str(POSITION)] = before[str(POSITION)]
+    before[str(place)] = None
+    after[str(place)] = State(POSITION_RENT, 128, None, PINNED, position(hidden, 10_000_000, 10_000_000).data)
+    after[str(WALLET)] = system(10**9 - FEE - POSITION_RENT)
+    check = judge(stated, [deposit_ix(hidden)], before, after)
+    assert any("opens a position in a strategy you did not name" in d for d in check.differences), check.differences
+
+
+def test_a_priority_fee_nobody_asked_for_is_refused_above_its_small_ceiling():
+    from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
+
+    before, after = world()
+    pricey = [set_compute_unit_limit(200_000), set_compute_unit_price(45_000_000), deposit_ix()]
+    message = MessageV0.try_compile(WALLET, pricey, [], Hash.default())
+    fee = 5_000 + 9_000_000
+    after[str(WALLET)] = system(10**9 - fee)
+    check = compare(DEPOSIT, before, after, fee=fee, resolved=resolve(message), priority_fee=9_000_000)
+    assert any("a priority fee of 0.009 SOL that you did not ask for" in d for d in check.differences)
+    asked = Intent(**{**DEPOSIT.__dict__, "max_priority_fee": None})  # the user set a priority fee or a fee cap
+    assert compare(asked, before, after, fee=fee, resolved=resolve(message), priority_fee=9_000_000).ok

@@ -106,6 +106,13 @@ def network_fee(message: Message | MessageV0) -> int:
     return signatures * LAMPORTS_PER_SIGNATURE + -(-price * units // _MICRO_LAMPORTS)
 
 
+def signature_fee(message: Message | MessageV0) -> int:
+    """The part of the network fee the signatures cost (the message's and those precompiles verify)."""
+    keys = [str(k) for k in message.account_keys]
+    verified = [bytes(ix.data) for ix in message.instructions if keys[ix.program_id_index] in PRECOMPILES]
+    return (message.header.num_required_signatures + sum(d[0] for d in verified if d)) * LAMPORTS_PER_SIGNATURE
+
+
 def writable_addresses(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> list[str]:
     """Every account the message may write, lookup-table accounts resolved; raise if one cannot be."""
     keys = [str(k) for k in message.account_keys]

@@ -89,6 +89,7 @@ def intent_of(
     `nonce` is the durable-nonce account the transaction was built on at the user's request."""
     keypair = signers[0] if signers else None
     from yieldcli.chain.guard.intent import DEFAULT_MAX_SOL_COST, Intent
+    from yieldcli.chain.guard.intent import UNASKED_PRIORITY_FEE as UNASKED
 
     signer = str(keypair.pubkey()) if keypair is not None else None
     action = request.action if request.action in ACTIONS else "transaction"
@@ -114,6 +115,9 @@ def intent_of(
         signers=tuple(str(s.pubkey()) for s in signers),
         nonce=nonce or request.nonce,
         token_account=request.token_account,
+        position=request.position,
+        # The user's own priority fee or fee cap is checked when the fee is set (`budget`).
+        max_priority_fee=None if options.priority_fee is not None or options.max_fee is not None else UNASKED,
     )
 
 
@@ -194,8 +198,8 @@ def refuse_before_signing(
                     f"refusing to sign: what the transaction does could not be checked ({why}{detail}); "
                     "nothing was signed",
                     kind="refused.unchecked",
-                    hint="a transaction is signed only after its simulation proves its effect; check the RPC "
-                    "(-u) and that every account the transaction names exists",
+                    hint="a transaction is signed only after its simulation proves its effect; check that the "
+                    "RPC can be reached and that every account the transaction names exists",
                 ),
                 result,
                 "refused",

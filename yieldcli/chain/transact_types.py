@@ -48,6 +48,7 @@ class UserRequest:
     funds_recipient: str | None = None  # close-account: who the user named to receive the position's remainder
     nonce: str | None = None  # the durable-nonce account the user asked the transaction to be built on
     token_account: str | None = None  # the user's token account named for the deposit or the payout
+    position: str | None = None  # close-account: the fund account (position) the user named by its address
 
 
 @dataclass

@@ -147,6 +147,12 @@ def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, h
         problems.append("targets a position that is not one of yours")
     else:
         expect("the position", call.position, layout.position_address(wallet, key, mint))
+    if intent.position is not None:
+        expect("the position", call.position, intent.position)
+    opens = holdings.positions.get(call.position or "", (None, None))[0] is None
+    if intent.strategy is None and call.kind == "deposit" and opens:
+        # No strategy named (a transaction handed over): money goes only into a position the user holds.
+        problems.append(f"opens a position in a strategy you did not name (key {(key or b'').hex()[:8]}…)")
     expect("the vault", call.vault, layout.vault_address(mint))
     expect("the authority", call.authority, layout.authority_address())
     text: Callable[[int], str] = lambda n: amount_text(n, mint, {})  # noqa: E731 - one short formatter

@@ -61,6 +61,11 @@ def compare(
         holdings, calls, resolved, inner, fee=fee, decimals=decimals, trusted_received=received
     )
     diffs += effect_diffs
+    if intent.max_priority_fee is not None and priority_fee > intent.max_priority_fee:
+        diffs.append(
+            f"a priority fee of {amount_text(priority_fee, None, decimals)} that you did not ask for "
+            f"(more than the {amount_text(intent.max_priority_fee, None, decimals)} accepted when you set none)"
+        )
     if received:
         want = intent.amount if intent.amount is not None else _held(holdings, str(intent.mint))
         if sum(received.values()) != want:

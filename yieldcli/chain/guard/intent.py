@@ -8,6 +8,8 @@ from typing import Any
 from yieldcli.solana.programs import PROGRAM_NAMES
 
 DEFAULT_MAX_SOL_COST = 10_000_000  # 0.01 SOL: fee plus rent a transaction may take without a flag
+# A priority fee the service set, accepted when the user set none: 0.0001 SOL (20 times the base fee).
+UNASKED_PRIORITY_FEE = 100_000
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class Intent:
     signers: tuple[str, ...] = ()  # the keys we sign with: the payer is the user's when it is one of them
     nonce: str | None = None  # the durable-nonce account the user asked this transaction to be built on
     token_account: str | None = None  # the user's token account named for the deposit's source or the payout
+    position: str | None = None  # close-account: the position the user named by its address
+    max_priority_fee: int | None = UNASKED_PRIORITY_FEE  # None: the user set the priority fee or a fee cap
 
     @property
     def payer_is_users(self) -> bool:
@@ -52,6 +56,7 @@ class Intent:
             "recipient": self.funds_recipient,
             "nonce": self.nonce,
             "token_account": self.token_account,
+            "position": self.position,
             "trusted_destinations": [{"destination": d, "mint": m} for d, m in self.trusted],
         }
 

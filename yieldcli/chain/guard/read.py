@@ -20,7 +20,7 @@ from yieldcli.chain.guard.pinned import pinned_program
 from yieldcli.chain.guard.trusted import trusted_destinations
 from yieldcli.chain.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
 from yieldcli.chain.rpc_types import Simulation
-from yieldcli.chain.state import LAMPORTS_PER_SIGNATURE, State, network_fee, state_of, writable_addresses
+from yieldcli.chain.state import State, network_fee, signature_fee, state_of, writable_addresses
 from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
 
@@ -77,7 +77,7 @@ async def check_transaction(
     known = {str(k): info for k, info in around.also.items()}
     decimals = await _mints(rpc, known, before, after)
     fee = network_fee(message)
-    priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE
+    priority = fee - signature_fee(message)
     return compare(
         intent,
         before,
