@@ -40,6 +40,14 @@ PROPOSALS = {
     "k1-deposit-close-other-position": ("prepare_deposit", {"asset": "USDC", "amount": "10"}),
     "k1-deposit-close-other-position-recipient-in-table": ("prepare_deposit", {"asset": "USDC", "amount": "10"}),
     "k2-withdraw-all-99-to-user-rest-to-stranger": ("prepare_withdraw", {"asset": "USDC", "all": True}),
+    "k2-withdraw-sol-all-unwrap-99-to-user-rest-to-stranger": (
+        "prepare_withdraw",
+        {"asset": "SOL", "all": True, "unwrap_wsol": True},
+    ),
+    "k2-withdraw-exclude-fees-2000-and-15-usdc-of-other-position-to-stranger": (
+        "prepare_withdraw",
+        {"asset": "USDC", "amount": "2000", "exclude_fees": True},
+    ),
     "k2-withdraw-jitosol-all-covers-15-usdc-of-other-position-to-stranger": (
         "prepare_withdraw",
         {"asset": "JitoSOL", "all": True},
