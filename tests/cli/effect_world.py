@@ -50,6 +50,26 @@ def prepare_chain(w: World) -> None:
         w.runtime.create_associated_token_account(w.stranger, mint)
 
 
+def _shared(tmp_path_factory):
+    world = shared_world(tmp_path_factory)
+    yield world
+    world.stand_in.stop()
+    world.sandbox.stop()
+
+
+def fixtures(*, flows: bool = False):
+    """The fixtures a test module holds to use this world: `shared` (one world for the module) and
+    `world` (the shared world, given this test's `yield`). With `flows`, the module's tests change the
+    positions on purpose; otherwise a test whose positions an earlier test changed fails at once."""
+
+    def _world(shared, run) -> World:
+        if flows:
+            shared.positions = positions(shared)
+        return each_test(shared, run)
+
+    return pytest.fixture(scope="module", name="shared")(_shared), pytest.fixture(name="world")(_world)
+
+
 def each_test(world: World, run) -> World:
     """The module's world for one test: this test's `yield` (its own HOME), no doctor left from another."""
     if positions(world) != world.positions:

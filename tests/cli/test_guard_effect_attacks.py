@@ -26,18 +26,7 @@ from tests.cli.stand_in import USDC_MINT, USER_ATA, WALLET
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID
 from yieldcli.solana import strategy_program as sp
 
-
-@pytest.fixture(scope="module")
-def shared(tmp_path_factory):
-    world = ew.shared_world(tmp_path_factory)
-    yield world
-    world.stand_in.stop()
-    world.sandbox.stop()
-
-
-@pytest.fixture
-def world(shared, run):
-    return ew.each_test(shared, run)
+shared_world, world_of_a_test = ew.fixtures()
 
 
 # `--send` and `tx sign --expect` for every attack (the service's path, and the path that names no

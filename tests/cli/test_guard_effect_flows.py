@@ -31,18 +31,7 @@ DEPOSIT_SOL = Request(
 )
 
 
-@pytest.fixture(scope="module")
-def shared(tmp_path_factory):
-    world = ew.shared_world(tmp_path_factory)
-    yield world
-    world.stand_in.stop()
-    world.sandbox.stop()
-
-
-@pytest.fixture
-def world(shared, run):
-    shared.positions = ew.positions(shared)  # these flows change positions: each starts from what it finds
-    return ew.each_test(shared, run)
+shared_world, world_of_a_test = ew.fixtures(flows=True)
 
 
 def confirmed(result) -> dict:
