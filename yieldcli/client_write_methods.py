@@ -131,7 +131,17 @@ class ClientWrites:
 
         settings = self._chain()
         request, obtain = given_order(
-            settings, transaction, action, asset, amount, raw, all, payer=payer, wallet=wallet, nonce=nonce
+            settings,
+            transaction,
+            action,
+            asset,
+            amount,
+            raw,
+            all,
+            payer=payer,
+            wallet=wallet,
+            nonce=nonce,
+            strategy=self._reads.strategy,
         )
         return prepare_given(settings, request, obtain, Limits(**limits))
 

@@ -173,6 +173,7 @@ def given_order(
     payer: str | None,
     wallet: str | None,
     nonce: str | None = None,
+    strategy: str | None = None,
 ) -> tuple[UserRequest, Obtain]:
     """A transaction built elsewhere and what its sender says it does (`action` of `asset`), as the
     pipeline takes them; an amount in token units needs a known token's decimals."""
@@ -191,6 +192,7 @@ def given_order(
         payer=check_pubkey(payer, "payer") if payer else None,
         wallet=check_pubkey(wallet, "wallet") if wallet else None,
         nonce=check_pubkey(nonce, "nonce") if nonce else None,
+        strategy_id=strategy,
     )
     return request, given(tx)
 

@@ -281,4 +281,4 @@ def stated_request(
     if action != "transaction" and mint is None:
         raise UsageError(f"a stated {action} names its asset", kind="usage.expect")
     named = {k for k in (payer, wallet) if k}
-    return UserRequest(action, payer, named, wallet, strategy_id, mint=mint, amount=amount, nonce=nonce)
+    return UserRequest(action, payer, named, wallet, strategy_id, mint=mint, amount=amount, nonce=nonce, trust=False)

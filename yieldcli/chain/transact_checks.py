@@ -111,7 +111,7 @@ def intent_of(
         max_sol_cost=max_sol_cost,
         strategy_program=options.strategy_program,
         funds_recipient=request.funds_recipient,
-        trust_file=options.trust_file,
+        trust_file=options.trust_file if request.trust else None,
         signers=tuple(str(s.pubkey()) for s in signers),
         nonce=nonce or request.nonce,
         token_account=request.token_account,

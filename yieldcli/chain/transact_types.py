@@ -49,6 +49,7 @@ class UserRequest:
     nonce: str | None = None  # the durable-nonce account the user asked the transaction to be built on
     token_account: str | None = None  # the user's token account named for the deposit or the payout
     position: str | None = None  # close-account: the fund account (position) the user named by its address
+    trust: bool = True  # destinations the user trusts apply (never to a transaction handed over)
 
 
 @dataclass

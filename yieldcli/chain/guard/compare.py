@@ -136,7 +136,8 @@ def _context(intent: Intent, holdings: Holdings, resolved: Resolved) -> Context:
         frozenset(owned | set(holdings.controlled) | set(holdings.positions) | holdings.holding_key),
         frozenset(wsol),
         intent.funds_recipient,
-        intent.mint if intent.strategy else None,  # trust is per strategy: none named, none applies
+        # Trust is per strategy, and only for what `yield` asked the service for: none named, none applies.
+        intent.mint if intent.strategy and intent.trust_file else None,
         intent.trusted,
         _trust_cap(intent, holdings),
         intent.mint,

@@ -139,7 +139,11 @@ def _run_on(
 
     action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
     tx = decode_transaction(text)
-    request = stated_request(action, mint=mint, amount=amount, payer=payer, wallet=wallet, nonce=nonce)
+    # A stated deposit goes into the strategy `yield` is set to, when it is set to one (the guard names it).
+    strategy = session.settings.value("strategy") if action != "transaction" else None
+    request = stated_request(
+        action, mint=mint, amount=amount, payer=payer, wallet=wallet, nonce=nonce, strategy_id=strategy or None
+    )
     options.given_transaction = True  # its cluster: the one its blockhash is known on
     run(session, out, options, request, given(tx))
 
