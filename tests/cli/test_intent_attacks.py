@@ -163,7 +163,7 @@ def test_verdicts_are_in_the_json_and_the_review(world):
     assert any("pinned for this cluster" in fact for fact in shown["effect"]["verified"])
     table = world.yield_(*DEPOSIT, "-o", "table")
     assert "      ✗ System Assign of your wallet" in table.stdout, table.stdout
-    assert "      ✓ the strategy's pinned program; what it moves is checked in the simulation" in table.stdout
+    assert "✓ the strategy's deposit of strategy sandbox-0000-4000-8000-000000000001" in table.stdout
 
 
 def test_the_python_client_with_an_always_yes_confirm_is_refused(world):

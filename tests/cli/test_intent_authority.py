@@ -147,7 +147,7 @@ APPENDED = {
         drain_delegated,
         "Token TransferChecked from your account",
     ),
-    "SOL to a stranger": (sol_to_stranger, "System Transfer of 100000000 lamports from your wallet"),
+    "SOL to a stranger": (sol_to_stranger, "System Transfer of 0.1 SOL from your wallet"),
 }
 
 ACTIONS = {
