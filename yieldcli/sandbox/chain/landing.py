@@ -144,6 +144,7 @@ class Landing(ExecutionHelpers):
             compute_unit_price=compute_budget(tx.message)[0],
         )
         self._remember(record)
+        self._clock.transactions += 1
         self._sends.pop(signature, None)
         self._advance()
         self._save()
