@@ -93,6 +93,7 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         self._lock = SyncedLock(raw_lock, self._sync)
         self.faults = Faults()
         self.on_confirmed = on_confirmed
+        self.landed_hooks: list[Callable[[], object]] = []
         self._programs: dict[Pubkey, bytes] = {}  # added with add_program; not persisted
         self._records: OrderedDict[str, TxRecord] = OrderedDict()
         self._tracked: set[str] = set()

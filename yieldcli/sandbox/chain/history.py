@@ -28,7 +28,7 @@ class History:
     slot_ms: int
     transactions: int  # ever landed
     records: tuple[TxRecord, ...]  # oldest first
-    _keys: dict[str, list[str]] = field(default_factory=dict, compare=False, repr=False)
+    _keys: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def by_slot(self) -> dict[int, list[TxRecord]]:
@@ -56,9 +56,24 @@ class History:
 
     def account_keys(self, record: TxRecord) -> list[str]:
         """Every account the transaction named: its own keys, then those loaded from lookup tables."""
-        keys = self._keys.get(record.signature)
-        if keys is None:
-            tx = VersionedTransaction.from_bytes(base64.b64decode(record.transaction))
-            keys = [str(k) for k in tx.message.account_keys] + record.loaded_writable + record.loaded_readonly
-            self._keys[record.signature] = keys
-        return keys
+        return self._described(record)[0]
+
+    def written(self, record: TxRecord) -> list[str]:
+        """The accounts the transaction could write (what account and program subscriptions hear about)."""
+        return self._described(record)[1]
+
+    def _described(self, record: TxRecord) -> tuple[list[str], list[str]]:
+        found = self._keys.get(record.signature)
+        if found is None:
+            message = VersionedTransaction.from_bytes(base64.b64decode(record.transaction)).message
+            own = [str(k) for k in message.account_keys]
+            h = message.header
+            signers, unsigned_writable = h.num_required_signatures, len(own) - h.num_readonly_unsigned_accounts
+            writable = [
+                k
+                for i, k in enumerate(own)
+                if (i < signers - h.num_readonly_signed_accounts) or (signers <= i < unsigned_writable)
+            ]
+            found = (own + record.loaded_writable + record.loaded_readonly, writable + record.loaded_writable)
+            self._keys[record.signature] = found
+        return found

@@ -142,7 +142,7 @@ class LedgerMethods(Answering):
         address = str(pubkey(param(params, 0)))
         config = options(params, 1)
         at_least_confirmed(config)
-        limit = config.get("limit", MAX_SIGNATURES)
+        limit = config.get("limit") or MAX_SIGNATURES
         if type(limit) is not int or not 1 <= limit <= MAX_SIGNATURES:
             raise Invalid(f"Invalid limit; max {MAX_SIGNATURES}")
         before, until = config.get("before"), config.get("until")

@@ -55,12 +55,13 @@ def param(params: list[Any], index: int, default: Any = _MISSING) -> Any:
 
 
 def options(params: list[Any], index: int) -> dict[str, Any]:
+    """The configuration object at `index`; a field given as null is as if left out (as a validator reads it)."""
     value = param(params, index, None)
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise Invalid(f"Invalid params: parameter {index + 1} must be a configuration object")
-    return value
+    return {k: v for k, v in value.items() if v is not None}
 
 
 def pubkey(value: Any) -> Pubkey:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
+from solders.account import Account
 from solders.transaction import VersionedTransaction
 
 from yieldcli.sandbox.rpc.cluster import ClusterMethods
@@ -31,6 +32,7 @@ from yieldcli.sandbox.rpc.encoding import unknown
 from yieldcli.sandbox.rpc.history import LedgerMethods
 from yieldcli.sandbox.rpc.methods import Methods, SandboxControls
 from yieldcli.sandbox.rpc.params import dump, error, param
+from yieldcli.sandbox.rpc.pubsub import PubSubServer, bind_pair
 from yieldcli.sandbox.rpc.tokens import AccountSearches
 from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, TxRecord
 
@@ -88,10 +90,12 @@ class RpcServer(Served, Methods, LedgerMethods, ClusterMethods, AccountSearches,
         self.runtime = runtime
         if on_confirmed is not None:
             runtime.on_confirmed = on_confirmed
-        self._httpd = ThreadingHTTPServer((host, port), _Handler)
+        # PubSub listens on the next port, as solana-test-validator's does: clients find it there.
+        self._httpd, pubsub_socket = bind_pair(host, port, lambda p: ThreadingHTTPServer((host, p), _Handler))
         self._httpd.daemon_threads = True
         self._httpd.rpc = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
+        self.pubsub = PubSubServer(runtime, pubsub_socket, self._notified_account)
         self.version = (SOLANA_CORE_VERSION, FEATURE_SET)
         self.address = (str(self._httpd.server_address[0]), int(self._httpd.server_address[1]))
         self._methods: dict[str, Callable[[list[Any]], Any]] = {
@@ -214,6 +218,28 @@ class RpcServer(Served, Methods, LedgerMethods, ClusterMethods, AccountSearches,
                 raise
             return error(rid, -32603, f"Internal error: {exc}")
         return {"jsonrpc": "2.0", "result": result, "id": rid}
+
+    @property
+    def ws_url(self) -> str:
+        return self.pubsub.url
+
+    def start(self) -> Self:
+        if self._thread is None:
+            self.pubsub.start()
+            self.runtime.landed_hooks.append(self.pubsub.poke)
+        return super().start()
+
+    def stop(self) -> None:
+        if self.pubsub.poke in self.runtime.landed_hooks:
+            self.runtime.landed_hooks.remove(self.pubsub.poke)
+        self.pubsub.stop()
+        super().stop()
+
+    def _notified_account(self, account: Account | None, config: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            return self._account(account, config, "binary")
+        except RuntimeRpcError:  # too long for base58: a notification cannot be refused, so base64
+            return self._account(account, {**config, "encoding": "base64"}, "base64")
 
     def _check_config(self, params: list[Any]) -> None:
         """What every method's configuration object may hold: a known commitment, a reached minContextSlot."""
