@@ -123,16 +123,18 @@ def serve(
         ) from None
     _emit(
         session,
-        {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url},
+        {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url, "ws_url": server.rpc.ws_url},
         [
             f"sandbox service at {server.url}",
             f"API key: {server.api_key}",
-            f"Solana RPC at {server.rpc_url}",
+            f"Solana RPC at {server.rpc_url}, PubSub (WebSocket) at {server.rpc.ws_url}",
             f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
         ],
     )
     record = state.parent / SERVER_FILE
-    _write_private(record, {"url": server.url, "rpc_url": server.rpc_url, "pid": os.getpid()})
+    _write_private(
+        record, {"url": server.url, "rpc_url": server.rpc_url, "ws_url": server.rpc.ws_url, "pid": os.getpid()}
+    )
     try:
         server.serve_forever()
     finally:
@@ -171,6 +173,7 @@ def info(ctx: typer.Context) -> None:
         lines += [
             f"service URL:   {running['url']}",
             f"Solana RPC:    {running['rpc_url']}",
+            f"PubSub:        {running.get('ws_url', 'not told (started by an older yield)')}",
             "API key:       printed by `yield sandbox serve` when it started",
         ]
     else:
@@ -277,4 +280,7 @@ def _running_server(path: Path) -> dict[str, Any] | None:
         os.kill(int(body["pid"]), 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return {"url": str(body.get("url")), "rpc_url": str(body.get("rpc_url")), "pid": int(body["pid"])}
+    running = {"url": str(body.get("url")), "rpc_url": str(body.get("rpc_url")), "pid": int(body["pid"])}
+    if isinstance(body.get("ws_url"), str):
+        running["ws_url"] = body["ws_url"]
+    return running
