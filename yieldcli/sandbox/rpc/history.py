@@ -12,7 +12,7 @@ from yieldcli.sandbox.chain.history import History
 from yieldcli.sandbox.chain.records import TxRecord
 from yieldcli.sandbox.rpc.cluster import ACTIVATED_STAKE
 from yieldcli.sandbox.rpc.encoding import DETAILS, transaction_with_meta, unknown
-from yieldcli.sandbox.rpc.params import Answering, Invalid, options, param, pubkey
+from yieldcli.sandbox.rpc.params import Answering, Invalid, encoding_options, options, param, pubkey
 from yieldcli.sandbox.runtime import RuntimeRpcError
 from yieldcli.solana import programs
 
@@ -59,7 +59,7 @@ class LedgerMethods(Answering):
 
     def _get_block(self, params: list[Any]) -> dict[str, Any]:
         slot = _slot(param(params, 0))
-        config = options(params, 1)
+        config = encoding_options(params, 1)
         at_least_confirmed(config)
         encoding = config.get("encoding", "json")
         details = config.get("transactionDetails", "full")
@@ -124,7 +124,7 @@ class LedgerMethods(Answering):
         return {"commitment": None, "totalStake": ACTIVATED_STAKE}
 
     def _get_transaction(self, params: list[Any]) -> dict[str, Any] | None:
-        config = options(params, 1)
+        config = encoding_options(params, 1)
         at_least_confirmed(config)
         signature = param(params, 0)
         if not isinstance(signature, str) or len(b58decode_or_empty(signature)) != 64:

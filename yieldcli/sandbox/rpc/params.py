@@ -64,6 +64,12 @@ def options(params: list[Any], index: int) -> dict[str, Any]:
     return {k: v for k, v in value.items() if v is not None}
 
 
+def encoding_options(params: list[Any], index: int) -> dict[str, Any]:
+    """`options`, where an older client may give the encoding alone, as a bare string (getBlock, getTransaction)."""
+    value = param(params, index, None)
+    return {"encoding": value} if isinstance(value, str) else options(params, index)
+
+
 def pubkey(value: Any) -> Pubkey:
     if isinstance(value, str):
         try:
