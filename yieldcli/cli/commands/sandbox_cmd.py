@@ -244,6 +244,44 @@ def airdrop(
     _emit(session, result, [f"gave {what} to {address}"])
 
 
+_STATUSES = {"live": "Live", "paused": "Paused", "withdraw-only": "WithdrawOnly", "withdrawonly": "WithdrawOnly"}
+
+
+@sandbox_app.command("fund-status")
+def fund_status(
+    ctx: typer.Context,
+    asset: str = typer.Argument(..., metavar="ASSET", help="The fund's token: a symbol or mint, e.g. USDC."),
+    status: Optional[str] = typer.Argument(
+        None, metavar="[STATUS]", help="live, paused or withdraw-only; leave out to see the status.", show_default=False
+    ),
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="Strategy id (default: the demo strategy)."),
+) -> None:
+    """See or set a sandbox fund's status, as the service publishes it: deposits are refused unless the
+    fund is live, withdrawals when it is paused.
+
+    Example: yield sandbox fund-status USDC paused ; yield sandbox fund-status USDC live
+    """
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
+    from yieldcli.sandbox.ledger import Ledger, LedgerError
+    from yieldcli.sandbox.rows import fund_status as status_of
+    from yieldcli.tokens import resolve_asset
+
+    wanted = None if status is None else _STATUSES.get(status.strip().lower())
+    if status is not None and wanted is None:
+        raise UsageError(f"unknown fund status {status!r}", hint="use live, paused or withdraw-only")
+    mint, strategy_id = resolve_asset(asset, "ASSET"), strategy or DEMO_STRATEGY_ID
+    session = session_of(ctx)
+    ledger = Ledger(sandbox_state_path(session.env))
+    try:
+        fund = ledger.set_fund_status(strategy_id, mint, wanted) if wanted else ledger.fund_for(strategy_id, mint)
+    except LedgerError as exc:
+        raise UsageError(str(exc), hint="see the strategy's assets: yield --sandbox strategy info") from None
+    if fund is None:
+        raise UsageError(f"strategy {strategy_id} has no fund for {asset}")
+    body = {"strategy_id": strategy_id, "asset": mint, "fund_id": fund["fund_id"], "status": status_of(fund)}
+    _emit(session, body, [f"fund {body['fund_id']} ({asset}): {body['status']}"])
+
+
 @sandbox_app.command("reset")
 def reset(ctx: typer.Context) -> None:
     """Start the sandbox's state afresh (demo balances, no deposits).
