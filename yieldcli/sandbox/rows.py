@@ -185,6 +185,7 @@ FUND_STATUSES = (LIVE, PAUSED, WITHDRAW_ONLY)
 def fund_status(fund: dict[str, Any] | None) -> str:
     return str(fund.get("status", LIVE)) if fund is not None else LIVE
 
+
 Position = tuple[dict[str, Any], dict[str, Any]]  # (fund, position)
 
 
