@@ -11,9 +11,9 @@ from solders.account import Account
 from solders.message import MessageV0
 from solders.transaction import VersionedTransaction
 
+import yieldcli.sandbox.rpc.parsed as parsed
 from yieldcli.addresses import b58decode, b58encode
 from yieldcli.sandbox.chain.records import TxRecord
-from yieldcli.sandbox.rpc import parsed
 from yieldcli.sandbox.runtime import RuntimeRpcError
 
 ACCOUNT_ENCODINGS = ("binary", "base58", "base64", "base64+zstd", "jsonParsed")
