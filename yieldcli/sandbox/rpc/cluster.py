@@ -13,6 +13,7 @@ from typing import Any
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
+from yieldcli.sandbox.chain.history import History
 from yieldcli.sandbox.rpc.params import Answering, Invalid, options, param, pubkey
 
 SLOTS_PER_EPOCH = 432_000
@@ -25,11 +26,31 @@ INFLATION = {"initial": 0.08, "terminal": 0.015, "taper": 0.15, "foundation": 0.
 STAKE_MINIMUM_DELEGATION = 1
 
 
-def node_keys(genesis: str) -> tuple[Pubkey, Pubkey]:
-    """(identity, vote account) of the sandbox's node: its own per chain, the same in every process."""
+def _node_keypairs(genesis: str) -> tuple[Keypair, Keypair]:
     identity = Keypair.from_seed(hashlib.sha256(b"yield sandbox node identity" + genesis.encode()).digest())
     vote = Keypair.from_seed(hashlib.sha256(b"yield sandbox node vote" + genesis.encode()).digest())
+    return identity, vote
+
+
+def node_keys(genesis: str) -> tuple[Pubkey, Pubkey]:
+    """(identity, vote account) of the sandbox's node: its own per chain, the same in every process."""
+    identity, vote = _node_keypairs(genesis)
     return identity.pubkey(), vote.pubkey()
+
+
+def node_vote(history: History, slot: int) -> dict[str, Any]:
+    """The node's vote on block `slot`, as voteSubscribe tells it: signed by the node's identity over
+    the slot and the block's hash (the one node's votes are not transactions on this chain)."""
+    identity, vote = _node_keypairs(history.genesis)
+    blockhash = history.blockhash(slot)
+    signature = identity.sign_message(b"yield sandbox vote" + slot.to_bytes(8, "little") + blockhash.encode())
+    return {
+        "votePubkey": str(vote.pubkey()),
+        "slots": [slot],
+        "hash": blockhash,
+        "timestamp": history.block_time(slot),
+        "signature": str(signature),
+    }
 
 
 class ClusterMethods(Answering):

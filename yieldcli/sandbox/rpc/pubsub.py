@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 
 from yieldcli.sandbox.chain.history import History
 from yieldcli.sandbox.chain.records import TxRecord
+from yieldcli.sandbox.rpc.cluster import node_vote
 from yieldcli.sandbox.rpc.encoding import ACCOUNT_ENCODINGS, unknown
 from yieldcli.sandbox.rpc.params import Invalid, options, param, pubkey
 from yieldcli.sandbox.rpc.tokens import matcher
@@ -39,6 +40,15 @@ UNSUBSCRIBE = {
     "signatureUnsubscribe": "signature",
     "slotUnsubscribe": "slot",
     "rootUnsubscribe": "root",
+    "slotsUpdatesUnsubscribe": "slotsUpdates",
+    "voteUnsubscribe": "vote",
+}
+# Subscriptions that take no parameters and hear of every new slot.
+PER_SLOT = {
+    "slotSubscribe": "slot",
+    "rootSubscribe": "root",
+    "slotsUpdatesSubscribe": "slotsUpdates",
+    "voteSubscribe": "vote",
 }
 
 
@@ -110,7 +120,16 @@ class PubSubServer:
     async def _connection(self, connection: ServerConnection) -> None:
         try:
             async for message in connection:
-                answer = self._answer(connection, message)
+                try:
+                    request = json.loads(message)
+                except ValueError:
+                    request = None
+                if isinstance(request, list) and request:  # a batch: one answer per request, in one message
+                    answer: Any = [self._answer(connection, r) for r in request]
+                else:
+                    answer = (
+                        _error(None, -32700, "Parse error") if request is None else self._answer(connection, request)
+                    )
                 await connection.send(json.dumps(answer, separators=(",", ":")))
                 assert self._wake is not None
                 self._wake.set()  # a new subscription: a landed signature is told at once
@@ -120,11 +139,7 @@ class PubSubServer:
             for number in [n for n, s in self._subscriptions.items() if s.connection is connection]:
                 del self._subscriptions[number]
 
-    def _answer(self, connection: ServerConnection, message: str | bytes) -> dict[str, Any]:
-        try:
-            request = json.loads(message)
-        except ValueError:
-            return _error(None, -32700, "Parse error")
+    def _answer(self, connection: ServerConnection, request: Any) -> dict[str, Any]:
         if not isinstance(request, dict) or not isinstance(request.get("method"), str):
             return _error(None, -32600, "Invalid request")
         rid, method, params = request.get("id"), request["method"], request.get("params") or []
@@ -168,8 +183,8 @@ class PubSubServer:
             if not isinstance(signature, str):
                 raise Invalid("Invalid param: Invalid signature")
             return Subscription("signature", connection, signature, options(params, 1))
-        if method in ("slotSubscribe", "rootSubscribe"):
-            return Subscription(method.removesuffix("Subscribe"), connection)
+        if method in PER_SLOT:
+            return Subscription(PER_SLOT[method], connection)
         raise RuntimeRpcError(-32601, "Method not found")
 
     # ---- notifications
@@ -219,12 +234,30 @@ class PubSubServer:
                 out += self._program(number, s, touched)
         if history.slot != self._slot:
             self._slot = history.slot
-            for number, s in list(self._subscriptions.items()):
-                if s.kind == "slot":
-                    slot = {"parent": history.slot - 1, "root": history.slot - 1, "slot": history.slot}
-                    out.append(self._note(number, s, "slot", slot))
-                elif s.kind == "root":
-                    out.append(self._note(number, s, "root", history.slot - 1))
+            out += self._per_slot(history)
+        return out
+
+    def _per_slot(self, history: History) -> list[tuple[ServerConnection, dict[str, Any]]]:
+        """What a new slot tells: the slot, the root (the block before it: everything here is final at
+        once), the bank updates, and the node's own vote on the block just made."""
+        slot, made = history.slot, history.slot - 1
+        stamp = history.started_ms
+        counts = [r.err is None for r in history.by_slot.get(made, [])]
+        updates = [
+            {"type": "frozen", "slot": made, "timestamp": stamp, "stats": _bank_stats(counts)},
+            {"type": "root", "slot": made, "timestamp": stamp},
+            {"type": "createdBank", "slot": slot, "parent": made, "timestamp": stamp},
+        ]
+        out = []
+        for number, s in list(self._subscriptions.items()):
+            if s.kind == "slot":
+                out.append(self._note(number, s, "slot", {"parent": made, "root": made, "slot": slot}))
+            elif s.kind == "root":
+                out.append(self._note(number, s, "root", made))
+            elif s.kind == "slotsUpdates":
+                out += [self._note(number, s, "slotsUpdates", update) for update in updates]
+            elif s.kind == "vote":
+                out.append(self._note(number, s, "vote", node_vote(history, made)))
         return out
 
     def _signature(self, number: int, s: Subscription, record: TxRecord) -> tuple[ServerConnection, dict[str, Any]]:
@@ -260,6 +293,16 @@ def _since(history: History, last: str | None) -> list[TxRecord]:
         if records[n].signature == last:
             return list(records[n + 1 :])
     return list(records)
+
+
+def _bank_stats(landed: list[bool]) -> dict[str, int]:
+    ok = sum(landed)
+    return {
+        "numTransactionEntries": len(landed),
+        "numSuccessfulTransactions": ok,
+        "numFailedTransactions": len(landed) - ok,
+        "maxTransactionsPerEntry": 1 if landed else 0,
+    }
 
 
 def _error(rid: Any, code: int, message: str) -> dict[str, Any]:
