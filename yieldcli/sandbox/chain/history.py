@@ -11,12 +11,21 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58encode
 from yieldcli.sandbox.chain.clock import HEIGHT_OFFSET, blockhash_bytes
 from yieldcli.sandbox.chain.records import TxRecord
+
+
+def writable_flags(header: Any, count: int) -> list[bool]:
+    """Which of a message's `count` own account keys it may write, as its header says."""
+    signers = header.num_required_signatures
+    writable_signers = signers - header.num_readonly_signed_accounts
+    writable_others = count - header.num_readonly_unsigned_accounts
+    return [i < writable_signers if i < signers else i < writable_others for i in range(count)]
 
 
 @dataclass(frozen=True)
@@ -67,13 +76,7 @@ class History:
         if found is None:
             message = VersionedTransaction.from_bytes(base64.b64decode(record.transaction)).message
             own = [str(k) for k in message.account_keys]
-            h = message.header
-            signers, unsigned_writable = h.num_required_signatures, len(own) - h.num_readonly_unsigned_accounts
-            writable = [
-                k
-                for i, k in enumerate(own)
-                if (i < signers - h.num_readonly_signed_accounts) or (signers <= i < unsigned_writable)
-            ]
+            writable = [k for k, w in zip(own, writable_flags(message.header, len(own)), strict=True) if w]
             found = (own + record.loaded_writable + record.loaded_readonly, writable + record.loaded_writable)
             self._keys[record.signature] = found
         return found

@@ -13,6 +13,7 @@ from solders.transaction import VersionedTransaction
 
 import yieldcli.sandbox.rpc.parsed as parsed
 from yieldcli.addresses import b58decode, b58encode
+from yieldcli.sandbox.chain.history import writable_flags
 from yieldcli.sandbox.chain.records import TxRecord
 from yieldcli.sandbox.runtime import RuntimeRpcError
 
@@ -190,16 +191,10 @@ def _message(tx: VersionedTransaction, keys: list[str], record: TxRecord, encodi
 
 
 def _keys_parsed(tx: VersionedTransaction, keys: list[str], record: TxRecord) -> list[dict[str, Any]]:
-    h = tx.message.header
-    signers = h.num_required_signatures
-
-    def writable(i: int) -> bool:
-        if i < signers:
-            return i < signers - h.num_readonly_signed_accounts
-        return i < len(keys) - h.num_readonly_unsigned_accounts
-
+    signers = tx.message.header.num_required_signatures
+    writable = writable_flags(tx.message.header, len(keys))
     out = [
-        {"pubkey": key, "signer": i < signers, "source": "transaction", "writable": writable(i)}
+        {"pubkey": key, "signer": i < signers, "source": "transaction", "writable": writable[i]}
         for i, key in enumerate(keys)
     ]
     out += [{"pubkey": k, "signer": False, "source": "lookupTable", "writable": True} for k in record.loaded_writable]
