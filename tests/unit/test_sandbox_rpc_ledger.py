@@ -295,6 +295,7 @@ def test_the_one_node_clusters_facts(ledger):
     count, _ = parsed(url, "getTransactionCount", [], responses.GetTransactionCountResp)
     history = runtime.history()
     assert count.value == history.transactions >= len(history.records)
+    assert call(url, "getEpochInfo")["result"]["transactionCount"] == count.value
     samples, raw_samples = parsed(url, "getRecentPerformanceSamples", [3], responses.GetRecentPerformanceSamplesResp)
     assert 1 <= len(raw_samples) <= 3 and sum(s["numTransactions"] for s in raw_samples) >= 2
     leaders = call(url, "getSlotLeaders", [epoch["absoluteSlot"], 4])["result"]

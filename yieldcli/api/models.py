@@ -140,7 +140,7 @@ class Strategy(NamedTuple):
     assets: list[str]
     apy: float | int | None
     apy_per_asset: dict[str, Any]
-    status_per_asset: dict[str, str] | None = None  # fund status by mint (Live, Paused, WithdrawOnly) if told
+    status_per_asset: dict[str, str] | None = None  # each fund's status by mint, when the service says
 
 
 def strategy(body: Any) -> Strategy:
@@ -205,8 +205,8 @@ def position(item: dict[str, Any], index: int | None = None) -> Position:
     except KeyError:
         values = None
     if values is not None and tuple(map(type, values)) == _POSITION_TYPES and 0 <= values[3] <= 255:
-        # tuple.__new__: the NamedTuple's own __new__ is Python, a third of the time per item.
-        return tuple.__new__(Position, (*values, _status(item)))
+        status = item.get("fund_status")  # inline, and tuple.__new__ (see below): the per-item hot path
+        return tuple.__new__(Position, (*values, status if type(status) is str else None))
     get = item.get
     address, symbol, name, decimals = get("token_address"), get("token_symbol"), get("token_name"), get("decimals")
     fund_id, strategy_name, last_updated = get("fund_id"), get("strategy_name"), get("last_updated")

@@ -33,7 +33,7 @@ class Methods(Answering):
             "epoch": slot // 432_000,
             "slotIndex": slot % 432_000,
             "slotsInEpoch": 432_000,
-            "transactionCount": None,
+            "transactionCount": self.runtime.history().transactions,
         }
 
     def _is_blockhash_valid(self, params: list[Any]) -> dict[str, Any]:
