@@ -42,6 +42,7 @@ class StandIn:
     def __init__(self, upstream: str):
         self.upstream = urlsplit(upstream)
         self.doctor = None  # VersionedTransaction -> VersionedTransaction
+        self.reshape = None  # base64 text -> (body, content type): a /tx answer in another published shape
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -64,17 +65,22 @@ class StandIn:
                 conn.request(self.command, self.path, body=body or None, headers=headers)
                 answer = conn.getresponse()
                 payload = answer.read()
-                if (
-                    answer.status == 200
-                    and self.path.split("?")[0] in ("/deposit/tx", "/withdraw/tx", "/close-user-account/tx")
-                    and stand_in.doctor
-                ):
+                content_type = None
+                is_tx = self.path.split("?")[0] in ("/deposit/tx", "/withdraw/tx", "/close-user-account/tx")
+                if answer.status == 200 and is_tx and stand_in.doctor:
                     tx = VersionedTransaction.from_bytes(base64.b64decode(json.loads(payload)))
                     payload = json.dumps(base64.b64encode(bytes(stand_in.doctor(tx))).decode()).encode()
+                if answer.status == 200 and is_tx and stand_in.reshape:
+                    payload, content_type = stand_in.reshape(json.loads(payload))
                 self.send_response(answer.status)
+                dropped = {"content-length", "connection", "transfer-encoding", "date", "server"}
+                if content_type is not None:
+                    dropped.add("content-type")
                 for name, value in answer.getheaders():
-                    if name.lower() not in ("content-length", "connection", "transfer-encoding", "date", "server"):
+                    if name.lower() not in dropped:
                         self.send_header(name, value)
+                if content_type is not None:
+                    self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

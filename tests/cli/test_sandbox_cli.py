@@ -90,6 +90,8 @@ def test_serve_try_line_works_on_a_fresh_config_and_info_names_the_server(run):
         assert result.code == 0 and result.json()["strategy_id"] == DEMO_STRATEGY_ID
         info = run("sandbox", "info", "-o", "json").json()
         assert info["server"]["url"] in lines[0] and info["server"]["rpc_url"].startswith("http://127.0.0.1:")
+        rpc_port = int(info["server"]["rpc_url"].rsplit(":", 1)[1])
+        assert info["server"]["ws_url"] == f"ws://127.0.0.1:{rpc_port + 1}" and info["server"]["ws_url"] in lines[2]
         refused = run("sandbox", "reset")
         assert refused.code == 2 and "stop it first" in refused.stderr
     finally:

@@ -118,7 +118,7 @@ class ClientCore:
         else:
             self._trace(request, str(outcome.status), started)
             if outcome.status not in RETRY_STATUSES or last:
-                return Done(self.decode(outcome))
+                return Done(self.decode(outcome, bare_text=request.method == "POST"))
             delay = self._retry.delay(attempt, parse_retry_after(outcome.headers.get("retry-after")))
         if self._log:
             self._log(f"retrying in {delay:.2f}s (attempt {attempt + 2} of {request.attempts})")
@@ -133,12 +133,16 @@ class ClientCore:
             message = f"cannot reach the service at {self.shown_url}: {error}"
         return NetworkError(message, kind=f"network.{error.kind}")
 
-    def decode(self, response: Response) -> JSON:
+    def decode(self, response: Response, *, bare_text: bool = False) -> JSON:
+        """The JSON body; with `bare_text`, a body of bare base64 text (a `/tx` answer seen in use) as a string."""
         status = response.status
         if 200 <= status < 300:
             try:
                 body: JSON = exact_json.loads(response.content)
             except (ValueError, UnicodeDecodeError):
+                text = response.content.strip()
+                if bare_text and _BARE_BASE64.fullmatch(text):
+                    return text.decode("ascii")
                 raise ServiceError(
                     f"the service answered HTTP {status} with a body that is not JSON ({_describe_body(response)})",
                     status=status,
@@ -203,6 +207,9 @@ def parse_retry_after(value: str | None) -> float | None:
             return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
         except (TypeError, ValueError):
             return None
+
+
+_BARE_BASE64 = re.compile(rb"[A-Za-z0-9+/]{16,}={0,2}")
 
 
 def _error_message(response: Response) -> str | None:

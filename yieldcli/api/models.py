@@ -140,6 +140,7 @@ class Strategy(NamedTuple):
     assets: list[str]
     apy: float | int | None
     apy_per_asset: dict[str, Any]
+    status_per_asset: dict[str, str] | None = None  # each fund's status by mint, when the service says
 
 
 def strategy(body: Any) -> Strategy:
@@ -153,12 +154,14 @@ def strategy(body: Any) -> Strategy:
     per_asset = body.get("apy_per_asset") or {}
     if not isinstance(per_asset, dict):
         raise BodyError("the service sent strategy info whose 'apy_per_asset' is not an object")
+    statuses = body.get("status_per_asset")
     return Strategy(
         strategy_id=text(body, "strategy_id", where),
         strategy_name=text(body, "strategy_name", where, default=""),
         assets=assets,
         apy=number(body, "apy", where),
         apy_per_asset=per_asset,
+        status_per_asset={k: v for k, v in statuses.items() if type(v) is str} if type(statuses) is dict else None,
     )
 
 
@@ -174,6 +177,7 @@ class Position(NamedTuple):
     yield_earned: int
     apy: float | int | None
     last_updated: str
+    fund_status: str | None = None  # Live, Paused or WithdrawOnly, when the service says
 
     @property
     def total_deposited_value_decimal(self) -> Decimal:
@@ -189,7 +193,7 @@ class Position(NamedTuple):
 
 
 # Every field of the usual item in one C call, and the types it then has (apy a plain float).
-_position_fields = itemgetter(*Position._fields)
+_position_fields = itemgetter(*Position._fields[:-1])
 _POSITION_TYPES = (str, str, str, int, str, str, int, int, int, float, str)
 
 
@@ -201,8 +205,8 @@ def position(item: dict[str, Any], index: int | None = None) -> Position:
     except KeyError:
         values = None
     if values is not None and tuple(map(type, values)) == _POSITION_TYPES and 0 <= values[3] <= 255:
-        # tuple.__new__: the NamedTuple's own __new__ is Python, a third of the time per item.
-        return tuple.__new__(Position, values)
+        status = item.get("fund_status")  # inline, and tuple.__new__ (see below): the per-item hot path
+        return tuple.__new__(Position, (*values, status if type(status) is str else None))
     get = item.get
     address, symbol, name, decimals = get("token_address"), get("token_symbol"), get("token_name"), get("decimals")
     fund_id, strategy_name, last_updated = get("fund_id"), get("strategy_name"), get("last_updated")
@@ -229,7 +233,8 @@ def position(item: dict[str, Any], index: int | None = None) -> Position:
         # tuple.__new__: the NamedTuple's own __new__ is Python, a third of the time per item.
         return tuple.__new__(
             Position,
-            (address, symbol, name, decimals, fund_id, strategy_name, deposited, value, earned, apy, last_updated),
+            (address, symbol, name, decimals, fund_id, strategy_name, deposited, value, earned, apy, last_updated)
+            + (_status(item),),
         )
     return _checked_position(item, index)
 
@@ -290,7 +295,12 @@ def _checked_position(item: dict[str, Any], index: int | None) -> Position:
         yield_earned=integer(item, "yield_earned", where),
         apy=number(item, "apy", where),
         last_updated=text(item, "last_updated", where, default=""),
+        fund_status=_status(item),
     )
+
+
+def _status(item: dict[str, Any]) -> str | None:
+    return status if type(status := item.get("fund_status")) is str else None
 
 
 class Balance(NamedTuple):

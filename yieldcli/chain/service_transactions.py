@@ -17,12 +17,27 @@ if TYPE_CHECKING:
 Post = Callable[[str, Mapping[str, Any]], Any]  # the body, or an awaitable of it (an asyncio client)
 
 
+# Where published integrations have been seen to put the transaction in a `/tx` answer object.
+_TRANSACTION_KEYS = ("encoded_transaction", "transaction", "result")
+
+
 def unsigned_from_service(body: Any) -> str:
-    """`/tx` answers a JSON string, bare base64 text, or {"encoded_transaction": ...}: accept all three."""
-    if isinstance(body, dict) and isinstance(body.get("encoded_transaction"), str):
-        return str(body["encoded_transaction"])
+    """The base64 transaction of a `/tx` answer, in every shape seen: a JSON string, bare base64 text
+    (the client hands it over as a string), or an object holding it under `encoded_transaction`,
+    `transaction` or `result` (`{"success": true, "result": ...}`; `"success": false` is a refusal)."""
     if isinstance(body, str):
         return body
+    if isinstance(body, dict):
+        if body.get("success") is False:
+            reason = next((body[k] for k in ("message", "error") if isinstance(body.get(k), str)), None)
+            raise ServiceError(
+                f"the service refused to build the transaction: {reason}"
+                if reason
+                else "the service answered success: false without a transaction"
+            )
+        for key in _TRANSACTION_KEYS:
+            if isinstance(body.get(key), str):
+                return str(body[key])
     raise ServiceError("the service answered without a transaction (expected base64 text)")
 
 

@@ -27,6 +27,10 @@ class Resource(NamedTuple):  # not a dataclass: a read must not import dataclass
         return parser
 
 
+def _any_fund_not_live(rows: list[Any]) -> bool:
+    return any(r.fund_status not in (None, "Live") for r in rows)
+
+
 RESOURCES: dict[str, Resource] = {
     r.name: r
     for r in (
@@ -57,6 +61,8 @@ RESOURCES: dict[str, Resource] = {
                     Cell("Value", "total_position_value", AMOUNT),
                     Cell("Yield earned", "yield_earned", AMOUNT),
                     Cell("APY", "apy", APY),
+                    # A fund that is not Live is worth a column; one that is needs none.
+                    Cell("Status", lambda p: p.fund_status or "", shown=_any_fund_not_live),
                     Cell("Fund", "fund_id", drop=2, address=True),
                     Cell("Updated", "last_updated", WHEN, drop=3),
                 ),

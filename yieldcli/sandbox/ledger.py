@@ -22,6 +22,7 @@ from yieldcli.files import write_atomically
 from yieldcli.sandbox import demo
 from yieldcli.sandbox.chain.lock import file_stamp, folder_lock, remove_stale_temporaries
 from yieldcli.sandbox.rows import (
+    FUND_STATUSES,
     SYNTH_BALANCE_KEYS,
     SYNTH_POSITION_KEYS,
     SYNTH_YIELD_KEYS,
@@ -30,6 +31,7 @@ from yieldcli.sandbox.rows import (
     ListRows,
     Rows,
     balance_item,
+    fund_status,
     position_item,
     synthetic_balance,
     synthetic_position,
@@ -173,7 +175,19 @@ class Ledger:
                 "assets": list(s["apy_per_asset"]),
                 "apy": s["apy"],
                 "apy_per_asset": dict(s["apy_per_asset"]),
+                "status_per_asset": {m: fund_status(self._fund_for(strategy_id, m)) for m in s["apy_per_asset"]},
             }
+
+    def set_fund_status(self, strategy_id: str, mint: str, status: str) -> dict[str, Any]:
+        """Mark the fund of `strategy_id` for `mint` Live, Paused or WithdrawOnly; returns the fund."""
+        if status not in FUND_STATUSES:
+            raise LedgerError(f"a fund's status is one of {', '.join(FUND_STATUSES)}, not {status!r}")
+        with self._lock:
+            self._refresh()
+            fund = self._fund_or_error(strategy_id, mint)
+            fund["status"] = status
+            self._save()
+            return dict(fund)
 
     def fund(self, fund_id: str) -> dict[str, Any] | None:
         with self._lock:

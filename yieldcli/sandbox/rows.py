@@ -121,6 +121,7 @@ def synthetic_position(i: int) -> dict[str, Any]:
         "total_deposited_value": deposited,
         "total_position_value": value,
         "yield_earned": value - deposited,
+        "fund_status": LIVE,
     }
 
 
@@ -175,6 +176,16 @@ SYNTH_YIELD_KEYS: dict[str, Callable[[int], Any]] = {
 
 # -- the API's item shapes, from a fund, a position and the token's metadata
 
+# A fund's status, as the service publishes it: Live takes deposits and withdrawals, WithdrawOnly
+# only withdrawals, Paused neither. A fund saved before statuses were kept is Live.
+LIVE, PAUSED, WITHDRAW_ONLY = "Live", "Paused", "WithdrawOnly"
+FUND_STATUSES = (LIVE, PAUSED, WITHDRAW_ONLY)
+
+
+def fund_status(fund: dict[str, Any] | None) -> str:
+    return str(fund.get("status", LIVE)) if fund is not None else LIVE
+
+
 Position = tuple[dict[str, Any], dict[str, Any]]  # (fund, position)
 
 
@@ -195,6 +206,7 @@ def position_item(
         "total_deposited_value": pos["deposited"],
         "total_position_value": pos["value"],
         "yield_earned": max(pos["value"] - pos["deposited"], 0),
+        "fund_status": fund_status(fund),
     }
 
 

@@ -42,6 +42,7 @@ from yieldcli.sandbox.chain.clock import (
 )
 from yieldcli.sandbox.chain.clock import now_ms as clock_now_ms
 from yieldcli.sandbox.chain.execution import token_amount_json
+from yieldcli.sandbox.chain.history import History
 from yieldcli.sandbox.chain.knobs import FaultControls, Faults, Network
 from yieldcli.sandbox.chain.landing import Landing, OnConfirmed
 from yieldcli.sandbox.chain.lock import SyncedLock, file_stamp, folder_lock, remove_stale_temporaries
@@ -92,6 +93,7 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         self._lock = SyncedLock(raw_lock, self._sync)
         self.faults = Faults()
         self.on_confirmed = on_confirmed
+        self.landed_hooks: list[Callable[[], object]] = []
         self._programs: dict[Pubkey, bytes] = {}  # added with add_program; not persisted
         self._records: OrderedDict[str, TxRecord] = OrderedDict()
         self._tracked: set[str] = set()
@@ -210,6 +212,20 @@ class Runtime(SetupHelpers, Landing, FaultControls):
             self._advance()
             self._save()
 
+    def history(self) -> History:
+        """What the blocks are made of, at one moment: getBlock and its kin read it."""
+        with self._lock:
+            clock = self._clock
+            return History(
+                clock.genesis,
+                clock.first_block,
+                clock.slot,
+                clock.started_ms,
+                clock.slot_ms,
+                clock.transactions,
+                tuple(self._records.values()),
+            )
+
     # ---- accounts
 
     def get_account(self, address: Pubkey) -> Account | None:
@@ -235,6 +251,12 @@ class Runtime(SetupHelpers, Landing, FaultControls):
     def minimum_balance_for_rent_exemption(self, size: int) -> int:
         with self._lock:
             return self._svm.minimum_balance_for_rent_exemption(size)
+
+    def accounts(self) -> list[tuple[Pubkey, Account]]:
+        """Every account this chain made or a transaction touched, not programs or sysvars (getSupply)."""
+        with self._lock:
+            found = ((Pubkey.from_string(a), live(self._svm.get_account(Pubkey.from_string(a)))) for a in self._tracked)
+            return [(k, a) for k, a in found if a is not None and not a.executable]
 
     def program_accounts(self, program_id: Pubkey) -> list[tuple[Pubkey, Account]]:
         with self._lock:
@@ -264,6 +286,10 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         if self.state_file is None:
             return
         accounts = {a: self._svm.get_account(Pubkey.from_string(a)) for a in self._tracked}
+        if len(self._records) > store.MAX_PERSISTED_RECORDS:
+            # Blocks older than the oldest saved transaction are no longer whole for another process.
+            oldest = list(self._records.values())[-store.MAX_PERSISTED_RECORDS]
+            self._clock.first_block = max(self._clock.first_block, oldest.slot)
         write_atomically(self.state_file, store.dump(accounts, self._clock, list(self._records.values())))
         self._stamp = file_stamp(self.state_file)
 
@@ -288,6 +314,9 @@ class Runtime(SetupHelpers, Landing, FaultControls):
             window=self.network.blockhash_window,
             revoked=[str(h) for h in clock.get("revoked", [])],
             now=self._now_ms,
+            # A chain saved before these were kept: its oldest record's block, and the records it has.
+            first_block=int(clock.get("first_block", records[0].slot if records else clock["slot"])),
+            transactions=int(clock.get("transactions", len(records))),
         )
         self._clock.catch_up()
         self._new_slot()
@@ -300,6 +329,7 @@ __all__ = [
     "LAMPORTS_PER_SOL",
     "token_amount_json",
     "FIRST_BLOCK_HEIGHT",
+    "History",
     "Faults",
     "Network",
     "Runtime",

@@ -46,6 +46,7 @@ from yieldcli.amounts import format_units
 from yieldcli.sandbox.ledger import Ledger, LedgerError
 from yieldcli.sandbox.program_elf import program_elf
 from yieldcli.sandbox.requests import Refusal, TransferRequest, amount_or_all, pubkey_param
+from yieldcli.sandbox.rows import LIVE, WITHDRAW_ONLY, fund_status
 from yieldcli.sandbox.runtime import Network, Runtime
 from yieldcli.sandbox.seeding import ChainLedgerSync
 from yieldcli.sandbox.service import PostHandler, Response, error_response, json_response
@@ -109,6 +110,7 @@ class StrategyChain(ChainLedgerSync):
         """What deposit and withdraw both read from the request, refusing what the service refuses."""
         strategy_id = params["strategy_id"]
         mint, decimals = self._asset(strategy_id, params, action)
+        self._check_status(strategy_id, mint, action)
         user = pubkey_param(params, "user_key", required="user_key must be provided")
         payer = pubkey_param(params, "payer_key", required=None if as_ix else "payer_key must be provided") or user
         given_account = pubkey_param(params, "user_token_account")
@@ -248,6 +250,8 @@ class StrategyChain(ChainLedgerSync):
                 raise Refusal(
                     f"Fund account not found: wallet {user} has no position in {mint} in strategy {strategy_id}", 404
                 )
+        if position.balance:  # closing withdraws what is left: refused as a withdrawal is
+            self._check_status(strategy_id, mint, "close")
         payer = pubkey_param(params, "payer") or user
         mint_key = Pubkey.from_string(mint)
         ixs: list[Instruction] = []
@@ -275,6 +279,17 @@ class StrategyChain(ChainLedgerSync):
         return next((sid for sid in self.ledger.strategy_ids() if sp.strategy_key(sid) == position.strategy_key), None)
 
     # -- shared parts
+
+    def _check_status(self, strategy_id: str, mint: str, action: str) -> None:
+        """The service's refusal of a deposit into a fund that is not Live, or a withdrawal (or closing,
+        which withdraws what is left) from one that is Paused."""
+        fund = self.ledger.fund_for(strategy_id, mint)
+        status = fund_status(fund)
+        if status == LIVE or (status == WITHDRAW_ONLY and action != "deposit"):
+            return
+        fund_id = fund["fund_id"] if fund else f"{strategy_id}/{mint}"
+        doing = {"deposit": "Deposits are", "withdraw": "Withdrawals are"}.get(action, "Closing accounts is")
+        raise Refusal(f"Fund {fund_id} is {status}: {doing} not accepted")
 
     def _asset(self, strategy_id: str, params: dict[str, Any], action: str) -> tuple[str, int]:
         """The base asset's mint (checked against the strategy) and decimals."""

@@ -123,16 +123,18 @@ def serve(
         ) from None
     _emit(
         session,
-        {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url},
+        {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url, "ws_url": server.rpc.ws_url},
         [
             f"sandbox service at {server.url}",
             f"API key: {server.api_key}",
-            f"Solana RPC at {server.rpc_url}",
+            f"Solana RPC at {server.rpc_url}, PubSub (WebSocket) at {server.rpc.ws_url}",
             f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
         ],
     )
     record = state.parent / SERVER_FILE
-    _write_private(record, {"url": server.url, "rpc_url": server.rpc_url, "pid": os.getpid()})
+    _write_private(
+        record, {"url": server.url, "rpc_url": server.rpc_url, "ws_url": server.rpc.ws_url, "pid": os.getpid()}
+    )
     try:
         server.serve_forever()
     finally:
@@ -171,6 +173,7 @@ def info(ctx: typer.Context) -> None:
         lines += [
             f"service URL:   {running['url']}",
             f"Solana RPC:    {running['rpc_url']}",
+            f"PubSub:        {running.get('ws_url', 'not told (started by an older yield)')}",
             "API key:       printed by `yield sandbox serve` when it started",
         ]
     else:
@@ -241,6 +244,44 @@ def airdrop(
     _emit(session, result, [f"gave {what} to {address}"])
 
 
+_STATUSES = {"live": "Live", "paused": "Paused", "withdraw-only": "WithdrawOnly", "withdrawonly": "WithdrawOnly"}
+
+
+@sandbox_app.command("fund-status")
+def fund_status(
+    ctx: typer.Context,
+    asset: str = typer.Argument(..., metavar="ASSET", help="The fund's token: a symbol or mint, e.g. USDC."),
+    status: Optional[str] = typer.Argument(
+        None, metavar="[STATUS]", help="live, paused or withdraw-only; leave out to see the status.", show_default=False
+    ),
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="Strategy id (default: the demo strategy)."),
+) -> None:
+    """See or set a sandbox fund's status, as the service publishes it: deposits are refused unless the
+    fund is live, withdrawals when it is paused.
+
+    Example: yield sandbox fund-status USDC paused ; yield sandbox fund-status USDC live
+    """
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
+    from yieldcli.sandbox.ledger import Ledger, LedgerError
+    from yieldcli.sandbox.rows import fund_status as status_of
+    from yieldcli.tokens import resolve_asset
+
+    wanted = None if status is None else _STATUSES.get(status.strip().lower())
+    if status is not None and wanted is None:
+        raise UsageError(f"unknown fund status {status!r}", hint="use live, paused or withdraw-only")
+    mint, strategy_id = resolve_asset(asset, "ASSET"), strategy or DEMO_STRATEGY_ID
+    session = session_of(ctx)
+    ledger = Ledger(sandbox_state_path(session.env))
+    try:
+        fund = ledger.set_fund_status(strategy_id, mint, wanted) if wanted else ledger.fund_for(strategy_id, mint)
+    except LedgerError as exc:
+        raise UsageError(str(exc), hint="see the strategy's assets: yield --sandbox strategy info") from None
+    if fund is None:
+        raise UsageError(f"strategy {strategy_id} has no fund for {asset}")
+    body = {"strategy_id": strategy_id, "asset": mint, "fund_id": fund["fund_id"], "status": status_of(fund)}
+    _emit(session, body, [f"fund {body['fund_id']} ({asset}): {body['status']}"])
+
+
 @sandbox_app.command("reset")
 def reset(ctx: typer.Context) -> None:
     """Start the sandbox's state afresh (demo balances, no deposits).
@@ -277,4 +318,7 @@ def _running_server(path: Path) -> dict[str, Any] | None:
         os.kill(int(body["pid"]), 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return {"url": str(body.get("url")), "rpc_url": str(body.get("rpc_url")), "pid": int(body["pid"])}
+    running = {"url": str(body.get("url")), "rpc_url": str(body.get("rpc_url")), "pid": int(body["pid"])}
+    if isinstance(body.get("ws_url"), str):
+        running["ws_url"] = body["ws_url"]
+    return running

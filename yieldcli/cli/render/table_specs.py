@@ -27,6 +27,7 @@ class Cell(NamedTuple):
     drop: int = 0  # higher is dropped first when narrow; 0: never (as `layout.Column`)
     squeeze: int = 0  # a text may be cut (with …) down to this width; 0: never
     address: bool = False  # shortened in the middle when space is short
+    shown: Callable[[list[Any]], bool] | None = None  # drawn only when this says so of the page's rows
 
 
 class PageTable(NamedTuple):

@@ -105,7 +105,8 @@ def draw_page(
         )
 
     if rows:
-        layout.draw(console, [column(cell) for cell in table.cells], title=table.title, total_row=total)
+        cells = [cell for cell in table.cells if cell.shown is None or cell.shown(rows)]
+        layout.draw(console, [column(cell) for cell in cells], title=table.title, total_row=total)
     else:
         console.print(f"[bold]{table.title}[/bold]")
     _footer(console, rows, more_pages, table.noun)
@@ -153,6 +154,11 @@ def draw_strategy(console: Console, s: models.Strategy) -> None:
             Column("Name", [k.name if k else "unknown token" for k in known], drop=1, squeeze=10),
             Column("Mint", list(s.assets), address=True),
             Column("APY", [layout.apy(s.apy_per_asset.get(mint)) for mint in s.assets], right=True),
+            *(
+                [Column("Status", [s.status_per_asset.get(mint, "?") for mint in s.assets])]
+                if s.status_per_asset is not None
+                else []
+            ),
         ],
         title="Assets",
     )

@@ -52,6 +52,14 @@ class Clock:
     window: int = BLOCKHASH_WINDOW
     revoked: list[str] = field(default_factory=list)  # blockhashes expired early (expire_blockhash)
     now: Callable[[], int] = now_ms
+    # The oldest slot whose block is still known whole (older transactions were let go), and how many
+    # transactions ever landed: getFirstAvailableBlock and getTransactionCount.
+    first_block: int = -1
+    transactions: int = 0
+
+    def __post_init__(self) -> None:
+        if self.first_block < 0:
+            self.first_block = self.slot
 
     @property
     def height(self) -> int:
@@ -90,4 +98,11 @@ class Clock:
         self.revoked = [self.blockhash(), *self.revoked][: self.window]
 
     def to_json(self) -> dict[str, Any]:
-        return {"genesis": self.genesis, "slot": self.slot, "started_ms": self.started_ms, "revoked": self.revoked}
+        return {
+            "genesis": self.genesis,
+            "slot": self.slot,
+            "started_ms": self.started_ms,
+            "revoked": self.revoked,
+            "first_block": self.first_block,
+            "transactions": self.transactions,
+        }

@@ -40,6 +40,7 @@ class Landing(ExecutionHelpers):
     network: Network
     faults: Faults
     on_confirmed: OnConfirmed | None
+    landed_hooks: list[Callable[[], Any]]  # told after any transaction lands (PubSub wakes on it)
 
     if TYPE_CHECKING:  # provided by `Runtime`, the class this part is mixed into
 
@@ -144,9 +145,12 @@ class Landing(ExecutionHelpers):
             compute_unit_price=compute_budget(tx.message)[0],
         )
         self._remember(record)
+        self._clock.transactions += 1
         self._sends.pop(signature, None)
         self._advance()
         self._save()
+        for hook in self.landed_hooks:
+            hook()
         if notify and err is None and self.on_confirmed is not None:
             try:
                 self.on_confirmed(tx, record)

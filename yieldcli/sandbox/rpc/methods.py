@@ -2,28 +2,24 @@
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
+from solders.account import Account
 from solders.message import Message, from_bytes_versioned
 from solders.pubkey import Pubkey
 
-from yieldcli.addresses import b58encode
 from yieldcli.sandbox.chain.records import fee_for
-from yieldcli.sandbox.rpc.params import Invalid, account_json, b64, decode_tx, options, param, pubkey
-from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, token_amount_json
+from yieldcli.sandbox.rpc.encoding import account_json
+from yieldcli.sandbox.rpc.params import Answering, Invalid, b64, decode_tx, options, param, pubkey
+from yieldcli.sandbox.runtime import Runtime, token_amount_json
 from yieldcli.solana import programs
 
-API_VERSION = "2.2.0"
 
-
-class Methods:
+class Methods(Answering):
     """Standard methods; `RpcServer` maps names to them."""
 
-    runtime: Runtime
-
-    def _context(self, value: Any) -> dict[str, Any]:
-        return {"context": {"apiVersion": API_VERSION, "slot": self.runtime.slot}, "value": value}
+    def _account(self, account: Account | None, config: dict[str, Any], default: str) -> dict[str, Any] | None:
+        return account_json(account, config.get("encoding", default), config.get("dataSlice"), self._decimals)
 
     def _get_latest_blockhash(self, params: list[Any]) -> dict[str, Any]:
         blockhash, last_valid = self.runtime.latest_blockhash()
@@ -37,7 +33,7 @@ class Methods:
             "epoch": slot // 432_000,
             "slotIndex": slot % 432_000,
             "slotsInEpoch": 432_000,
-            "transactionCount": None,
+            "transactionCount": self.runtime.history().transactions,
         }
 
     def _is_blockhash_valid(self, params: list[Any]) -> dict[str, Any]:
@@ -62,7 +58,7 @@ class Methods:
             accounts=addresses,
         )
         if value["accounts"] is not None:
-            value["accounts"] = [account_json(a, encoding) for a in value["accounts"]]
+            value["accounts"] = [account_json(a, encoding, None, self._decimals) for a in value["accounts"]]
         return self._context(value)
 
     def _get_signature_statuses(self, params: list[Any]) -> dict[str, Any]:
@@ -87,55 +83,18 @@ class Methods:
             )
         return self._context(statuses)
 
-    def _get_transaction(self, params: list[Any]) -> dict[str, Any] | None:
-        config = options(params, 1)
-        record = self.runtime.status(str(param(params, 0)))
-        if record is None:
-            return None
-        if record.version != "legacy" and config.get("maxSupportedTransactionVersion") is None:
-            raise RuntimeRpcError(
-                -32015,
-                "Transaction version (0) is not supported by the requesting client. "
-                "Please try the request again with the following configuration parameter: "
-                '"maxSupportedTransactionVersion": 0',
-            )
-        encoding = config.get("encoding", "json")
-        raw = base64.b64decode(record.transaction)
-        transaction = [b58encode(raw), "base58"] if encoding == "base58" else [record.transaction, "base64"]
-        return {
-            "slot": record.slot,
-            "blockTime": record.block_time,
-            "version": record.version,
-            "transaction": transaction,
-            "meta": {
-                "err": record.err,
-                "status": {"Ok": None} if record.err is None else {"Err": record.err},
-                "fee": record.fee,
-                "preBalances": record.pre_balances,
-                "postBalances": record.post_balances,
-                "innerInstructions": record.inner_instructions,
-                "logMessages": record.logs,
-                "preTokenBalances": record.pre_token_balances,
-                "postTokenBalances": record.post_token_balances,
-                "rewards": [],
-                "loadedAddresses": {"writable": record.loaded_writable, "readonly": record.loaded_readonly},
-                "computeUnitsConsumed": record.units_consumed,
-            },
-        }
-
     def _get_account_info(self, params: list[Any]) -> dict[str, Any]:
         config = options(params, 1)
         account = self.runtime.get_account(pubkey(param(params, 0)))
-        return self._context(account_json(account, config.get("encoding", "binary"), config.get("dataSlice")))
+        return self._context(self._account(account, config, "binary"))
 
     def _get_multiple_accounts(self, params: list[Any]) -> dict[str, Any]:
         config = options(params, 1)
         addresses = param(params, 0)
         if not isinstance(addresses, list) or len(addresses) > 100:
             raise Invalid("Invalid params: expected an array of at most 100 addresses")
-        encoding = config.get("encoding", "base64")
         accounts = [self.runtime.get_account(pubkey(a)) for a in addresses]
-        return self._context([account_json(a, encoding, config.get("dataSlice")) for a in accounts])
+        return self._context([self._account(a, config, "base64") for a in accounts])
 
     def _get_balance(self, params: list[Any]) -> dict[str, Any]:
         return self._context(self.runtime.get_balance(pubkey(param(params, 0))))
@@ -153,25 +112,6 @@ class Methods:
         if decimals is None:
             raise Invalid("Invalid param: could not find mint")
         return self._context(token_amount_json(amount, decimals))
-
-    def _get_token_accounts_by_owner(self, params: list[Any]) -> dict[str, Any]:
-        owner = str(pubkey(param(params, 0)))
-        selector = param(params, 1)
-        config = options(params, 2)
-        if not isinstance(selector, dict) or not ({"mint", "programId"} & selector.keys()):
-            raise Invalid('Invalid params: give {"mint": ...} or {"programId": ...}')
-        program = selector.get("programId", programs.TOKEN_PROGRAM)
-        if program not in programs.TOKEN_PROGRAMS:
-            raise Invalid("Invalid params: unrecognized Token program id")
-        mint = selector.get("mint")
-        found = []
-        for address, account in self.runtime.program_accounts(Pubkey.from_string(program)):
-            parsed = programs.parse_token_account(program, bytes(account.data))
-            if parsed and parsed[1] == owner and (mint is None or parsed[0] == mint):
-                found.append(
-                    {"pubkey": str(address), "account": account_json(account, config.get("encoding", "base64"))}
-                )
-        return self._context(found)
 
     def _get_minimum_balance(self, params: list[Any]) -> int:
         size = param(params, 0)

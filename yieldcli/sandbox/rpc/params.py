@@ -6,12 +6,25 @@ import base64
 import json
 from typing import Any
 
-from solders.account import Account
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
-from yieldcli.addresses import b58decode, b58encode
-from yieldcli.sandbox.runtime import RuntimeRpcError, decode_wire_transaction
+from yieldcli.addresses import b58decode
+from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, decode_wire_transaction
+
+API_VERSION = "2.2.0"
+
+
+class Answering:
+    """What every group of methods answers from: the runtime, and the `context` wrapping."""
+
+    runtime: Runtime
+
+    def _context(self, value: Any) -> dict[str, Any]:
+        return {"context": {"apiVersion": API_VERSION, "slot": self.runtime.slot}, "value": value}
+
+    def _decimals(self, mint: str) -> int | None:
+        return self.runtime.mint_decimals(Pubkey.from_string(mint))
 
 
 class Invalid(RuntimeRpcError):
@@ -42,12 +55,19 @@ def param(params: list[Any], index: int, default: Any = _MISSING) -> Any:
 
 
 def options(params: list[Any], index: int) -> dict[str, Any]:
+    """The configuration object at `index`; a field given as null is as if left out (as a validator reads it)."""
     value = param(params, index, None)
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise Invalid(f"Invalid params: parameter {index + 1} must be a configuration object")
-    return value
+    return {k: v for k, v in value.items() if v is not None}
+
+
+def encoding_options(params: list[Any], index: int) -> dict[str, Any]:
+    """`options`, where an older client may give the encoding alone, as a bare string (getBlock, getTransaction)."""
+    value = param(params, index, None)
+    return {"encoding": value} if isinstance(value, str) else options(params, index)
 
 
 def pubkey(value: Any) -> Pubkey:
@@ -81,31 +101,3 @@ def decode_tx(value: Any, encoding: str) -> VersionedTransaction:
     else:
         raise Invalid(f"Invalid params: unsupported encoding {encoding!r}; use base58 or base64")
     return decode_wire_transaction(raw)
-
-
-def account_json(
-    account: Account | None, encoding: str, data_slice: dict[str, Any] | None = None
-) -> dict[str, Any] | None:
-    if account is None:
-        return None
-    data = bytes(account.data)
-    if data_slice:
-        offset, length = int(data_slice.get("offset", 0)), int(data_slice.get("length", len(data)))
-        data = data[offset : offset + length]
-    if encoding in ("base64", "jsonParsed"):
-        # jsonParsed falls back to base64, as the real RPC does for accounts it cannot parse.
-        encoded: Any = [base64.b64encode(data).decode("ascii"), "base64"]
-    elif encoding == "base58":
-        encoded = [b58encode(data), "base58"]
-    elif encoding == "binary":
-        encoded = b58encode(data)
-    else:
-        raise Invalid(f"Invalid params: unsupported account encoding {encoding!r}; use base64")
-    return {
-        "data": encoded,
-        "executable": account.executable,
-        "lamports": account.lamports,
-        "owner": str(account.owner),
-        "rentEpoch": account.rent_epoch,
-        "space": len(account.data),
-    }

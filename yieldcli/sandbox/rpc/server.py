@@ -24,15 +24,23 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
+from solders.account import Account
 from solders.transaction import VersionedTransaction
 
+from yieldcli.sandbox.rpc.cluster import ClusterMethods
+from yieldcli.sandbox.rpc.encoding import unknown
+from yieldcli.sandbox.rpc.history import LedgerMethods
 from yieldcli.sandbox.rpc.methods import Methods, SandboxControls
 from yieldcli.sandbox.rpc.params import dump, error, param
+from yieldcli.sandbox.rpc.pubsub import PubSubServer, bind_pair
+from yieldcli.sandbox.rpc.tokens import AccountSearches
 from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, TxRecord
 
 SOLANA_CORE_VERSION = "2.2.0"
 FEATURE_SET = 3294202862
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
+# The commitments a validator takes (the last five are older names it still reads).
+COMMITMENTS = ("processed", "confirmed", "finalized", "recent", "single", "singleGossip", "root", "max")
 
 
 class Served:
@@ -68,7 +76,7 @@ class Served:
         self.stop()
 
 
-class RpcServer(Served, Methods, SandboxControls):
+class RpcServer(Served, Methods, LedgerMethods, ClusterMethods, AccountSearches, SandboxControls):
     """`RpcServer(runtime).start()`; `.url`; `.stop()`. Also a context manager."""
 
     def __init__(
@@ -82,10 +90,14 @@ class RpcServer(Served, Methods, SandboxControls):
         self.runtime = runtime
         if on_confirmed is not None:
             runtime.on_confirmed = on_confirmed
-        self._httpd = ThreadingHTTPServer((host, port), _Handler)
+        # PubSub listens on the next port, as solana-test-validator's does: clients find it there.
+        self._httpd, pubsub_socket = bind_pair(host, port, lambda p: ThreadingHTTPServer((host, p), _Handler))
         self._httpd.daemon_threads = True
         self._httpd.rpc = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
+        self.pubsub = PubSubServer(runtime, pubsub_socket, self._notified_account)
+        self.version = (SOLANA_CORE_VERSION, FEATURE_SET)
+        self.address = (str(self._httpd.server_address[0]), int(self._httpd.server_address[1]))
         self._methods: dict[str, Callable[[list[Any]], Any]] = {
             "getLatestBlockhash": self._get_latest_blockhash,
             "getBlockHeight": lambda params: runtime.block_height,
@@ -109,6 +121,37 @@ class RpcServer(Served, Methods, SandboxControls):
             # The sandbox's own, made once per state folder: never mistaken for devnet or mainnet.
             "getGenesisHash": lambda params: runtime.genesis_hash,
             "getRecentPrioritizationFees": self._get_recent_prioritization_fees,
+            "getBlock": self._get_block,
+            "getBlocks": self._get_blocks,
+            "getBlocksWithLimit": self._get_blocks_with_limit,
+            "getBlockTime": self._get_block_time,
+            "getBlockCommitment": self._get_block_commitment,
+            "getBlockProduction": self._get_block_production,
+            "getFirstAvailableBlock": self._get_first_available_block,
+            "minimumLedgerSlot": self._get_first_available_block,
+            "getTransactionCount": self._get_transaction_count,
+            "getSignaturesForAddress": self._get_signatures_for_address,
+            "getRecentPerformanceSamples": self._get_recent_performance_samples,
+            "getProgramAccounts": self._get_program_accounts,
+            "getTokenAccountsByDelegate": self._get_token_accounts_by_delegate,
+            "getTokenSupply": self._get_token_supply,
+            "getTokenLargestAccounts": self._get_token_largest_accounts,
+            "getSupply": self._get_supply,
+            "getLargestAccounts": self._get_largest_accounts,
+            "getIdentity": self._get_identity,
+            "getClusterNodes": self._get_cluster_nodes,
+            "getVoteAccounts": self._get_vote_accounts,
+            "getEpochSchedule": self._get_epoch_schedule,
+            "getLeaderSchedule": self._get_leader_schedule,
+            "getSlotLeader": self._get_slot_leader,
+            "getSlotLeaders": self._get_slot_leaders,
+            "getInflationGovernor": self._get_inflation_governor,
+            "getInflationRate": self._get_inflation_rate,
+            "getInflationReward": self._get_inflation_reward,
+            "getStakeMinimumDelegation": self._get_stake_minimum_delegation,
+            "getMaxRetransmitSlot": lambda params: runtime.slot,
+            "getMaxShredInsertSlot": lambda params: runtime.slot,
+            "getHighestSnapshotSlot": self._no_snapshot,
             "sandbox_setFault": self._set_fault,
             "sandbox_getFaults": lambda params: runtime.faults.to_dict(),
             "sandbox_clearFaults": self._clear_faults,
@@ -161,6 +204,7 @@ class RpcServer(Served, Methods, SandboxControls):
         if not isinstance(params, list):
             return error(rid, -32602, "Invalid params: expected an array")
         try:
+            self._check_config(params)
             result = handler(params)
         except RuntimeRpcError as exc:
             return error(rid, exc.code, exc.message, exc.data)
@@ -174,6 +218,47 @@ class RpcServer(Served, Methods, SandboxControls):
                 raise
             return error(rid, -32603, f"Internal error: {exc}")
         return {"jsonrpc": "2.0", "result": result, "id": rid}
+
+    @property
+    def ws_url(self) -> str:
+        return self.pubsub.url
+
+    def start(self) -> Self:
+        if self._thread is None:
+            self.pubsub.start()
+            self.runtime.landed_hooks.append(self.pubsub.poke)
+        return super().start()
+
+    def stop(self) -> None:
+        if self.pubsub.poke in self.runtime.landed_hooks:
+            self.runtime.landed_hooks.remove(self.pubsub.poke)
+        self.pubsub.stop()
+        super().stop()
+
+    def _notified_account(self, account: Account | None, config: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            return self._account(account, config, "binary")
+        except RuntimeRpcError:  # too long for base58: a notification cannot be refused, so base64
+            return self._account(account, {**config, "encoding": "base64"}, "base64")
+
+    def _check_config(self, params: list[Any]) -> None:
+        """What every method's configuration object may hold: a known commitment, a reached minContextSlot."""
+        for config in params:
+            if not isinstance(config, dict):
+                continue
+            commitment = config.get("commitment")
+            if commitment is not None and commitment not in COMMITMENTS:
+                raise unknown(commitment, COMMITMENTS)
+            least = config.get("minContextSlot")
+            if least is not None:
+                slot = self.runtime.slot
+                if type(least) is not int or least < 0:
+                    raise RuntimeRpcError(-32602, "Invalid params: minContextSlot must be a slot number")
+                if least > slot:
+                    raise RuntimeRpcError(-32016, "Minimum context slot has not been reached", {"contextSlot": slot})
+
+    def _no_snapshot(self, params: list[Any]) -> None:
+        raise RuntimeRpcError(-32008, "No snapshot")
 
 
 class _Handler(BaseHTTPRequestHandler):
