@@ -171,10 +171,12 @@ def root(
         help="Print the version (with -v: Python, solders, solana-py, platform).",
     ),
 ) -> None:
-    from yieldcli.cli.session import GlobalOptions, Session
+    from yieldcli.cli.session import GlobalOptions, Session, check_json_flag
     from yieldcli.environment import Environment
 
+    check_json_flag(json_, output)
     options = GlobalOptions(
+        json=json_,
         profile=profile,
         config=config,
         api_url=api_url,
@@ -209,8 +211,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     _STDERR_COLOR = _stderr_color(args)
     debug = "--debug" in args
     try:
-        from yieldcli.cli.argv import hoist_global_options
+        from yieldcli.cli.argv import hoist_global_options, negative_numbers_as_values
 
+        negative_numbers_as_values()
         command = typer.main.get_command(app)
         args = hoist_global_options(command, args)
         code = command.main(args=args, prog_name="yield", standalone_mode=False)
