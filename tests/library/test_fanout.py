@@ -12,7 +12,8 @@ import pytest
 from tests.conftest import TEST_API_KEY
 from tests.library.proxy_server import ProxyServer
 from yieldcli.api.endpoints import Endpoint, Endpoints
-from yieldcli.api.fanout import exchange_all
+from yieldcli.api import fanout
+from yieldcli.api.fanout import FIRST_CONNECTIONS, exchange_all
 from yieldcli.api.sync import ServiceClient
 from yieldcli.api.transport import Response, Transport, TransportError, TransportTimeout
 
@@ -203,3 +204,84 @@ def test_https_through_a_proxy_goes_through_its_tunnel(monkeypatch, tls_sandbox)
             bodies = list(api.serve_each(Endpoints.health, [((), {})] * 3, window=2))
     assert bodies == ["OK"] * 3
     assert {method for method, _, _ in proxy.requests} == {"CONNECT"}
+
+
+class Counting:
+    """Answers every GET after `delay` seconds, on a listener with an accept queue of `backlog`, which
+    starts accepting after `asleep` seconds; records how many connections it had accepted when it
+    sent its first answer."""
+
+    def __init__(self, backlog: int, delay: float = 0.03, asleep: float = 0.0):
+        self.delay, self.asleep = delay, asleep
+        self.accepted = 0
+        self.accepted_at_first_answer: int | None = None
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(backlog)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        time.sleep(self.asleep)
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            pending = b""
+            while True:
+                while b"\r\n\r\n" not in pending:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    pending += data
+                head, _, pending = pending.partition(b"\r\n\r\n")
+                time.sleep(self.delay)
+                with self._lock:
+                    if self.accepted_at_first_answer is None:
+                        self.accepted_at_first_answer = self.accepted
+                body = head.split(b" ")[1]
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_connections_open_a_few_at_once_then_more_as_they_answer():
+    # Python's http.server keeps 5 connections waiting: 32 opened in one burst lose their SYNs.
+    server = Counting(backlog=5)
+    try:
+        targets = [f"/page/{i}" for i in range(100)]
+        outcomes = [o for o, _ in exchange_all(Transport(server.url, timeout=10), targets, {}, window=32)]
+    finally:
+        server.close()
+    assert [o.content for o in outcomes if isinstance(o, Response)] == [t.encode() for t in targets]
+    assert server.accepted_at_first_answer is not None and server.accepted_at_first_answer <= FIRST_CONNECTIONS
+    assert FIRST_CONNECTIONS < server.accepted <= 32  # more came as the first answered, never past the window
+
+
+def test_a_connect_whose_syn_was_lost_is_opened_again(monkeypatch):
+    # A queue of one, not read for a while: the SYNs past it are dropped, as a burst meets a full queue.
+    monkeypatch.setattr(fanout, "STALL_AFTER", 0.05)
+    opened: list[int] = []
+    connect = fanout._Fanout._connect
+
+    def counted(self):
+        opened.append(1)
+        return connect(self)
+
+    monkeypatch.setattr(fanout._Fanout, "_connect", counted)
+    server = Counting(backlog=0, delay=0, asleep=0.3)
+    try:
+        targets = [f"/page/{i}" for i in range(FIRST_CONNECTIONS)]
+        outcomes = [o for o, _ in exchange_all(Transport(server.url, timeout=10), targets, {}, window=32)]
+    finally:
+        server.close()
+    assert [o.content for o in outcomes if isinstance(o, Response)] == [t.encode() for t in targets]
+    assert len(opened) > len(targets)  # the stalled connects were given up and made again
