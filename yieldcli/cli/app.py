@@ -96,6 +96,9 @@ class LazyCommands(TyperGroup):
             single.command(name)(target)
             command = typer.main.get_command(single)
         command.name = name
+        from yieldcli.cli.help_text import polish
+
+        polish(command)
         return command
 
 
@@ -215,6 +218,11 @@ def main(argv: Optional[list[str]] = None) -> None:
 
         negative_numbers_as_values()
         command = typer.main.get_command(app)
+        from yieldcli.cli.help_text import placeholder
+
+        for param in command.params:  # the root's own options; its commands are polished as built
+            if getattr(param, "metavar", "") is None and not getattr(param, "is_flag", True):
+                param.metavar = placeholder(param.opts)
         args = hoist_global_options(command, args)
         code = command.main(args=args, prog_name="yield", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:

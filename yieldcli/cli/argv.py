@@ -7,6 +7,8 @@ an option of the same name (write commands have their own --timeout, say) or it 
 
 from __future__ import annotations
 
+import re
+
 from typer._click.core import Command
 from typer.core import TyperOption
 
@@ -103,8 +105,6 @@ def negative_numbers_as_values() -> None:
     Click decides per token, in its parser, that anything starting with `-` is an option; its parser
     is made by name in `core`, so the subclass below takes its place for every command of this run.
     """
-    import re
-
     from typer._click import core, parser
 
     number = re.compile(r"-\d[\d_.,]*")

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # A wallet's listing: the endpoint, its arguments and its query (`listing` adds the pages).
 AskWallet = Callable[[str], tuple[Endpoint, tuple[Any, ...], dict[str, Any]]]
 
-strategy_app = opt.command_group("Strategies.")
+strategy_app = opt.command_group("Read a strategy: its name, supported assets and variable APY.")
 
 
 def _wallets(session: "Session", wallet: Optional[str], wallets_file: Optional[str]) -> list[str] | str:
@@ -240,7 +240,8 @@ def balances(
 ) -> None:
     """Show a wallet's token balances: the wallet part and the part in positions.
 
-    Example: yield balances WALLET --all -o json | jq '.data[] | {token_symbol, total_balance}'
+    \b
+    Example: yield balances WALLET -o csv > balances.csv
     Many wallets: yield balances --wallets-file wallets.txt -o ndjson
     """
     session = session_of(ctx)
