@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "earnings": ("yieldcli.cli.commands.reads", "earnings"),
     "strategy": ("yieldcli.cli.commands.reads", "strategy_app"),
     "health": ("yieldcli.cli.commands.reads", "health"),
+    "init": ("yieldcli.cli.commands.init_cmd", "init"),
     "doctor": ("yieldcli.cli.commands.doctor", "doctor"),
     "deposit": ("yieldcli.cli.commands.write", "deposit"),
     "withdraw": ("yieldcli.cli.commands.write", "withdraw"),

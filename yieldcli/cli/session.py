@@ -104,6 +104,10 @@ class Session:
             self._settings = cfg.Settings(self.env, config, profile, flags, self._sandbox_overrides(), forced)
         return self._settings
 
+    def forget_settings(self) -> None:
+        """Read the settings again when next asked: a command that wrote the config file uses what it wrote."""
+        self._settings = None
+
     def _sandbox_overrides(self) -> dict[str, Any]:
         """Under --sandbox the strategy, the RPC and the keypair default to the sandbox's, unless named.
 

@@ -24,7 +24,7 @@ config_app = opt.command_group("Show and change settings.")
 config_app.add_typer(trust_app, name="trust")
 
 
-def _validate(key: str, value: str) -> str:
+def check_value(key: str, value: str) -> str:
     if key == "api_key":
         raise UsageError("the API key is never written to the config file", hint="use `yield auth login`")
     cfg.check_key(key)
@@ -65,7 +65,7 @@ def _check_keypair_file(value: str) -> None:
         ) from None
 
 
-def _target_profile(session: "Session") -> str | None:
+def target_profile(session: "Session") -> str | None:
     """Writes go to [profiles.NAME] when a profile was chosen, else to the top level."""
     profile = session.settings.profile
     return None if profile.source == "default" else str(profile.value)
@@ -179,9 +179,9 @@ def set_(
     """
     session = session_of(ctx)
     session.creates_profile = True
-    profile = _target_profile(session)
+    profile = target_profile(session)
     config = session.settings.config
-    checked = _validate(key, value)
+    checked = check_value(key, value)
 
     def change(latest: cfg.ConfigFile) -> bool:
         latest.set(key, checked, profile)
@@ -199,7 +199,7 @@ def unset(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.
     Example: yield config unset output
     """
     session = session_of(ctx)
-    profile = _target_profile(session)
+    profile = target_profile(session)
     config = session.settings.config
     if config.update(lambda latest: latest.unset(key, profile)):
         _bare(session).info(f"{key} removed from {config.path}")
@@ -244,7 +244,7 @@ def config_problems(config: cfg.ConfigFile) -> list[str]:
                 continue
             try:
                 cfg.check_type(key, value, where)
-                _validate(key, str(value))
+                check_value(key, str(value))
             except (UsageError, ConfigError) as exc:
                 problems.append(f"{where}: {key}: {exc.message.removeprefix(f'{where}: ')}")
     return problems
