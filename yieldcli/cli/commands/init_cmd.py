@@ -48,7 +48,7 @@ def init(
 
     \b
     Example: yield init
-    Script:  printf '%s' "$KEY" | yield init --api-key-stdin --strategy ID -u mainnet-beta
+    Script:  yield init --api-key-stdin --strategy ID -u mainnet-beta < key.txt
     """
     session = session_of(ctx)
     if session.options.sandbox:
