@@ -11,8 +11,8 @@ import pytest
 
 from tests.conftest import TEST_API_KEY
 from tests.library.proxy_server import ProxyServer
-from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api import fanout
+from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.fanout import FIRST_CONNECTIONS, exchange_all
 from yieldcli.api.sync import ServiceClient
 from yieldcli.api.transport import Response, Transport, TransportError, TransportTimeout
