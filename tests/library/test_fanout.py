@@ -33,14 +33,16 @@ class Scripted:
     """An HTTP/1.1 server answering each GET by its path: /length/..., /chunked/..., /until-close/...,
     /interim/..., /silent, /health (503 with Retry-After: 0, then 200), /busy/... (429 with
     Retry-After: 1 the first time each is asked, then 200). With `drop_after_answer`, every
-    connection is closed after one answer without saying so: a client reusing it finds it stale."""
+    connection is closed after one answer without saying so: a client reusing it finds it stale.
+    `backlog`: its accept queue; `asleep`: seconds before it starts accepting."""
 
-    def __init__(self, drop_after_answer: bool = False):
+    def __init__(self, drop_after_answer: bool = False, backlog: int = 128, asleep: float = 0.0):
         self.drop_after_answer = drop_after_answer
+        self.asleep = asleep
         self.connections = 0
         self.flaky_seen = 0
         self.busy_seen: set[str] = set()
-        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=backlog)
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -48,6 +50,7 @@ class Scripted:
         self.listener.close()
 
     def _accept(self) -> None:
+        time.sleep(self.asleep)
         while True:
             try:
                 conn, _ = self.listener.accept()
@@ -206,51 +209,23 @@ def test_https_through_a_proxy_goes_through_its_tunnel(monkeypatch, tls_sandbox)
     assert {method for method, _, _ in proxy.requests} == {"CONNECT"}
 
 
-class Counting:
-    """Answers every GET after `delay` seconds, on a listener with an accept queue of `backlog`, which
-    starts accepting after `asleep` seconds; records how many connections it had accepted when it
-    sent its first answer."""
+class Counting(Scripted):
+    """Answers every GET with its path after `delay` seconds; records how many connections it had
+    accepted when it sent its first answer."""
 
     def __init__(self, backlog: int, delay: float = 0.03, asleep: float = 0.0):
-        self.delay, self.asleep = delay, asleep
-        self.accepted = 0
+        self.delay = delay
         self.accepted_at_first_answer: int | None = None
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(backlog)
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__(backlog=backlog, asleep=asleep)
 
-    def _accept(self) -> None:
-        time.sleep(self.asleep)
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        with conn:
-            pending = b""
-            while True:
-                while b"\r\n\r\n" not in pending:
-                    data = conn.recv(65536)
-                    if not data:
-                        return
-                    pending += data
-                head, _, pending = pending.partition(b"\r\n\r\n")
-                time.sleep(self.delay)
-                with self._lock:
-                    if self.accepted_at_first_answer is None:
-                        self.accepted_at_first_answer = self.accepted
-                body = head.split(b" ")[1]
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
-
-    def close(self) -> None:
-        self.listener.close()
+    def _answer(self, conn: socket.socket, path: str) -> bool:
+        time.sleep(self.delay)
+        with self._lock:
+            if self.accepted_at_first_answer is None:
+                self.accepted_at_first_answer = self.connections
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(path) + path.encode())
+        return True
 
 
 def test_connections_open_a_few_at_once_then_more_as_they_answer():
@@ -263,7 +238,7 @@ def test_connections_open_a_few_at_once_then_more_as_they_answer():
         server.close()
     assert [o.content for o in outcomes if isinstance(o, Response)] == [t.encode() for t in targets]
     assert server.accepted_at_first_answer is not None and server.accepted_at_first_answer <= FIRST_CONNECTIONS
-    assert FIRST_CONNECTIONS < server.accepted <= 32  # more came as the first answered, never past the window
+    assert FIRST_CONNECTIONS < server.connections <= 32  # more came as the first answered, never past the window
 
 
 def test_a_connect_whose_syn_was_lost_is_opened_again(monkeypatch):
