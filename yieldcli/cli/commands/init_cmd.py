@@ -18,6 +18,7 @@ from yieldcli import secrets
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.cli.render.output import Output
+from yieldcli.cli.session import rpc_url_of
 from yieldcli.errors import UsageError
 
 if TYPE_CHECKING:
@@ -105,8 +106,6 @@ def _strategy(session: Session, say: Output, flag: Optional[str]) -> Optional[st
 
 def _rpc(session: Session, say: Output, flag: Optional[str]) -> Optional[str]:
     """The RPC to write (None: the one in effect stays): a moniker or an http(s) URL."""
-    from yieldcli.cli.session import rpc_url_of
-
     current = session.settings.get("rpc_url")
     value = flag
     if value is None and session.env.interactive:
