@@ -24,14 +24,19 @@ _OWN = {"content-length", "connection", "date", "server", "keep-alive", "transfe
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    # The stdlib's backlog of 5 drops SYNs when 16 connections open at once: a second's retry each.
-    request_queue_size = 128
+
+
+# The stdlib's accept queue (http.server, socketserver): 5. A client opening many connections in one
+# burst has the SYNs past the queue dropped, each retried a second later.
+STDLIB_BACKLOG = 5
+LARGE_BACKLOG = 128
 
 
 class ReplayService:
-    """GET answers of `upstream` (an http:// URL), pre-rendered, each sent `latency_ms` after its request."""
+    """GET answers of `upstream` (an http:// URL), pre-rendered, each sent `latency_ms` after its request,
+    by a server whose accept queue holds `backlog` connections."""
 
-    def __init__(self, upstream: str, latency_ms: int):
+    def __init__(self, upstream: str, latency_ms: int, backlog: int = LARGE_BACKLOG):
         parts = urlsplit(upstream)
         self._upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
         self._delay = latency_ms / 1000
@@ -58,7 +63,8 @@ class ReplayService:
                 time.sleep(replay._delay)
                 self.wfile.write(answer)
 
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
+        server = type("Server", (_Server,), {"request_queue_size": backlog})
+        self._httpd = server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

@@ -37,15 +37,13 @@ class Profile:
 def load_profile(name: str | None = None) -> Profile:
     """Settings as `yield` resolves them: environment > profile in the config file > default, and the
     API key from YIELD_API_KEY or the keyring."""
-    from pathlib import Path
-
     from yieldcli import config
     from yieldcli.environment import Environment
     from yieldcli.secrets import find_api_key
 
     env = Environment()
     profile = config.resolve_profile(name, env)
-    file = config.ConfigFile.load(Path(config.resolve_config_path(None, env).value))
+    file = config.load_config(config.resolve_config_path(None, env))
     config.check_profile(file, profile)
     settings = config.Settings(env, file, profile)
     timeout_text = str(settings.value("timeout"))

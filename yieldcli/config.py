@@ -155,6 +155,21 @@ class ConfigFile:
             raise ConfigError(f"config file {path}: [profiles.NAME] entries must be tables")
         return cls(path, data)
 
+    def unknown_keys(self) -> list[str]:
+        """One line per key no setting reads (`rpc-url`, `bogus`), with where it is and the setting it
+        may have meant: a misspelled key would otherwise be ignored without a word."""
+        from difflib import get_close_matches
+
+        found = [(key, str(self.path)) for key in self.data if key not in SPECS and key != "profiles"]
+        for name, table in self.data.get("profiles", {}).items():
+            found += [(key, f"{self.path} [profiles.{name}]") for key in table if key not in SPECS]
+        lines = []
+        for key, where in found:
+            close = get_close_matches(key.replace("-", "_").lower(), list(SPECS), n=1, cutoff=0.6)
+            meant = f"; did you mean {close[0]!r}?" if close else f"; settings: {', '.join(SPECS)}"
+            lines.append(f"{where}: unknown setting {key!r}{meant}")
+        return lines
+
     def lookup(self, key: str, profile: str) -> tuple[Any, str] | None:
         """The value for `key` from the profile's table, else the top level; with where it was found."""
         table = self.data.get("profiles", {}).get(profile, {})
@@ -361,3 +376,19 @@ def resolve_config_path(flag: str | None, env: Environment) -> Setting:
     if env.get("YIELD_CONFIG"):
         return Setting("config", env.get("YIELD_CONFIG"), "env", "YIELD_CONFIG")
     return Setting("config", str(config_dir(env) / "config.toml"), "default", "")
+
+
+def load_config(setting: Setting, *, creating: bool = False) -> ConfigFile:
+    """The config file a setting names. The default file may be absent (built-in defaults); one named
+    with --config or YIELD_CONFIG must exist, unless this command writes it (`creating`): a typo in
+    its name must not fall back to defaults without a word."""
+    path = Path(str(setting.value)).expanduser()
+    if setting.source != "default" and not creating and not os.path.lexists(path):
+        raise ConfigError(
+            f"config file {path} (from {setting.location}) does not exist",
+            hint=f"check the path, or create it with `yield {setting.location} {path} config set KEY VALUE`"
+            if setting.source == "flag"
+            else f"check the path, or unset {setting.location}",
+            kind="config.file.missing",
+        )
+    return ConfigFile.load(path)

@@ -66,7 +66,7 @@ def find_api_key(env: Environment, profile: str) -> tuple[ApiKey | None, str | N
     """The key in use and, when none was found, why the keyring could not help (for the hint)."""
     value = env.get(API_KEY_ENV)
     if value:
-        return ApiKey(value.strip(), "env", API_KEY_ENV), None
+        return _sendable(ApiKey(value, "env", API_KEY_ENV)), None
     try:
         stored = _keyring().get_password(KEYRING_SERVICE, _keyring_username(profile))
     except ConfigError as exc:
@@ -74,8 +74,23 @@ def find_api_key(env: Environment, profile: str) -> tuple[ApiKey | None, str | N
     except Exception as exc:  # any backend failure: locked, D-Bus errors, corrupt store
         return None, f"the OS keyring could not be read ({type(exc).__name__})"
     if stored:
-        return ApiKey(stored, "keyring", f"keyring {KEYRING_SERVICE}/{_keyring_username(profile)}"), None
+        return _sendable(ApiKey(stored, "keyring", f"keyring {KEYRING_SERVICE}/{_keyring_username(profile)}")), None
     return None, None
+
+
+def _sendable(found: ApiKey) -> ApiKey:
+    """A key with whitespace or control characters is refused where it is read, naming where it came
+    from: every request would fail with it, and `auth status` would call it fine."""
+    problem = api_key_problem(found.value)
+    if problem is None:
+        return found
+    raise ConfigError(
+        f"the API key from {found.location} cannot be sent: {problem}",
+        hint=f"fix or unset {API_KEY_ENV}"
+        if found.source == "env"
+        else "store the key again with `yield auth login`, or set " + API_KEY_ENV,
+        kind="config.api_key.malformed",
+    )
 
 
 def store_api_key(profile: str, value: str) -> str:
@@ -123,6 +138,16 @@ def _keyring(*, plaintext_ok: bool = False) -> _KeyringModule:
             kind="config.keyring.plaintext",
         )
     return keyring
+
+
+def check_can_store(profile: str) -> None:
+    """Raise the ConfigError that storing a key for `profile` would end with: no backend, a plaintext
+    one, or one that fails when used (locked, D-Bus down). Asked before a secret is typed in."""
+    keyring = _keyring()
+    try:  # a read goes through the same backend, unlocking it if it must, and leaves nothing behind
+        keyring.get_password(KEYRING_SERVICE, _keyring_username(profile))
+    except Exception as exc:
+        raise _backend_error(exc, "store") from None
 
 
 def keyring_problem() -> ConfigError | None:

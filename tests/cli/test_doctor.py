@@ -41,6 +41,7 @@ def test_doctor_passes_in_the_sandbox(run):
     assert {c["status"] for c in found.values()} == {"ok"}, found
     assert set(found) == {
         "config file",
+        "config values",
         "API key",
         "key accepted",
         "service",

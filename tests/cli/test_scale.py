@@ -161,7 +161,8 @@ def test_one_failing_wallet_is_reported_and_the_others_complete(run, many, tmp_p
     path = wallets_file(tmp_path, many.addresses[:10])
     result = run("balances", "--wallets-file", path, "-o", "ndjson", env=env_for(many))
     assert result.code == 5
-    assert f"wallet {bad}: Internal server error" in result.stderr
+    # ndjson follows every page of each wallet, so the failure names its page too
+    assert f"wallet {bad}: balances page 1: Internal server error" in result.stderr
     assert "1 of 10 wallets failed" in result.stderr
     seen = {json.loads(line)["wallet"] for line in result.stdout.splitlines()}
     assert bad not in seen and len(seen) >= 8

@@ -11,8 +11,9 @@ import pytest
 
 from tests.conftest import TEST_API_KEY
 from tests.library.proxy_server import ProxyServer
+from yieldcli.api import fanout
 from yieldcli.api.endpoints import Endpoint, Endpoints
-from yieldcli.api.fanout import exchange_all
+from yieldcli.api.fanout import FIRST_CONNECTIONS, exchange_all
 from yieldcli.api.sync import ServiceClient
 from yieldcli.api.transport import Response, Transport, TransportError, TransportTimeout
 
@@ -32,14 +33,16 @@ class Scripted:
     """An HTTP/1.1 server answering each GET by its path: /length/..., /chunked/..., /until-close/...,
     /interim/..., /silent, /health (503 with Retry-After: 0, then 200), /busy/... (429 with
     Retry-After: 1 the first time each is asked, then 200). With `drop_after_answer`, every
-    connection is closed after one answer without saying so: a client reusing it finds it stale."""
+    connection is closed after one answer without saying so: a client reusing it finds it stale.
+    `backlog`: its accept queue; `asleep`: seconds before it starts accepting."""
 
-    def __init__(self, drop_after_answer: bool = False):
+    def __init__(self, drop_after_answer: bool = False, backlog: int = 128, asleep: float = 0.0):
         self.drop_after_answer = drop_after_answer
+        self.asleep = asleep
         self.connections = 0
         self.flaky_seen = 0
         self.busy_seen: set[str] = set()
-        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=backlog)
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -47,6 +50,7 @@ class Scripted:
         self.listener.close()
 
     def _accept(self) -> None:
+        time.sleep(self.asleep)
         while True:
             try:
                 conn, _ = self.listener.accept()
@@ -203,3 +207,57 @@ def test_https_through_a_proxy_goes_through_its_tunnel(monkeypatch, tls_sandbox)
             bodies = list(api.serve_each(Endpoints.health, [((), {})] * 3, window=2))
     assert bodies == ["OK"] * 3
     assert {method for method, _, _ in proxy.requests} == {"CONNECT"}
+
+
+class Counting(Scripted):
+    """Answers every GET with its path after `delay` seconds; records how many connections it had
+    accepted when it sent its first answer."""
+
+    def __init__(self, backlog: int, delay: float = 0.03, asleep: float = 0.0):
+        self.delay = delay
+        self.accepted_at_first_answer: int | None = None
+        self._lock = threading.Lock()
+        super().__init__(backlog=backlog, asleep=asleep)
+
+    def _answer(self, conn: socket.socket, path: str) -> bool:
+        time.sleep(self.delay)
+        with self._lock:
+            if self.accepted_at_first_answer is None:
+                self.accepted_at_first_answer = self.connections
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(path) + path.encode())
+        return True
+
+
+def test_connections_open_a_few_at_once_then_more_as_they_answer():
+    # Python's http.server keeps 5 connections waiting: 32 opened in one burst would lose their SYNs.
+    # A queue large enough for the burst, so the server sees how many the client opens before an answer.
+    server = Counting(backlog=128)
+    try:
+        targets = [f"/page/{i}" for i in range(100)]
+        outcomes = [o for o, _ in exchange_all(Transport(server.url, timeout=10), targets, {}, window=32)]
+    finally:
+        server.close()
+    assert [o.content for o in outcomes if isinstance(o, Response)] == [t.encode() for t in targets]
+    assert server.accepted_at_first_answer is not None and server.accepted_at_first_answer <= FIRST_CONNECTIONS
+    assert FIRST_CONNECTIONS < server.connections <= 32  # more came as the first answered, never past the window
+
+
+def test_a_connect_whose_syn_was_lost_is_opened_again(monkeypatch):
+    # A queue of one, not read for a while: the SYNs past it are dropped, as a burst meets a full queue.
+    monkeypatch.setattr(fanout, "STALL_AFTER", 0.05)
+    opened: list[int] = []
+    connect = fanout._Fanout._connect
+
+    def counted(self):
+        opened.append(1)
+        return connect(self)
+
+    monkeypatch.setattr(fanout._Fanout, "_connect", counted)
+    server = Counting(backlog=0, delay=0, asleep=0.3)
+    try:
+        targets = [f"/page/{i}" for i in range(FIRST_CONNECTIONS)]
+        outcomes = [o for o, _ in exchange_all(Transport(server.url, timeout=10), targets, {}, window=32)]
+    finally:
+        server.close()
+    assert [o.content for o in outcomes if isinstance(o, Response)] == [t.encode() for t in targets]
+    assert len(opened) > len(targets)  # the stalled connects were given up and made again

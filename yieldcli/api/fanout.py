@@ -8,6 +8,13 @@ its own connection (no pipelining: proxies and servers mishandle it), and reads 
 with a few bytes operations (`yieldcli.api.http1`). At most `window` answers are held, so memory
 stays flat however many pages there are.
 
+Connections are opened as browsers and curl open them: a few at once (`FIRST_CONNECTIONS`), then one
+more for each connection that has answered, so the number in use doubles each round trip up to
+`window`. A burst of 32 SYNs overflows a small accept queue (Python's http.server keeps 5): the
+kernel drops the rest, and each is retried by TCP after 1 s, then 3 s. A connection still not
+established well after others were (`_stalled`) is given up and opened again rather than left
+to that retry.
+
 Only the first attempt of each request goes this way: what it gives (an answer of any status, or a
 `TransportError`) then goes through the same retry rules as every other request
 (`yieldcli.api.sync.ServiceClient.serve_each`). A kept-alive connection the server closed while
@@ -36,27 +43,38 @@ if TYPE_CHECKING:
 
 _READ, _WRITE = selectors.EVENT_READ, selectors.EVENT_WRITE
 
+# Connections opened before any has answered, and at most this many being established at once:
+# as browsers open to one host, and what the smallest accept queue in common use holds (a backlog of 5
+# is 6 connections waiting): no SYN of ours finds it full.
+FIRST_CONNECTIONS = 6
+# A connect not done after this long (or 4 times the slowest one seen, if longer) lost its SYN:
+# a new one is cheaper than TCP's own retry after a second.
+STALL_AFTER = 0.2
+
 
 class _Exchange:
     """One request and, once known, its outcome."""
 
-    __slots__ = ("request", "outcome", "retried", "ended")
+    __slots__ = ("request", "outcome", "retried", "reopened", "ended")
 
     def __init__(self, request: bytes):
         self.request = request
         self.outcome: Response | TransportError | None = None
         self.retried = False
+        self.reopened = False  # its connect stalled once and was opened again: the next is left to TCP
         self.ended = 0.0  # time.monotonic() when the outcome became known
 
 
 class _Connection:
     """A socket and the exchange it carries: the request bytes left to send, the answer so far."""
 
-    __slots__ = ("sock", "ready", "reused", "exchange", "out", "answer", "deadline")
+    __slots__ = ("sock", "connected", "ready", "reused", "exchange", "out", "answer", "deadline", "opened")
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
+        self.connected = False  # the TCP handshake is done
         self.ready = False  # connected, and through the TLS handshake for https
+        self.opened = time.monotonic()
         self.reused = False  # has answered before: a close before any byte means it went stale while idle
         self.exchange: _Exchange | None = None
         self.out = memoryview(b"")
@@ -88,7 +106,16 @@ class _Fanout:
         self._selector = selectors.DefaultSelector()
         self._idle: list[_Connection] = []
         self._open = 0  # connections, busy or idle
+        self._answered = 0  # connections that have answered at least once: each lets one more open
+        self._slowest_connect = 0.0
         self._address: Any = None
+
+    def _may_open(self) -> bool:
+        """Room for one more connection: under the window, under the ramp (a few, then one more per
+        connection that answered), and few enough still being established."""
+        connecting = sum(1 for key in self._selector.get_map().values() if not key.data.connected)
+        ramp = FIRST_CONNECTIONS + self._answered
+        return self._open < min(self._window, ramp) and connecting < FIRST_CONNECTIONS
 
     def run(self, targets: Iterator[str]) -> Iterator[Outcome]:
         pending: deque[_Exchange] = deque()
@@ -103,7 +130,7 @@ class _Fanout:
                 waiting.append(exchange)
             if not pending:
                 return
-            while waiting and (self._idle or self._open < self._window):
+            while waiting and (self._idle or self._may_open()):
                 self._send(waiting.popleft())
             if pending[0].outcome is None:
                 self._wait(waiting)
@@ -161,13 +188,26 @@ class _Fanout:
         """Move every connection as far as the network allows, waiting at most until the nearest deadline."""
         busy = [key.data for key in self._selector.get_map().values()]
         now = time.monotonic()
-        nearest = min(connection.deadline for connection in busy)
-        if nearest <= now:
+        stall = max(STALL_AFTER, 4 * self._slowest_connect)
+        stalled = [
+            c
+            for c in busy
+            if not c.connected and c.exchange is not None and not c.exchange.reopened and now - c.opened >= stall
+        ]
+        for connection in stalled:
+            self._reopen(connection, waiting)
+        if stalled:
+            return
+        nearest = min(
+            [c.deadline for c in busy]
+            + [c.opened + stall for c in busy if not c.connected and c.exchange and not c.exchange.reopened],
+        )
+        if min(c.deadline for c in busy) <= now:
             for connection in busy:
                 if connection.deadline <= now:
                     self._end(connection, TransportTimeout(), keep=False)
             return
-        for key, _ in self._selector.select(nearest - now):
+        for key, _ in self._selector.select(max(nearest - now, 0)):
             connection = key.data
             try:
                 self._step(connection)
@@ -196,6 +236,8 @@ class _Fanout:
             code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
             if code:
                 raise OSError(code, os.strerror(code))
+            connection.connected = True
+            self._slowest_connect = max(self._slowest_connect, time.monotonic() - connection.opened)
             if not self._transport.https:
                 connection.ready = True
                 return True
@@ -246,6 +288,8 @@ class _Fanout:
         assert exchange is not None
         exchange.outcome, exchange.ended = outcome, time.monotonic()
         connection.exchange = None
+        if isinstance(outcome, Response) and not connection.reused:
+            self._answered += 1  # the server took this one: one more may open
         if keep:
             connection.reused = True
             self._selector.unregister(connection.sock)
@@ -254,6 +298,17 @@ class _Fanout:
         self._selector.unregister(connection.sock)
         connection.sock.close()
         self._open -= 1
+
+    def _reopen(self, connection: _Connection, waiting: deque[_Exchange]) -> None:
+        """Give up a connect whose SYN was lost (nothing was sent on it) and ask again on a new one first."""
+        exchange = connection.exchange
+        assert exchange is not None
+        connection.exchange = None
+        exchange.reopened = True
+        self._selector.unregister(connection.sock)
+        connection.sock.close()
+        self._open -= 1
+        waiting.appendleft(exchange)
 
     def _broken(self, connection: _Connection, exc: BaseException, waiting: deque[_Exchange]) -> None:
         exchange = connection.exchange

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "earnings": ("yieldcli.cli.commands.reads", "earnings"),
     "strategy": ("yieldcli.cli.commands.reads", "strategy_app"),
     "health": ("yieldcli.cli.commands.reads", "health"),
+    "init": ("yieldcli.cli.commands.init_cmd", "init"),
     "doctor": ("yieldcli.cli.commands.doctor", "doctor"),
     "deposit": ("yieldcli.cli.commands.write", "deposit"),
     "withdraw": ("yieldcli.cli.commands.write", "withdraw"),
@@ -96,6 +97,9 @@ class LazyCommands(TyperGroup):
             single.command(name)(target)
             command = typer.main.get_command(single)
         command.name = name
+        from yieldcli.cli.help_text import polish
+
+        polish(command)
         return command
 
 
@@ -171,10 +175,12 @@ def root(
         help="Print the version (with -v: Python, solders, solana-py, platform).",
     ),
 ) -> None:
-    from yieldcli.cli.session import GlobalOptions, Session
+    from yieldcli.cli.session import GlobalOptions, Session, check_json_flag
     from yieldcli.environment import Environment
 
+    check_json_flag(json_, output)
     options = GlobalOptions(
+        json=json_,
         profile=profile,
         config=config,
         api_url=api_url,
@@ -209,9 +215,15 @@ def main(argv: Optional[list[str]] = None) -> None:
     _STDERR_COLOR = _stderr_color(args)
     debug = "--debug" in args
     try:
-        from yieldcli.cli.argv import hoist_global_options
+        from yieldcli.cli.argv import hoist_global_options, negative_numbers_as_values
 
+        negative_numbers_as_values()
         command = typer.main.get_command(app)
+        from yieldcli.cli.help_text import placeholder
+
+        for param in command.params:  # the root's own options; its commands are polished as built
+            if getattr(param, "metavar", "") is None and not getattr(param, "is_flag", True):
+                param.metavar = placeholder(param.opts)
         args = hoist_global_options(command, args)
         code = command.main(args=args, prog_name="yield", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:

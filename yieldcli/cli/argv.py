@@ -7,6 +7,8 @@ an option of the same name (write commands have their own --timeout, say) or it 
 
 from __future__ import annotations
 
+import re
+
 from typer._click.core import Command
 from typer.core import TyperOption
 
@@ -94,3 +96,24 @@ def _root_options_end(args: list[str], takes_value: dict[str, bool]) -> int:
         name, has_inline = _split(args[i])
         i += 2 if takes_value.get(name) and not has_inline else 1
     return i
+
+
+def negative_numbers_as_values() -> None:
+    """`yield config set timeout -5`: a negative number where a value goes is that value, as in gh
+    and kubectl, not an unknown option `-5` (then the setting's own check says what is wrong with it).
+
+    Click decides per token, in its parser, that anything starting with `-` is an option; its parser
+    is made by name in `core`, so the subclass below takes its place for every command of this run.
+    """
+    from typer._click import core, parser
+
+    number = re.compile(r"-\d[\d_.,]*")
+
+    class Parser(parser._OptionParser):
+        def _process_opts(self, arg: str, state: parser._ParsingState) -> None:
+            if number.fullmatch(arg) and arg not in self._short_opt and self.allow_interspersed_args:
+                state.largs.append(arg)
+                return
+            super()._process_opts(arg, state)
+
+    setattr(core, "_OptionParser", Parser)  # noqa: B010 -- a name core does not export

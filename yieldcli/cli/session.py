@@ -45,6 +45,15 @@ class GlobalOptions(NamedTuple):
     keypair: str | None = None  # -k/--keypair and -u/--url given to any command (its own, when it has them, win)
     url: str | None = None
     jq: str | None = None
+    json: bool = False  # --json before the command: `output` is "json" then, and a command's -o must agree
+
+
+def check_json_flag(as_json: bool, requested: str | None) -> None:
+    """--json is -o json: beside -o of another format it is a contradiction, refused naming both."""
+    if as_json and requested is not None and requested.lower() != "json":
+        raise UsageError(
+            f"--json and -o {requested} cannot be used together", hint="--json is short for -o json; drop one"
+        )
 
 
 class Session:
@@ -58,6 +67,7 @@ class Session:
         self.output_mode: str | None = None  # once a command asked for its output: how errors are written too
         self._stdin_keypair: str | None = None  # a keypair read from standard input (-k -), kept for a second use
         self.creates_profile = False  # `config set` writes the profile it names: it need not exist yet
+        self.checks_config = False  # `config validate`, `doctor`: unknown keys are their failure, not a warning
         # What `explain` adds to an error: where the strategy id came from, which key was sent and from where.
         self._strategy_origin: tuple[str, str] | None = None
         self._key_found: ApiKey | None = None
@@ -74,7 +84,11 @@ class Session:
     def settings(self) -> cfg.Settings:
         if self._settings is None:
             config_path = cfg.resolve_config_path(self.options.config, self.env)
-            config = cfg.ConfigFile.load(Path(config_path.value).expanduser())
+            config = cfg.load_config(config_path, creating=self.creates_profile)
+            if not self.checks_config:  # `config validate` and `doctor` report them, and fail on them
+                warnings = Output(self.env, "table", color=False)  # the output settings are not read yet
+                for line in config.unknown_keys():
+                    warnings.warn(line)
             profile = cfg.resolve_profile(self.options.profile, self.env)
             if not self.creates_profile:
                 cfg.check_profile(config, profile)
@@ -89,6 +103,10 @@ class Session:
             forced = {"api_url": lambda: self.sandbox().url} if self.options.sandbox else {}
             self._settings = cfg.Settings(self.env, config, profile, flags, self._sandbox_overrides(), forced)
         return self._settings
+
+    def forget_settings(self) -> None:
+        """Read the settings again when next asked: a command that wrote the config file uses what it wrote."""
+        self._settings = None
 
     def _sandbox_overrides(self) -> dict[str, Any]:
         """Under --sandbox the strategy, the RPC and the keypair default to the sandbox's, unless named.
@@ -120,6 +138,10 @@ class Session:
     # --- output ----------------------------------------------------------------------------------
 
     def output(self, requested: str | None = None, as_json: bool = False) -> Output:
+        check_json_flag(as_json, requested)
+        check_json_flag(self.options.json, requested)
+        if as_json and self.options.output not in (None, "json"):
+            check_json_flag(True, self.options.output)
         if self._jq is not None:
             requested, as_json = self._jq_mode("json" if as_json else requested), False
         if as_json or requested is not None:
@@ -174,12 +196,12 @@ class Session:
     def service(self) -> tuple[str, str | None]:
         """The service's URL and the API key to send it (None: no key found), resolved for every
         command alike: the embedded sandbox's own under --sandbox, else the settings' URL and the key
-        found for the profile. A key that cannot be sent as a header is a configuration error here."""
+        found for the profile (a key that cannot be sent as a header is refused where it is read)."""
         if self.options.sandbox:
             server = self.sandbox()
             self.log(f"embedded sandbox at {server.url}")
             return server.url, server.api_key
-        from yieldcli.secrets import api_key_problem, find_api_key
+        from yieldcli.secrets import find_api_key
 
         url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
         found, why_none = find_api_key(self.env, self.profile)
@@ -187,12 +209,6 @@ class Session:
         if found is None:
             self.log("no API key found" + (f" ({why_none})" if why_none else ""))
             return url, None
-        problem = api_key_problem(found.value)
-        if problem:  # http.client would fail on it with an exception of its own
-            raise ConfigError(
-                f"the API key from {found.location} cannot be sent: {problem}",
-                hint="store the key again with `yield auth login`, or fix YIELD_API_KEY",
-            )
         self.log(f"API key from {found.source}")
         return url, found.value
 

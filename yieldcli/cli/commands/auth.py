@@ -1,6 +1,6 @@
 """`yield auth`: keep the API key in the OS keyring, one entry per profile."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -10,6 +10,12 @@ from yieldcli.cli.commands.context import session_of
 from yieldcli.config import API_KEY_ENV
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.files import read_small_stream
+
+if TYPE_CHECKING:
+    from yieldcli.cli.session import Session
+
+# Where a key comes from (../docs: the README's "API key" section says the same).
+KEY_HINT = "copy the key the service's customer portal made for your strategy (see `yield init --help`)"
 
 auth_app = opt.command_group("Store, check and remove the API key.")
 
@@ -26,21 +32,33 @@ def login(
     Example: printf '%s' "$KEY" | yield auth login --with-token
     """
     session = session_of(ctx)
+    store_key(session, read_key(session, with_token))
+
+
+def read_key(session: "Session", from_stdin: bool) -> str:
+    """The API key from standard input or a hidden prompt, once it is known the keyring can keep it:
+    a secret must not be pasted for nothing. A key that cannot be sent is refused, naming where it came from."""
     env = session.env
-    if with_token:
-        key = read_small_stream(
-            env.stdin, limit=secrets.API_KEY_MAX_LENGTH + 2, what="the API key", error=UsageError
-        ).strip()
+    secrets.check_can_store(session.profile)
+    if from_stdin:
+        source = "standard input"
+        key = read_small_stream(env.stdin, limit=secrets.API_KEY_MAX_LENGTH + 2, what="the API key", error=UsageError)
+        key = key.removesuffix("\n").removesuffix("\r")  # the newline `echo` ends it with, nothing else
     elif env.interactive:
-        key = typer.prompt("API key", hide_input=True, err=True).strip()
+        source = "the prompt"
+        key = typer.prompt("API key", hide_input=True, err=True)
     else:
         raise UsageError("no terminal to prompt on", hint="pipe the key in with `yield auth login --with-token`")
     problem = secrets.api_key_problem(key)
     if problem:
-        raise UsageError(f"that is not an API key: {problem}", hint="paste the key from the customer portal")
+        raise UsageError(f"the API key from {source} is refused: {problem}", hint=KEY_HINT)
+    return key
+
+
+def store_key(session: "Session", key: str) -> None:
     location = secrets.store_api_key(session.profile, key)
     session.output().info(f"API key {secrets.mask(key)} stored for profile {session.profile!r} in the {location}")
-    if env.get(API_KEY_ENV):
+    if session.env.get(API_KEY_ENV):
         session.output().warn(f"{API_KEY_ENV} is set and takes precedence over the stored key")
 
 

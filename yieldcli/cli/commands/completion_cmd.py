@@ -16,6 +16,7 @@ def completion(
     """Print the completion script for SHELL (the same text as completions/ in the source).
 
     \b
+    Examples:
     bash: source <(yield completion bash)
     zsh:  yield completion zsh > "${fpath[1]}/_yield"
     fish: yield completion fish > ~/.config/fish/completions/yield.fish

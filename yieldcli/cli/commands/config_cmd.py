@@ -24,7 +24,7 @@ config_app = opt.command_group("Show and change settings.")
 config_app.add_typer(trust_app, name="trust")
 
 
-def _validate(key: str, value: str) -> str:
+def check_value(key: str, value: str) -> str:
     if key == "api_key":
         raise UsageError("the API key is never written to the config file", hint="use `yield auth login`")
     cfg.check_key(key)
@@ -65,7 +65,7 @@ def _check_keypair_file(value: str) -> None:
         ) from None
 
 
-def _target_profile(session: "Session") -> str | None:
+def target_profile(session: "Session") -> str | None:
     """Writes go to [profiles.NAME] when a profile was chosen, else to the top level."""
     profile = session.settings.profile
     return None if profile.source == "default" else str(profile.value)
@@ -111,12 +111,17 @@ def show(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = False)
             }
         )
     else:
-        found, why_none = secrets.find_api_key(session.env, session.profile)
+        try:
+            found, why_none = secrets.find_api_key(session.env, session.profile)
+        except ConfigError as exc:  # a key that cannot be sent: listed as unusable, with why
+            found, why_none = None, exc.message
         rows.append(
             {
                 "name": "api_key",
                 "value": secrets.mask(found.value) if found else None,
-                "source": found.source if found else "unset",
+                "source": found.source
+                if found
+                else ("unusable" if why_none and "cannot be sent" in why_none else "unset"),
                 "location": found.location if found else (why_none or ""),
             }
         )
@@ -174,9 +179,9 @@ def set_(
     """
     session = session_of(ctx)
     session.creates_profile = True
-    profile = _target_profile(session)
+    profile = target_profile(session)
     config = session.settings.config
-    checked = _validate(key, value)
+    checked = check_value(key, value)
 
     def change(latest: cfg.ConfigFile) -> bool:
         latest.set(key, checked, profile)
@@ -194,12 +199,55 @@ def unset(ctx: typer.Context, key: str = typer.Argument(..., help="Setting name.
     Example: yield config unset output
     """
     session = session_of(ctx)
-    profile = _target_profile(session)
+    profile = target_profile(session)
     config = session.settings.config
     if config.update(lambda latest: latest.unset(key, profile)):
         _bare(session).info(f"{key} removed from {config.path}")
     else:
         _bare(session).info(f"{key} was not set in {config.path}")
+
+
+@config_app.command("validate")
+def validate(ctx: typer.Context) -> None:
+    """Check the config file: TOML, setting names, and each value as `config set` would.
+
+    Exit 3 when anything is wrong, each problem on a line. Example: yield config validate && yield doctor
+    """
+    session = session_of(ctx)
+    session.checks_config = True
+    config = session.settings.config
+    problems = config_problems(config)
+    if problems:
+        out = _bare(session)
+        for line in problems:
+            out.warn(line)
+        count = f"{len(problems)} problem{'s' * (len(problems) > 1)}"
+        raise ConfigError(
+            f"config file {config.path}: {count}", hint="fix them with `yield config set`, or edit the file"
+        )
+    if not config.path.exists():
+        _bare(session).line(f"{config.path}: absent (built-in defaults)")
+        return
+    profiles = config.profiles()
+    _bare(session).line(f"{config.path}: valid" + (f" (profiles: {', '.join(profiles)})" if profiles else ""))
+
+
+def config_problems(config: cfg.ConfigFile) -> list[str]:
+    """Every problem of the file, one line each: unknown keys, then values that `config set` would refuse."""
+    problems = config.unknown_keys()
+    tables = [(str(config.path), config.data)] + [
+        (f"{config.path} [profiles.{name}]", table) for name, table in config.data.get("profiles", {}).items()
+    ]
+    for where, table in tables:
+        for key, value in table.items():
+            if key not in cfg.SPECS:
+                continue
+            try:
+                cfg.check_type(key, value, where)
+                check_value(key, str(value))
+            except (UsageError, ConfigError) as exc:
+                problems.append(f"{where}: {key}: {exc.message.removeprefix(f'{where}: ')}")
+    return problems
 
 
 @config_app.command("path")

@@ -36,6 +36,7 @@ def doctor(
     from yieldcli.cli.commands.doctor_checks import (
         api_key_source,
         config_file,
+        config_keys,
         failure,
         key_accepted,
         keypair,
@@ -45,9 +46,11 @@ def doctor(
     from yieldcli.cli.commands.doctor_rpc import rpc
 
     session = session_of(ctx)
+    session.checks_config = True  # a key no setting reads is a failed check here, not a warning
     out = session.output(output, json_)
     checks = [config_file(session)]
     if checks[0].status != "fail":
+        checks.append(config_keys(session))
         checks.append(api_key_source(session))
         checks.append(service(session))
         if checks[-2].status != "fail":

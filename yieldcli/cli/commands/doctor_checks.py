@@ -71,11 +71,27 @@ def config_file(session: Session) -> Check:
     return Check("config file", "ok", home_relative(session, path))
 
 
+def config_keys(session: Session) -> Check:
+    """Names and values in the config file that no setting reads, or that `config set` would refuse."""
+    from yieldcli.cli.commands.config_cmd import config_problems
+
+    problems = config_problems(session.settings.config)
+    if not problems:
+        return Check("config values", "ok", "every setting known and valid")
+    more = f" (and {len(problems) - 1} more: `yield config validate`)" if len(problems) > 1 else ""
+    return Check(
+        "config values", "fail", problems[0] + more, "fix it with `yield config set`, or edit the file", ExitCode.CONFIG
+    )
+
+
 def api_key_source(session: Session) -> Check:
     if session.options.sandbox:
         return Check("API key", "ok", "the embedded sandbox's own key")
 
-    found, why_none = find_api_key(session.env, session.profile)
+    try:
+        found, why_none = find_api_key(session.env, session.profile)
+    except ConfigError as exc:  # found, but it cannot be sent
+        return Check("API key", "fail", exc.message, exc.hint or "", ExitCode.CONFIG)
     if found is not None and found.source == "env":
         problem = keyring_problem()
         if problem is not None and problem.kind == "config.keyring.plaintext":  # `auth login` would be refused here

@@ -61,7 +61,10 @@ def mcp(
 
 @mcp_app.command("audit")
 def audit(ctx: typer.Context) -> None:
-    """Print the audit log (one JSON entry a line) and check that its hash chain is whole."""
+    """Print the audit log (one JSON entry a line) and check that its hash chain is whole.
+
+    Example: yield mcp audit | jq -c 'select(.event == "execute")'
+    """
     from yieldcli.mcp.audit import AuditLog, default_audit_path
 
     log = AuditLog(default_audit_path(data_dir(session_of(ctx).env)))

@@ -90,7 +90,7 @@ SortBy = Annotated[
 SortOrder = Annotated[Optional[Order], typer.Option("--order", help="Sort order: asc or desc.", show_default=False)]
 Page = Annotated[
     Optional[int],
-    typer.Option("--page", click_type=WholeNumber(0, INT32_MAX), help="Page number (1-based).", show_default=False),
+    typer.Option("--page", click_type=WholeNumber(1, INT32_MAX), help="Page number (1-based).", show_default=False),
 ]
 Limit = Annotated[
     Optional[int],

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # A wallet's listing: the endpoint, its arguments and its query (`listing` adds the pages).
 AskWallet = Callable[[str], tuple[Endpoint, tuple[Any, ...], dict[str, Any]]]
 
-strategy_app = opt.command_group("Strategies.")
+strategy_app = opt.command_group("Read a strategy: its name, supported assets and variable APY.")
 
 
 def _wallets(session: "Session", wallet: Optional[str], wallets_file: Optional[str]) -> list[str] | str:
@@ -35,6 +35,17 @@ def _wallets(session: "Session", wallet: Optional[str], wallets_file: Optional[s
     return read_wallets_file(wallets_file, session.env.stdin)
 
 
+# Formats a script reads row by row: without --page or --limit they hold the whole list, as --all.
+WHOLE_LIST_FORMATS = ("ndjson", "csv")
+
+
+def _follows_every_page(out: "Output", page: Optional[int], limit: Optional[int], fetch_all: bool) -> bool:
+    """--all, or a stream format with no page asked for: a script piping rows must not lose any."""
+    if fetch_all and page is not None:
+        raise UsageError("--all and --page cannot be used together", hint="--all fetches every page; drop one")
+    return fetch_all or (page is None and limit is None and out.mode in WHOLE_LIST_FORMATS)
+
+
 def _say_if_past_the_last_page(out: "Output", result: PageResult, page: Optional[int]) -> None:
     """An empty page past the last is no error, but a script paging by hand should know (stderr)."""
     if page is None or result.entries:
@@ -42,6 +53,18 @@ def _say_if_past_the_last_page(out: "Output", result: PageResult, page: Optional
     last = result.meta().get("total_pages")
     if isinstance(last, int) and page > max(last, 1):
         out.warn(f"page {page} is past the last page of {result.kind} ({last})")
+
+
+def _say_if_more_pages(out: "Output", kind: str, more: Optional[dict[str, Any]]) -> None:
+    """Output that stops before the last page says so on stderr, in one line with the flag that gets
+    the rest. A table on a terminal says it in its footer already, on the same screen."""
+    if not more or (out.mode == "table" and out.env.stdout_isatty):
+        return
+    number = int(more.get("page") or 1)
+    out.warn(
+        f"page {number} of {more.get('total_pages')} ({more.get('total')} {kind} in all): "
+        f"--all gets every page, --page {number + 1} the next"
+    )
 
 
 def _emit(
@@ -62,6 +85,7 @@ def _emit(
     from yieldcli.cli.resources import RESOURCES
 
     parse_item = RESOURCES[kind].model()
+    fetch_all = _follows_every_page(out, page, limit, fetch_all)
 
     def fetches(who: str) -> "tuple[FetchPage, FetchPages]":
         return listing(session.api(), *ask(who))
@@ -81,7 +105,9 @@ def _emit(
                 fetch_pages=fetch_pages,
             )
             _say_if_past_the_last_page(out, result, page)
+            more = result.more_pages
             out.page(result, progress)
+        _say_if_more_pages(out, kind, more)
         return
     from yieldcli.wallets import in_order
 
@@ -96,7 +122,11 @@ def _emit(
             concurrency=1,
         )
         result.entries = list(result.entries)  # fetched in the worker, written in order by the caller
+        if result.more_pages:
+            cut.append(wallet)
         return result
+
+    cut: list[str] = []  # wallets whose output stops before their last page (list.append is atomic)
 
     with page_progress(session.env, f"fetching {kind} of {len(wallets)} wallets", enabled=True) as progress:
         done = [0]
@@ -110,6 +140,12 @@ def _emit(
                     progress(done[0], len(wallets))
 
         failures = out.wallet_pages(kind, in_order(wallets, tracked, concurrency), progress)
+    if cut and not (out.mode == "table" and out.env.stdout_isatty):  # each wallet's footer says it there
+        first_cut = next(wallet for wallet in wallets if wallet in set(cut))
+        out.warn(
+            f"{len(cut)} of {len(wallets)} wallets have more {kind} than shown (first: {first_cut}): "
+            "--all gets every page"
+        )
     if failures:
         first = failures[0][1]
         first.message = f"{len(failures)} of {len(wallets)} wallets failed (first: {failures[0][0]}: {first.message})"
@@ -204,7 +240,8 @@ def balances(
 ) -> None:
     """Show a wallet's token balances: the wallet part and the part in positions.
 
-    Example: yield balances WALLET --all -o json | jq '.data[] | {token_symbol, total_balance}'
+    \b
+    Example: yield balances WALLET -o csv > balances.csv
     Many wallets: yield balances --wallets-file wallets.txt -o ndjson
     """
     session = session_of(ctx)
