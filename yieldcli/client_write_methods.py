@@ -130,19 +130,8 @@ class ClientWrites:
         from yieldcli.client_writes import Limits, given_order, prepare_given
 
         settings = self._chain()
-        request, obtain = given_order(
-            settings,
-            transaction,
-            action,
-            asset,
-            amount,
-            raw,
-            all,
-            payer=payer,
-            wallet=wallet,
-            nonce=nonce,
-            strategy=self._reads.strategy,
-        )
+        named = {"payer": payer, "wallet": wallet, "nonce": nonce, "strategy": self._reads.strategy}
+        request, obtain = given_order(settings, transaction, action, asset, amount, raw, all, **named)
         return prepare_given(settings, request, obtain, Limits(**limits))
 
     def _decimals_of_unknown(self, mint: str, owner: str) -> int | None:

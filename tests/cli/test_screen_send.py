@@ -89,9 +89,11 @@ def test_the_summary_above_the_prompt_is_one_part_a_line(send_review):
 
 def test_an_instruction_verdict_longer_than_the_screen_wraps_under_its_mark(send_review):
     _, lines = send_review
-    # The strategy program's verdict is 81 columns long at its indent: its last word goes on a line of
-    # its own, under the text after the mark, not back at the left edge.
-    first = next(i for i, line in enumerate(lines) if "✓ the strategy's pinned program;" in line)
+    # The strategy program's verdict is longer than 80 columns at its indent: what does not fit goes on a
+    # line of its own, under the text after the mark, not back at the left edge.
+    first = next(i for i, line in enumerate(lines) if "✓ the strategy's deposit of strategy" in line)
     margin = lines[first].index("✓")
-    assert not lines[first].endswith("simulation"), lines[first]
-    assert lines[first + 1] == " " * (margin + 2) + "simulation", "\n".join(lines[first - 1 : first + 3])
+    following = lines[first + 1]
+    assert following.startswith(" " * (margin + 2)) and following[margin + 2] != " ", "\n".join(
+        lines[first - 1 : first + 3]
+    )

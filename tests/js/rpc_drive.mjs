@@ -125,6 +125,11 @@ out.supply = (await conn.getTokenSupply(mint)).value.amount;
 if (notes.slot.length === 0) {
   await withTimeout(new Promise((resolve) => { const id = conn.onSlotChange(() => { conn.removeSlotChangeListener(id); resolve(); }); }), "slot");
 }
+// A logs notification may trail the confirmation that came by another subscription: wait for all four.
+const sent = ["sol", "token", "memo", "deposit"].map((name) => out[name].signature);
+for (let waited = 0; waited < 10_000 && !sent.every((s) => notes.logs.includes(s)); waited += 50) {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
 out.notes = notes;
 await conn.removeAccountChangeListener(accountSub);
 await conn.removeOnLogsListener(logsSub);

@@ -259,6 +259,4 @@ def test_a_transaction_signed_by_all_with_no_intent_says_what_it_does_without_a_
     ]
     console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
     review.draw_effect(console, res["effect"], None)  # to be signed here: the intent must be stated
-    assert "  more than the network fee and rent (state the intent with --expect):" in plain_lines(
-        console.file.getvalue()
-    )
+    assert "  more than the network fee (state the intent with --expect):" in plain_lines(console.file.getvalue())

@@ -124,7 +124,7 @@ def _named(intent: Intent, layout: Layout, call: Call, key: bytes | None) -> dic
 def _target(named: dict[str, Any]) -> str:
     key = named["key"]
     who = f"strategy {named['id']}" if named["id"] else "an unnamed strategy"
-    return f"{who} (key {key[:8]}…)" if key else who
+    return f"{who} (key {key[:8]})" if key else who  # the key's first 8 hex digits; JSON has it whole
 
 
 def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, holdings: Holdings) -> list[str]:
@@ -141,7 +141,7 @@ def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, h
     if intent.strategy is not None:
         wanted_key = layout.strategy_key(intent.strategy)
         if key is not None and key != wanted_key:
-            problems.append(f"targets strategy key {key.hex()[:8]}…, not {intent.strategy}'s {wanted_key.hex()[:8]}…")
+            problems.append(f"targets strategy key {key.hex()[:8]}, not {intent.strategy}'s {wanted_key.hex()[:8]}")
         key = wanted_key
     if key is None:
         problems.append("targets a position that is not one of yours")
@@ -152,7 +152,7 @@ def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, h
     opens = holdings.positions.get(call.position or "", (None, None))[0] is None
     if intent.strategy is None and call.kind == "deposit" and opens:
         # No strategy named (a transaction handed over): money goes only into a position the user holds.
-        problems.append(f"opens a position in a strategy you did not name (key {(key or b'').hex()[:8]}…)")
+        problems.append(f"opens a position in a strategy you did not name (key {(key or b'').hex()[:8]})")
     expect("the vault", call.vault, layout.vault_address(mint))
     expect("the authority", call.authority, layout.authority_address())
     text: Callable[[int], str] = lambda n: amount_text(n, mint, {})  # noqa: E731 - one short formatter

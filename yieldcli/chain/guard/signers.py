@@ -2,7 +2,8 @@
 
 Every signature slot belongs to a key we sign with or to one the user named (the payer, the wallet, a
 nonce authority, `--wallet` for the two-party flow). A slot someone else already filled is refused too:
-a co-signer's signature already in place would let that party decide when the transaction lands.
+a co-signer's signature already in place would let that party decide when the transaction lands. (A
+signature that does not verify is refused by the pipeline, with the review: `transact.complete`.)
 """
 
 from __future__ import annotations
@@ -48,22 +49,13 @@ def check_signable(tx: VersionedTransaction, expected_payer: Pubkey, my_signers:
     if all(slot.present for slot in slots):
         mine |= {slot.signer for slot in slots}  # nothing is left for us to sign: only what verifies is sent
     strangers: list[str] = []
-    invalid: list[str] = []
     for slot in slots:
         if slot.signer not in mine:
             strangers.append(f"{slot.signer} (signature slot {slot.index}{', already signed' if slot.present else ''})")
-        elif slot.present and not slot.valid:
-            invalid.append(f"{slot.signer} (signature slot {slot.index})")
     if strangers:
         raise SigningRefused(
             "refusing to sign: the transaction also needs a signature from a key nobody named: " + ", ".join(strangers),
             reason="unknown_signer",
-            hint="sign only transactions whose every signer is a keypair you passed or a key you named "
-            "(--payer, --wallet)",
-        )
-    if invalid:
-        raise SigningRefused(
-            "refusing to sign: a signature already in the transaction does not verify: " + ", ".join(invalid),
-            reason="invalid_signature",
-            hint="the transaction was changed after it was signed; ask for it again",
+            hint="sign only transactions whose every signer is a keypair you passed, or a key you named "
+            "as the payer or a co-signer",
         )
