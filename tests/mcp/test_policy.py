@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.mcp.harness import POLICY, write_private
-from yieldcli.errors import ConfigError
+from yieldcli.errors import ConfigError, Refused
 from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Budget, Policy, decide, load_policy
 
@@ -82,7 +82,7 @@ def test_a_policy_others_can_write_is_refused(tmp_path, mode, folder_mode):
 
 def test_the_budget_counts_reservations_until_released_within_their_windows(tmp_path):
     now = [1_000_000.0]
-    log = AuditLog(Path(tmp_path) / "audit.jsonl", clock=lambda: now[0])
+    log = AuditLog(Path(tmp_path) / "audit.jsonl", tmp_path / "seal", clock=lambda: now[0])
     log.append("reserved", proposal="a", mint=USDC, raw=5, automatic=True)
     log.append("reserved", proposal="b", mint=USDC, raw=7, automatic=False)
     log.append("reserved", proposal="c", mint=SOL, raw=100, automatic=True)
@@ -101,7 +101,7 @@ def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
     from yieldcli.mcp.proposals import PROPOSAL_SECONDS, Book, Intent, Proposal
 
     now = [1_000.0]
-    book = Book(None, policy, AuditLog(tmp_path / "audit.jsonl"), clock=lambda: now[0])
+    book = Book(None, policy, AuditLog(tmp_path / "audit.jsonl", tmp_path / "seal"), clock=lambda: now[0])
     for name in ("fresh", "stale"):
         book._proposals[name] = Proposal(
             name,
@@ -122,7 +122,7 @@ def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
 
 def test_a_line_still_being_appended_is_not_read_yet_but_a_torn_log_takes_no_more(tmp_path):
     # A read takes no lock: another server's append, half written, must not make the log look damaged.
-    log = AuditLog(Path(tmp_path) / "audit.jsonl")
+    log = AuditLog(Path(tmp_path) / "audit.jsonl", tmp_path / "seal")
     log.append("prepare", intent={"action": "deposit"})
     log.append("execute", proposal="p1", approved=True)
     whole = log.path.read_bytes()
@@ -130,6 +130,6 @@ def test_a_line_still_being_appended_is_not_read_yet_but_a_torn_log_takes_no_mor
         handle.write(b'{"seq":3,"time":1.0,"event":"reser')
     assert [e["seq"] for e in log.entries()] == [1, 2] and log.verify() is None
     # Under the lock nobody else is writing: the cut line is damage, and nothing is appended after it.
-    with pytest.raises(ConfigError, match="damaged at line 3"):
+    with pytest.raises(Refused, match="entry 3 is cut short"):
         log.append("released", proposal="p1", why="test")
     assert log.path.read_bytes() == whole + b'{"seq":3,"time":1.0,"event":"reser'

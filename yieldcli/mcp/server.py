@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import secrets
 import sys
 from dataclasses import dataclass
@@ -13,10 +14,12 @@ from typing import Any, TextIO
 from mcp.server.mcpserver import MCPServer
 
 from yieldcli import __version__
+from yieldcli.errors import Refused
 from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Policy
 from yieldcli.mcp.proposals import Book
 from yieldcli.mcp.reads import register_reads
+from yieldcli.mcp.results import conceal, failure
 from yieldcli.mcp.writes import register_writes
 
 INSTRUCTIONS = (
@@ -34,10 +37,36 @@ class Served:
     wallet: str
     policy: Policy
     audit: AuditLog
+    secrets: tuple[str | None, ...] = ()  # the API key: kept out of every text the model reads
+
+
+class _ApprovalErrors:
+    """Server middleware, outside the SDK's `requestState` boundary: an approval answer whose sealed
+    state is invalid, expired or bound to another call (a replay) is the tools' error, `{"error":
+    {"kind": "refused.approval_invalid"}}`, not a protocol error the agent may read as a crash."""
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            reason = exc.data.get("reason") if isinstance(exc.data, dict) else None
+            if ctx.method != "tools/call" or reason != "invalid_request_state":
+                raise
+            error = Refused(
+                "this approval answer does not belong to this call (invalid, expired or replayed); nothing was "
+                "signed: call execute again to be asked",
+                kind="refused.approval_invalid",
+            )
+            return failure(error).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def build(served: Served) -> MCPServer:
     server = MCPServer("yield", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    conceal(*served.secrets)
+    boundary = next(i for i, m in enumerate(server.middleware) if type(m).__name__ == "RequestStateBoundary")
+    server.middleware.insert(boundary, _ApprovalErrors())
     book = Book(served.client, served.policy, served.audit)
     register_reads(server, served.client, served.wallet)
     register_writes(server, book)
@@ -64,7 +93,29 @@ def build(served: Served) -> MCPServer:
 
 
 def run_stdio(served: Served) -> None:
-    build(served).run("stdio")
+    """Serve until the client goes: standard input at its end, or the pipe it read from closed (a
+    client that quits mid-answer), both of which end the server quietly."""
+    server = build(served)
+    try:
+        server.run("stdio")
+    except BaseException as exc:
+        if not _client_gone(exc):
+            raise
+    # What Python flushes at exit would meet the closed pipe again: it goes nowhere instead.
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether `exc` (or every error grouped in it) is the client's end of the pipe closing."""
+    import anyio
+
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(inner) for inner in exc.exceptions)
+    return isinstance(
+        exc, (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    )
 
 
 def run_http(served: Served, port: int, announce: TextIO = sys.stderr) -> None:
