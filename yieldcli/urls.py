@@ -4,7 +4,7 @@ may travel. Pure and cheap: no httpx import (start-up time)."""
 from __future__ import annotations
 
 import ipaddress
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
 from yieldcli.errors import UsageError
 from yieldcli.files import printable
@@ -71,7 +71,6 @@ def secret_forms(secret: str | None) -> list[str]:
     if not secret or len(secret) < 8:  # shorter is no key; replacing it would garble messages
         return []
     import base64
-    from urllib.parse import quote
 
     raw = secret.encode("utf-8", "surrogatepass")
     b64 = base64.b64encode(raw).decode()

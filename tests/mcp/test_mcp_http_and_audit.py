@@ -117,7 +117,7 @@ def test_yield_mcp_audit_prints_a_private_hash_chained_log_and_finds_an_edit(san
     # Someone rewrites history: the declined write becomes an approval.
     path.write_text(path.read_text().replace('"event":"declined"', '"event":"approved"'))
     tampered = run("mcp", "audit", env=env)
-    assert tampered.code == 3 and "altered: the chain breaks at entry 3" in tampered.stderr
+    assert tampered.code == 3 and "altered: entry 3 was not written by yield" in tampered.stderr
 
 
 def test_other_commands_never_import_the_mcp_sdk(sandbox, isolated):

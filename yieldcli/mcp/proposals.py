@@ -12,6 +12,7 @@ All of it is blocking code, run on worker threads.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 import time
@@ -305,8 +306,6 @@ class Executed:
 def _message_hash(transaction: Any) -> str:
     """What identifies the bytes a reservation is for: two proposals that build the same message send
     the same transaction (same signature), which lands once."""
-    import hashlib
-
     from solders.message import to_bytes_versioned
 
     return hashlib.sha256(to_bytes_versioned(transaction.message)).hexdigest()

@@ -11,6 +11,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from yieldcli.errors import YieldError
+from yieldcli.urls import secret_forms
 
 NAME_LIMIT = 64
 
@@ -40,8 +41,6 @@ _hidden: list[str] = []  # the secrets of this process, in every form (`conceal`
 
 def conceal(*secrets: str | None) -> None:
     """Never let these (the API key) reach the model, whichever text of the service carries them."""
-    from yieldcli.urls import secret_forms
-
     for secret in secrets:
         _hidden.extend(form for form in secret_forms(secret) if form not in _hidden)
     _hidden.sort(key=len, reverse=True)

@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 
 from yieldcli import __version__
@@ -109,8 +110,6 @@ def run_stdio(served: Served) -> None:
 
 def _client_gone(exc: BaseException) -> bool:
     """Whether `exc` (or every error grouped in it) is the client's end of the pipe closing."""
-    import anyio
-
     if isinstance(exc, BaseExceptionGroup):
         return all(_client_gone(inner) for inner in exc.exceptions)
     return isinstance(
