@@ -133,3 +133,60 @@ def test_a_line_still_being_appended_is_not_read_yet_but_a_torn_log_takes_no_mor
     with pytest.raises(Refused, match="entry 3 is cut short"):
         log.append("released", proposal="p1", why="test")
     assert log.path.read_bytes() == whole + b'{"seq":3,"time":1.0,"event":"reser'
+
+
+def test_others_can_change_judges_the_file_a_symlink_leads_to_and_every_folder_above_it(tmp_path):
+    from yieldcli.files import others_can_change
+
+    shared = tmp_path / "shared"
+    real = write_private(shared / "deep" / "p.toml", POLICY)
+    os.chmod(shared, 0o777)  # two levels up, anyone may write: `deep` could be swapped for another folder
+    link = write_private(tmp_path / "mine" / "x", "").with_name("p.toml")
+    link.symlink_to(real)
+    assert others_can_change(link) == ("folder", "can be written by others", shared)
+    os.chmod(shared, 0o1777)  # sticky: others cannot rename `deep`, which is ours
+    assert others_can_change(link) is None
+    os.chmod(real, 0o664)
+    assert others_can_change(link) == ("file", "can be written by others", real)
+
+
+class Effect:
+    """The part of the library's check `moved` reads: `observed["changes"]`."""
+
+    def __init__(self, changes):
+        self.observed = {} if changes is None else {"changes": changes}
+
+
+@pytest.mark.parametrize(
+    "changes, mint, fee, counted",
+    [
+        ([{"asset": "USDC", "mint": USDC, "change": -1_500_000}], USDC, 5000, 1_500_000),
+        # SOL withdrawn and unwrapped: lamports in (less the fee the same wallet paid), no wrapped SOL left.
+        ([{"asset": "SOL", "mint": None, "change": 15_276_395_125}], SOL, 5000, 15_276_400_125),
+        # SOL withdrawn wrapped: the wrapped SOL counts, the lamports are only the fee.
+        (
+            [{"asset": "SOL", "mint": None, "change": -5000}, {"asset": "wrapped SOL", "mint": SOL, "change": 7}],
+            SOL,
+            5000,
+            7,
+        ),
+        ([{"asset": "SOL", "mint": None, "change": 10}], SOL, None, None),  # the fee unknown: so is the SOL moved
+        ([{"asset": "USDC", "mint": USDC, "change": 0}], USDC, 5000, None),  # a write that moves nothing of it
+        ([{"asset": "SOL", "mint": None, "change": -5000}], USDC, 5000, None),
+        ([{"asset": "USDC", "mint": USDC, "change": "1"}], USDC, 5000, None),  # not a number of base units
+        (None, USDC, 5000, None),  # the check observed no changes at all
+    ],
+)
+def test_what_a_write_moves_is_read_from_the_simulated_changes_or_is_unknown(policy, changes, mint, fee, counted):
+    from yieldcli.mcp.moved import moved
+
+    assert moved(Effect(changes), mint, fee) == counted
+    if counted is None:
+        decision = decide(policy, "deposit", USDC, None, Budget())
+        assert (decision.verdict, decision.kind) == ("refused", "policy.unknown_amount")
+
+
+def test_a_policy_naming_one_asset_twice_is_refused_naming_both_lines(tmp_path):
+    text = POLICY + '\n[assets.usdc]\nper_call = "1000"\n'
+    with pytest.raises(ConfigError, match=r"\[assets.USDC\] \(line 5\) and \[assets.usdc\] \(line 11\) name the same"):
+        load_policy(write_private(tmp_path / "p" / "p.toml", text), required=True)
