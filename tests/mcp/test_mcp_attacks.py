@@ -355,9 +355,10 @@ def test_an_api_key_echoed_by_the_service_reaches_neither_the_agent_nor_the_term
 INVISIBLE = "\ufe0f\U000e0100\u3164\u115f\u1160\uffa0\u034f\u180b\u17b4\u00ad\u2060\u200b\u202e\u00a0\u2028\ue000\x7f"
 
 
-def test_names_from_the_service_reach_the_model_without_an_invisible_character(sandbox, home):
+def test_names_from_the_service_reach_the_model_without_an_invisible_character_or_the_key(sandbox, home):
     def rename(body):
-        body["strategy_name"] = "Safe" + INVISIBLE + "Yield"
+        # The API key too, split by a zero-width space that would hide it from a plain search.
+        body["strategy_name"] = "Safe" + INVISIBLE + "Yield " + TEST_API_KEY[:6] + "\u200b" + TEST_API_KEY[6:]
         return body
 
     proxy = Rewriting(sandbox.url, {"/strategy-info/": rename})
@@ -370,7 +371,7 @@ def test_names_from_the_service_reach_the_model_without_an_invisible_character(s
         result = run_body(body)
     finally:
         proxy.stop()
-    assert structured(result)["strategy_name"] == "Safe Yield"  # the line breaks and spaces became one space
+    assert structured(result)["strategy_name"] == "Safe Yield …"  # the line breaks and spaces became one space
     assert not any(ch in result.content[0].text for ch in INVISIBLE)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp.types import ElicitResult
 
 from tests.cli.stand_in import USER_ATA, World, rpc_call
 from tests.cli.test_intent import amount_changed
@@ -425,6 +426,7 @@ def test_errors_are_tool_errors_carrying_the_library_kind_and_without_a_policy_w
                 for amount in ("1e3", "-1", "1.1234567", "18446744073709551616", "abc")
             }
             answers["asset"] = await client.call_tool("prepare_deposit", {"asset": "NOPE", "amount": "1"})
+            answers["schema"] = await client.call_tool("execute", {"proposal_id": "x" * 100})  # the SDK refuses it
             answers["off"] = await client.call_tool("prepare_deposit", {"asset": "USDC", "amount": "1"})
             return answers
 
@@ -502,3 +504,21 @@ def test_an_audit_log_emptied_behind_the_servers_back_stops_the_writes(env, poli
     assert structured(first)["status"] == "confirmed"
     assert second.is_error and structured(second)["error"]["kind"] == "refused.audit", second
     assert usdc_in_wallet(sandbox) == before - 1_000_000
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("content", [{"approve": "maybe"}, None, {"something": "else"}])
+def test_a_malformed_approval_is_the_tools_error_and_signs_nothing(env, policy, sandbox, home, mode, content):
+    before = usdc_in_wallet(sandbox)
+
+    async def callback(context, params):
+        return ElicitResult(action="accept", content=content)
+
+    async def body():
+        async with session(env, "--policy", str(policy), mode=mode, elicit=callback) as client:
+            return await client.call_tool("execute", {"proposal_id": await propose(client, "5")})
+
+    result = run(body)
+    assert result.is_error and structured(result)["error"]["kind"] == "refused.approval_invalid", result
+    assert usdc_in_wallet(sandbox) == before
+    assert not any(e["event"] == "reserved" for e in audit_entries(home))
