@@ -52,6 +52,10 @@ class AuditLog:
         self.seal = seal
         self._clock = clock
         self._key_cache: bytes | None = None
+        # What this process already checked: (entries, bytes, SHA-256 of those bytes). A longer log that
+        # starts with the very same bytes needs only its new entries checked, so an append costs a hash
+        # of the file, not a keyed hash of every entry ever written.
+        self._checked: tuple[int, int, str] = (0, 0, hashlib.sha256(b"").hexdigest())
 
     # --- where the files are ----------------------------------------------------------------------
 
@@ -126,7 +130,7 @@ class AuditLog:
         altered takes nothing more (Refused `refused.audit`)."""
         fresh = not self.path.exists() and not self._anchor_path.exists()
         key = self._key(create=fresh)
-        broken = self.verify(locked=True)
+        broken, entries = self._verify(locked=True)
         if broken is not None or key is None:
             raise Refused(
                 f"the audit log {self.path} was altered ({broken or 'its key is missing'}): nothing more is "
@@ -134,7 +138,6 @@ class AuditLog:
                 hint=AUDIT_HINT,
                 kind="refused.audit",
             )
-        entries = self.entries()
         prev = entries[-1]["hash"] if entries else GENESIS
         entry = {"seq": len(entries) + 1, "time": round(self._clock(), 3), "event": event, **data, "prev": prev}
         entry["hash"] = self._digest(entry, key)
@@ -158,12 +161,13 @@ class AuditLog:
         another server or thread (a read does not take the lock), so it is not read yet."""
         return self._read()[0]
 
-    def _read(self) -> tuple[list[dict[str, Any]], bool]:
-        """The whole entries, and whether a line without its newline follows them."""
+    def _read(self) -> tuple[list[dict[str, Any]], bool, bytes]:
+        """The whole entries, whether a line without its newline follows them, and their bytes."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            data = self.path.read_bytes()
+            text = data.decode("utf-8")
         except FileNotFoundError:
-            return [], False
+            return [], False, b""
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read the audit log {self.path}: {exc}", kind="config.audit") from None
         whole, _, tail = text.rpartition("\n")  # one append is one write of a line and its newline
@@ -178,7 +182,7 @@ class AuditLog:
             if not isinstance(entry, dict):
                 raise ConfigError(f"the audit log {self.path} is damaged at line {number}", kind="config.audit")
             entries.append(entry)
-        return entries, bool(tail)
+        return entries, bool(tail), data[: len(data) - len(tail.encode("utf-8"))]
 
     def _anchor(self) -> tuple[int, str] | None:
         try:
@@ -192,9 +196,18 @@ class AuditLog:
     def verify(self, *, locked: bool = False) -> str | None:
         """None when the log is whole and as long as its anchor says, else what is wrong. `locked`:
         the caller holds the lock, so nobody is writing and a line cut short is damage."""
+        return self._verify(locked)[0]
+
+    def _verify(self, locked: bool) -> tuple[str | None, list[dict[str, Any]]]:
+        """What `verify` says, and the entries it read (an append needs them too)."""
+        entries: list[dict[str, Any]] = []
+        return self._problem(locked, entries), entries
+
+    def _problem(self, locked: bool, found: list[dict[str, Any]]) -> str | None:
         try:
             anchor = self._anchor()  # before the log: appends move the log first, the anchor after
-            entries, torn = self._read()
+            entries, torn, data = self._read()
+            found.extend(entries)
             key = self._key(create=False)
         except ConfigError as exc:
             return exc.message
@@ -204,8 +217,11 @@ class AuditLog:
             return "its key is missing" if entries or anchor is not None else None
         if anchor is None:
             return "its anchor is missing" if entries else None
-        prev = GENESIS
-        for number, entry in enumerate(entries, 1):
+        start, size, digest = self._checked
+        if not (len(entries) >= start and hashlib.sha256(data[:size]).hexdigest() == digest):
+            start = 0  # changed under us: everything is checked again (and found altered)
+        prev = entries[start - 1]["hash"] if start else GENESIS
+        for number, entry in enumerate(entries[start:], start + 1):
             if entry.get("prev") != prev or entry.get("seq") != number:
                 return f"the chain breaks at entry {number}"
             if not hmac.compare_digest(str(entry.get("hash")), self._digest(entry, key)):
@@ -218,11 +234,8 @@ class AuditLog:
             return f"it has {len(entries)} entries where its anchor says {seq}: entries were cut or deleted"
         if seq > 0 and entries[seq - 1]["hash"] != head:
             return f"entry {seq} is not the one its anchor holds"
+        self._checked = (len(entries), len(data), hashlib.sha256(data).hexdigest())
         return None
-
-    def torn(self) -> bool:
-        """Whether the last line lacks its newline (`yield mcp audit`: damage unless a server is writing)."""
-        return self._read()[1]
 
     def budget(self, mint: str) -> tuple[int, int, int]:
         """(base units of `mint` reserved in 24 h, of which automatic, writes in the last hour);
