@@ -15,12 +15,12 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 
 from yieldcli import __version__
-from yieldcli.errors import Refused
+from yieldcli.mcp.approvals import ToolErrors
 from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Policy
 from yieldcli.mcp.proposals import Book
 from yieldcli.mcp.reads import register_reads
-from yieldcli.mcp.results import conceal, failure
+from yieldcli.mcp.results import conceal
 from yieldcli.mcp.writes import register_writes
 
 INSTRUCTIONS = (
@@ -41,33 +41,13 @@ class Served:
     secrets: tuple[str | None, ...] = ()  # the API key: kept out of every text the model reads
 
 
-class _ApprovalErrors:
-    """Server middleware, outside the SDK's `requestState` boundary: an approval answer whose sealed
-    state is invalid, expired or bound to another call (a replay) is the tools' error, `{"error":
-    {"kind": "refused.approval_invalid"}}`, not a protocol error the agent may read as a crash."""
-
-    async def __call__(self, ctx: Any, call_next: Any) -> Any:
-        from mcp.shared.exceptions import MCPError
-
-        try:
-            return await call_next(ctx)
-        except MCPError as exc:
-            reason = exc.data.get("reason") if isinstance(exc.data, dict) else None
-            if ctx.method != "tools/call" or reason != "invalid_request_state":
-                raise
-            error = Refused(
-                "this approval answer does not belong to this call (invalid, expired or replayed); nothing was "
-                "signed: call execute again to be asked",
-                kind="refused.approval_invalid",
-            )
-            return failure(error).model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
 def build(served: Served) -> MCPServer:
     server = MCPServer("yield", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     conceal(*served.secrets)
-    boundary = next(i for i, m in enumerate(server.middleware) if type(m).__name__ == "RequestStateBoundary")
-    server.middleware.insert(boundary, _ApprovalErrors())
+    # Outside the SDK's requestState boundary, whose refusals it turns into tool errors (outermost if
+    # a later SDK names it otherwise: the order there is not part of its stable interface).
+    boundary = next((i for i, m in enumerate(server.middleware) if type(m).__name__ == "RequestStateBoundary"), 0)
+    server.middleware.insert(boundary, ToolErrors())
     book = Book(served.client, served.policy, served.audit)
     register_reads(server, served.client, served.wallet)
     register_writes(server, book)
