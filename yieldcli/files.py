@@ -162,15 +162,38 @@ def take_file_lock(path: Path) -> int:
     return fd
 
 
-def others_can_change(path: Path, info: os.stat_result | None = None) -> tuple[str, str] | None:
-    """Why a file whose content decides what is trusted must not be read: `("file" or "folder", why)`,
-    or None. Another user than us or root owns it or its folder, or others may write either (a sticky
-    folder, as /tmp, excepted: there others can add files but not replace ours)."""
-    for target, which in ((info or os.stat(path), "file"), (os.stat(path.parent), "folder")):
-        if target.st_uid not in (os.getuid(), 0):
-            return which, "belongs to another user"
-        if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not (target.st_mode & stat.S_ISVTX):
-            return which, "can be written by others"
+class Change(NamedTuple):
+    """Who, besides us, could change a file: `which` is "file" or "folder", `where` the one at fault."""
+
+    which: str
+    why: str
+    where: Path
+
+
+def others_can_change(path: Path, info: os.stat_result | None = None) -> Change | None:
+    """Why a file whose content decides what is trusted must not be read, or None.
+
+    It is judged where it really is: every symlink resolved, then the file and every folder above
+    it up to `/`. Another user than us or root owns one of them, or others may write one. A sticky
+    folder, as /tmp, is an exception only for an entry that is our own: there others can add names
+    but cannot rename or replace ours. `info`: the caller's stat of `path`, when it has one; the
+    resolved file is stat'ed again all the same (the link may have changed since)."""
+    del info  # the real file, not what `path` named when the caller looked, is what counts
+    real = Path(os.path.realpath(path))
+    target = os.stat(real)  # FileNotFoundError for a missing file or a dangling link, as before
+    uid = os.getuid()
+    if target.st_uid not in (uid, 0):
+        return Change("file", "belongs to another user", real)
+    if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return Change("file", "can be written by others", real)
+    entry_owner = target.st_uid
+    for folder in real.parents:
+        st = os.stat(folder)
+        if st.st_uid not in (uid, 0):
+            return Change("folder", "belongs to another user", folder)
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not (st.st_mode & stat.S_ISVTX and entry_owner == uid):
+            return Change("folder", "can be written by others", folder)
+        entry_owner = st.st_uid
     return None
 
 

@@ -71,9 +71,9 @@ def load_trusted(path: Path) -> list[Trusted]:
     except OSError as exc:
         raise _error(f"cannot read the trust file {path}: {exc.strerror or type(exc).__name__}") from None
     if problem is not None:
-        which, why = problem
-        what = "trust file" if which == "file" else "folder of the trust file"
-        fix = f" (chmod go-w {path if which == 'file' else path.parent})" if why == "can be written by others" else ""
+        which, why, where = problem
+        what = "trust file" if which == "file" else f"folder {where} of the trust file"
+        fix = f" (chmod go-w {where})" if why == "can be written by others" else ""
         raise _error(f"the {what} {path} {why}: refusing to use it{fix}")
     found = read_small_file(
         str(path), label=f"trust file {path}", limit=TRUST_MAX_BYTES, error=ConfigError, missing_ok=True

@@ -4,7 +4,7 @@ may travel. Pure and cheap: no httpx import (start-up time)."""
 from __future__ import annotations
 
 import ipaddress
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
 from yieldcli.errors import UsageError
 from yieldcli.files import printable
@@ -43,22 +43,39 @@ def redact_url(url: str) -> str:
     return f"{parts.scheme}://{host}{port}" + ("/…" if hidden else "")
 
 
-def scrub(text: str, url: str) -> str:
-    """`text` (a message a server sent back) with the parts of `url` that may be secret replaced by `…`.
+def scrub(text: str, url: str, *secrets: str | None) -> str:
+    """`text` (a message a server sent back) with the parts of `url` that may be secret, and each of
+    `secrets` (the API key), replaced by `…`.
 
-    Servers echo the path they were asked for ("Not found: GET /v1/KEY/health"); the path,
-    query and userinfo of the URL we were given are what `redact_url` hides, so they go here too.
+    Servers echo the path they were asked for ("Not found: GET /v1/KEY/health") or the key itself
+    ("invalid x-api-key KEY"); the path, query and userinfo of the URL we were given are what
+    `redact_url` hides, so they go here too. A secret goes in every form a server may echo it:
+    as it is, percent-encoded, base64 and hex.
     """
     try:
         parts = urlsplit(url)
-        secrets = [parts.path.rstrip("/"), parts.query, parts.password or "", parts.username or ""]
+        pieces = [parts.path.rstrip("/"), parts.query, parts.password or "", parts.username or ""]
     except ValueError:
-        return text
+        pieces = []
+    for secret in secrets:
+        pieces += secret_forms(secret)
     # Longest first, so a path is replaced whole before a shorter piece of it; tiny pieces
     # ("/v1", "a") would only garble the message.
-    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
-        text = text.replace(secret, "…")
+    for piece in sorted((s for s in pieces if len(s) >= 4), key=len, reverse=True):
+        text = text.replace(piece, "…")
     return text
+
+
+def secret_forms(secret: str | None) -> list[str]:
+    """The ways a secret may be written back to us: as it is, percent-encoded, base64, hex."""
+    if not secret or len(secret) < 8:  # shorter is no key; replacing it would garble messages
+        return []
+    import base64
+
+    raw = secret.encode("utf-8", "surrogatepass")
+    b64 = base64.b64encode(raw).decode()
+    forms = [secret, quote(secret, safe=""), b64, b64.rstrip("="), base64.urlsafe_b64encode(raw).decode()]
+    return list(dict.fromkeys([*forms, raw.hex(), raw.hex().upper()]))
 
 
 def check_http_url(url: str, what: str) -> SplitResult:

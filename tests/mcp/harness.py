@@ -115,3 +115,49 @@ class Rewriting:
     def stop(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+class Echoing:
+    """A service that refuses every request and echoes the API key it was sent in its message, in every
+    form a careless service might: as sent, percent-encoded, base64 and hex."""
+
+    def __init__(self, status: int):
+        import base64
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import quote
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _answer(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                key = self.headers.get("x-api-key", "")
+                forms = [key, quote(key, safe=""), base64.b64encode(key.encode()).decode(), key.encode().hex()]
+                payload = json.dumps({"message": "invalid x-api-key " + " / ".join(forms)}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def secret_forms(secret: str) -> list[str]:
+    """The forms `Echoing` sends a secret back in (what must never come out)."""
+    import base64
+    from urllib.parse import quote
+
+    return [secret, quote(secret, safe=""), base64.b64encode(secret.encode()).decode(), secret.encode().hex()]

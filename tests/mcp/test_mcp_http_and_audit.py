@@ -4,6 +4,7 @@ refusal of a setup the other commands refuse."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -16,8 +17,8 @@ import time
 import anyio
 import pytest
 
-from tests.conftest import YIELD
-from tests.mcp.harness import POLICY, answering, server_env, session, structured, write_private
+from tests.conftest import TEST_API_KEY, YIELD
+from tests.mcp.harness import POLICY, Echoing, answering, secret_forms, server_env, session, structured, write_private
 
 
 def free_port() -> int:
@@ -28,10 +29,16 @@ def free_port() -> int:
 
 @pytest.fixture
 def http_server(sandbox, isolated):
+    with serving_http(server_env(sandbox, isolated)) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def serving_http(env):
     port = free_port()
     proc = subprocess.Popen(
         [YIELD, "mcp", "--http", "--port", str(port)],
-        env=server_env(sandbox, isolated),
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -117,7 +124,7 @@ def test_yield_mcp_audit_prints_a_private_hash_chained_log_and_finds_an_edit(san
     # Someone rewrites history: the declined write becomes an approval.
     path.write_text(path.read_text().replace('"event":"declined"', '"event":"approved"'))
     tampered = run("mcp", "audit", env=env)
-    assert tampered.code == 3 and "altered: the chain breaks at entry 3" in tampered.stderr
+    assert tampered.code == 3 and "altered: entry 3 was not written by yield" in tampered.stderr
 
 
 def test_other_commands_never_import_the_mcp_sdk(sandbox, isolated):
@@ -139,3 +146,28 @@ def test_a_key_that_cannot_be_sent_stops_yield_mcp_as_it_stops_yield_health(sand
     assert health.code == 3 and "the API key from YIELD_API_KEY cannot be sent" in health.stderr, health
     assert (served.code, served.stdout, served.stderr) == (health.code, "", health.stderr)
     assert "not a key" not in health.stderr
+
+
+def test_over_http_an_api_key_echoed_by_the_service_never_reaches_the_agent(sandbox, isolated):
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    echo = Echoing(401)
+    try:
+        with serving_http(server_env(sandbox, isolated, api_url=echo.url)) as (port, token, _):
+
+            async def body():
+                headers = {"Authorization": f"Bearer {token}"}
+                transport = streamable_http_client(
+                    f"http://127.0.0.1:{port}/mcp", http_client=create_mcp_http_client(headers=headers)
+                )
+                async with Client(transport) as client:
+                    return [await client.call_tool(name, {}) for name in ("strategy", "positions", "health")]
+
+            answers = anyio.run(body)
+    finally:
+        echo.stop()
+    assert all(a.is_error and "invalid x-api-key" in a.content[0].text for a in answers), answers
+    for form in secret_forms(TEST_API_KEY):
+        assert form not in str(answers), form

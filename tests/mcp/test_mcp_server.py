@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp.shared.exceptions import MCPError
+from mcp.types import ElicitResult
 
 from tests.cli.stand_in import USER_ATA, World, rpc_call
 from tests.cli.test_intent import amount_changed
@@ -189,13 +189,18 @@ def test_above_the_limit_a_no_signs_nothing(env, policy, sandbox, home, mode, an
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_client_that_cannot_elicit_is_refused_never_approved(env, policy, sandbox, home, mode):
+def test_a_client_that_cannot_elicit_is_refused_never_approved(env, sandbox, home, mode):
+    # Closing withdraws the whole position (2,547 USDC here), which counts against the limits as any
+    # withdrawal: limits that allow it, so that what is tested is the question that cannot be asked.
+    roomy = POLICY.replace('per_call = "20"', 'per_call = "5000"').replace('daily = "100"', 'daily = "5000"')
+    policy = write_private(home / "policy" / "roomy.toml", roomy)
     before = usdc_in_wallet(sandbox)
 
     async def body():
         async with session(env, "--policy", str(policy), mode=mode) as client:
             close = structured(await client.call_tool("prepare_close_account", {"asset": "USDC"}))
             assert close["policy"]["verdict"] == "approval", close  # closing always asks
+            assert close["amount"]["base_units"] == "2547318402", close  # and counts what it withdraws
             return (
                 await client.call_tool("execute", {"proposal_id": await propose(client, "5")}),
                 await client.call_tool("execute", {"proposal_id": close["proposal_id"]}),
@@ -262,10 +267,16 @@ def test_two_servers_sharing_the_audit_log_never_pass_the_24_hour_limit_together
     policy = write_private(home / "policy" / "tight.toml", POLICY.replace('daily = "100"', 'daily = "10"'))
     before = usdc_in_wallet(sandbox)
     results: list = []
+    # Both propose before either executes: a proposal made after the other server's executes reserved
+    # the limit is refused as it should be (that, not a race in the server, made this test flaky).
+    proposed = [anyio.Event(), anyio.Event()]
 
-    async def one_server():
+    async def one_server(number):
         async with session(env, "--policy", str(policy), elicit=answering("accept")) as client:
             proposals = [await propose(client, "4") for _ in range(4)]
+            proposed[number].set()
+            for event in proposed:
+                await event.wait()
 
             async def one(proposal):
                 results.append(await client.call_tool("execute", {"proposal_id": proposal}))
@@ -276,12 +287,16 @@ def test_two_servers_sharing_the_audit_log_never_pass_the_24_hour_limit_together
 
     async def body():
         async with anyio.create_task_group() as group:
-            group.start_soon(one_server)
-            group.start_soon(one_server)
+            group.start_soon(one_server, 0)
+            group.start_soon(one_server, 1)
 
     run(body)
-    # Two identical deposits built in the same slot are the same bytes: the second finds it landed.
-    confirmed = [r for r in results if not r.is_error and structured(r)["new_transaction"]]
+    # Two identical deposits built in the same slot are the same bytes: the second finds it landed and
+    # says so (already_sent, naming the proposal that sent them), never "confirmed".
+    answers = [structured(r) for r in results if not r.is_error]
+    confirmed = [a for a in answers if a["status"] == "confirmed"]
+    assert all(a["new_transaction"] for a in confirmed), answers
+    assert all(a["status"] in ("confirmed", "already_sent") for a in answers), answers
     assert len(results) == 8 and 1 <= len(confirmed) <= 2, results
     assert usdc_in_wallet(sandbox) == before - 4_000_000 * len(confirmed)
     entries = audit_entries(home)
@@ -411,6 +426,7 @@ def test_errors_are_tool_errors_carrying_the_library_kind_and_without_a_policy_w
                 for amount in ("1e3", "-1", "1.1234567", "18446744073709551616", "abc")
             }
             answers["asset"] = await client.call_tool("prepare_deposit", {"asset": "NOPE", "amount": "1"})
+            answers["schema"] = await client.call_tool("execute", {"proposal_id": "x" * 100})  # the SDK refuses it
             answers["off"] = await client.call_tool("prepare_deposit", {"asset": "USDC", "amount": "1"})
             return answers
 
@@ -440,15 +456,26 @@ def test_a_yes_is_bound_to_its_proposal_and_cannot_be_replayed_for_another(env, 
             ((key, request),) = asked.input_requests.items()
             assert a in request.params.message
             yes = {key: ElicitResult(action="accept", content={"approve": True})}
-            # With A's sealed request state: the SDK binds the state to A's request and rejects it.
-            with pytest.raises(MCPError, match="requestState"):
-                await client.session.call_tool(
-                    "execute",
-                    {"proposal_id": b},
-                    input_responses=yes,
-                    request_state=asked.request_state,
-                    allow_input_required=True,
-                )
+            # With A's sealed request state: the SDK binds the state to A's request and rejects it, and
+            # the agent hears it as the tools' error, not as a protocol error.
+            bound_to_a = await client.session.call_tool(
+                "execute",
+                {"proposal_id": b},
+                input_responses=yes,
+                request_state=asked.request_state,
+                allow_input_required=True,
+            )
+            assert bound_to_a.is_error, bound_to_a
+            assert bound_to_a.structured_content["error"]["kind"] == "refused.approval_invalid", bound_to_a
+            # A sealed state altered on its way back: refused the same way.
+            spoiled = await client.session.call_tool(
+                "execute",
+                {"proposal_id": a},
+                input_responses=yes,
+                request_state=asked.request_state[:-4] + "AAAA",
+                allow_input_required=True,
+            )
+            assert spoiled.structured_content["error"]["kind"] == "refused.approval_invalid", spoiled
             # The answer alone: it answers no question that was asked about B, so B is asked anew.
             replayed = await client.session.call_tool(
                 "execute", {"proposal_id": b}, input_responses=yes, allow_input_required=True
@@ -477,3 +504,21 @@ def test_an_audit_log_emptied_behind_the_servers_back_stops_the_writes(env, poli
     assert structured(first)["status"] == "confirmed"
     assert second.is_error and structured(second)["error"]["kind"] == "refused.audit", second
     assert usdc_in_wallet(sandbox) == before - 1_000_000
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("content", [{"approve": "maybe"}, None, {"something": "else"}])
+def test_a_malformed_approval_is_the_tools_error_and_signs_nothing(env, policy, sandbox, home, mode, content):
+    before = usdc_in_wallet(sandbox)
+
+    async def callback(context, params):
+        return ElicitResult(action="accept", content=content)
+
+    async def body():
+        async with session(env, "--policy", str(policy), mode=mode, elicit=callback) as client:
+            return await client.call_tool("execute", {"proposal_id": await propose(client, "5")})
+
+    result = run(body)
+    assert result.is_error and structured(result)["error"]["kind"] == "refused.approval_invalid", result
+    assert usdc_in_wallet(sandbox) == before
+    assert not any(e["event"] == "reserved" for e in audit_entries(home))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.mcp.harness import POLICY, write_private
-from yieldcli.errors import ConfigError
+from yieldcli.errors import ConfigError, Refused
 from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Budget, Policy, decide, load_policy
 
@@ -82,7 +82,7 @@ def test_a_policy_others_can_write_is_refused(tmp_path, mode, folder_mode):
 
 def test_the_budget_counts_reservations_until_released_within_their_windows(tmp_path):
     now = [1_000_000.0]
-    log = AuditLog(Path(tmp_path) / "audit.jsonl", clock=lambda: now[0])
+    log = AuditLog(Path(tmp_path) / "audit.jsonl", tmp_path / "seal", clock=lambda: now[0])
     log.append("reserved", proposal="a", mint=USDC, raw=5, automatic=True)
     log.append("reserved", proposal="b", mint=USDC, raw=7, automatic=False)
     log.append("reserved", proposal="c", mint=SOL, raw=100, automatic=True)
@@ -101,7 +101,7 @@ def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
     from yieldcli.mcp.proposals import PROPOSAL_SECONDS, Book, Intent, Proposal
 
     now = [1_000.0]
-    book = Book(None, policy, AuditLog(tmp_path / "audit.jsonl"), clock=lambda: now[0])
+    book = Book(None, policy, AuditLog(tmp_path / "audit.jsonl", tmp_path / "seal"), clock=lambda: now[0])
     for name in ("fresh", "stale"):
         book._proposals[name] = Proposal(
             name,
@@ -122,7 +122,7 @@ def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
 
 def test_a_line_still_being_appended_is_not_read_yet_but_a_torn_log_takes_no_more(tmp_path):
     # A read takes no lock: another server's append, half written, must not make the log look damaged.
-    log = AuditLog(Path(tmp_path) / "audit.jsonl")
+    log = AuditLog(Path(tmp_path) / "audit.jsonl", tmp_path / "seal")
     log.append("prepare", intent={"action": "deposit"})
     log.append("execute", proposal="p1", approved=True)
     whole = log.path.read_bytes()
@@ -130,6 +130,63 @@ def test_a_line_still_being_appended_is_not_read_yet_but_a_torn_log_takes_no_mor
         handle.write(b'{"seq":3,"time":1.0,"event":"reser')
     assert [e["seq"] for e in log.entries()] == [1, 2] and log.verify() is None
     # Under the lock nobody else is writing: the cut line is damage, and nothing is appended after it.
-    with pytest.raises(ConfigError, match="damaged at line 3"):
+    with pytest.raises(Refused, match="entry 3 is cut short"):
         log.append("released", proposal="p1", why="test")
     assert log.path.read_bytes() == whole + b'{"seq":3,"time":1.0,"event":"reser'
+
+
+def test_others_can_change_judges_the_file_a_symlink_leads_to_and_every_folder_above_it(tmp_path):
+    from yieldcli.files import others_can_change
+
+    shared = tmp_path / "shared"
+    real = write_private(shared / "deep" / "p.toml", POLICY)
+    os.chmod(shared, 0o777)  # two levels up, anyone may write: `deep` could be swapped for another folder
+    link = write_private(tmp_path / "mine" / "x", "").with_name("p.toml")
+    link.symlink_to(real)
+    assert others_can_change(link) == ("folder", "can be written by others", shared)
+    os.chmod(shared, 0o1777)  # sticky: others cannot rename `deep`, which is ours
+    assert others_can_change(link) is None
+    os.chmod(real, 0o664)
+    assert others_can_change(link) == ("file", "can be written by others", real)
+
+
+class Effect:
+    """The part of the library's check `moved` reads: `observed["changes"]`."""
+
+    def __init__(self, changes):
+        self.observed = {} if changes is None else {"changes": changes}
+
+
+@pytest.mark.parametrize(
+    "changes, mint, fee, counted",
+    [
+        ([{"asset": "USDC", "mint": USDC, "change": -1_500_000}], USDC, 5000, 1_500_000),
+        # SOL withdrawn and unwrapped: lamports in (less the fee the same wallet paid), no wrapped SOL left.
+        ([{"asset": "SOL", "mint": None, "change": 15_276_395_125}], SOL, 5000, 15_276_400_125),
+        # SOL withdrawn wrapped: the wrapped SOL counts, the lamports are only the fee.
+        (
+            [{"asset": "SOL", "mint": None, "change": -5000}, {"asset": "wrapped SOL", "mint": SOL, "change": 7}],
+            SOL,
+            5000,
+            7,
+        ),
+        ([{"asset": "SOL", "mint": None, "change": 10}], SOL, None, None),  # the fee unknown: so is the SOL moved
+        ([{"asset": "USDC", "mint": USDC, "change": 0}], USDC, 5000, None),  # a write that moves nothing of it
+        ([{"asset": "SOL", "mint": None, "change": -5000}], USDC, 5000, None),
+        ([{"asset": "USDC", "mint": USDC, "change": "1"}], USDC, 5000, None),  # not a number of base units
+        (None, USDC, 5000, None),  # the check observed no changes at all
+    ],
+)
+def test_what_a_write_moves_is_read_from_the_simulated_changes_or_is_unknown(policy, changes, mint, fee, counted):
+    from yieldcli.mcp.moved import moved
+
+    assert moved(Effect(changes), mint, fee) == counted
+    if counted is None:
+        decision = decide(policy, "deposit", USDC, None, Budget())
+        assert (decision.verdict, decision.kind) == ("refused", "policy.unknown_amount")
+
+
+def test_a_policy_naming_one_asset_twice_is_refused_naming_both_lines(tmp_path):
+    text = POLICY + '\n[assets.usdc]\nper_call = "1000"\n'
+    with pytest.raises(ConfigError, match=r"\[assets.USDC\] \(line 5\) and \[assets.usdc\] \(line 11\) name the same"):
+        load_policy(write_private(tmp_path / "p" / "p.toml", text), required=True)

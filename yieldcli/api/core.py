@@ -154,8 +154,8 @@ class ClientCore:
     def status_error(self, response: Response) -> YieldError:
         status = response.status
         message = _error_message(response)
-        if message:  # a service may echo the path it was asked for, and the base URL's path may hold a key
-            message = scrub(message, self.base_url)
+        if message:  # a service may echo the path it was asked for (the base URL's path may hold a key), or the key
+            message = scrub(message, self.base_url, self._headers.get("x-api-key"))
         if status in (401, 403) or message in AUTH_MESSAGES:
             missing = message == MISSING_KEY_MESSAGE or (not self._has_key and status == 401)
             return AuthError(

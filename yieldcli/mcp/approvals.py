@@ -14,10 +14,12 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.resolve import Elicit
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, Field
 
+from yieldcli.errors import Refused, UsageError
 from yieldcli.mcp.proposals import Book
-from yieldcli.mcp.results import inert
+from yieldcli.mcp.results import failure, inert
 
 
 class Approve(BaseModel):
@@ -57,3 +59,44 @@ def asker(book: Book) -> Any:
         return Elicit(question(book, proposal_id), Approve)
 
     return approval
+
+
+class ToolErrors:
+    """Server middleware, outside the SDK's `requestState` boundary: what the SDK answers for a tool
+    call on its own becomes the tools' error, `{"error": {"kind": ...}}`, never a protocol error or a
+    bare text the agent may read as a crash. An approval answer whose sealed state is invalid, expired
+    or bound to another call (a replay), or whose content is not the question's, is
+    `refused.approval_invalid`; arguments that fail the tool's schema are `usage.arguments`."""
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method != "tools/call":
+            return await call_next(ctx)
+        try:
+            result = await call_next(ctx)
+        except MCPError as exc:
+            if not (isinstance(exc.data, dict) and exc.data.get("reason") == "invalid_request_state"):
+                raise
+            return _error(_invalid_approval())
+        wire = (
+            result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if isinstance(result, BaseModel)
+            else result
+        )
+        if not isinstance(wire, dict) or not wire.get("isError") or wire.get("structuredContent") is not None:
+            return result
+        text = " ".join(str(c.get("text", "")) for c in wire.get("content", ()) if isinstance(c, dict))
+        if "Resolver " in text:  # the SDK's words for an approval answer it could not take
+            return _error(_invalid_approval())
+        return _error(UsageError(f"invalid arguments: {text}", kind="usage.arguments"))
+
+
+def _invalid_approval() -> Refused:
+    return Refused(
+        "this approval answer does not belong to this question (invalid, expired, replayed or malformed); "
+        "nothing was signed: call execute again to be asked",
+        kind="refused.approval_invalid",
+    )
+
+
+def _error(error: Exception) -> dict[str, Any]:
+    return failure(error).model_dump(mode="json", by_alias=True, exclude_none=True)

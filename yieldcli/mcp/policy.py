@@ -11,9 +11,11 @@
     per_call = "100"              # never more per call, even with a yes
     daily = "500"                 # never more in a rolling 24 h, even with a yes
 
-The file is read once, at start: a change made while the server runs (by an agent's other tools)
-takes effect only when the person restarts it. It must not be writable by anyone but its owner,
-and its owner must be the user or root.
+The file is read at start: a change made while the server runs (by an agent's other tools) takes
+effect only when the person restarts it, with one exception that can only stop writes: the kill
+switch is read again before every prepare and every execute (`kill_switch_now`). The file is judged
+where it really is (every symlink resolved): neither it nor any folder above it may be writable by
+anyone but its owner, and each must belong to the user or root.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class Policy:
     assets: dict[str, AssetLimits] = field(default_factory=dict)  # by mint
     source: str = "(none: writes are off)"
     text: str = ""
+    real: str = ""  # the file read, every symlink resolved: what the kill switch is read from again
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,13 +85,22 @@ class Budget:
 class Decision:
     verdict: str  # "auto", "approval" or "refused"
     reason: str
+    kind: str = "refused.policy"  # the error kind of a refusal
 
     def to_dict(self) -> dict[str, str]:
-        return {"verdict": self.verdict, "reason": self.reason}
+        return {"verdict": self.verdict, "reason": self.reason, "kind": self.kind}
 
 
-def decide(policy: Policy, action: str, mint: str, raw: int, budget: Budget) -> Decision:
-    """What the policy says of one write of `raw` base units of `mint`, given what was already reserved."""
+UNKNOWN_AMOUNT = Decision(
+    "refused",
+    "the amount this transaction moves cannot be determined from its simulated effect",
+    "policy.unknown_amount",
+)
+
+
+def decide(policy: Policy, action: str, mint: str, raw: int | None, budget: Budget) -> Decision:
+    """What the policy says of one write of `raw` base units of `mint`, given what was already reserved;
+    `raw` None is an amount that could not be determined: refused, never counted as nothing."""
     if policy.kill_switch:
         return Decision("refused", "the policy's kill switch is on")
     if not policy.writes:
@@ -100,6 +112,8 @@ def decide(policy: Policy, action: str, mint: str, raw: int, budget: Budget) -> 
         return Decision("refused", "the policy does not allow this asset")
     if budget.writes_last_hour >= policy.writes_per_hour:
         return Decision("refused", f"the policy allows {policy.writes_per_hour} write(s) an hour")
+    if raw is None:
+        return UNKNOWN_AMOUNT
     amount = _units(raw, limits.decimals)
     if raw > limits.per_call:
         return Decision(
@@ -122,7 +136,11 @@ def decide(policy: Policy, action: str, mint: str, raw: int, budget: Budget) -> 
 
 def refuse(decision: Decision) -> None:
     if decision.verdict == "refused":
-        raise Refused(f"the policy refuses this: {decision.reason}; nothing was signed", kind="refused.policy")
+        raise refusal(decision)
+
+
+def refusal(decision: Decision) -> Refused:
+    return Refused(f"the policy refuses this: {decision.reason}; nothing was signed", kind=decision.kind)
 
 
 def default_policy_path(config_dir: Path) -> Path:
@@ -131,36 +149,62 @@ def default_policy_path(config_dir: Path) -> Path:
 
 def load_policy(path: Path, *, required: bool) -> Policy:
     """The policy at `path`; a missing file is no policy (writes off) unless `required`."""
-    import tomllib
-
     try:
-        info = os.stat(path)
+        real = Path(os.path.realpath(path))
+        _check_private(path, real)
     except FileNotFoundError:
         if required:
             raise ConfigError(f"no policy file at {path}", kind="config.policy") from None
         return Policy()
     except OSError as exc:
         raise ConfigError(f"cannot read the policy {path}: {exc.strerror}", kind="config.policy") from None
-    _check_private(path, info)
+    text = _read(real, path)
+    return _parse(text, str(path), str(real))
+
+
+def kill_switch_now(policy: Policy) -> str | None:
+    """Why writes must stop now, read afresh from the policy file (None: they need not). Only the kill
+    switch is taken from the file as it is now; a file that cannot be read or trusted any more stops
+    writes too (fail closed). Nothing else in it changes while the server runs."""
+    if policy.kill_switch:
+        return "the policy's kill switch is on"
+    if not policy.real:
+        return None  # no file: writes are off anyway
     try:
-        text = path.read_text(encoding="utf-8")
-        body = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read the policy {path}: {exc}", kind="config.policy") from None
-    return _parse(body, str(path), text)
+        _check_private(Path(policy.source), Path(policy.real))
+        now = _parse(_read(Path(policy.real), Path(policy.source)), policy.source, policy.real)
+    except (OSError, ConfigError) as exc:
+        why = exc.message if isinstance(exc, ConfigError) else (exc.strerror or type(exc).__name__)
+        return f"the policy file cannot be read now ({why})"
+    return "the policy's kill switch is on" if now.kill_switch else None
 
 
-def _check_private(path: Path, info: os.stat_result) -> None:
-    """Refuse a policy others could rewrite: the file, or the folder it is in."""
-    problem = others_can_change(path, info)
+def _read(real: Path, path: Path) -> str:
+    try:
+        return real.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise ConfigError(f"cannot read the policy {path}: {why}", kind="config.policy") from None
+
+
+def _check_private(path: Path, real: Path) -> None:
+    """Refuse a policy others could rewrite: the file, or any folder above it."""
+    problem = others_can_change(real)
     if problem is not None:
-        which, why = problem
-        what = "policy file" if which == "file" else "folder of the policy file"
-        fix = " (chmod go-w it)" if why == "can be written by others" else ""
-        raise ConfigError(f"the {what} {path} {why}: refusing to start{fix}", kind="config.policy")
+        which, why, where = problem
+        what = "policy file" if which == "file" else f"folder {where} of the policy file"
+        shown = f"{path} (really {real})" if real != path else str(path)
+        fix = f" (chmod go-w {where})" if why == "can be written by others" else ""
+        raise ConfigError(f"the {what} {shown} {why}: refusing to start{fix}", kind="config.policy")
 
 
-def _parse(body: dict[str, Any], source: str, text: str) -> Policy:
+def _parse(text: str, source: str, real: str) -> Policy:
+    import tomllib
+
+    try:
+        body = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"cannot read the policy {source}: {exc}", kind="config.policy") from None
     unknown = set(body) - _TOP_KEYS
     if unknown:
         raise _bad(source, f"unknown setting(s) {', '.join(sorted(unknown))}")
@@ -168,10 +212,18 @@ def _parse(body: dict[str, Any], source: str, text: str) -> Policy:
     if not isinstance(actions, list) or any(a not in ACTIONS for a in actions):
         raise _bad(source, f"actions must be a list of {', '.join(ACTIONS)}")
     assets: dict[str, AssetLimits] = {}
+    named: dict[str, str] = {}  # mint -> the name the policy gave it
     for name, table in _table(body.get("assets", {}), source, "assets").items():
         token = tokens.by_symbol(name) or tokens.by_mint(name)
         if token is None:
             raise _bad(source, f"unknown asset {name!r}: name a known token")
+        if token.mint in named:  # two rules for one asset: which one would count is not for us to guess
+            first = named[token.mint]
+            raise _bad(
+                source,
+                f"{_where(text, first)} and {_where(text, name)} name the same asset ({token.symbol}): keep one",
+            )
+        named[token.mint] = name
         limits = _table(table, source, f"assets.{name}")
         if set(limits) - set(_LIMIT_KEYS):
             raise _bad(source, f"assets.{name}: only {', '.join(_LIMIT_KEYS)}")
@@ -186,7 +238,24 @@ def _parse(body: dict[str, Any], source: str, text: str) -> Policy:
         assets,
         source,
         text,
+        real,
     )
+
+
+def _where(text: str, name: str) -> str:
+    """`[assets.NAME]` and the line it is on, as the person wrote it (TOML keeps no line numbers)."""
+    import tomllib
+
+    for number, line in enumerate(text.splitlines(), 1):
+        header = line.strip()
+        if header.startswith("[") and header.endswith("]") and not header.startswith("[["):
+            try:
+                keys = tomllib.loads(f"{header}\n")
+            except tomllib.TOMLDecodeError:
+                continue
+            if name in keys.get("assets", {}):
+                return f"{header} (line {number})"
+    return f"assets.{name!r}"
 
 
 def _limit(table: dict[str, Any], key: str, decimals: int, source: str, asset: str) -> int:

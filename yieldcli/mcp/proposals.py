@@ -12,6 +12,7 @@ All of it is blocking code, run on worker threads.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 import time
@@ -20,8 +21,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from yieldcli.errors import Refused, TransactionExpired, TransactionFailed, UsageError
-from yieldcli.mcp.audit import AuditLog
-from yieldcli.mcp.policy import Budget, Decision, Policy, decide, refuse
+from yieldcli.mcp.audit import AUDIT_HINT, AuditLog
+from yieldcli.mcp.moved import moved
+from yieldcli.mcp.policy import (
+    UNKNOWN_AMOUNT,
+    Budget,
+    Decision,
+    Policy,
+    decide,
+    kill_switch_now,
+    refusal,
+    refuse,
+)
 from yieldcli.tokens import resolve_asset
 
 PROPOSAL_SECONDS = 300.0
@@ -54,7 +65,7 @@ class Proposal:
     id: str
     intent: Intent
     mint: str
-    raw: int  # base units the transaction moves, as simulated
+    raw: int | None  # base units the transaction moves, as simulated (None: not known, refused)
     summary: str
     fee: int | None  # lamports
     decision: Decision
@@ -77,16 +88,23 @@ class Book:
         # for the wallet could still land, so concurrent executes wait here for their turn instead.
         self._one_at_a_time = threading.Lock()
         self._reservations: list[str] = []  # hashes of the entries this server reserved with
+        self._altered: str | None = None  # what was found wrong with the log: no signing after that
 
     def _check_log(self) -> None:
-        """The limits are counted from the log: a log whose chain is broken, or that lost a reservation
-        this server wrote (edited, truncated, deleted), counts nothing reliably, so nothing is signed."""
-        broken = self.audit.verify()
-        present = {entry.get("hash") for entry in self.audit.entries()}
-        if broken or any(h not in present for h in self._reservations):
+        """The limits are counted from the log: a log that was altered (see `audit`), or that lost a
+        reservation this server wrote, counts nothing reliably, so nothing is signed, now or later,
+        until a person has looked (a restart, after moving the log away)."""
+        if self._altered is None:
+            broken = self.audit.verify(locked=True)
+            present = {entry.get("hash") for entry in self.audit.entries()}
+            if broken is None and any(h not in present for h in self._reservations):
+                broken = "entries this server wrote are missing"
+            self._altered = broken
+        if self._altered is not None:
             raise Refused(
-                f"the audit log {self.audit.path} was altered ({broken or 'entries are missing'}): the "
-                "limits cannot be counted; nothing was signed",
+                f"the audit log {self.audit.path} was altered ({self._altered}): the limits cannot be "
+                "counted; nothing was signed",
+                hint=AUDIT_HINT,
                 kind="refused.audit",
             )
 
@@ -106,14 +124,14 @@ class Book:
         effect = prepared.effect
         fee = prepared.fee.base_fee + prepared.fee.priority_fee if prepared.fee else None
         proposal_id = secrets.token_urlsafe(12)
+        raw: int | None = None
         if effect is None or not effect.ok:
             why = "the check could not run" if effect is None else "; ".join(effect.differences)
             decision = Decision("refused", f"the transaction does not do what was asked: {why}")
             summary = effect.summary if effect else "not checked"
-            raw = 0
         else:
-            summary, raw = effect.summary, _moved(intent, effect, mint)
-            decision = decide(self.policy, intent.action, mint, raw, self.budget(mint))
+            summary, raw = effect.summary, moved(effect, mint, fee, closing=intent.action == "close-account")
+            decision = self._decide(intent.action, mint, raw)
         proposal = Proposal(
             proposal_id,
             intent,
@@ -131,7 +149,7 @@ class Book:
             proposal=proposal_id,
             intent=intent.to_dict(),
             mint=mint,
-            raw=str(raw),
+            raw=None if raw is None else str(raw),
             summary=summary,
             fee=fee,
             decision=decision.to_dict(),
@@ -145,7 +163,14 @@ class Book:
         return proposal
 
     def current_decision(self, proposal: Proposal) -> Decision:
-        return decide(self.policy, proposal.intent.action, proposal.mint, proposal.raw, self.budget(proposal.mint))
+        return self._decide(proposal.intent.action, proposal.mint, proposal.raw)
+
+    def _decide(self, action: str, mint: str, raw: int | None) -> Decision:
+        """The policy on one write now: the kill switch read afresh from the file, then the limits."""
+        stop = kill_switch_now(self.policy)
+        if stop is not None:
+            return Decision("refused", stop, "refused.kill_switch")
+        return decide(self.policy, action, mint, raw, self.budget(mint))
 
     def claim(self, proposal_id: str) -> Proposal:
         """The proposal, now executing: a second execute of it is refused, whatever happens to the first."""
@@ -161,7 +186,7 @@ class Book:
             proposal.state = "executing"
         return proposal
 
-    def execute(self, proposal: Proposal, approved: bool, progress: Callable[[str, str | None], None]) -> Any:
+    def execute(self, proposal: Proposal, approved: bool, progress: Callable[[str, str | None], None]) -> Executed:
         """Fresh transaction, check, policy and reservation immediately before signing; then send and wait."""
         self.audit.append("execute", proposal=proposal.id, approved=approved)
         with self._one_at_a_time:
@@ -170,7 +195,7 @@ class Book:
             finally:
                 proposal.state = "done"
 
-    def _execute(self, proposal: Proposal, approved: bool, progress: Callable[[str, str | None], None]) -> Any:
+    def _execute(self, proposal: Proposal, approved: bool, progress: Callable[[str, str | None], None]) -> Executed:
         prepared = self._prepared(proposal.intent)
         reserved: list[bool] = []
 
@@ -180,14 +205,17 @@ class Book:
                 raise Refused(
                     "the fresh transaction does not do what was asked; nothing was signed", kind="refused.mismatch"
                 )
-            raw = _moved(proposal.intent, effect, proposal.mint)
+            fee = fresh.fees.base_fee + fresh.fees.priority_fee if fresh.fees else None
+            raw = moved(effect, proposal.mint, fee, closing=proposal.intent.action == "close-account")
+            if raw is None or proposal.raw is None:
+                raise refusal(UNKNOWN_AMOUNT)
             if raw > proposal.raw and (proposal.intent.action == "deposit" or raw > proposal.raw * 101 // 100):
                 raise Refused(
                     "the fresh transaction moves more than the proposal said; prepare again", kind="refused.changed"
                 )
             with self.audit.locked():
                 self._check_log()
-                decision = decide(self.policy, proposal.intent.action, proposal.mint, raw, self.budget(proposal.mint))
+                decision = self._decide(proposal.intent.action, proposal.mint, raw)
                 refuse(decision)
                 if decision.verdict == "approval" and not approved:
                     raise Refused(
@@ -202,6 +230,7 @@ class Book:
                     raw=raw,
                     automatic=decision.verdict == "auto",
                     summary=effect.summary,
+                    message=_message_hash(fresh.transaction),
                 )
                 self._reservations.append(entry["hash"])
             reserved.append(True)
@@ -221,19 +250,31 @@ class Book:
                 self.audit.append("released", proposal=proposal.id, why=kind)
             raise
         status = outcome.result.get("status")
+        signature = getattr(outcome, "signature", None)
         self.audit.append(
-            "outcome",
-            proposal=proposal.id,
-            status=status,
-            signature=getattr(outcome, "signature", None),
-            slot=getattr(outcome, "slot", None),
+            "outcome", proposal=proposal.id, status=status, signature=signature, slot=getattr(outcome, "slot", None)
         )
-        if status in ("failed", "expired"):  # nothing moved: the amount is free again
-            self.audit.append("released", proposal=proposal.id, why=status)
-        elif getattr(outcome, "already_processed", False):
-            # The same bytes had landed already (an identical write in the same slot): nothing new moved.
-            self.audit.append("released", proposal=proposal.id, why="already processed")
-        return outcome
+        # A reservation is released only on what the chain showed: the transaction landed and failed (nothing
+        # moved), or its blockhash passed with the signature never seen (it can no longer land).
+        if status in ("failed", "expired"):
+            self.audit.append("released", proposal=proposal.id, why=status, signature=signature)
+            return Executed(outcome, str(status))
+        if getattr(outcome, "already_processed", False):
+            # These exact bytes had landed already (an identical write built in the same slot, by this
+            # server, another, or a command): nothing new moved, and the first one's reservation counts.
+            first = self._first_with(proposal)
+            self.audit.append(
+                "released", proposal=proposal.id, why="already sent", signature=signature, first_proposal=first
+            )
+            return Executed(outcome, "already_sent", first)
+        return Executed(outcome, str(status))
+
+    def _first_with(self, proposal: Proposal) -> str | None:
+        """The earlier proposal whose reservation was for the same message as this one's, if any."""
+        reservations = [e for e in self.audit.entries() if e.get("event") == "reserved"]
+        mine = next((e.get("message") for e in reservations if e.get("proposal") == proposal.id), None)
+        first = next((e for e in reservations if e.get("message") == mine and e.get("proposal") != proposal.id), None)
+        return None if first is None else str(first.get("proposal"))
 
     def _prepared(self, intent: Intent) -> Any:
         if intent.action == "close-account":
@@ -252,17 +293,23 @@ class Book:
         )
 
 
+@dataclass(frozen=True)
+class Executed:
+    """What an execute did: the library's outcome, its status for the agent, and for `already_sent`
+    the proposal that first sent these same bytes (None when it was not one of the log's)."""
+
+    outcome: Any
+    status: str  # confirmed, failed, expired, pending or already_sent
+    first_proposal: str | None = None
+
+
+def _message_hash(transaction: Any) -> str:
+    """What identifies the bytes a reservation is for: two proposals that build the same message send
+    the same transaction (same signature), which lands once."""
+    from solders.message import to_bytes_versioned
+
+    return hashlib.sha256(to_bytes_versioned(transaction.message)).hexdigest()
+
+
 def _mint(asset: str) -> str:
     return resolve_asset(asset, "asset")
-
-
-def _moved(intent: Intent, effect: Any, mint: str) -> int:
-    """Base units of `mint` the write moves, as simulated (a close counts none: it always asks)."""
-    if intent.action == "close-account":
-        return 0
-    tokens = effect.observed.get("tokens", {}) if isinstance(effect.observed, dict) else {}
-    change = tokens.get(mint)
-    if isinstance(change, int) and change:
-        return abs(change)
-    expected = effect.expected.get("amount") if isinstance(effect.expected, dict) else None
-    return expected if isinstance(expected, int) else 0

@@ -11,14 +11,59 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from yieldcli.errors import YieldError
+from yieldcli.urls import secret_forms
 
 NAME_LIMIT = 64
 
+# Unicode's default-ignorable code points (DerivedCoreProperties.txt): drawn as nothing, so a model
+# reads what the person never sees. Those of category Cf are also caught by the category test below.
+_IGNORABLE = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+_hidden: list[str] = []  # the secrets of this process, in every form (`conceal`)
+
+
+def conceal(*secrets: str | None) -> None:
+    """Never let these (the API key) reach the model, whichever text of the service carries them."""
+    for secret in secrets:
+        _hidden.extend(form for form in secret_forms(secret) if form not in _hidden)
+    _hidden.sort(key=len, reverse=True)
+
+
+def _ignorable(ch: str) -> bool:
+    point = ord(ch)
+    return any(low <= point <= high for low, high in _IGNORABLE)
+
 
 def inert(value: object, limit: int = NAME_LIMIT) -> str:
-    """Service text as the model may see it: no control or format characters (escapes, bidi
-    overrides, zero-width), whitespace collapsed, at most `limit` characters."""
-    text = "".join(" " if unicodedata.category(ch).startswith(("C", "Z")) else ch for ch in str(value))
+    """Service text as the model may see it: no secret of ours, nothing invisible (default-ignorable
+    code points, format, private-use and unassigned characters are dropped; controls, line breaks and
+    other spaces become one plain space), at most `limit` characters."""
+    kept = []
+    for ch in str(value):
+        category = unicodedata.category(ch)
+        if _ignorable(ch) or category in ("Cf", "Cs", "Co", "Cn"):
+            continue
+        kept.append(" " if category.startswith(("C", "Z")) else ch)
+    text = "".join(kept)
+    for form in _hidden:  # after the invisible characters are gone: they cannot split a key any more
+        text = text.replace(form, "…")
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import secrets
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 
 from yieldcli import __version__
+from yieldcli.mcp.approvals import ToolErrors
 from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Policy
 from yieldcli.mcp.proposals import Book
 from yieldcli.mcp.reads import register_reads
+from yieldcli.mcp.results import conceal
 from yieldcli.mcp.writes import register_writes
 
 INSTRUCTIONS = (
@@ -34,10 +38,16 @@ class Served:
     wallet: str
     policy: Policy
     audit: AuditLog
+    secrets: tuple[str | None, ...] = ()  # the API key: kept out of every text the model reads
 
 
 def build(served: Served) -> MCPServer:
     server = MCPServer("yield", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    conceal(*served.secrets)
+    # Outside the SDK's requestState boundary, whose refusals it turns into tool errors (outermost if
+    # a later SDK names it otherwise: the order there is not part of its stable interface).
+    boundary = next((i for i, m in enumerate(server.middleware) if type(m).__name__ == "RequestStateBoundary"), 0)
+    server.middleware.insert(boundary, ToolErrors())
     book = Book(served.client, served.policy, served.audit)
     register_reads(server, served.client, served.wallet)
     register_writes(server, book)
@@ -64,7 +74,27 @@ def build(served: Served) -> MCPServer:
 
 
 def run_stdio(served: Served) -> None:
-    build(served).run("stdio")
+    """Serve until the client goes: standard input at its end, or the pipe it read from closed (a
+    client that quits mid-answer), both of which end the server quietly."""
+    server = build(served)
+    try:
+        server.run("stdio")
+    except BaseException as exc:
+        if not _client_gone(exc):
+            raise
+    # What Python flushes at exit would meet the closed pipe again: it goes nowhere instead.
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether `exc` (or every error grouped in it) is the client's end of the pipe closing."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(inner) for inner in exc.exceptions)
+    return isinstance(
+        exc, (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    )
 
 
 def run_http(served: Served, port: int, announce: TextIO = sys.stderr) -> None:

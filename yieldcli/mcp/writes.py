@@ -30,6 +30,7 @@ DecimalText = Annotated[str, Field(max_length=40, description='Token units as a 
 class Decision(BaseModel):
     verdict: Literal["auto", "approval", "refused"]
     reason: str
+    kind: str | None = None  # with a refusal: why, as an error kind (refused.policy, policy.unknown_amount, ...)
 
 
 class ProposalOut(BaseModel):
@@ -46,11 +47,14 @@ class ProposalOut(BaseModel):
 
 class OutcomeOut(BaseModel):
     proposal_id: str
-    status: str  # confirmed, failed, expired or pending
+    # confirmed, failed, expired or pending; already_sent: these exact bytes had been sent before (by
+    # first_proposal_id when it was one of ours) and nothing new moved
+    status: str
     signature: str | None
     slot: int | None
     effect: str
-    new_transaction: bool  # false: these exact bytes had landed before (an identical write): nothing new moved
+    new_transaction: bool  # false with already_sent
+    first_proposal_id: str | None = None
 
 
 def _proposal_out(p: Proposal) -> ProposalOut:
@@ -59,10 +63,18 @@ def _proposal_out(p: Proposal) -> ProposalOut:
         proposal_id=p.id,
         action=p.intent.action,
         asset=token.symbol if token else p.mint,
-        amount=amount(p.raw, token.decimals if token else None).model_dump(),
+        amount=(
+            {"base_units": None, "token_units": None}
+            if p.raw is None
+            else amount(p.raw, token.decimals if token else None).model_dump()
+        ),
         effect=inert(p.summary, 300),
         fee_lamports=None if p.fee is None else str(p.fee),
-        policy=Decision(verdict=p.decision.verdict, reason=inert(p.decision.reason, 300)),  # type: ignore[arg-type]
+        policy=Decision(
+            verdict=p.decision.verdict,  # type: ignore[arg-type]
+            reason=inert(p.decision.reason, 300),
+            kind=p.decision.kind if p.decision.verdict == "refused" else None,
+        ),
         expires_at=p.expires_at,
         executable=p.state == "open",
     )
@@ -133,16 +145,17 @@ def register_writes(server: MCPServer, book: Book) -> None:
                 proposal.approved = True
                 book.audit.append("approved", proposal=proposal_id)
             progress = _progress(ctx)
-            outcome = await anyio.to_thread.run_sync(book.execute, proposal, approved, progress)
-            result = outcome.result
+            executed = await anyio.to_thread.run_sync(book.execute, proposal, approved, progress)
+            outcome, result = executed.outcome, executed.outcome.result
             return ok(
                 OutcomeOut(
                     proposal_id=proposal_id,
-                    status=str(result.get("status")),
+                    status=executed.status,
                     signature=getattr(outcome, "signature", None) or result.get("signature"),
                     slot=getattr(outcome, "slot", None) or result.get("slot"),
                     effect=inert(proposal.summary, 300),
-                    new_transaction=not getattr(outcome, "already_processed", False),
+                    new_transaction=executed.status != "already_sent",
+                    first_proposal_id=executed.first_proposal,
                 )
             )
         except Exception as exc:

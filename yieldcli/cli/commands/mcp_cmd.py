@@ -61,26 +61,30 @@ def mcp(
 
 @mcp_app.command("audit")
 def audit(ctx: typer.Context) -> None:
-    """Print the audit log (one JSON entry a line) and check that its hash chain is whole.
+    """Print the audit log (one JSON entry a line) and check that its keyed chain is whole.
 
     Example: yield mcp audit | jq -c 'select(.event == "execute")'
     """
-    from yieldcli.mcp.audit import AuditLog, default_audit_path
+    from yieldcli.mcp.audit import default_audit
 
-    log = AuditLog(default_audit_path(data_dir(session_of(ctx).env)))
-    for entry in log.entries():
+    env = session_of(ctx).env
+    log = default_audit(data_dir(env), config_dir(env))
+    entries = log.entries()
+    for entry in entries:
         sys.stdout.write(json.dumps(entry, ensure_ascii=False) + "\n")
-    broken = log.verify()
+    # A line cut short may be an append in flight: looked at again once, under the lock, it is damage.
+    with log.locked():
+        broken = log.verify(locked=True)
     if broken:
         raise ConfigError(f"the audit log {log.path} was altered: {broken}", kind="config.audit")
-    sys.stderr.write(f"{len(log.entries())} entries; hash chain intact ({log.path})\n")
+    sys.stderr.write(f"{len(entries)} entries; keyed hash chain intact and as long as its anchor ({log.path})\n")
 
 
 def _served(
     session: "Session", policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]
 ) -> "Served":
     from yieldcli import Client
-    from yieldcli.mcp.audit import AuditLog, default_audit_path
+    from yieldcli.mcp.audit import default_audit
     from yieldcli.mcp.policy import default_policy_path, load_policy
     from yieldcli.mcp.server import Served
 
@@ -100,4 +104,6 @@ def _served(
         strategy_program=session.settings.value("strategy_program"),
     )
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
-    return Served(client, wallet, policy, AuditLog(default_audit_path(data_dir(session.env))))
+    audit = default_audit(data_dir(session.env), config_dir(session.env))
+    audit.check_places()
+    return Served(client, wallet, policy, audit, secrets=(api_key,))
