@@ -211,7 +211,7 @@ def test_the_cost_cap_counts_fee_and_rent():
 def test_without_a_stated_intent_only_the_fee_may_leave():
     intent = Intent("transaction", str(WALLET), str(WALLET), strategy_program=PINNED)
     check = judge(intent, [deposit_ix()], *world())
-    assert any("no intent was stated" in d for d in check.differences)
+    assert any("the strategy's deposit of your position" in d for d in check.differences)
     assert any("your USDC account" in d for d in check.differences)
 
 

@@ -260,3 +260,14 @@ def test_a_transaction_signed_by_all_with_no_intent_says_what_it_does_without_a_
     console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
     review.draw_effect(console, res["effect"], None)  # to be signed here: the intent must be stated
     assert "  more than the network fee (state the intent with --expect):" in plain_lines(console.file.getvalue())
+
+
+def test_what_could_not_be_verified_is_said_in_one_line():
+    # A strategy program whose layout is not public (mainnet): the guard says what it could not prove.
+    res = result()
+    res["effect"]["unverified"] = ["the position's change: the strategy program's account layout is not public"]
+    console = Console(file=io.StringIO(), width=120, color_system=None, highlight=False)
+    review.draw_effect(console, res["effect"], None)
+    lines = plain_lines(console.file.getvalue())
+    said = [line for line in lines if line.startswith("  not verified:")]
+    assert said == ["  not verified: the position's change: the strategy program's account layout is not public"]

@@ -65,7 +65,7 @@ def match_calls(intent: Intent, resolved: Resolved, holdings: Holdings, layout: 
             found.verdicts[i] = (
                 verdict(
                     False,
-                    f"instruction {i + 1}: the strategy's {call.kind} of your position, and no intent was stated",
+                    f"instruction {i + 1}: the strategy's {call.kind} of your position",
                 )
                 if mine
                 else verdict(True, f"the strategy's {call.kind} for {short(call.user or '?')}: not your position")

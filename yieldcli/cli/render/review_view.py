@@ -89,6 +89,8 @@ def draw_effect(
     if effect is None:
         return
     _draw_changes(console, effect["observed"]["changes"])
+    for unproven in effect.get("unverified", ()):  # a strategy program whose layout is not public
+        _say(console, f"  not verified: {printable(unproven)}", "yellow")
     if effect["differences"]:
         asked = effect["expected"]["action"] != "transaction"
         if not asked and signed_by_all:
