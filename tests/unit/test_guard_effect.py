@@ -426,3 +426,70 @@ def test_a_priority_fee_nobody_asked_for_is_refused_above_its_small_ceiling():
     assert any("a priority fee of 0.009 SOL that you did not ask for" in d for d in check.differences)
     asked = Intent(**{**DEPOSIT.__dict__, "max_priority_fee": None})  # the user set a priority fee or a fee cap
     assert compare(asked, before, after, fee=fee, resolved=resolve(message), priority_fee=9_000_000).ok
+
+
+def test_a_close_to_a_recipient_named_pays_that_recipient_not_the_user():
+    recipient = Keypair().pubkey()
+    theirs = programs.associated_token_address(recipient, Pubkey.from_string(USDC))
+    intent = Intent(
+        "close-account",
+        str(WALLET),
+        str(WALLET),
+        USDC,
+        None,
+        S,
+        strategy_program=PINNED,
+        funds_recipient=str(recipient),
+    )
+    before, after = world(
+        **{
+            str(POSITION): None,
+            str(WALLET): system(10**9 - FEE + POSITION_RENT),
+            str(VAULT): token(USDC, sp.authority_address(), 440_000_000),
+        }
+    )
+    after[str(ATA)] = before[str(ATA)]
+    before[str(theirs)] = token(USDC, recipient, 0)
+    after[str(theirs)] = token(USDC, recipient, 60_000_000)
+    assert judge(intent, [sp.close(WALLET, theirs, Pubkey.from_string(USDC), POSITION)], before, after).ok
+    after[str(theirs)] = before[str(theirs)]
+    after[str(ATA)] = token(USDC, WALLET, 160_000_000)  # paid to the user instead
+    check = judge(intent, [sp.close(WALLET, ATA, Pubkey.from_string(USDC), POSITION)], before, after)
+    assert any("not the recipient" in d for d in check.differences), check.differences
+
+
+def test_an_unwrap_leaves_no_wrapped_sol_account_open():
+    intent = Intent("withdraw", str(WALLET), str(WALLET), WSOL_MINT, 10**9, S, unwrap=True, strategy_program=PINNED)
+    wsol = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MINT))
+    place = sp.position_address(WALLET, S, Pubkey.from_string(WSOL_MINT))
+    data = lambda balance: (  # noqa: E731
+        sp.POSITION_MAGIC
+        + bytes(WALLET)
+        + sp.strategy_key(S)
+        + bytes(Pubkey.from_string(WSOL_MINT))
+        + struct.pack("<QQ", balance, balance)
+        + bytes(8)
+    )
+    net = 10**9 - sp.withdrawal_fee(10**9)
+    before = {
+        str(WALLET): system(10**9),
+        str(place): State(POSITION_RENT, 128, None, PINNED, data(5 * 10**9)),
+        str(wsol): None,
+    }
+    after = {
+        str(WALLET): system(10**9 - FEE + net),
+        str(place): State(POSITION_RENT, 128, None, PINNED, data(4 * 10**9)),
+        str(wsol): None,
+    }
+    ixs = [
+        programs.create_associated_token_account(WALLET, WALLET, Pubkey.from_string(WSOL_MINT)),
+        sp.withdraw(WALLET, wsol, Pubkey.from_string(WSOL_MINT), S, 10**9),
+        programs.token_close_account(wsol, WALLET, WALLET),
+    ]
+    assert judge(intent, ixs, before, after).ok, judge(intent, ixs, before, after).differences
+    # the account opened again after the unwrap: rent kept nobody asked for
+    empty = token(WSOL_MINT, WALLET, 0)
+    after[str(wsol)] = State(RENT, 165, empty.token, programs.TOKEN_PROGRAM, empty.data)
+    after[str(WALLET)] = system(10**9 - FEE + net - RENT)
+    again = judge(intent, [*ixs, ixs[0]], before, after)
+    assert any("is left open: not unwrapped as asked" in d for d in again.differences), again.differences

@@ -184,11 +184,16 @@ def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, h
         recipient = intent.funds_recipient
         if recipient is None:
             expect("the recipient", call.token_account, intent.token_account or _ata(wallet, mint))
-        elif call.token_account not in (recipient, _ata(wallet, mint)) and _owner(holdings, call.token_account) not in (
-            recipient,
-            wallet,
-        ):
-            problems.append(f"pays {short(call.token_account or '?')}, not the recipient {short(recipient)} you named")
+        else:
+            # The recipient named is paid; with nothing to pay, the service may name the user's own account.
+            closing = holdings.positions.get(call.position or "", (None, None))[0]
+            empty = closing is None or closing.balance == 0
+            allowed = {recipient} | ({_ata(wallet, mint)} if empty else set())
+            owners = {recipient} | ({wallet} if empty else set())
+            if call.token_account not in allowed and _owner(holdings, call.token_account) not in owners:
+                problems.append(
+                    f"pays {short(call.token_account or '?')}, not the recipient {short(recipient)} you named"
+                )
     return problems
 
 

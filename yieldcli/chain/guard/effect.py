@@ -235,11 +235,13 @@ def _tokens(holdings: Holdings, e: Expected, decimals: Mapping[str, int]) -> lis
             f"your wrapped SOL: expected {_bound(least, most, WSOL_MINT, decimals)}, "
             f"simulated {signed(wrapped, WSOL_MINT, decimals)}"
         )
-    if e.unwrapped is not None and (held := holdings.held(e.unwrapped, holdings.after)) is not None and held.amount:
-        diffs.append(
-            f"your wrapped-SOL account {short(e.unwrapped)} still holds "
-            f"{amount_text(held.amount, WSOL_MINT, decimals)}: not unwrapped as asked"
+    if e.unwrapped is not None and holdings.after.get(e.unwrapped) is not None:
+        # Unwrapping closes the account: left open (or opened again) it keeps rent nobody asked it to.
+        held = holdings.held(e.unwrapped, holdings.after)
+        what = (
+            f"still holds {amount_text(held.amount, WSOL_MINT, decimals)}" if held and held.amount else "is left open"
         )
+        diffs.append(f"your wrapped-SOL account {short(e.unwrapped)} {what}: not unwrapped as asked")
     for mint, want in sorted(e.mint_total.items()):
         got = totals.get(mint, 0)
         if got != want:
