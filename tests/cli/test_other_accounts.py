@@ -11,6 +11,7 @@ from solders.pubkey import Pubkey
 
 from tests.cli.conftest import usdc_position
 from tests.conftest import write_keypair
+from tests.token_accounts import token_account_data
 from yieldcli.sandbox.demo import DEMO_WALLET
 from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp
@@ -27,16 +28,7 @@ def token_balance(sandbox, account: Pubkey) -> int:
 def a_second_token_account(sandbox, amount: int) -> Pubkey:
     """A USDC token account of the demo wallet at an address of its own (not the associated one)."""
     address = Keypair().pubkey()
-    data = (
-        bytes(Pubkey.from_string(USDC))
-        + bytes(Pubkey.from_string(DEMO_WALLET))
-        + struct.pack("<Q", amount)
-        + bytes(36)
-        + bytes([1])
-        + bytes(12)
-        + struct.pack("<Q", 0)
-        + bytes(36)
-    )
+    data = token_account_data(USDC, DEMO_WALLET, amount)
     rent = sandbox.runtime.minimum_balance_for_rent_exemption(len(data))
     sandbox.runtime.set_account(address, Account(rent, data, Pubkey.from_string(programs.TOKEN_PROGRAM), False, 0))
     return address

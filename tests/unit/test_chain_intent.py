@@ -11,6 +11,7 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
+from tests.token_accounts import token_account_data
 from yieldcli.chain.guard.compare import summary
 from yieldcli.chain.guard.intent import Intent
 from yieldcli.chain.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
@@ -27,25 +28,8 @@ FEE = 5_000
 SOL = 10**9
 
 
-def token_data(mint, owner, amount, *, delegate=None, delegated=0, close=None, native=None):
-    def option_key(key):
-        return struct.pack("<I", 1) + bytes(Pubkey.from_string(key)) if key else bytes(36)
-
-    native_part = struct.pack("<IQ", 1, native) if native is not None else bytes(12)
-    return (
-        bytes(Pubkey.from_string(mint))
-        + bytes(Pubkey.from_string(owner))
-        + struct.pack("<Q", amount)
-        + option_key(delegate)
-        + bytes([1])
-        + native_part
-        + struct.pack("<Q", delegated)
-        + option_key(close)
-    )
-
-
 def token(mint, owner, amount, lamports=RENT, **kw):
-    return State(lamports, 165, parse_token(programs.TOKEN_PROGRAM, token_data(mint, owner, amount, **kw)))
+    return State(lamports, 165, parse_token(programs.TOKEN_PROGRAM, token_account_data(mint, owner, amount, **kw)))
 
 
 def system(lamports):
@@ -123,7 +107,7 @@ def test_writable_accounts_need_every_lookup_table():
 
 
 def test_token_2022_accounts_with_extensions_are_read():
-    data = token_data(USDC, WALLET, 7, delegate=STRANGER, delegated=3) + bytes([2]) + bytes(20)
+    data = token_account_data(USDC, WALLET, 7, delegate=STRANGER, delegated=3) + bytes([2]) + bytes(20)
     state = parse_token(programs.TOKEN_2022_PROGRAM, data)
     assert state.amount == 7 and state.delegate == STRANGER and state.delegated_amount == 3
     assert parse_token(programs.TOKEN_2022_PROGRAM, data[:165] + bytes([1])) is None  # a mint, not an account
@@ -141,7 +125,7 @@ def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
     from yieldcli.chain.rpc_types import AccountInfo
     from yieldcli.chain.state import state_of
 
-    data = token_data(USDC, WALLET, 0)
+    data = token_account_data(USDC, WALLET, 0)
     lingering = AccountInfo(Pubkey.from_string(USER_ATA), 0, Pubkey.from_string(programs.TOKEN_PROGRAM), data, False, 0)
     assert state_of(lingering) is None
     live = AccountInfo(Pubkey.from_string(USER_ATA), RENT, Pubkey.from_string(programs.TOKEN_PROGRAM), data, False, 0)

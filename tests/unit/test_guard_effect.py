@@ -9,6 +9,7 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
+from tests.token_accounts import token_account_data
 from yieldcli.chain.guard.compare import compare
 from yieldcli.chain.guard.intent import Intent
 from yieldcli.chain.guard.message import resolve
@@ -34,26 +35,17 @@ POSITION = sp.position_address(WALLET, S, Pubkey.from_string(USDC))
 OTHER_POSITION = sp.position_address(WALLET, OTHER, Pubkey.from_string(USDC))
 
 
-def token(mint, owner, amount, lamports=RENT):
-    data = (
-        bytes(Pubkey.from_string(mint))
-        + bytes(owner)
-        + struct.pack("<Q", amount)
-        + bytes(36)
-        + bytes([1])
-        + bytes(12)
-        + struct.pack("<Q", 0)
-        + bytes(36)
-    )
+def token(mint, owner, amount, lamports=RENT, **more):
+    data = token_account_data(mint, owner, amount, **more)
     return State(lamports, 165, parse_token(programs.TOKEN_PROGRAM, data), programs.TOKEN_PROGRAM, data)
 
 
-def position(strategy, deposited, balance):
+def position(strategy, deposited, balance, mint=USDC):
     data = (
         sp.POSITION_MAGIC
         + bytes(WALLET)
         + sp.strategy_key(strategy)
-        + bytes(Pubkey.from_string(USDC))
+        + bytes(Pubkey.from_string(mint))
         + struct.pack("<QQ", deposited, balance)
         + bytes(8)
     )
@@ -287,18 +279,7 @@ def test_without_a_layout_a_deposit_pays_nothing_out_and_says_what_it_could_not_
 def closable_by(owner, close_authority, mint=USDC, amount=0, lamports=RENT):
     """A token account `owner` owns but `close_authority` may close (SPL Token keeps the close authority
     when the owner changes)."""
-    data = (
-        bytes(Pubkey.from_string(mint))
-        + bytes(owner)
-        + struct.pack("<Q", amount)
-        + bytes(36)
-        + bytes([1])
-        + bytes(12)
-        + struct.pack("<Q", 0)
-        + struct.pack("<I", 1)
-        + bytes(close_authority)
-    )
-    return State(lamports, 165, parse_token(programs.TOKEN_PROGRAM, data), programs.TOKEN_PROGRAM, data)
+    return token(mint, owner, amount, lamports, close=close_authority)
 
 
 def test_sol_into_a_token_account_someone_else_may_close_is_refused():
@@ -354,15 +335,7 @@ def test_a_sol_deposit_wraps_no_more_than_it_needs():
         )
 
     def pos(balance):
-        data = (
-            sp.POSITION_MAGIC
-            + bytes(WALLET)
-            + sp.strategy_key(S)
-            + bytes(Pubkey.from_string(mint))
-            + struct.pack("<QQ", balance, balance)
-            + bytes(8)
-        )
-        return State(POSITION_RENT, 128, None, PINNED, data)
+        return position(S, balance, balance, mint)
 
     before = {str(WALLET): system(5 * 10**9), str(wsol): native(0), str(position_w): pos(0)}
     exact = {str(WALLET): system(4 * 10**9 - FEE), str(wsol): native(0), str(position_w): pos(10**9)}
@@ -462,23 +435,15 @@ def test_an_unwrap_leaves_no_wrapped_sol_account_open():
     intent = Intent("withdraw", str(WALLET), str(WALLET), WSOL_MINT, 10**9, S, unwrap=True, strategy_program=PINNED)
     wsol = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MINT))
     place = sp.position_address(WALLET, S, Pubkey.from_string(WSOL_MINT))
-    data = lambda balance: (  # noqa: E731
-        sp.POSITION_MAGIC
-        + bytes(WALLET)
-        + sp.strategy_key(S)
-        + bytes(Pubkey.from_string(WSOL_MINT))
-        + struct.pack("<QQ", balance, balance)
-        + bytes(8)
-    )
     net = 10**9 - sp.withdrawal_fee(10**9)
     before = {
         str(WALLET): system(10**9),
-        str(place): State(POSITION_RENT, 128, None, PINNED, data(5 * 10**9)),
+        str(place): position(S, 5 * 10**9, 5 * 10**9, WSOL_MINT),
         str(wsol): None,
     }
     after = {
         str(WALLET): system(10**9 - FEE + net),
-        str(place): State(POSITION_RENT, 128, None, PINNED, data(4 * 10**9)),
+        str(place): position(S, 4 * 10**9, 4 * 10**9, WSOL_MINT),
         str(wsol): None,
     }
     ixs = [
