@@ -90,11 +90,9 @@ def network_fee(message: Message | MessageV0) -> int:
     """Signatures × 5000 plus the priority fee the compute-budget instructions set."""
     keys = [str(k) for k in message.account_keys]
     limit: int | None = None
-    price = others = precompiled = 0
+    price = others = 0
     for ix in message.instructions:
         data = bytes(ix.data)
-        if keys[ix.program_id_index] in PRECOMPILES and data:
-            precompiled += data[0]  # each signature a precompile verifies is charged as one of the message's
         if keys[ix.program_id_index] != programs.COMPUTE_BUDGET_PROGRAM:
             others += 1
         elif data[:1] == b"\x02" and len(data) >= 5:
@@ -102,13 +100,13 @@ def network_fee(message: Message | MessageV0) -> int:
         elif data[:1] == b"\x03" and len(data) >= 9:
             price = int.from_bytes(data[1:9], "little")  # SetComputeUnitPrice: u64 micro-lamports per unit
     units = min(limit if limit is not None else _DEFAULT_UNITS_PER_INSTRUCTION * others, _MAX_UNITS)
-    signatures = message.header.num_required_signatures + precompiled
-    return signatures * LAMPORTS_PER_SIGNATURE + -(-price * units // _MICRO_LAMPORTS)
+    return signature_fee(message) + -(-price * units // _MICRO_LAMPORTS)
 
 
 def signature_fee(message: Message | MessageV0) -> int:
     """The part of the network fee the signatures cost (the message's and those precompiles verify)."""
     keys = [str(k) for k in message.account_keys]
+    # Each signature a precompile verifies is charged as one of the message's.
     verified = [bytes(ix.data) for ix in message.instructions if keys[ix.program_id_index] in PRECOMPILES]
     return (message.header.num_required_signatures + sum(d[0] for d in verified if d)) * LAMPORTS_PER_SIGNATURE
 

@@ -190,7 +190,7 @@ def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, h
             empty = closing is None or closing.balance == 0
             allowed = {recipient} | ({_ata(wallet, mint)} if empty else set())
             owners = {recipient} | ({wallet} if empty else set())
-            if call.token_account not in allowed and _owner(holdings, call.token_account) not in owners:
+            if call.token_account not in allowed and holdings.token_owner(call.token_account) not in owners:
                 problems.append(
                     f"pays {short(call.token_account or '?')}, not the recipient {short(recipient)} you named"
                 )
@@ -199,11 +199,3 @@ def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, h
 
 def _ata(owner: str, mint: str) -> str:
     return str(programs.associated_token_address(Pubkey.from_string(owner), Pubkey.from_string(mint)))
-
-
-def _owner(holdings: Holdings, address: str | None) -> str | None:
-    for side in (holdings.after, holdings.before):
-        state = side.get(address or "")
-        if state is not None and state.token is not None:
-            return state.token.owner
-    return None

@@ -67,7 +67,7 @@ def compare(
             f"(more than the {amount_text(intent.max_priority_fee, None, decimals)} accepted when you set none)"
         )
     if received:
-        want = intent.amount if intent.amount is not None else _held(holdings, str(intent.mint))
+        want = intent.amount if intent.amount is not None else holdings.held_total(str(intent.mint))
         if sum(received.values()) != want:
             diffs.append(
                 f"expected {signed(-want, intent.mint, decimals)} to trusted destinations, simulated "
@@ -147,11 +147,7 @@ def _context(intent: Intent, holdings: Holdings, resolved: Resolved) -> Context:
 def _trust_cap(intent: Intent, holdings: Holdings) -> int:
     if intent.action != "deposit" or intent.mint is None:
         return 0
-    return intent.amount if intent.amount is not None else _held(holdings, intent.mint)
-
-
-def _held(holdings: Holdings, mint: str) -> int:
-    return sum(t.amount for a in holdings.tokens if (t := holdings.held(a, holdings.before)) and t.mint == mint)
+    return intent.amount if intent.amount is not None else holdings.held_total(intent.mint)
 
 
 def _trusted(intent: Intent, verdicts_: tuple[Verdict, ...]) -> bool:

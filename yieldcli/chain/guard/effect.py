@@ -97,7 +97,7 @@ def expect(
     if intent.action == "deposit" and mint is not None:
         # The amounts come from the request; the strategy call was matched to it in `calls.py`.
         amount = (
-            intent.amount if intent.amount is not None else (call.amount or 0 if call else _held_of(holdings, mint))
+            intent.amount if intent.amount is not None else (call.amount or 0 if call else holdings.held_total(mint))
         )
         if call is not None and layout is not None and calls.strategy_key is not None:
             target = call.position or ""
@@ -150,10 +150,6 @@ def _opened(wallet: str, key: bytes, mint: str) -> PositionView:
     return PositionView(wallet, key, mint, 0, 0)
 
 
-def _held_of(holdings: Holdings, mint: str) -> int:
-    return sum(t.amount for a in holdings.tokens if (t := holdings.held(a, holdings.before)) and t.mint == mint)
-
-
 def _flow(e: Expected, holdings: Holdings, account: str | None, mint: str, amount: int) -> None:
     """`amount` of `mint` into (or, negative, out of) the user's token account: wrapped SOL moves lamports."""
     if mint == WSOL_MINT:
@@ -162,7 +158,7 @@ def _flow(e: Expected, holdings: Holdings, account: str | None, mint: str, amoun
         if amount < 0:
             e.wrapped = (amount, 0)  # a deposit spends wrapped SOL first, and wraps no more than it needs
         elif intent.action == "withdraw" and intent.unwrap:
-            e.wrapped, e.unwrapped = (-_held_of(holdings, WSOL_MINT), 0), account
+            e.wrapped, e.unwrapped = (-holdings.held_total(WSOL_MINT), 0), account
         else:
             e.wrapped = (amount, amount)
         return

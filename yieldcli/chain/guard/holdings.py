@@ -132,6 +132,18 @@ class Holdings:
         token = state.token if state else None
         return token if token is not None and token.owner == self.intent.wallet else None
 
+    def held_total(self, mint: str) -> int:
+        """What the user's token accounts of `mint` held before the transaction."""
+        return sum(t.amount for a in self.tokens if (t := self.held(a, self.before)) and t.mint == mint)
+
+    def token_owner(self, address: str | None) -> str | None:
+        """The owner of a token account, from the chain (after, else before); None for any other account."""
+        for side in (self.after, self.before):
+            state = side.get(address or "")
+            if state is not None and state.token is not None:
+                return state.token.owner
+        return None
+
     def token_change(self, address: str) -> int:
         amounts = [t.amount if (t := self.held(address, side)) else 0 for side in (self.before, self.after)]
         return amounts[1] - amounts[0]

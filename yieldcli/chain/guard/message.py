@@ -71,11 +71,6 @@ def resolve(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = No
     return Resolved(tuple(static + loaded_w + loaded_r), tuple(signer), tuple(writable), instructions)
 
 
-def writable_addresses(resolved: Resolved) -> list[str]:
-    """Every account the message may write, in a stable order (asked ahead, the reads match)."""
-    return sorted({k for k, w in zip(resolved.keys, resolved.writable, strict=True) if w})
-
-
 def lifetime_nonce(resolved: Resolved) -> str | None:
     """The nonce account a durable-nonce transaction advances in its first instruction."""
     if not resolved.instructions:

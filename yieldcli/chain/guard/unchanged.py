@@ -98,7 +98,7 @@ def without_layout(holdings: Holdings, resolved: Resolved, inner: Inner, decimal
                 f" on a {intent.action}"
             )
         elif move.destination not in owned and (
-            recipient is None or _owner_of(holdings, move.destination) != recipient
+            recipient is None or holdings.token_owner(move.destination) != recipient
         ):
             diffs.append(
                 f"instruction {move.top_level + 1}: the strategy program pays {what} to "
@@ -110,11 +110,3 @@ def without_layout(holdings: Holdings, resolved: Resolved, inner: Inner, decimal
             f"({', '.join(short(a) for a in sorted(holdings.holding_key))}); a request touches at most one"
         )
     return diffs
-
-
-def _owner_of(holdings: Holdings, address: str) -> str | None:
-    for side in (holdings.after, holdings.before):
-        state = side.get(address)
-        if state is not None and state.token is not None:
-            return state.token.owner
-    return None
