@@ -115,3 +115,16 @@ def test_a_release_counts_only_after_its_reservation(tmp_path):
     assert log.budget(USDC)[0] == 5
     log.append("released", proposal="a", why="expired")
     assert log.budget(USDC)[0] == 0
+
+
+def test_the_lock_is_in_the_seal_folder_not_where_the_log_folders_writers_could_delete_it(log, tmp_path):
+    import fcntl
+
+    with log.locked():
+        assert not [f for f in (tmp_path / "data").iterdir() if f.name.endswith(".lock")]
+        fd = os.open(log.seal / "audit.lock", os.O_RDWR)
+        try:
+            with pytest.raises(BlockingIOError):  # another server waits for it
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)

@@ -10,7 +10,7 @@ the policy, never in the log's data folder). A log shorter than its anchor, or w
 anchor is another, was cut; a log without its anchor or key, or an anchor without its log, was
 tampered with.
 
-The file is private to the user (0600). Appends take a lock on a file beside it, so servers in
+The file is private to the user (0600). Appends take a lock in the seal folder, so servers in
 several processes share one log, and the spending limits counted from it (`budget`) hold across them.
 Every append checks the whole log first and refuses to write on a broken one, so an append can never
 hide a cut by moving the anchor.
@@ -114,8 +114,10 @@ class AuditLog:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the log's lock: what is read and appended inside is one step for every process."""
-        fd = take_file_lock(self.path.with_name(f".{self.path.name}.lock"))
+        """Hold the log's lock: what is read and appended inside is one step for every process. It lives
+        in the seal folder, beside the key: whoever can write the log's folder could delete a lock file
+        there, and every server after would lock a new file of its own."""
+        fd = take_file_lock(self.seal / "audit.lock")
         try:
             yield
         finally:
