@@ -39,42 +39,42 @@ if TYPE_CHECKING:
     from yieldcli.api.models import (
         YieldRecord as YieldRecord,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         ConfirmationRequired as ConfirmationRequired,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         Confirmed as Confirmed,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         Expired as Expired,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         Failed as Failed,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         Outcome as Outcome,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         Pending as Pending,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         Sent as Sent,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         SentThenInterrupted as SentThenInterrupted,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         Signed as Signed,
     )
-    from yieldcli.chain.transact_outcomes import (
+    from yieldcli.chain.transact.outcomes import (
         Unsigned as Unsigned,
     )
-    from yieldcli.client import AsyncClient as AsyncClient
-    from yieldcli.client import Client as Client
-    from yieldcli.client_prepared import (
+    from yieldcli.client.clients import AsyncClient as AsyncClient
+    from yieldcli.client.clients import Client as Client
+    from yieldcli.client.prepared import (
         AsyncPreparedTransaction as AsyncPreparedTransaction,
     )
-    from yieldcli.client_prepared import (
+    from yieldcli.client.prepared import (
         PreparedTransaction as PreparedTransaction,
     )
     from yieldcli.errors import (
@@ -115,8 +115,8 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
-    "Client": "yieldcli.client",
-    "AsyncClient": "yieldcli.client",
+    "Client": "yieldcli.client.clients",
+    "AsyncClient": "yieldcli.client.clients",
     "Strategy": "yieldcli.api.models",
     "Position": "yieldcli.api.models",
     "Balance": "yieldcli.api.models",
@@ -137,18 +137,18 @@ _EXPORTS = {
     "TransactionExpired": "yieldcli.errors",
     "TransactionPending": "yieldcli.errors",
     # Writes: a prepared transaction, and how it ended.
-    "PreparedTransaction": "yieldcli.client_prepared",
-    "AsyncPreparedTransaction": "yieldcli.client_prepared",
-    "Outcome": "yieldcli.chain.transact_outcomes",
-    "Unsigned": "yieldcli.chain.transact_outcomes",
-    "Signed": "yieldcli.chain.transact_outcomes",
-    "Sent": "yieldcli.chain.transact_outcomes",
-    "Confirmed": "yieldcli.chain.transact_outcomes",
-    "Failed": "yieldcli.chain.transact_outcomes",
-    "Expired": "yieldcli.chain.transact_outcomes",
-    "Pending": "yieldcli.chain.transact_outcomes",
-    "ConfirmationRequired": "yieldcli.chain.transact_outcomes",
-    "SentThenInterrupted": "yieldcli.chain.transact_outcomes",
+    "PreparedTransaction": "yieldcli.client.prepared",
+    "AsyncPreparedTransaction": "yieldcli.client.prepared",
+    "Outcome": "yieldcli.chain.transact.outcomes",
+    "Unsigned": "yieldcli.chain.transact.outcomes",
+    "Signed": "yieldcli.chain.transact.outcomes",
+    "Sent": "yieldcli.chain.transact.outcomes",
+    "Confirmed": "yieldcli.chain.transact.outcomes",
+    "Failed": "yieldcli.chain.transact.outcomes",
+    "Expired": "yieldcli.chain.transact.outcomes",
+    "Pending": "yieldcli.chain.transact.outcomes",
+    "ConfirmationRequired": "yieldcli.chain.transact.outcomes",
+    "SentThenInterrupted": "yieldcli.chain.transact.outcomes",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

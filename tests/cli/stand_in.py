@@ -165,7 +165,7 @@ class World:
 
     def client(self, **more):
         """The library's `Client` with the settings `env()` gives `yield`."""
-        from yieldcli.client import Client
+        from yieldcli.client.clients import Client
 
         return Client(
             api_url=self.stand_in.url,

@@ -11,7 +11,7 @@ from solders.pubkey import Pubkey
 
 from tests.cli.test_nonce import rpc_call
 from tests.conftest import TEST_API_KEY, write_keypair
-from yieldcli.chain.compute_budget import AUTO_PERCENTILE
+from yieldcli.chain.fees.compute_budget import AUTO_PERCENTILE
 from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW
@@ -231,8 +231,8 @@ def test_a_nonce_deposit_signed_on_two_machines_lands_long_after_its_blockhash(b
 def test_a_nonce_transaction_that_cannot_land_ends_when_its_nonce_moves_on(busy, tmp_path):
     from solders.hash import Hash
 
-    from yieldcli.chain.nonce import NonceAccount, build_on_nonce
-    from yieldcli.chain.sign import sign_transaction
+    from yieldcli.chain.keys.sign import sign_transaction
+    from yieldcli.chain.tx.nonce import NonceAccount, build_on_nonce
 
     cli = busy()
     runtime = cli.server.runtime
@@ -315,10 +315,10 @@ def test_waiting_for_a_nonce_transaction_ends_expired_when_its_nonce_moves_on(bu
 
     from solders.hash import Hash
 
-    from yieldcli.chain.instructions import build_transaction
-    from yieldcli.chain.journal import Journal
-    from yieldcli.chain.nonce import NonceAccount, build_on_nonce, create_nonce_instructions
-    from yieldcli.chain.sign import sign_transaction
+    from yieldcli.chain.keys.sign import sign_transaction
+    from yieldcli.chain.transact.journal import Journal
+    from yieldcli.chain.tx.instructions import build_transaction
+    from yieldcli.chain.tx.nonce import NonceAccount, build_on_nonce, create_nonce_instructions
 
     cli = busy(drop_sends=10)  # every transaction's first ten copies are dropped: rebroadcasts keep it waiting
     runtime = cli.server.runtime

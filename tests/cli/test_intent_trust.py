@@ -256,7 +256,7 @@ def test_the_python_client_obeys_trust(world):
 
 def test_from_profile_reads_the_strategy_program(world, run):
     """A profile's `strategy_program` is the only program trusted: the sandbox's deposit is then refused."""
-    from yieldcli.client import Client
+    from yieldcli.client.clients import Client
     from yieldcli.errors import Refused
 
     other = str(Keypair().pubkey())

@@ -15,10 +15,10 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.chain.confirm import Confirmed, Rebroadcast, wait_for
-from yieldcli.chain.nonce import build_on_nonce, fetch_nonce, nonce_lifetime
-from yieldcli.chain.rpc import Rpc
-from yieldcli.chain.sign import sign_transaction
+from yieldcli.chain.keys.sign import sign_transaction
+from yieldcli.chain.rpc.adapter import Rpc
+from yieldcli.chain.transact.confirm import Confirmed, Rebroadcast, wait_for
+from yieldcli.chain.tx.nonce import build_on_nonce, fetch_nonce, nonce_lifetime
 from yieldcli.errors import TransactionExpired
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW
 

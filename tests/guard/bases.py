@@ -1,4 +1,4 @@
-"""The legitimate starting points: each action as every face orders it (`yieldcli.orders`), answered by
+"""The legitimate starting points: each action as every face orders it (`yieldcli.client.orders`), answered by
 the sandbox service's `/tx` endpoints over loopback."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from solders.pubkey import Pubkey
 from tests.guard.fuzzer import Base
 from tests.guard.oracle import Ask
 from tests.guard.world import World
-from yieldcli import orders
 from yieldcli.api.sync import ServiceClient
+from yieldcli.client import orders
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID
 from yieldcli.tokens import by_symbol
 

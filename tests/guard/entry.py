@@ -14,9 +14,9 @@ from typing import Any
 from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.service_transactions import given
-from yieldcli.chain.transact import Hooks, Prepared, TransactOptions, UserRequest, complete, prepare
-from yieldcli.chain.transact_outcomes import Signed
+from yieldcli.chain.transact.engine import Hooks, Prepared, TransactOptions, UserRequest, complete, prepare
+from yieldcli.chain.transact.outcomes import Signed
+from yieldcli.chain.tx.service_transactions import given
 from yieldcli.errors import YieldError
 
 

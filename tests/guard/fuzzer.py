@@ -29,7 +29,7 @@ from tests.guard.instructions import Cast
 from tests.guard.mutations import Mutant, compile_mutant, mutate
 from tests.guard.oracle import Ask, differences, unasked_lifetime
 from tests.guard.world import World, restore
-from yieldcli.chain.transact import UserRequest
+from yieldcli.chain.transact.engine import UserRequest
 
 CAP = 10_000_000  # the cost cap the user allows (lamports of fee and rent): 0.01 SOL
 

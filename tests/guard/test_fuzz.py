@@ -15,7 +15,7 @@ from tests.guard.mutations import compile_mutant
 from tests.guard.report import append_findings, message
 from tests.guard.settings import SETTINGS
 from tests.guard.world import World
-from yieldcli.chain.rpc import Rpc
+from yieldcli.chain.rpc.adapter import Rpc
 
 
 def fuzz(world: World, bases: list[Base], job: Callable[[Fuzzer], Awaitable[Any]], **kwargs: Any) -> Any:

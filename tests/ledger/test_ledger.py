@@ -227,8 +227,8 @@ def test_the_library_takes_a_ledger_url_or_signer_where_a_keypair_goes(ledger, m
 
     from tests.conftest import TEST_API_KEY
     from yieldcli import Client, Confirmed
-    from yieldcli.chain.ledger.errors import LedgerError
-    from yieldcli.chain.ledger.signer import LedgerSigner
+    from yieldcli.chain.keys.ledger.errors import LedgerError
+    from yieldcli.chain.keys.ledger.signer import LedgerSigner
     from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
 
     sandbox, device = ledger.sandbox, ledger.device

@@ -84,7 +84,7 @@ def test_an_invalid_api_url_is_bad_input_and_its_credentials_are_not_repeated():
 
 
 def test_the_pipelines_errors_get_the_command_that_checks_their_signature():
-    from yieldcli.chain.transact_outcomes import Pending, SentThenInterrupted, with_signature
+    from yieldcli.chain.transact.outcomes import Pending, SentThenInterrupted, with_signature
 
     signature = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnb"
     pending = Pending({"status": "pending"}, signature, "still pending after the timeout").error()

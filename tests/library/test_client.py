@@ -223,7 +223,7 @@ def test_from_profile_reads_the_settings_the_command_line_uses(sandbox, isolated
     monkeypatch.setenv("YIELD_API_URL", "https://env.example")
     with Client.from_profile() as client:
         assert client.api_url == "https://env.example"  # environment beats the profile, as for `yield`
-    from yieldcli.client import load_profile
+    from yieldcli.client.clients import load_profile
 
     assert TEST_API_KEY not in repr(load_profile())
 

@@ -115,8 +115,8 @@ def test_a_doctored_transaction_is_refused_before_the_question(sandbox, journal)
 
 def test_a_transaction_that_landed_before_is_confirmed_once(wallet, sandbox, journal):
     """Signed here, sent by someone else: the send meets AlreadyProcessed and reports the landing."""
-    from yieldcli.chain.decode import decode_transaction
-    from yieldcli.chain.rpc import Rpc
+    from yieldcli.chain.rpc.adapter import Rpc
+    from yieldcli.chain.tx.decode import decode_transaction
 
     prepared = wallet.deposit("USDC", Decimal("2"))
     signed = prepared.sign(confirm=Asked(True))

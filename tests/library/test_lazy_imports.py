@@ -73,8 +73,11 @@ HEAVY = {
 # (module, the module it imports inside a function): why, when no rule above says so.
 ALLOWED: dict[tuple[str, str], str] = {
     # A Ledger's signing code (7 ms): loaded when a Ledger signs, not on every write with a key file.
-    ("yieldcli.chain.transact", "yieldcli.chain.ledger.signer"): "a Ledger's message hash, only when one signs",
-    ("yieldcli.chain.keypairs", "yieldcli.chain.ledger.signer"): "a Ledger's signer, only for a Ledger URL",
+    (
+        "yieldcli.chain.transact.engine",
+        "yieldcli.chain.keys.ledger.signer",
+    ): "a Ledger's message hash, only when one signs",
+    ("yieldcli.chain.keys.keypairs", "yieldcli.chain.keys.ledger.signer"): "a Ledger's signer, only for a Ledger URL",
     # The service's models and pages (12 ms): a write draws the position with them only once it landed.
     ("yieldcli.cli.commands.txflow_report", "yieldcli.api.models"): "the position drawn after a confirmed send",
     ("yieldcli.cli.commands.txflow_report", "yieldcli.api.pagination"): "the position drawn after a confirmed send",
@@ -132,7 +135,7 @@ def _names(node: ast.Import | ast.ImportFrom, module: str) -> tuple[str, ...]:
             parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
             base = f"{parent}.{base}" if base else parent
         # `from yieldcli import tokens` and `from importlib import metadata` import a module each;
-        # `from yieldcli import Client` imports yieldcli.client (the package's __getattr__ does)
+        # `from yieldcli import Client` imports yieldcli.client.clients (the package's __getattr__ does)
         dotted = [base]
         dotted += [f"{base}.{alias.name}" for alias in node.names if _is_module(f"{base}.{alias.name}")]
         dotted += [_exports(base)[alias.name] for alias in node.names if alias.name in _exports(base)]
@@ -340,11 +343,14 @@ def test_the_rule_tells_a_needless_import_from_a_needed_one(start_up):
     def statement(module: str, source: str) -> Import:
         return next(imports_in(f"def f():\n    {source}\n", module))
 
-    # chain/transact.py loads the errors at its top already, and is on no start-up path
-    assert not reasons(statement("yieldcli.chain.transact", "from yieldcli.errors import Refused"), start_up)
-    assert statement("yieldcli.chain.transact", "from ..errors import Refused").names == ("yieldcli", "yieldcli.errors")
-    # solana-py is heavy and chain/rpc.py's top does not load it
-    assert static_reasons(statement("yieldcli.chain.rpc", "from solana.rpc.async_api import AsyncClient"))
+    # chain/transact/engine.py loads the errors at its top already, and is on no start-up path
+    assert not reasons(statement("yieldcli.chain.transact.engine", "from yieldcli.errors import Refused"), start_up)
+    assert statement("yieldcli.chain.transact.engine", "from ...errors import Refused").names == (
+        "yieldcli",
+        "yieldcli.errors",
+    )
+    # solana-py is heavy and chain/rpc/adapter.py's top does not load it
+    assert static_reasons(statement("yieldcli.chain.rpc.adapter", "from solana.rpc.async_api import AsyncClient"))
     # the entry point keeps the whole command line off `yield --version`
     assert "start-up: yield --version" in reasons(
         statement("yieldcli.cli.entry", "from yieldcli.cli import app"), start_up

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from solders.pubkey import Pubkey
 
-from yieldcli import orders
+from yieldcli.client import orders
 from yieldcli.errors import UsageError
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 from yieldcli.tokens import by_symbol

@@ -16,8 +16,8 @@ from solders.pubkey import Pubkey
 
 from tests.library.wallet import Asked, landed, usdc_balance
 from yieldcli import Confirmed, Refused, UsageError
-from yieldcli.chain.nonce import nonce_lifetime
-from yieldcli.chain.transact_checks import message_of
+from yieldcli.chain.transact.checks import message_of
+from yieldcli.chain.tx.nonce import nonce_lifetime
 from yieldcli.sandbox.demo import DEMO_WALLET, demo_keypair
 
 

@@ -46,7 +46,7 @@ def test_the_examples_run_in_order_in_one_program(tmp_path):
     # SandboxServer("sandbox") keeps every file it writes in that folder, none beside it.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "home", "sandbox"]  # home: the test's HOME
     assert {"state.json", "chain.json"} <= {p.name for p in (tmp_path / "sandbox").iterdir()}
-    from yieldcli.chain.journal import Journal
+    from yieldcli.chain.transact.journal import Journal
 
     journal = tmp_path / "data" / "yield" / "in-flight.json"
     assert journal.exists() and Journal(journal).entries() == []  # journaled, then settled

@@ -26,7 +26,7 @@ class Asked:
 
 def landed(sandbox, signature: str):
     """The signature's status as the sandbox's RPC reports it (None: never seen)."""
-    from yieldcli.chain.rpc import Rpc
+    from yieldcli.chain.rpc.adapter import Rpc
 
     async def look():
         async with Rpc(sandbox.rpc_url) as rpc:
@@ -44,6 +44,6 @@ def usdc_balance(sandbox) -> int:
 
 def journal_entries(journal) -> list:
     """What the journal holds in flight, read as `yield` reads it."""
-    from yieldcli.chain.journal import Journal
+    from yieldcli.chain.transact.journal import Journal
 
     return Journal(journal).entries()

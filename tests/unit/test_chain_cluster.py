@@ -9,8 +9,8 @@ from solders.message import MessageV0
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.cluster_identity import GENESIS_HASHES, check_same_cluster, cluster_named
-from yieldcli.chain.rpc import Rpc
+from yieldcli.chain.rpc.adapter import Rpc
+from yieldcli.chain.rpc.cluster_identity import GENESIS_HASHES, check_same_cluster, cluster_named
 from yieldcli.errors import ExitCode, Refused
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime

@@ -27,18 +27,18 @@ from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, TransferParams, advance_nonce_account, transfer
 
-from yieldcli.chain import compute_budget as cb
-from yieldcli.chain.confirm import Confirmed, wait_for
-from yieldcli.chain.instructions import build_transaction, decompile_message, fetch_lookup_table, recompile_message
-from yieldcli.chain.nonce import (
+from yieldcli.chain.fees import compute_budget as cb
+from yieldcli.chain.keys.sign import sign_transaction
+from yieldcli.chain.rpc.adapter import Rpc
+from yieldcli.chain.transact.confirm import Confirmed, wait_for
+from yieldcli.chain.tx.instructions import build_transaction, decompile_message, fetch_lookup_table, recompile_message
+from yieldcli.chain.tx.nonce import (
     advance_instruction,
     build_on_nonce,
     create_nonce_instructions,
     fetch_nonce,
     nonce_lifetime,
 )
-from yieldcli.chain.rpc import Rpc
-from yieldcli.chain.sign import sign_transaction
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 from yieldcli.sandbox.runtime import Runtime
 from yieldcli.solana import programs
@@ -71,7 +71,7 @@ class KnownFees:
 
     async def batch(self, calls):
         """The fee question answered here, the rest by the real RPC, in one batch: answers in order."""
-        from yieldcli.chain.rpc_batch import Answer
+        from yieldcli.chain.rpc.batch import Answer
 
         others = [c for c in calls if c[0] != "getRecentPrioritizationFees"]
         real = iter(await self.real.batch(others) if others else [])

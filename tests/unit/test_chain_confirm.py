@@ -10,9 +10,9 @@ from solders.message import MessageV0
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.confirm import Confirmed, Expired, Failed, Pending, wait_for
-from yieldcli.chain.rpc import Rpc
-from yieldcli.chain.rpc_types import SignatureStatus, TransactionRecord
+from yieldcli.chain.rpc.adapter import Rpc
+from yieldcli.chain.rpc.types import SignatureStatus, TransactionRecord
+from yieldcli.chain.transact.confirm import Confirmed, Expired, Failed, Pending, wait_for
 from yieldcli.errors import NetworkError, UsageError
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime

@@ -13,7 +13,7 @@ from solders.signature import Signature
 from solders.system_program import TransferParams, transfer
 from solders.transaction import Transaction, VersionedTransaction
 
-from yieldcli.chain.decode import UndecodableTransaction, decode_transaction, encode_transaction, message_version
+from yieldcli.chain.tx.decode import UndecodableTransaction, decode_transaction, encode_transaction, message_version
 from yieldcli.errors import ExitCode
 
 PAYER = Keypair()

@@ -9,7 +9,6 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.system_program import AssignParams, TransferParams, assign, transfer
 
-from yieldcli.chain.cluster_identity import GENESIS_HASHES
 from yieldcli.chain.guard.calls import match_calls
 from yieldcli.chain.guard.holdings import Holdings, authority_kind
 from yieldcli.chain.guard.instructions import Context, verdicts
@@ -17,7 +16,8 @@ from yieldcli.chain.guard.intent import Intent
 from yieldcli.chain.guard.message import resolve
 from yieldcli.chain.guard.pinned import pinned_program, setting_problem
 from yieldcli.chain.guard.strategies import layout_for
-from yieldcli.chain.state import State
+from yieldcli.chain.rpc.cluster_identity import GENESIS_HASHES
+from yieldcli.chain.tx.state import State
 from yieldcli.solana import programs
 from yieldcli.tokens import STRATEGY_PROGRAM_ID, WSOL_MINT
 

@@ -12,14 +12,14 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 
-from yieldcli.chain.instructions import (
+from yieldcli.chain.rpc.types import AccountInfo, LatestBlockhash
+from yieldcli.chain.tx.instructions import (
     build_from_ix,
     build_transaction,
     fetch_lookup_table,
     parse_instruction,
     parse_ix_response,
 )
-from yieldcli.chain.rpc_types import AccountInfo, LatestBlockhash
 from yieldcli.errors import ExitCode, ServiceError
 from yieldcli.solana import programs as p
 from yieldcli.tokens import STRATEGY_PROGRAM_ID

@@ -14,7 +14,7 @@ from solders.system_program import TransferParams, transfer
 from tests.token_accounts import token_account_data
 from yieldcli.chain.guard.compare import summary
 from yieldcli.chain.guard.intent import Intent
-from yieldcli.chain.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
+from yieldcli.chain.tx.state import State, network_fee, parse_token, rent_exempt_minimum, writable_addresses
 from yieldcli.solana import programs
 from yieldcli.tokens import WSOL_MINT
 
@@ -122,8 +122,8 @@ def test_summary_of_a_withdraw_names_its_options():
 
 
 def test_an_account_left_without_lamports_is_closed_even_if_its_data_lingers():
-    from yieldcli.chain.rpc_types import AccountInfo
-    from yieldcli.chain.state import state_of
+    from yieldcli.chain.rpc.types import AccountInfo
+    from yieldcli.chain.tx.state import state_of
 
     data = token_account_data(USDC, WALLET, 0)
     lingering = AccountInfo(Pubkey.from_string(USER_ATA), 0, Pubkey.from_string(programs.TOKEN_PROGRAM), data, False, 0)
@@ -146,7 +146,7 @@ class _ShiftingRpc:
         return self.slots.pop(0) if self.slots else 7
 
     async def batch(self, calls):
-        from yieldcli.chain.rpc_batch import Answer
+        from yieldcli.chain.rpc.batch import Answer
 
         answers = []
         for method, params in calls:
@@ -210,7 +210,7 @@ def test_a_pre_state_read_ahead_is_trusted_only_if_it_still_holds_after_the_simu
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.guard.read import check_transaction
-    from yieldcli.chain.rpc_batch import Answer
+    from yieldcli.chain.rpc.batch import Answer
 
     payer = Pubkey.from_string(WALLET)
     ix = transfer(TransferParams(from_pubkey=payer, to_pubkey=Pubkey.from_string(STRANGER), lamports=1))

@@ -5,7 +5,7 @@ import multiprocessing
 
 import pytest
 
-from yieldcli.chain.journal import Journal, new_entry
+from yieldcli.chain.transact.journal import Journal, new_entry
 from yieldcli.errors import ConfigError, ExitCode
 
 WRITERS = 8

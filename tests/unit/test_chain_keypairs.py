@@ -9,7 +9,7 @@ import os
 import pytest
 from solders.keypair import Keypair
 
-from yieldcli.chain.keypairs import load_keypair, public_key_text
+from yieldcli.chain.keys.keypairs import load_keypair, public_key_text
 from yieldcli.errors import ConfigError, ExitCode, UsageError
 
 

@@ -10,9 +10,15 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.chain.instructions import build_transaction
-from yieldcli.chain.nonce import NonceAccount, advance_instruction, build_on_nonce, nonce_lifetime, parse_nonce_account
-from yieldcli.chain.rpc_types import AccountInfo
+from yieldcli.chain.rpc.types import AccountInfo
+from yieldcli.chain.tx.instructions import build_transaction
+from yieldcli.chain.tx.nonce import (
+    NonceAccount,
+    advance_instruction,
+    build_on_nonce,
+    nonce_lifetime,
+    parse_nonce_account,
+)
 from yieldcli.errors import UsageError
 from yieldcli.solana import programs
 

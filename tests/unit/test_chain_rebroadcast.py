@@ -11,12 +11,12 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
-from yieldcli.chain.confirm import Confirmed, Expired, Pending, Rebroadcast, wait_for
-from yieldcli.chain.instructions import build_transaction
-from yieldcli.chain.nonce import NonceLifetime
-from yieldcli.chain.rpc import Rpc
-from yieldcli.chain.rpc_types import AccountInfo, SignatureStatus
-from yieldcli.chain.sign import sign_transaction
+from yieldcli.chain.keys.sign import sign_transaction
+from yieldcli.chain.rpc.adapter import Rpc
+from yieldcli.chain.rpc.types import AccountInfo, SignatureStatus
+from yieldcli.chain.transact.confirm import Confirmed, Expired, Pending, Rebroadcast, wait_for
+from yieldcli.chain.tx.instructions import build_transaction
+from yieldcli.chain.tx.nonce import NonceLifetime
 from yieldcli.errors import NetworkError
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW
 

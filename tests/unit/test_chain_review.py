@@ -17,8 +17,8 @@ from solders.signature import Signature
 from solders.system_program import CreateAccountParams, TransferParams, create_account, transfer
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.decode import decode_transaction, encode_transaction
-from yieldcli.chain.review import review_transaction
+from yieldcli.chain.tx.decode import decode_transaction, encode_transaction
+from yieldcli.chain.tx.review import review_transaction
 from yieldcli.solana import programs
 from yieldcli.tokens import STRATEGY_PROGRAM_ID, WSOL_MINT
 

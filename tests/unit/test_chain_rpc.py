@@ -14,8 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from solders.pubkey import Pubkey
 
-from yieldcli.chain.read_around import simulation_of
-from yieldcli.chain.rpc import PreflightFailed, Rpc, RpcError, explorer_url, redact_url
+from yieldcli.chain.rpc.adapter import PreflightFailed, Rpc, RpcError, explorer_url, redact_url
+from yieldcli.chain.rpc.read_around import simulation_of
 from yieldcli.errors import ConfigError, ExitCode, NetworkError, TransactionExpired, UsageError
 from yieldcli.solana.cluster import resolve_rpc_url
 
@@ -258,9 +258,11 @@ def test_node_unhealthy(stub):
 def test_chain_modules_do_not_import_solana_py():
     code = (
         "import sys\n"
-        "import yieldcli.chain.rpc, yieldcli.chain.confirm, yieldcli.chain.instructions, yieldcli.chain.review\n"
-        "import yieldcli.chain.sign, yieldcli.chain.guard.signers, yieldcli.chain.keypairs, yieldcli.chain.decode\n"
-        "from yieldcli.chain.rpc import Rpc\n"
+        "import yieldcli.chain.rpc.adapter, yieldcli.chain.transact.confirm\n"
+        "import yieldcli.chain.tx.instructions, yieldcli.chain.tx.review\n"
+        "import yieldcli.chain.keys.sign, yieldcli.chain.guard.signers\n"
+        "import yieldcli.chain.keys.keypairs, yieldcli.chain.tx.decode\n"
+        "from yieldcli.chain.rpc.adapter import Rpc\n"
         "Rpc('http://127.0.0.1:1')\n"
         "print(sorted(m for m in sys.modules if m == 'solana' or m.startswith('solana.')))\n"
     )
@@ -269,7 +271,7 @@ def test_chain_modules_do_not_import_solana_py():
 
 
 def test_the_genesis_hash_is_remembered_a_day_for_a_public_url_and_never_for_loopback(isolated):
-    from yieldcli.chain import genesis_memory as memory
+    from yieldcli.chain.rpc import genesis_memory as memory
 
     url = "https://rpc.example.com/?api-key=secret-123"
     assert memory.recall(url) is None
@@ -286,7 +288,7 @@ def test_the_genesis_hash_is_remembered_a_day_for_a_public_url_and_never_for_loo
 def test_a_batch_is_one_exchange_answered_in_order_with_errors_per_question(sandbox_chain):
     import asyncio
 
-    from yieldcli.chain.rpc import Rpc, RpcError
+    from yieldcli.chain.rpc.adapter import Rpc, RpcError
     from yieldcli.sandbox.rpc.relay import RpcRelay
 
     _, server = sandbox_chain

@@ -5,9 +5,9 @@ import asyncio
 from solders.keypair import Keypair
 from solders.signature import Signature
 
-from yieldcli.chain.journal import Journal, new_entry
-from yieldcli.chain.rpc import Rpc
-from yieldcli.chain.settle import settle
+from yieldcli.chain.rpc.adapter import Rpc
+from yieldcli.chain.transact.journal import Journal, new_entry
+from yieldcli.chain.transact.settle import settle
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime
 
@@ -36,9 +36,9 @@ def test_settling_sorts_earlier_entries_and_keeps_the_landed_until_acknowledged(
 
 
 def test_a_nonce_entry_stays_pending_whatever_the_height_until_its_nonce_moves(tmp_path):
-    from yieldcli.chain.instructions import build_transaction
-    from yieldcli.chain.nonce import build_on_nonce, create_nonce_instructions, fetch_nonce
-    from yieldcli.chain.sign import sign_transaction
+    from yieldcli.chain.keys.sign import sign_transaction
+    from yieldcli.chain.tx.instructions import build_transaction
+    from yieldcli.chain.tx.nonce import build_on_nonce, create_nonce_instructions, fetch_nonce
 
     runtime = Runtime(tmp_path / "chain.json")
     payer, account = Keypair(), Keypair()

@@ -10,8 +10,8 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import Transaction, VersionedTransaction
 
-from yieldcli.chain.decode import decode_transaction
-from yieldcli.chain.sign import message_bytes, sign_transaction
+from yieldcli.chain.keys.sign import message_bytes, sign_transaction
+from yieldcli.chain.tx.decode import decode_transaction
 
 A, B, C = Keypair(), Keypair(), Keypair()
 PROGRAM = Pubkey.new_unique()

@@ -13,7 +13,7 @@ from tests.token_accounts import token_account_data
 from yieldcli.chain.guard.compare import compare
 from yieldcli.chain.guard.intent import Intent
 from yieldcli.chain.guard.message import resolve
-from yieldcli.chain.state import State, parse_token
+from yieldcli.chain.tx.state import State, parse_token
 from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp
 from yieldcli.tokens import WSOL_MINT
@@ -348,7 +348,7 @@ def test_a_sol_deposit_wraps_no_more_than_it_needs():
 def test_signatures_a_precompile_verifies_are_charged_like_the_messages():
     from solders.instruction import Instruction
 
-    from yieldcli.chain.state import network_fee
+    from yieldcli.chain.tx.state import network_fee
 
     verify = Instruction(Pubkey.from_string("Ed25519SigVerify111111111111111111111111111"), bytes([3, 0]), [])
     message = MessageV0.try_compile(WALLET, [verify], [], Hash.default())

@@ -20,7 +20,7 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli import numbers
 from yieldcli.amounts import U64_MAX, Amount, format_units
-from yieldcli.chain.decode import PACKET_DATA_SIZE, UndecodableTransaction, decode_transaction
+from yieldcli.chain.tx.decode import PACKET_DATA_SIZE, UndecodableTransaction, decode_transaction
 from yieldcli.errors import UsageError
 from yieldcli.urls import check_http_url, redact_url, scrub
 

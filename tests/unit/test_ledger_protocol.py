@@ -18,11 +18,11 @@ from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
 from yieldcli.addresses import b58encode
-from yieldcli.chain.ledger import protocol
-from yieldcli.chain.ledger.errors import LedgerDeclined, LedgerError
-from yieldcli.chain.ledger.signer import message_hash, needs_blind_signing
-from yieldcli.chain.ledger.transports import hid_frames, hid_unframe
-from yieldcli.chain.ledger.urls import parse_ledger_url
+from yieldcli.chain.keys.ledger import protocol
+from yieldcli.chain.keys.ledger.errors import LedgerDeclined, LedgerError
+from yieldcli.chain.keys.ledger.signer import message_hash, needs_blind_signing
+from yieldcli.chain.keys.ledger.transports import hid_frames, hid_unframe
+from yieldcli.chain.keys.ledger.urls import parse_ledger_url
 from yieldcli.errors import ExitCode, UsageError
 
 WALLET_ID = "7NmQKgPPDM6EjZSLbSVRXDd6UvPN7azaXF5YJNUJpqG9"

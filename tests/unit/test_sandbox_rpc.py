@@ -24,12 +24,12 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58encode
-from yieldcli.chain.confirm import Confirmed, Expired, Failed, Pending, wait_for
 from yieldcli.chain.guard.signers import check_signable
-from yieldcli.chain.instructions import build_from_ix, build_transaction, fetch_lookup_table
-from yieldcli.chain.review import review_transaction
-from yieldcli.chain.rpc import PreflightFailed, Rpc, RpcError
-from yieldcli.chain.sign import sign_transaction
+from yieldcli.chain.keys.sign import sign_transaction
+from yieldcli.chain.rpc.adapter import PreflightFailed, Rpc, RpcError
+from yieldcli.chain.transact.confirm import Confirmed, Expired, Failed, Pending, wait_for
+from yieldcli.chain.tx.instructions import build_from_ix, build_transaction, fetch_lookup_table
+from yieldcli.chain.tx.review import review_transaction
 from yieldcli.errors import NetworkError, TransactionExpired
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW, SANDBOX_AUTHORITY, Runtime

@@ -19,11 +19,11 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from tests.contract.openapi_doc import pointer, template, validator
-from yieldcli.chain.confirm import Confirmed, wait_for
-from yieldcli.chain.decode import decode_transaction
-from yieldcli.chain.instructions import build_from_ix
-from yieldcli.chain.rpc import Rpc
-from yieldcli.chain.sign import sign_transaction
+from yieldcli.chain.keys.sign import sign_transaction
+from yieldcli.chain.rpc.adapter import Rpc
+from yieldcli.chain.transact.confirm import Confirmed, wait_for
+from yieldcli.chain.tx.decode import decode_transaction
+from yieldcli.chain.tx.instructions import build_from_ix
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.sandbox.server import SandboxServer
 from yieldcli.sandbox.strategy import STRATEGY_PROGRAM, VAULT_AUTHORITY, withdrawal_fee

@@ -10,7 +10,7 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.review import review_transaction
+from yieldcli.chain.tx.review import review_transaction
 from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp
 

@@ -4,7 +4,7 @@ parameters it takes, and whether a failed attempt is tried again.
 `ServiceClient` and `AsyncServiceClient` inherit this table and serve every row the same way:
 `api.positions(wallet, strategy_id, asset=..., page=...)` is the row `positions`, bound to the client
 (its `serve`). A new read endpoint is a new row here; neither client changes. Writes (POST) are not
-rows: their paths and bodies are the order builder's (`yieldcli.orders`), and they are never retried.
+rows: their paths and bodies are the order builder's (`yieldcli.client.orders`), and they are never retried.
 """
 
 from __future__ import annotations

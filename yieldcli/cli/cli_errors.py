@@ -1,6 +1,6 @@
 """Every failure as the command line reports it: exit code, kind, message and hint, in one table.
 
-The library (`yieldcli.api`, `yieldcli.client`, `yieldcli.chain`) says what went wrong and gives each
+The library (`yieldcli.api`, `yieldcli.client.clients`, `yieldcli.chain`) says what went wrong and gives each
 error a dotted `kind`; only here does an error learn which `yield` flag or command fixes it. A kind is
 looked up whole, then by its prefix ("network.timeout", then "network"); a hint the error already
 carries wins. Exceptions that are not ours but are a user's doing (a port taken, a host that is not
@@ -43,7 +43,7 @@ HINTS: dict[str, str] = {
     "usage.address": "choose another --host or --port, or stop what is using it",
     "usage.remote_host": "`yield sandbox serve --allow-remote` listens on it anyway",
     "bug": "run again with --debug and report it",
-    # The transaction pipeline (`yieldcli.chain.transact`): `{signature}` and `{action}` are the error's.
+    # The transaction pipeline (`yieldcli.chain.transact.engine`): `{signature}` and `{action}` are the error's.
     "usage.missing_signers": "use --sign, have the other signers run `yield tx sign`, then `yield tx send`",
     "usage.not_a_signer": "pass the right --keypair",
     "usage.asset.not_a_mint": "check --asset, and that -u names the cluster the service works on",
@@ -72,7 +72,7 @@ HINTS: dict[str, str] = {
     "refused.fee.size": "send it without --priority-fee, or ask the service for the instructions (--ix)",
     "refused.cluster": "choose an RPC on {expected_cluster} with --url",
     "refused.cluster.blockhash": "check --url, or request a new transaction",
-    # A Ledger (`yieldcli.chain.ledger`): what to do at the device.
+    # A Ledger (`yieldcli.chain.keys.ledger`): what to do at the device.
     "ledger.not_found": (
         "connect the Ledger, unlock it and open the Solana app (for the Speculos emulator: YIELD_LEDGER_APDU=host:port)"
     ),

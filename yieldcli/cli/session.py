@@ -23,7 +23,7 @@ from yieldcli.urls import check_base_url, check_http_url
 
 if TYPE_CHECKING:
     from yieldcli.api.sync import ServiceClient
-    from yieldcli.chain.sign import Signer
+    from yieldcli.chain.keys.sign import Signer
     from yieldcli.cli.render.jq_filter import JqFilter
     from yieldcli.errors import AuthError
     from yieldcli.sandbox.server import SandboxServer
@@ -272,7 +272,7 @@ class Session:
                 )
 
         if reads_stdin(str(keypair.value)):
-            from yieldcli.chain.keypairs import read_keypair_bytes
+            from yieldcli.chain.keys.keypairs import read_keypair_bytes
 
             secret, _, _ = read_keypair_bytes("-", stdin=self.keypair_stdin())
             return b58encode(secret[32:])
@@ -281,7 +281,7 @@ class Session:
     def load_signer(self, source: str) -> Signer:
         """A Ledger for `usb://ledger…`, else a keypair file (or `-`: standard input, read once per run); a file
         others can read is warned about."""
-        from yieldcli.chain.keypairs import load_signer
+        from yieldcli.chain.keys.keypairs import load_signer
 
         loaded = load_signer(source, stdin=self.keypair_stdin() if reads_stdin(source) else None)
         if loaded.warning:
@@ -291,7 +291,7 @@ class Session:
     def keypair_stdin(self) -> io.StringIO:
         """Standard input as a keypair source, read once: the wallet and the signer both come from it."""
         if self._stdin_keypair is None:
-            from yieldcli.chain.keypairs import KEYPAIR_MAX_BYTES
+            from yieldcli.chain.keys.keypairs import KEYPAIR_MAX_BYTES
 
             self._stdin_keypair = read_small_stream(
                 self.env.stdin, limit=KEYPAIR_MAX_BYTES, what="the keypair", error=ConfigError
@@ -361,7 +361,7 @@ def sandbox_keypair_path(env: Environment) -> Path:
 
 def pubkey_of_keypair_file(path: Path | str, source: str = "") -> str:
     """The public half of a solana-keygen file (without importing solders), or a Ledger's for a keypair URL."""
-    from yieldcli.chain.keypairs import signer_public_key
+    from yieldcli.chain.keys.keypairs import signer_public_key
 
     spec = cfg.SPECS["keypair"]
     named = {"flag": spec.flag, "env": spec.env}.get(source, source)

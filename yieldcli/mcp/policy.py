@@ -27,7 +27,7 @@ from typing import Any
 
 from yieldcli import tokens
 from yieldcli.amounts import Amount, format_units
-from yieldcli.chain.transact_types import ACTIONS
+from yieldcli.chain.transact.types import ACTIONS
 from yieldcli.errors import ConfigError, Refused, UsageError
 from yieldcli.files import others_can_change
 

@@ -23,7 +23,7 @@ from yieldcli.chain.guard.intent import Check, Intent, Verdict
 from yieldcli.chain.guard.message import Resolved, token_accounts_opened
 from yieldcli.chain.guard.strategies import Layout, layout_for
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
-from yieldcli.chain.state import State
+from yieldcli.chain.tx.state import State
 from yieldcli.tokens import WSOL_MINT
 
 

@@ -17,7 +17,7 @@ from solders.pubkey import Pubkey
 from yieldcli.chain.guard.intent import Intent
 from yieldcli.chain.guard.message import Resolved
 from yieldcli.chain.guard.strategies import Layout, PositionView
-from yieldcli.chain.state import State, TokenState
+from yieldcli.chain.tx.state import State, TokenState
 from yieldcli.solana import programs
 
 STAKE_PROGRAM = "Stake11111111111111111111111111111111111111"

@@ -8,7 +8,7 @@ chain has it.
 
 from __future__ import annotations
 
-from yieldcli.chain.cluster_identity import cluster_named
+from yieldcli.chain.rpc.cluster_identity import cluster_named
 from yieldcli.solana.programs import SANDBOX_STRATEGY_PROGRAM
 from yieldcli.tokens import STRATEGY_PROGRAM_ID
 

@@ -18,9 +18,9 @@ from yieldcli.chain.guard.intent import Check, Intent
 from yieldcli.chain.guard.message import Resolved, resolve
 from yieldcli.chain.guard.pinned import pinned_program
 from yieldcli.chain.guard.trusted import trusted_destinations
-from yieldcli.chain.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
-from yieldcli.chain.rpc_types import Simulation
-from yieldcli.chain.state import State, network_fee, signature_fee, state_of, writable_addresses
+from yieldcli.chain.rpc.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
+from yieldcli.chain.rpc.types import Simulation
+from yieldcli.chain.tx.state import State, network_fee, signature_fee, state_of, writable_addresses
 from yieldcli.solana import programs
 from yieldcli.tokens import by_mint
 

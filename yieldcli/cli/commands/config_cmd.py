@@ -48,14 +48,14 @@ def check_value(key: str, value: str) -> str:
 def _check_keypair_file(value: str) -> None:
     """A keypair path is written only once it reads as a keypair (`-` is standard input: read when used; a Ledger URL
     is checked for its form, the device is asked when it signs)."""
-    from yieldcli.chain.ledger.urls import is_ledger_url, parse_ledger_url
+    from yieldcli.chain.keys.ledger.urls import is_ledger_url, parse_ledger_url
 
     if reads_stdin(value):
         return
     if is_ledger_url(value):
         parse_ledger_url(value)
         return
-    from yieldcli.chain.keypairs import read_keypair_bytes
+    from yieldcli.chain.keys.keypairs import read_keypair_bytes
 
     try:
         read_keypair_bytes(value)

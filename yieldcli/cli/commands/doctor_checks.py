@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from yieldcli import config as cfg
-from yieldcli.chain.ledger.urls import is_ledger_url
+from yieldcli.chain.keys.ledger.urls import is_ledger_url
 from yieldcli.cli.cli_errors import hint_for
 from yieldcli.cli.session import pubkey_of_keypair_file
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError

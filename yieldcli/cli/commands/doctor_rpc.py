@@ -24,7 +24,7 @@ def _genesis(url: str, timeout: float) -> tuple[str, str]:
     """The RPC's genesis hash, and how long it took to answer (not counting loading the client)."""
     import asyncio
 
-    from yieldcli.chain.rpc import Rpc
+    from yieldcli.chain.rpc.adapter import Rpc
 
     async def ask() -> tuple[str, str]:
         async with Rpc(url, timeout=timeout) as rpc:
@@ -105,7 +105,7 @@ def strategy_program(session: Session, url: str, genesis: str) -> Check:
     import asyncio
 
     from yieldcli.chain.guard.pinned import pinned_program, setting_problem
-    from yieldcli.chain.rpc import Rpc
+    from yieldcli.chain.rpc.adapter import Rpc
 
     setting = session.settings.get("strategy_program")
     configured = str(setting.value) if setting.value else None

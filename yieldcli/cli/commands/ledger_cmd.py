@@ -13,8 +13,8 @@ from yieldcli.errors import ConfigError
 if TYPE_CHECKING:
     from solders.pubkey import Pubkey
 
-    from yieldcli.chain.ledger.signer import LedgerSigner
-    from yieldcli.chain.ledger.urls import LedgerUrl
+    from yieldcli.chain.keys.ledger.signer import LedgerSigner
+    from yieldcli.chain.keys.ledger.urls import LedgerUrl
     from yieldcli.cli.session import Session
 
 ledger_app = opt.command_group("Use a Ledger (the Solana app): show the address of one of its keys.")
@@ -44,7 +44,7 @@ def address(
     session = session_of(ctx)
     out = session.output(output, json_)
     url = ledger_url(session, key, keypair)
-    from yieldcli.chain.ledger.signer import LedgerSigner
+    from yieldcli.chain.keys.ledger.signer import LedgerSigner
 
     signer = LedgerSigner(url)
     if confirm:
@@ -61,7 +61,7 @@ def address(
 
 def ledger_url(session: Session, key: str | None, keypair_flag: str | None) -> LedgerUrl:
     """--key N/M, else the configured keypair when it is a Ledger URL, else `usb://ledger` (m/44'/501')."""
-    from yieldcli.chain.ledger.urls import SOLANA_PATH, LedgerUrl, is_ledger_url, parse_key, parse_ledger_url
+    from yieldcli.chain.keys.ledger.urls import SOLANA_PATH, LedgerUrl, is_ledger_url, parse_key, parse_ledger_url
 
     if key is not None:
         return LedgerUrl(SOLANA_PATH + parse_key(key))
@@ -73,7 +73,7 @@ def ledger_url(session: Session, key: str | None, keypair_flag: str | None) -> L
 
 
 def _confirmed(signer: LedgerSigner) -> Pubkey:
-    from yieldcli.chain.ledger.errors import LedgerDeclined
+    from yieldcli.chain.keys.ledger.errors import LedgerDeclined
 
     try:
         return signer.confirm_address()
@@ -83,7 +83,7 @@ def _confirmed(signer: LedgerSigner) -> Pubkey:
 
 def doctor_facts(url_text: str) -> dict[str, str]:
     """What `yield doctor` says of a Ledger keypair: the device, the app's version, blind signing, the address."""
-    from yieldcli.chain.ledger.signer import LedgerSigner
+    from yieldcli.chain.keys.ledger.signer import LedgerSigner
 
     signer = LedgerSigner(url_text)
     config = signer.configuration()

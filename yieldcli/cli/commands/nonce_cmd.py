@@ -18,9 +18,9 @@ from yieldcli.urls import redact_url
 if TYPE_CHECKING:
     from solders.keypair import Keypair
 
-    from yieldcli.chain.confirm import Confirmed, Outcome
-    from yieldcli.chain.nonce import NonceAccount
-    from yieldcli.chain.sign import Signer
+    from yieldcli.chain.keys.sign import Signer
+    from yieldcli.chain.transact.confirm import Confirmed, Outcome
+    from yieldcli.chain.tx.nonce import NonceAccount
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
 
@@ -96,11 +96,11 @@ async def _create(
     from solders.keypair import Keypair
     from solders.pubkey import Pubkey
 
-    from yieldcli.chain import confirm
-    from yieldcli.chain.instructions import build_transaction
-    from yieldcli.chain.nonce import NONCE_ACCOUNT_LENGTH, create_nonce_instructions, fetch_nonce
-    from yieldcli.chain.rpc import Rpc
-    from yieldcli.chain.sign import sign_transaction
+    from yieldcli.chain.keys.sign import sign_transaction
+    from yieldcli.chain.rpc.adapter import Rpc
+    from yieldcli.chain.transact import confirm
+    from yieldcli.chain.tx.instructions import build_transaction
+    from yieldcli.chain.tx.nonce import NONCE_ACCOUNT_LENGTH, create_nonce_instructions, fetch_nonce
 
     nonce_keypair = Keypair()
     async with Rpc(rpc_url, timeout=session.timeout(), commitment=commitment) as rpc:
@@ -151,7 +151,7 @@ async def _create(
 
 
 def _sol(lamports: int) -> str:
-    from yieldcli.chain.compute_budget import sol_text
+    from yieldcli.chain.fees.compute_budget import sol_text
 
     return sol_text(lamports)
 
@@ -171,7 +171,7 @@ def _write_keypair(path: Path, keypair: "Keypair") -> None:
 
 def _confirmed(outcome: "Outcome") -> "Confirmed":
     """The Confirmed outcome, or the error for any other."""
-    from yieldcli.chain import confirm
+    from yieldcli.chain.transact import confirm
 
     if isinstance(outcome, confirm.Confirmed):
         return outcome
@@ -206,8 +206,8 @@ def show(
     account = check_pubkey(account, "ACCOUNT")
     from solders.pubkey import Pubkey
 
-    from yieldcli.chain.nonce import fetch_nonce
-    from yieldcli.chain.rpc import Rpc
+    from yieldcli.chain.rpc.adapter import Rpc
+    from yieldcli.chain.tx.nonce import fetch_nonce
 
     async def read() -> "NonceAccount":
         async with Rpc(session.rpc_url(url), timeout=session.timeout()) as rpc:

@@ -172,8 +172,8 @@ def _read_chain(rpc_url: str, timeout: float, destination: str) -> tuple[str, st
 
     from solders.pubkey import Pubkey
 
-    from yieldcli.chain.rpc import Rpc
-    from yieldcli.chain.state import state_of
+    from yieldcli.chain.rpc.adapter import Rpc
+    from yieldcli.chain.tx.state import state_of
 
     async def ask() -> tuple[str, Any]:
         async with Rpc(rpc_url, timeout=timeout) as rpc:

@@ -14,7 +14,7 @@ from yieldcli.files import PIPE_HINT, read_small_file, read_small_stream, reads_
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
-    from yieldcli.chain.journal import InFlight, Journal
+    from yieldcli.chain.transact.journal import InFlight, Journal
     from yieldcli.cli.commands.txflow import TxOptions
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
@@ -61,7 +61,7 @@ def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
     """`deposit:USDC:10` to (action, mint, base units or None for all)."""
     from yieldcli import tokens
     from yieldcli.amounts import Amount
-    from yieldcli.chain.transact import ACTIONS
+    from yieldcli.chain.transact.engine import ACTIONS
 
     parts = text.split(":")
     action = parts[0].strip().lower()
@@ -85,7 +85,7 @@ def read_transaction(session: "Session", source: str) -> str:
     Reads are bounded (TX_TEXT_MAX_BYTES) and a file must be a regular one, so `/dev/zero`, a
     huge file or a FIFO nobody writes to ends in one line instead of a hang or a memory blow-up.
     """
-    from yieldcli.chain.decode import TX_TEXT_MAX_BYTES
+    from yieldcli.chain.tx.decode import TX_TEXT_MAX_BYTES
 
     if reads_stdin(source):
         if session.env.stdin_isatty:
@@ -132,10 +132,10 @@ def _run_on(
     expect: Optional[str],
     nonce: Optional[str] = None,
 ) -> None:
-    from yieldcli.chain.decode import decode_transaction
-    from yieldcli.chain.service_transactions import given
+    from yieldcli.chain.tx.decode import decode_transaction
+    from yieldcli.chain.tx.service_transactions import given
     from yieldcli.cli.commands.txflow import run
-    from yieldcli.orders import stated_request
+    from yieldcli.client.orders import stated_request
 
     action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
     tx = decode_transaction(text)
@@ -296,7 +296,7 @@ def status(
 
 
 async def _status(session: "Session", rpc_url: str, signature: str) -> dict[str, Any]:
-    from yieldcli.chain.rpc import Rpc, explorer_url
+    from yieldcli.chain.rpc.adapter import Rpc, explorer_url
     from yieldcli.cli.commands.txflow import journal_of
     from yieldcli.solana.transaction_errors import describe_error
 
@@ -308,7 +308,7 @@ async def _status(session: "Session", rpc_url: str, signature: str) -> dict[str,
     except ConfigError:
         # The hint for a damaged journal is to check its signatures here: the journal is only a help.
         journal = None
-    from yieldcli.chain.settle import lifetimes_over
+    from yieldcli.chain.transact.settle import lifetimes_over
 
     async with Rpc(rpc_url, timeout=session.timeout()) as rpc:
         # Before the status: not seen once its blockhash passed (or its nonce moved on), it never lands.

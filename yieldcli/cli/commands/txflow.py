@@ -1,4 +1,4 @@
-"""The transaction commands' side of the pipeline (`yieldcli.chain.transact` does the work).
+"""The transaction commands' side of the pipeline (`yieldcli.chain.transact.engine` does the work).
 
 Here: the shared flags and their refusals, the callbacks (the prompt, warnings, the spinner while
 waiting, SIGTERM as a cancellation); the review and the outcome are drawn by `txflow_report`; the
@@ -13,17 +13,17 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from yieldcli.addresses import check_pubkey
-from yieldcli.chain import transact
-from yieldcli.chain.journal import Journal
-from yieldcli.chain.transact import Hooks, TransactOptions
+from yieldcli.chain.transact import engine as transact
+from yieldcli.chain.transact.engine import Hooks, TransactOptions
+from yieldcli.chain.transact.journal import Journal
 from yieldcli.cli import cli_errors
 from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
+from yieldcli.client.orders import expected_cluster, journal_path
 from yieldcli.errors import Refused, UsageError, YieldError
 from yieldcli.numbers import parse_whole
-from yieldcli.orders import expected_cluster, journal_path
 from yieldcli.solana.cluster import COMMITMENTS
 from yieldcli.trust import default_trust_path
 
@@ -32,10 +32,10 @@ if TYPE_CHECKING:
 
     from rich.status import Status
 
-    from yieldcli.chain import transact
-    from yieldcli.chain.journal import Journal
-    from yieldcli.chain.sign import Signer
-    from yieldcli.chain.transact import Hooks, Obtain, UserRequest
+    from yieldcli.chain.keys.sign import Signer
+    from yieldcli.chain.transact import engine as transact
+    from yieldcli.chain.transact.engine import Hooks, Obtain, UserRequest
+    from yieldcli.chain.transact.journal import Journal
 
 # The pipeline's own error kinds: their hints (flags, `yield tx status`) come from cli_errors' table.
 PIPELINE_KINDS = (
@@ -102,7 +102,7 @@ class TxOptions(TransactOptions):
 
     def _resolve_fees(self, session: Session) -> None:
         """--priority-fee and --max-fee, else YIELD_PRIORITY_FEE / YIELD_MAX_FEE, else the profile."""
-        from yieldcli.chain.compute_budget import MAX_U64, parse_priority_fee
+        from yieldcli.chain.fees.compute_budget import MAX_U64, parse_priority_fee
 
         if isinstance(self.priority_fee, str):
             self.priority_fee = parse_priority_fee(self.priority_fee)
@@ -158,7 +158,7 @@ def run(
 async def _run(
     session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, needs_rpc: bool
 ) -> None:
-    from yieldcli.chain.rpc import Rpc
+    from yieldcli.chain.rpc.adapter import Rpc
 
     rpc_url = session.rpc_url(options.rpc_url)
     use_rpc = needs_rpc or options.simulate or options.sign or options.send or options.priority_fee is not None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from yieldcli.chain import transact_outcomes as ends
+from yieldcli.chain.transact import outcomes as ends
 from yieldcli.cli import cli_errors
 from yieldcli.cli.render.text import dumps
 from yieldcli.errors import YieldError
@@ -16,8 +16,8 @@ from yieldcli.solana.cluster import cluster_of
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from yieldcli.chain.transact import UserRequest
-    from yieldcli.chain.transact_outcomes import Outcome
+    from yieldcli.chain.transact.engine import UserRequest
+    from yieldcli.chain.transact.outcomes import Outcome
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
 

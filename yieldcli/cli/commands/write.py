@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from yieldcli.cli.commands.txflow import TxOptions
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
-    from yieldcli.orders import Order
+    from yieldcli.client.orders import Order
 
 AmountOpt = Annotated[
     Optional[str],
@@ -69,8 +69,8 @@ def _base_units(
     """Exact base units (None: --all), by the library's rules; an unknown mint's decimals come from its
     mint account on chain (the RPC of -u, the profile or the sandbox), else, with no RPC answering,
     from the service's balances for the wallet (a service that cannot tell leaves them unknown)."""
-    from yieldcli import orders
-    from yieldcli.client_writes import decimals_of_mint
+    from yieldcli.client import orders
+    from yieldcli.client.writes import decimals_of_mint
 
     def decimals() -> Optional[int]:
         return decimals_of_mint(
@@ -106,7 +106,7 @@ def _transfer_order(
     **flags: Any,
 ) -> "Order":
     """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the library's order."""
-    from yieldcli import orders
+    from yieldcli.client import orders
 
     check_required(asset, amount, all_)
     tx.check(session)
@@ -139,7 +139,7 @@ def _transfer_order(
 
 def _run_order(session: "Session", out: "Output", tx: "TxOptions", order: "Order") -> None:
     """Name the nonce's authority, then review, sign or send the service's transaction for `order`."""
-    from yieldcli.chain.nonce import OnNonce
+    from yieldcli.chain.tx.nonce import OnNonce
     from yieldcli.cli.commands.txflow import run
 
     order = _with_nonce_authority(session, tx, order)
@@ -152,7 +152,7 @@ def _with_nonce_authority(session: "Session", tx: "TxOptions", order: "Order") -
     """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
     if tx.nonce_authority is None:
         return order
-    from yieldcli.chain.nonce import nonce_authority
+    from yieldcli.chain.tx.nonce import nonce_authority
 
     # `-` reads the keypair from stdin once per run, as the session's signer does; a Ledger URL signs on the device.
     stdin = session.keypair_stdin() if reads_stdin(tx.nonce_authority) else None
@@ -292,7 +292,7 @@ def close_account(
             raise UsageError("name the fund account with --account, or give --strategy and --asset")
         mint = tokens.resolve_asset(asset)
         strategy_id = session.strategy(strategy)
-    from yieldcli import orders
+    from yieldcli.client import orders
 
     order = orders.close_order(
         wallet=wallet_key,

@@ -1,0 +1,1 @@
+"""Who signs: keypairs, the `Signer` protocol, signing a transaction's own slots, the Ledger."""

@@ -1,0 +1,125 @@
+"""JSON-RPC batches: several questions in one HTTP exchange, and questions asked ahead of their use.
+
+A far RPC costs a round trip per HTTP exchange, whatever the exchange carries. A batch (a JSON
+array of requests) is answered by an array of answers; each answer is matched to its question by
+its `id`, so the order the node lists them in never matters here. A node that refuses batches
+(one error object instead of an array) is asked one question at a time instead.
+
+Questions asked ahead (`Rpc.ask_ahead`) are not sent at once: they ride on the next exchange the
+`Rpc` makes, whatever it is, and each answer is then used once, by the first call that asks exactly
+that question (same method, same parameters). A check that reads the chain twice to compare never
+sees a remembered answer twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from yieldcli.errors import YieldError
+
+if TYPE_CHECKING:
+    from yieldcli.chain.rpc.adapter import Rpc
+
+Call = tuple[str, list[Any]]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One question's answer: its result, or the error the `Rpc` would have raised for it."""
+
+    method: str
+    result: Any = None
+    error: YieldError | None = None
+
+    def value(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+    @property
+    def slot(self) -> int | None:
+        """The context slot the node answered at (None for answers without a context)."""
+        if isinstance(self.result, dict) and isinstance(self.result.get("context"), dict):
+            slot = self.result["context"].get("slot")
+            return slot if type(slot) is int else None
+        return None
+
+
+def key_of(method: str, params: Sequence[Any]) -> str:
+    return method + json.dumps(list(params), sort_keys=True, separators=(",", ":"))
+
+
+class _Body:
+    """What solana-py's provider posts: anything with `to_json`."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def to_json(self) -> str:
+        return self.text
+
+
+async def send_batch(rpc: Rpc, calls: Sequence[Call]) -> list[Answer]:
+    """Ask `calls` (and any questions asked ahead) in one HTTP exchange; their answers, in order."""
+    riders = rpc.take_riders()
+    asked = [*riders, *calls]
+    if not asked:
+        return []
+    if len(asked) == 1:
+        method, params = asked[0]
+        answers = [await _single(rpc, method, params)]
+    else:
+        answers = await _exchange(rpc, asked)
+    rpc.keep_answers({key_of(m, p): a for (m, p), a in zip(riders, answers[: len(riders)], strict=True)})
+    return answers[len(riders) :]
+
+
+async def _single(rpc: Rpc, method: str, params: list[Any]) -> Answer:
+    try:
+        return Answer(method, await rpc.call_now(method, params))
+    except YieldError as exc:
+        return Answer(method, error=exc)
+
+
+async def _exchange(rpc: Rpc, calls: Sequence[Call]) -> list[Answer]:
+    from solana.exceptions import SolanaRpcException
+
+    first = rpc.next_id()
+    body = json.dumps([{"jsonrpc": "2.0", "id": first + n, "method": m, "params": p} for n, (m, p) in enumerate(calls)])
+    names = ", ".join(dict.fromkeys(m for m, _ in calls))
+    try:
+        raw = await rpc.provider().make_request_unparsed(_Body(body))
+    except SolanaRpcException as exc:
+        raise rpc.transport_error(names, exc.__cause__) from None
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, list):
+        # Some nodes and gateways do not take batches: the same questions, one at a time.
+        return [await _single(rpc, m, p) for m, p in calls]
+    by_id = {item.get("id"): item for item in parsed if isinstance(item, dict)}
+    answers = []
+    for n, (method, _) in enumerate(calls):
+        item = by_id.get(first + n)
+        if item is None:
+            answers.append(Answer(method, error=rpc.unreadable(method)))
+        elif isinstance(item.get("error"), dict):
+            err = item["error"]
+            code = err.get("code")
+            answers.append(
+                Answer(
+                    method,
+                    error=rpc.answer_error(
+                        method, code if type(code) is int else -32603, str(err.get("message", "")), err.get("data")
+                    ),
+                )
+            )
+        elif "result" in item:
+            answers.append(Answer(method, item["result"]))
+        else:
+            answers.append(Answer(method, error=rpc.unreadable(method)))
+    return answers

@@ -1,0 +1,324 @@
+"""Send a signed transaction once, wait for it, and end in one outcome; its signature is never lost.
+
+Before the send: settle the journal's earlier entries for this wallet and cluster, then claim the
+journal under its lock. After the send, any interruption or error still ends with the signature:
+a pending outcome, or an error that carries it (`signature`), the result so far in `report`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from yieldcli.chain.rpc.cluster_identity import check_same_cluster
+from yieldcli.chain.transact.checks import message_of
+from yieldcli.chain.transact.journal import new_entry
+from yieldcli.chain.transact.outcomes import (
+    Confirmed,
+    Expired,
+    Failed,
+    Outcome,
+    Pending,
+    Result,
+    Sent,
+    SentThenInterrupted,
+    with_report,
+    with_signature,
+)
+from yieldcli.errors import (
+    ConfigError,
+    Declined,
+    NetworkError,
+    Refused,
+    TransactionExpired,
+    TransactionFailed,
+    TransactionPending,
+    YieldError,
+)
+
+if TYPE_CHECKING:
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.chain.transact import confirm
+    from yieldcli.chain.transact.journal import InFlight, Journal
+    from yieldcli.chain.transact.settle import Settled
+    from yieldcli.chain.transact.types import Hooks, TransactOptions, UserRequest
+    from yieldcli.chain.tx.nonce import NonceLifetime
+
+
+async def send_and_wait(
+    rpc: Any,
+    rpc_url: str,
+    journal: Journal,
+    request: UserRequest,
+    options: TransactOptions,
+    hooks: Hooks,
+    tx: VersionedTransaction,
+    last_valid: int | None,
+    result: Result,
+) -> Outcome:
+    from yieldcli.chain.rpc.adapter import AlreadyProcessed
+    from yieldcli.chain.tx.nonce import nonce_lifetime
+
+    # The cluster again, cheaply (its genesis hash is cached): an RPC unreachable before the simulation
+    # was not checked. Not the blockhash: after a long prompt it may have expired, which the send reports.
+    cluster = await check_same_cluster(rpc, tx, options.expected_cluster, blockhash=False)
+    wallet = request.wallet or str(tx.message.account_keys[0])
+    signature = str(tx.signatures[0])
+    nonce = nonce_lifetime(message_of(tx))
+    await _settle_before_send(rpc, journal, cluster, wallet, request, options, hooks)
+    with hooks.while_sending():
+        try:
+            # Written before sending and under the journal's lock: if we die mid-send the next run
+            # knows this one may land, and of several runs for this wallet at once only one sends.
+            others = journal.claim(
+                new_entry(
+                    signature,
+                    cluster,
+                    None if nonce else last_valid,
+                    request.action,
+                    wallet,
+                    *((str(nonce.account), str(nonce.value)) if nonce else ()),
+                    detached=not options.wait,
+                )
+            )
+            if others:
+                raise _earlier_pending(others[0])
+            try:
+                await rpc.send(tx)
+            except AlreadyProcessed:
+                result["already_processed"] = True  # this exact transaction landed before: find out how
+            except NetworkError as exc:
+                raise _may_land(
+                    TransactionPending,
+                    result,
+                    f"the transaction {signature} may or may not have been received ({exc.message})",
+                ) from None
+            except (TransactionFailed, TransactionExpired):
+                journal.remove(signature)  # refused before broadcast: it can never land
+                raise
+            except YieldError as exc:  # any other answer leaves it unknown whether the node took it
+                raise _may_land(
+                    TransactionPending,
+                    result,
+                    f"the send of {signature} ended in an error ({exc.message}); it may or may not have been received",
+                ) from None
+            if not options.wait and not result.get("already_processed"):
+                result["status"] = "sent"
+                return Sent(result, signature)
+            from yieldcli.chain.transact.confirm import Rebroadcast
+
+            # The same signed bytes, again every ~2 s while the cluster has not seen them: never a new signature.
+            rebroadcast = None if result.get("already_processed") else Rebroadcast(rpc, bytes(tx))
+            try:
+                ended = await wait(rpc, signature, last_valid, options, hooks, rebroadcast=rebroadcast, nonce=nonce)
+            except YieldError as exc:
+                raise _may_land(
+                    TransactionPending,
+                    result,
+                    f"transaction {signature} was sent and may still land; waiting for it failed: {exc.message}",
+                ) from None
+            finally:
+                if rebroadcast is not None:
+                    result["sends"] = rebroadcast.sends
+                    failed = (
+                        f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}"
+                        if rebroadcast.failed_sends
+                        else ""
+                    )
+                    hooks.log(f"sent {rebroadcast.sends} time(s){failed}")
+            return outcome_of(ended, journal, result, rpc_url, hooks)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise _may_land(
+                SentThenInterrupted, result, f"interrupted after sending {signature}; it may still land"
+            ) from None
+        except YieldError:
+            raise
+        except Exception as exc:
+            # A bug after the send: the signature still travels with the error, to reach the user first.
+            # Any exception: its class declares no such field, hence setattr (as type checkers require).
+            setattr(exc, "sent_signature", signature)  # noqa: B010
+            raise
+
+
+async def report_if_landed(
+    rpc: Any,
+    rpc_url: str,
+    journal: Journal,
+    options: TransactOptions,
+    hooks: Hooks,
+    tx: VersionedTransaction,
+    result: Result,
+) -> Outcome | None:
+    """A transaction signed earlier may have been sent and landed already: its outcome, else None."""
+    from solders.signature import Signature
+
+    from yieldcli.chain.transact import confirm
+
+    first = tx.signatures[0] if tx.signatures else Signature.default()
+    if first == Signature.default():
+        return None  # not signed yet: it cannot have been sent
+    statuses = await rpc.signature_statuses([first])
+    status = statuses[0] if statuses else None
+    if status is None:
+        return None
+    signature = str(first)
+    result.update(signature=signature, already_processed=True)
+    ended: confirm.Outcome
+    if status.err is not None:
+        ended = confirm.Failed(signature, status.slot, status.err, None)
+    elif status.reached(options.commitment):
+        ended = confirm.Confirmed(signature, status.slot, status.confirmation_status or "finalized")
+    else:  # landed, not yet at the commitment asked for: a landed transaction cannot expire
+        ended = await wait(rpc, signature, (await rpc.latest_blockhash()).last_valid_block_height, options, hooks)
+    return outcome_of(ended, journal, result, rpc_url, hooks)
+
+
+def _may_land(error: type[YieldError], result: Result, message: str) -> YieldError:
+    """The outcome is unknown: the error carries the signature and the result so far."""
+    kind = "tx.interrupted" if error is SentThenInterrupted else "tx.pending.unknown"
+    return with_report(with_signature(error(message, kind=kind), str(result["signature"])), result, "pending")
+
+
+async def _settle_before_send(
+    rpc: Any, journal: Journal, cluster: str, wallet: str, request: UserRequest, options: TransactOptions, hooks: Hooks
+) -> None:
+    """Refuse while an earlier transaction for this wallet may land; make a send after one that landed explicit."""
+    from yieldcli.chain.transact.settle import settle
+
+    settled = await settle(journal, rpc, cluster, wallet)
+    for entry, status in settled.failed:
+        hooks.warn(f"your earlier {entry.action} {entry.signature} failed on chain in slot {status.slot}")
+    _settle_detached(journal, settled, hooks)
+    if settled.pending:
+        raise _earlier_pending(settled.pending[0], settled.block_height)
+    if not settled.landed:
+        return
+    lines = [
+        f"your earlier {entry.action} {entry.signature} landed in slot {landed.slot}"
+        for entry, landed in settled.landed
+    ]
+    if not options.again:
+        if hooks.confirm_again is None:
+            error = Refused(
+                "; ".join(lines) + f"; not sending another {request.action} unless asked to send again",
+                kind="refused.landed_before",
+            )
+            error.action = request.action
+            error.signature = settled.landed[0][0].signature
+            raise error
+        for line in lines:
+            hooks.warn(line)
+        if not hooks.confirm_again(f"Send another {request.action} anyway?"):
+            raise Declined(f"not sending another {request.action}; nothing was sent")
+    else:
+        for line in lines:
+            hooks.warn(line)
+    journal.remove(*(entry.signature for entry, _ in settled.landed))
+
+
+def _settle_detached(journal: Journal, settled: Settled, hooks: Hooks) -> None:
+    """Earlier transactions sent without waiting that landed: expected, so settled here, not refused."""
+    detached = [(entry, status) for entry, status in settled.landed if entry.detached]
+    for entry, status in detached:
+        hooks.warn(f"your earlier {entry.action} {entry.signature} (sent without waiting) landed in slot {status.slot}")
+    if detached:
+        journal.remove(*(entry.signature for entry, _ in detached))
+        settled.landed = [pair for pair in settled.landed if not pair[0].detached]
+
+
+def _earlier_pending(entry: InFlight, block_height: int | None = None) -> TransactionPending:
+    return with_signature(
+        TransactionPending(
+            f"an earlier {entry.action} ({entry.signature}) may still land, {entry.deadline(block_height)}; "
+            "not sending another until its fate is known",
+            kind="tx.pending.earlier",
+        ),
+        entry.signature,
+    )
+
+
+async def wait(
+    rpc: Any,
+    signature: str,
+    last_valid: int | None,
+    options: TransactOptions,
+    hooks: Hooks,
+    *,
+    rebroadcast: confirm.Rebroadcast | None = None,
+    nonce: NonceLifetime | None = None,
+) -> confirm.Outcome:
+    from yieldcli.chain.transact import confirm
+
+    if nonce is not None:
+        last_valid = None  # a durable nonce, not a block height, ends its life
+    hooks.progress("waiting", None)
+    return await confirm.wait_for(
+        rpc,
+        signature,
+        last_valid,
+        options.commitment,
+        options.timeout,
+        rebroadcast=rebroadcast,
+        nonce=nonce,
+        on_status=lambda seen: hooks.progress("waiting", seen),
+    )
+
+
+def _forget(journal: Journal, signature: str, hooks: Hooks) -> None:
+    """Drop a settled signature; a journal that cannot be written then must not hide the outcome."""
+    try:
+        journal.remove(signature)
+    except ConfigError as exc:
+        hooks.warn(f"{exc.message}; the next send will ask about {signature} again")
+
+
+def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url: str, hooks: Hooks) -> Outcome:
+    """The wait's end as the pipeline's outcome; a settled signature leaves the journal."""
+    from yieldcli.chain.rpc.adapter import explorer_url
+    from yieldcli.chain.transact import confirm
+
+    sig = ended.signature
+    again = bool(result.get("already_processed"))
+    if isinstance(ended, confirm.Confirmed):
+        _forget(journal, sig, hooks)
+        result.update(
+            status="confirmed", slot=ended.slot, commitment=ended.commitment, explorer=explorer_url(sig, rpc_url)
+        )
+        return Confirmed(result, sig, ended.slot, ended.commitment, again)
+    if isinstance(ended, confirm.Failed):
+        _forget(journal, sig, hooks)
+        logs = list(ended.logs or ())
+        result.update(status="failed", slot=ended.slot, error=ended.reason, logs=logs)
+        return Failed(result, sig, ended.slot, ended.reason, logs)
+    if isinstance(ended, confirm.Expired) and not again:
+        _forget(journal, sig, hooks)
+        result.update(
+            status="expired",
+            block_height=ended.block_height,
+            last_valid_block_height=ended.last_valid_block_height,
+            nonce_account=ended.nonce_account,
+        )
+        if ended.nonce_account is not None or ended.last_valid_block_height is None:
+            why = f"its durable nonce (account {ended.nonce_account or 'unknown'}) moved on"
+        else:
+            why = f"its blockhash passed (block height {ended.block_height} > {ended.last_valid_block_height})"
+        return Expired(result, sig, why)
+    # Pending, or "already processed" by the RPC's word while its status cannot be found: never "nothing was spent".
+    seen = getattr(ended, "last_status", None)
+    result.update(status="pending", seen=seen)
+    why = (
+        "the RPC says it was already processed, but does not show its status"
+        if again
+        else f"still pending after the timeout (seen: {seen or 'not yet'}){_until(journal, sig)}"
+    )
+    return Pending(result, sig, why)
+
+
+def _until(journal: Journal, signature: str) -> str:
+    """`; it can land until block height N`, from its journal entry: until when to check on it."""
+    try:
+        entry = journal.find(signature)
+    except ConfigError:
+        return ""  # the journal's own error is said where it is read next
+    return f"; it can land {entry.deadline()}" if entry is not None else ""

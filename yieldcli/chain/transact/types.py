@@ -1,0 +1,147 @@
+"""The pipeline's vocabulary: what was asked (`UserRequest`), how far to go (`TransactOptions`), what
+the caller says and sees (`Hooks`), a transaction to review and one `Prepared` to sign.
+
+Shared by `transact` (the steps), `transact_checks` and `transact_send`, which import it and not one
+another in a circle.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from yieldcli.errors import UsageError
+from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
+
+if TYPE_CHECKING:
+    from solders.address_lookup_table_account import AddressLookupTableAccount
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.chain.fees.compute_budget import FeeSummary
+    from yieldcli.chain.guard.intent import Check
+    from yieldcli.chain.keys.sign import Signer
+    from yieldcli.chain.transact.outcomes import Result
+    from yieldcli.chain.tx.review import Review
+
+# What a user may ask a transaction to do (besides "transaction": anything, paying only fees).
+ACTIONS = ("deposit", "withdraw", "close-account")
+# How the question before signing names each: "Sign and send this withdrawal?".
+ACTION_NOUNS = {"deposit": "deposit", "withdraw": "withdrawal", "close-account": "account closing"}
+
+
+@dataclass
+class UserRequest:
+    """What the user asked for, and for whom: drives the signers check and the intent check."""
+
+    action: str  # deposit, withdraw, close-account, or "transaction" (any transaction: fees only)
+    expected_payer: str | None = None
+    named_signers: set[str] = field(default_factory=set)  # signers expected to sign, here or elsewhere
+    wallet: str | None = None
+    strategy_id: str | None = None
+    mint: str | None = None
+    amount: int | None = None  # base units; None with a mint means everything
+    exclude_fees: bool = False
+    unwrap: bool = False
+    funds_recipient: str | None = None  # close-account: who the user named to receive the position's remainder
+    nonce: str | None = None  # the durable-nonce account the user asked the transaction to be built on
+    token_account: str | None = None  # the user's token account named for the deposit or the payout
+    position: str | None = None  # close-account: the fund account (position) the user named by its address
+    trust: bool = True  # destinations the user trusts apply (never to a transaction handed over)
+
+
+@dataclass
+class TransactionToReview:
+    """A transaction as it was obtained (from the service, compiled from its instructions, or given)."""
+
+    transaction: VersionedTransaction
+    last_valid_block_height: int | None = None
+    lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
+    service_answer: Any = None  # the service's body as it came, when the transaction was built from it
+    nonce: str | None = None  # the durable-nonce account we built it on, at the user's request
+
+
+Obtain = Callable[[Any], Awaitable[TransactionToReview]]
+
+
+@dataclass
+class TransactOptions:
+    """How far to go and under which limits."""
+
+    sign: bool = False
+    send: bool = False
+    wait: bool = True
+    simulate: bool = True
+    commitment: str = DEFAULT_COMMITMENT
+    timeout: float = DEFAULT_CONFIRM_TIMEOUT
+    again: bool = False  # send although an earlier transaction for this wallet landed since
+    unsafe_allow_mismatch: bool = False  # sign what does not match the request (after `allowed_mismatch` and `confirm`)
+    max_sol_cost: int | None = None  # lamports of fee and rent allowed; None: the intent check's default
+    priority_fee: int | str | None = None  # "auto" or micro-lamports per compute unit
+    priority_fee_insists: bool = True  # False for a default: a transaction already signed keeps its fee
+    priority_fee_source: str = "request"  # where a default came from, for the log
+    max_fee: int | None = None  # lamports of base plus priority fee allowed
+    expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
+    strategy_program: str | None = None  # the strategy's program off mainnet (chain/pinned.py decides which is trusted)
+    trust_file: str | None = None  # the user's trusted destinations (`yieldcli.trust`); None: none trusted
+
+    def validate(self) -> None:
+        if self.commitment not in COMMITMENTS:
+            raise UsageError(
+                f"invalid commitment {self.commitment!r}",
+                hint="use processed, confirmed or finalized",
+                kind="usage.commitment",
+            )
+        if self.timeout <= 0:
+            raise UsageError(
+                f"invalid timeout {self.timeout}: expected a positive number of seconds", kind="usage.timeout"
+            )
+
+
+def _nothing(*_: Any) -> None:
+    return None
+
+
+@dataclass
+class Hooks:
+    """What the caller says and sees on the way. Only `confirm` guards anything: without it nothing is signed."""
+
+    confirm: Callable[[str, Prepared], bool] | None = None  # (prompt text, the prepared transaction) -> sign?
+    confirm_again: Callable[[str], bool] | None = None  # an earlier one landed: send another? None: refused
+    on_review: Callable[[Prepared], None] = _nothing  # reviewed and checked, before any refusal or question
+    warn: Callable[[str], None] = _nothing
+    log: Callable[[str], None] = _nothing
+    progress: Callable[[str, str | None], None] = _nothing  # ("waiting", the commitment seen so far)
+    allowed_mismatch: Callable[[list[str]], None] = _nothing  # the differences signed anyway (unsafe_allow_mismatch)
+    while_sending: Callable[[], AbstractContextManager[Any]] = (
+        contextlib.nullcontext
+    )  # e.g. signals that cancel the wait
+
+
+@dataclass
+class Prepared:
+    """Reviewed, simulated and checked; nothing signed yet."""
+
+    request: UserRequest
+    options: TransactOptions
+    rpc_url: str
+    transaction: VersionedTransaction
+    review: Review
+    fees: FeeSummary | None
+    effect: Check | None  # the intent check's verdict; None when it could not run
+    result: Result  # review, fee, simulation and effect as JSON shows them
+    signers: list[Signer]
+    last_valid_block_height: int | None
+    lookup_tables: tuple[AddressLookupTableAccount, ...] = ()
+
+    @property
+    def asks_to_sign(self) -> bool:
+        return self.options.sign or self.options.send
+
+    @property
+    def nothing_to_sign(self) -> bool:
+        """Every signature the transaction needs is there and verifies: it is sent as it is, and no
+        intent need be stated (nothing of the user's is signed; a stated one still holds)."""
+        return bool(self.result.get("nothing_to_sign"))  # decided once, by `transact.prepare`

@@ -1,0 +1,1 @@
+"""Transactions and instructions: decoding, the review, durable nonces, the service's transactions."""

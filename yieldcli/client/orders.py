@@ -1,0 +1,284 @@
+"""The one order builder: a deposit, withdrawal or account close as the service is asked for it, and
+what the transaction it answers with must do.
+
+Every front door builds its orders here (`yield deposit`, `Client.deposit`, the agent server): the
+amount in base units, the mint's decimals, the service's request body, and the request the intent
+check verifies, read from that body (never a second, hand-written copy of it). The chain settings a
+write needs are here too: where the journal of sent signatures lives and which cluster the service
+builds for.
+
+    order = deposit_order(strategy_id=..., mint=mint, wallet=wallet, payer=wallet, amount=base_units)
+    obtain = order.obtain(service.post, ix=False)          # for yieldcli.chain.transact.engine
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from yieldcli import tokens
+from yieldcli.amounts import Amount
+from yieldcli.chain.transact.types import ACTIONS, UserRequest
+from yieldcli.config import data_dir
+from yieldcli.errors import UsageError, YieldError
+from yieldcli.solana.cluster import SERVICE_CLUSTER
+from yieldcli.urls import is_loopback
+
+if TYPE_CHECKING:
+    from yieldcli.chain.transact.types import Obtain, UserRequest
+    from yieldcli.chain.tx.nonce import OnNonce
+    from yieldcli.chain.tx.service_transactions import Post
+    from yieldcli.environment import Environment
+
+JOURNAL_FILE = "in-flight.json"  # in the data folder: the signatures sent and not yet settled
+
+# Where each action is asked for, and which field of its body says what: the intent check reads the
+# request the way the service reads it.
+SERVICE_PATHS = {"deposit": "/deposit", "withdraw": "/withdraw", "close-account": "/close-user-account"}
+_FIELDS: dict[str, dict[str, str]] = {
+    "deposit": {"wallet": "user_key", "payer": "payer_key", "mint": "base_asset", "amount": "amount"},
+    "withdraw": {
+        "wallet": "user_key",
+        "payer": "payer_key",
+        "mint": "base_asset",
+        "amount": "amount",
+        "exclude_fees": "exclude_fees",
+        "unwrap": "unwrap_wsol_ata",
+    },
+    "close-account": {"wallet": "user_pubkey", "payer": "payer", "mint": "mint", "funds_recipient": "funds_recipient"},
+}
+
+
+@dataclass(frozen=True)
+class Order:
+    """What to ask the service for (`path`, `params`) and what its transaction must do (`request`)."""
+
+    action: str
+    path: str
+    params: dict[str, Any]  # the service's request body
+    request: UserRequest  # read from `params` by `_request_of`
+    signers: tuple[str, ...] = field(default=())  # named besides the wallet and the payer (a nonce authority)
+
+    @property
+    def payer(self) -> str:
+        return str(self.request.expected_payer)
+
+    def signed_also_by(self, pubkey: str) -> Order:
+        """The same order with one more signer named (who signs here or later)."""
+        return _made(self.action, self.params, self.request.wallet, (*self.signers, pubkey))
+
+    def obtain(self, post: Post, *, ix: bool, nonce: OnNonce | None = None) -> Obtain:
+        """How the pipeline gets the service's transaction for this order (`post(path, body)`)."""
+        from yieldcli.chain.tx.service_transactions import from_service
+
+        return from_service(post, self.path, self.params, self.payer, ix=ix, nonce=nonce)
+
+
+def _made(action: str, params: dict[str, Any], wallet: str | None, signers: tuple[str, ...] = ()) -> Order:
+    return Order(action, SERVICE_PATHS[action], params, _request_of(action, params, wallet, signers), signers)
+
+
+def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, signers: tuple[str, ...]) -> UserRequest:
+    """What the transaction must do, read from the body the service is asked with."""
+    fields = _FIELDS[action]
+
+    def given(name: str) -> Any:
+        return params.get(fields[name]) if name in fields else None
+
+    wallet = given("wallet") or wallet  # a close by account address names no wallet in its body
+    payer = given("payer")
+    return UserRequest(
+        action,
+        payer,
+        {k for k in (wallet, payer, *signers) if k},
+        wallet,
+        params.get("strategy_id"),
+        given("mint"),
+        amount=given("amount"),
+        exclude_fees=bool(given("exclude_fees")),
+        unwrap=bool(given("unwrap")),
+        funds_recipient=given("funds_recipient"),
+        token_account=params.get("user_token_account"),
+        position=params.get("user_account"),
+    )
+
+
+def deposit_order(
+    *, strategy_id: str, mint: str, wallet: str, payer: str, amount: int | None, token_account: str | None = None
+) -> Order:
+    """A deposit of `amount` base units (None: the whole balance)."""
+    return _made("deposit", _move_params(strategy_id, mint, wallet, payer, amount, token_account, {}), wallet)
+
+
+def withdraw_order(
+    *,
+    strategy_id: str,
+    mint: str,
+    wallet: str,
+    payer: str,
+    amount: int | None,
+    token_account: str | None = None,
+    exclude_fees: bool = False,
+    create_wsol_ata: bool | None = None,
+    unwrap_wsol: bool | None = None,
+    detect_wsol: bool = False,
+) -> Order:
+    """A withdrawal of `amount` base units (None: the whole position); None flags are the service's default."""
+    flags = {
+        "exclude_fees": exclude_fees or None,
+        "create_wsol_ata": create_wsol_ata,
+        "unwrap_wsol_ata": unwrap_wsol,
+        "detect_wsol_ata": detect_wsol or None,
+    }
+    return _made("withdraw", _move_params(strategy_id, mint, wallet, payer, amount, token_account, flags), wallet)
+
+
+def _move_params(
+    strategy_id: str,
+    mint: str,
+    wallet: str,
+    payer: str,
+    amount: int | None,
+    token_account: str | None,
+    flags: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "strategy_id": strategy_id,
+        "base_asset": mint,
+        "user_key": wallet,
+        "payer_key": payer,
+        "user_token_account": token_account,
+        **flags,
+        **({"all": True} if amount is None else {"amount": amount}),
+    }
+
+
+def close_order(
+    *,
+    wallet: str,
+    payer: str,
+    strategy_id: str | None = None,
+    mint: str | None = None,
+    account: str | None = None,
+    recipient: str | None = None,
+    token_account: str | None = None,
+) -> Order:
+    """Close a fund account, named by its address (`account`) or by wallet, strategy and mint; its rent
+    goes to `recipient` (the service's default: the wallet)."""
+    if account is not None:
+        where: dict[str, Any] = {"user_account": account}
+    else:
+        where = {"user_pubkey": wallet, "strategy_id": strategy_id, "mint": mint}
+    params = {**where, "payer": payer, "funds_recipient": recipient, "user_token_account": token_account}
+    return _made("close-account", params, wallet)
+
+
+# --- amounts ---------------------------------------------------------------------------------------
+
+
+def base_units(
+    mint: str,
+    amount: Decimal | str | int | None,
+    raw: int | None,
+    everything: bool,
+    decimals: Callable[[], int | None],
+    *,
+    name: str = "amount",
+) -> int | None:
+    """Exact base units from token units (`Decimal("1.5")`, "1.5") or `raw` base units; None for
+    everything. `decimals()` is asked only for token units of a mint that is not a known token;
+    `name` is what the amount is called in errors."""
+    given = [x for x in (amount, raw) if x is not None]
+    if everything == bool(given) or len(given) > 1:
+        raise UsageError("give one of amount=, raw= or all=True", kind="usage.amount")
+    if everything:
+        return None
+    if raw is not None:
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise UsageError("raw= takes an int of base units", kind="usage.amount")
+        return Amount.from_raw(raw, 0, name=name).raw
+    if isinstance(amount, float):
+        raise UsageError(
+            "amount= takes a Decimal or a string, never a float: a float is not exact", kind="usage.amount"
+        )
+    places = known_decimals(mint)
+    places = places if places is not None else decimals()
+    if places is None:
+        raise UsageError(
+            f"unknown mint {mint}: its decimals are not known, so the amount cannot be converted",
+            kind="usage.amount.decimals",
+        )
+    # Decimal("1E+2") is 100: written out in full, so the exact rules for token units apply to it.
+    text = format(amount, "f") if isinstance(amount, Decimal) and amount.is_finite() else str(amount)
+    return Amount.parse(text, places, name=name).raw
+
+
+def known_decimals(mint: str) -> int | None:
+    known = tokens.by_mint(mint)
+    return known.decimals if known else None
+
+
+def decimals_in_balances(body: Any, mint: str) -> int | None:
+    """A mint's decimals from the service's balances answer for it (None: not in it)."""
+    items = body.get("data", []) if isinstance(body, dict) else []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and item.get("token_address") == mint and isinstance(item.get("decimals"), int):
+            return int(item["decimals"])
+    return None
+
+
+def decimals_from_service(balances: Callable[[], Any], mint: str, *, quiet: bool = False) -> int | None:
+    """The mint's decimals as the service's balances tell them; `quiet`: a service error means unknown."""
+    try:
+        return decimals_in_balances(balances(), mint)
+    except YieldError:
+        if quiet:
+            return None
+        raise
+
+
+# --- the chain settings of a write -----------------------------------------------------------------
+
+
+def journal_path(env: Environment) -> Path:
+    """Where the signatures sent and not yet settled are kept: one journal for every front door."""
+    return data_dir(env) / JOURNAL_FILE
+
+
+def expected_cluster(api_url: str | None) -> str | None:
+    """The cluster the service at `api_url` builds for: mainnet-beta, except a local service (the
+    sandbox's cluster is its own: None, and the RPC must still know the transaction's blockhash)."""
+    if is_loopback(urlsplit(api_url or "").hostname):
+        return None
+    return SERVICE_CLUSTER
+
+
+# --- a transaction built elsewhere, and what its sender says it does -----------------------------
+
+
+def stated_request(
+    action: str = "transaction",
+    *,
+    mint: str | None = None,
+    amount: int | None = None,
+    payer: str | None = None,
+    wallet: str | None = None,
+    nonce: str | None = None,
+    strategy_id: str | None = None,
+) -> UserRequest:
+    """What a transaction built elsewhere must do, as stated by who hands it over: a deposit,
+    withdrawal (`amount` base units, None: everything) or close of `mint`, or "transaction" (any:
+    signing may then cost only the network fee). `payer` and `wallet` are signers named; `nonce`, the
+    durable nonce it may be built on."""
+    if action not in (*ACTIONS, "transaction"):
+        raise UsageError(
+            f"invalid action {action!r}: expected one of {', '.join(ACTIONS)} or transaction", kind="usage.expect"
+        )
+    if action != "transaction" and mint is None:
+        raise UsageError(f"a stated {action} names its asset", kind="usage.expect")
+    named = {k for k in (payer, wallet) if k}
+    return UserRequest(action, payer, named, wallet, strategy_id, mint=mint, amount=amount, nonce=nonce, trust=False)
