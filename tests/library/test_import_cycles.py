@@ -69,7 +69,7 @@ def test_no_module_of_the_package_imports_itself_round_a_circle():
 
 
 def test_the_transaction_pipeline_runs_one_way_even_in_its_type_imports():
-    # transact drives transact_checks and transact_send; they share the types of transact_types.
+    # the engine drives checks and broadcast; they share the types of transact/types.py.
     modules = _modules()
     pipeline = {name: path for name, path in modules.items() if name.startswith("yieldcli.chain.transact.engine")}
     graph = {name: _arrows(path, modules, types_too=True) & set(pipeline) for name, path in pipeline.items()}

@@ -1,4 +1,4 @@
-"""One order builder (`yieldcli/orders.py`): what the intent check verifies is read from the request
+"""One order builder (`yieldcli/client/orders.py`): what the intent check verifies is read from the request
 the service is sent, and no other module writes either of them."""
 
 from __future__ import annotations

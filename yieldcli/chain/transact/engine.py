@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.chain.transact.journal import Journal
 
-# The vocabulary lives in transact_types; callers name it from here, where the steps are.
+# The vocabulary lives in types.py; callers name it from here, where the steps are.
 __all__ = [
     "ACTIONS",
     "Hooks",

@@ -1,7 +1,7 @@
 """The pipeline's vocabulary: what was asked (`UserRequest`), how far to go (`TransactOptions`), what
 the caller says and sees (`Hooks`), a transaction to review and one `Prepared` to sign.
 
-Shared by `transact` (the steps), `transact_checks` and `transact_send`, which import it and not one
+Shared by `engine` (the steps), `checks` and `broadcast`, which import it and not one
 another in a circle.
 """
 
