@@ -11,7 +11,7 @@ Importing the package costs nothing: the names below are loaded on first use (PE
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from yieldcli.version import __version__ as __version__
 
 # Not typing.TYPE_CHECKING: importing typing would be most of what `import yieldcli` costs.
 TYPE_CHECKING = False

@@ -15,8 +15,8 @@ from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.transact.engine import Hooks, Prepared, TransactOptions, UserRequest, complete, prepare
+from yieldcli.chain.transact.obtain import given
 from yieldcli.chain.transact.outcomes import Signed
-from yieldcli.chain.tx.service_transactions import given
 from yieldcli.errors import YieldError
 
 

@@ -8,8 +8,8 @@ from yieldcli.api.sync import ServiceClient
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.transact.engine import Hooks, TransactOptions, UserRequest, run
 from yieldcli.chain.transact.journal import Journal
+from yieldcli.chain.transact.obtain import from_service
 from yieldcli.chain.transact.outcomes import Confirmed, Unsigned
-from yieldcli.chain.tx.service_transactions import from_service
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 from yieldcli.tokens import by_symbol
 

@@ -71,7 +71,7 @@ class KnownFees:
 
     async def batch(self, calls):
         """The fee question answered here, the rest by the real RPC, in one batch: answers in order."""
-        from yieldcli.chain.rpc.batch import Answer
+        from yieldcli.chain.rpc.types import Answer
 
         others = [c for c in calls if c[0] != "getRecentPrioritizationFees"]
         real = iter(await self.real.batch(others) if others else [])

@@ -12,7 +12,8 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.guard.signers import SigningRefused, check_signable
-from yieldcli.chain.keys.sign import sign_transaction, signature_slots
+from yieldcli.chain.keys.sign import sign_transaction
+from yieldcli.chain.tx.signatures import signature_slots
 from yieldcli.errors import ExitCode
 
 USER, SERVICE, STRANGER = Keypair(), Keypair(), Keypair()

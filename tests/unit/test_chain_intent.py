@@ -146,7 +146,7 @@ class _ShiftingRpc:
         return self.slots.pop(0) if self.slots else 7
 
     async def batch(self, calls):
-        from yieldcli.chain.rpc.batch import Answer
+        from yieldcli.chain.rpc.types import Answer
 
         answers = []
         for method, params in calls:
@@ -210,7 +210,7 @@ def test_a_pre_state_read_ahead_is_trusted_only_if_it_still_holds_after_the_simu
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.guard.read import check_transaction
-    from yieldcli.chain.rpc.batch import Answer
+    from yieldcli.chain.rpc.types import Answer
 
     payer = Pubkey.from_string(WALLET)
     ix = transfer(TransferParams(from_pubkey=payer, to_pubkey=Pubkey.from_string(STRANGER), lamports=1))

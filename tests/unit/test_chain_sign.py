@@ -10,8 +10,9 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import Transaction, VersionedTransaction
 
-from yieldcli.chain.keys.sign import message_bytes, sign_transaction
+from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.tx.decode import decode_transaction
+from yieldcli.chain.tx.signatures import message_bytes
 
 A, B, C = Keypair(), Keypair(), Keypair()
 PROGRAM = Pubkey.new_unique()

@@ -15,12 +15,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, Union
 from urllib.parse import urlencode, urlsplit
 
-from yieldcli import __version__, exact_json
+from yieldcli import exact_json
 from yieldcli.api.endpoints import Endpoint
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
 from yieldcli.secrets import mask
 from yieldcli.urls import check_base_url, redact_url, scrub
+from yieldcli.version import __version__
 
 # A decoded JSON body.
 JSON = Union[dict[str, Any], list[Any], str, int, float, bool, None]

@@ -5,7 +5,7 @@ which reads the command tree from `app`: the arrows run entry -> completion -> a
 import os
 import sys
 
-from yieldcli import __version__
+from yieldcli.version import __version__
 
 
 def main() -> None:

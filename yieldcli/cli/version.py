@@ -5,7 +5,7 @@ from __future__ import annotations
 import platform
 import sys
 
-from yieldcli import __version__
+from yieldcli.version import __version__
 
 VERBOSE_FLAGS = ("-v", "--verbose")
 

@@ -29,9 +29,9 @@ from yieldcli.solana.cluster import SERVICE_CLUSTER
 from yieldcli.urls import is_loopback
 
 if TYPE_CHECKING:
+    from yieldcli.chain.transact.obtain import Post
     from yieldcli.chain.transact.types import Obtain, UserRequest
     from yieldcli.chain.tx.nonce import OnNonce
-    from yieldcli.chain.tx.service_transactions import Post
     from yieldcli.environment import Environment
 
 JOURNAL_FILE = "in-flight.json"  # in the data folder: the signatures sent and not yet settled
@@ -73,7 +73,7 @@ class Order:
 
     def obtain(self, post: Post, *, ix: bool, nonce: OnNonce | None = None) -> Obtain:
         """How the pipeline gets the service's transaction for this order (`post(path, body)`)."""
-        from yieldcli.chain.tx.service_transactions import from_service
+        from yieldcli.chain.transact.obtain import from_service
 
         return from_service(post, self.path, self.params, self.payer, ix=ix, nonce=nonce)
 

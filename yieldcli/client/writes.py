@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from yieldcli import tokens
 from yieldcli.addresses import check_pubkey
+from yieldcli.chain.keys.keypairs import nonce_authority
 from yieldcli.chain.transact.engine import Hooks, Prepared, TransactOptions, prepare
 from yieldcli.client import orders
 
@@ -64,8 +65,6 @@ def _ready(
 
 def _authority(value: Signer | str | Path) -> tuple[str, Signer | None]:
     """A nonce's authority: a Keypair, a keypair file or a Ledger URL signs now; a public key signs later."""
-    from yieldcli.chain.tx.nonce import nonce_authority
-
     if isinstance(value, (str, Path)):
         # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
         found = nonce_authority(value if isinstance(value, str) else str(value.expanduser()))
@@ -178,8 +177,8 @@ def given_order(
 ) -> tuple[UserRequest, Obtain]:
     """A transaction built elsewhere and what its sender says it does (`action` of `asset`), as the
     pipeline takes them; an amount in token units needs a known token's decimals."""
+    from yieldcli.chain.transact.obtain import given
     from yieldcli.chain.tx.decode import decode_transaction
-    from yieldcli.chain.tx.service_transactions import given
 
     tx = decode_transaction(transaction) if isinstance(transaction, (str, bytes)) else transaction
     mint = tokens.resolve_asset(asset, "asset") if asset is not None else None

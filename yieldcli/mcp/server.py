@@ -14,7 +14,6 @@ from typing import Any, TextIO
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from yieldcli import __version__
 from yieldcli.mcp.approvals import ToolErrors
 from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Policy
@@ -22,6 +21,7 @@ from yieldcli.mcp.proposals import Book
 from yieldcli.mcp.reads import register_reads
 from yieldcli.mcp.results import conceal
 from yieldcli.mcp.writes import register_writes
+from yieldcli.version import __version__
 
 INSTRUCTIONS = (
     "Reads and writes for one Solana wallet in a yield strategy. Writes are proposals: prepare_* answers what "

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.keys.sign import signature_slots
 from yieldcli.chain.tx.decode import SUPPORTED_VERSIONS, message_version
+from yieldcli.chain.tx.signatures import signature_slots
 from yieldcli.errors import Refused
 
 

@@ -6,10 +6,11 @@ import json
 import os
 import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from yieldcli.addresses import b58decode, b58encode, is_base58
+from yieldcli.addresses import b58decode, b58encode, is_base58, is_pubkey
 from yieldcli.chain.keys.ledger.urls import is_ledger_url
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.files import PIPE_HINT, STDIN_SOURCES, printable, read_small_file, read_small_stream
@@ -170,3 +171,20 @@ def signer_public_key(source: str, origin: str = "") -> str:
 
         return str(LedgerSigner(source).pubkey())
     return public_key_text(source, origin)
+
+
+@dataclass(frozen=True)
+class NonceAuthority:
+    """A nonce's authority as given: a public key signs later; a keypair file signs now too."""
+
+    pubkey: str
+    keypair: Signer | None = None  # a keypair, or a key on a Ledger
+    warning: str | None = None  # about the keypair file (its permissions)
+
+
+def nonce_authority(value: str, *, stdin: TextIO | None = None) -> NonceAuthority:
+    """A public key (that is not also a file's name), else a keypair file read as a signer."""
+    if is_pubkey(value) and not Path(value).expanduser().exists():
+        return NonceAuthority(value)
+    loaded = load_signer(value, stdin=stdin)  # a Ledger URL too
+    return NonceAuthority(str(loaded.signer.pubkey()), loaded.signer, loaded.warning)

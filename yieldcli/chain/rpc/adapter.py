@@ -19,7 +19,7 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.rpc.batch import key_of, send_batch
+from yieldcli.chain.rpc.batch import send_batch
 from yieldcli.chain.rpc.errors import AlreadyProcessed as AlreadyProcessed  # published here first
 from yieldcli.chain.rpc.errors import PreflightFailed as PreflightFailed  # published here first
 from yieldcli.chain.rpc.errors import RpcErrors
@@ -32,6 +32,7 @@ from yieldcli.chain.rpc.types import (
     Simulation,
     TokenAmount,
     TransactionRecord,
+    key_of,
 )
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, cluster_of, commitment_rank
 from yieldcli.urls import is_loopback, redact_url
@@ -40,7 +41,7 @@ if TYPE_CHECKING:  # imported when an Rpc opens: solana-py costs ~230 ms
     from solana.rpc.async_api import AsyncClient
     from solana.rpc.async_http_provider import AsyncHTTPProvider
 
-    from yieldcli.chain.rpc.batch import Answer, Call
+    from yieldcli.chain.rpc.types import Answer, Call
 
 _MAX_STATUSES_PER_CALL = 256
 _MAX_ACCOUNTS_PER_CALL = 100

@@ -15,41 +15,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from yieldcli.chain.rpc.types import Answer, Call, key_of
 from yieldcli.errors import YieldError
 
-if TYPE_CHECKING:
-    from yieldcli.chain.rpc.adapter import Rpc
 
-Call = tuple[str, list[Any]]
+class Poster(Protocol):
+    """solana-py's HTTP provider, as a batch uses it."""
 
-
-@dataclass(frozen=True)
-class Answer:
-    """One question's answer: its result, or the error the `Rpc` would have raised for it."""
-
-    method: str
-    result: Any = None
-    error: YieldError | None = None
-
-    def value(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.result
-
-    @property
-    def slot(self) -> int | None:
-        """The context slot the node answered at (None for answers without a context)."""
-        if isinstance(self.result, dict) and isinstance(self.result.get("context"), dict):
-            slot = self.result["context"].get("slot")
-            return slot if type(slot) is int else None
-        return None
+    async def make_request_unparsed(self, body: Any) -> str: ...
 
 
-def key_of(method: str, params: Sequence[Any]) -> str:
-    return method + json.dumps(list(params), sort_keys=True, separators=(",", ":"))
+class Exchanges(Protocol):
+    """What a batch needs of the RPC adapter (`adapter.Rpc`): named here, so this module never
+    imports the adapter that imports it."""
+
+    def take_riders(self) -> list[Call]: ...
+    def keep_answers(self, answers: dict[str, Answer]) -> None: ...
+    def next_id(self) -> int: ...
+    def provider(self) -> Poster: ...
+    async def call_now(self, method: str, params: list[Any]) -> Any: ...
+    def transport_error(self, method: str, cause: BaseException | None) -> YieldError: ...
+    def unreadable(self, method: str) -> YieldError: ...
+    def answer_error(self, method: str, code: int, message: str, data: Any) -> YieldError: ...
 
 
 class _Body:
@@ -62,7 +51,7 @@ class _Body:
         return self.text
 
 
-async def send_batch(rpc: Rpc, calls: Sequence[Call]) -> list[Answer]:
+async def send_batch(rpc: Exchanges, calls: Sequence[Call]) -> list[Answer]:
     """Ask `calls` (and any questions asked ahead) in one HTTP exchange; their answers, in order."""
     riders = rpc.take_riders()
     asked = [*riders, *calls]
@@ -77,14 +66,14 @@ async def send_batch(rpc: Rpc, calls: Sequence[Call]) -> list[Answer]:
     return answers[len(riders) :]
 
 
-async def _single(rpc: Rpc, method: str, params: list[Any]) -> Answer:
+async def _single(rpc: Exchanges, method: str, params: list[Any]) -> Answer:
     try:
         return Answer(method, await rpc.call_now(method, params))
     except YieldError as exc:
         return Answer(method, error=exc)
 
 
-async def _exchange(rpc: Rpc, calls: Sequence[Call]) -> list[Answer]:
+async def _exchange(rpc: Exchanges, calls: Sequence[Call]) -> list[Answer]:
     from solana.exceptions import SolanaRpcException
 
     first = rpc.next_id()

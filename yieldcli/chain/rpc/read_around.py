@@ -37,7 +37,7 @@ from yieldcli.solana.programs import parse_token_account
 if TYPE_CHECKING:
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.chain.rpc.batch import Answer, Call
+    from yieldcli.chain.rpc.types import Answer, Call
 
 STABLE_READ_ATTEMPTS = 5  # pre-state, simulation, pre-state again: tries before giving up on a busy account
 MAX_ACCOUNTS_PER_CALL = 100  # getMultipleAccounts takes at most 100 addresses

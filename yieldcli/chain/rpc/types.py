@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from solders.hash import Hash
 from solders.pubkey import Pubkey
 
-from yieldcli.errors import ServiceError
+from yieldcli.errors import ServiceError, YieldError
 from yieldcli.solana.cluster import commitment_rank
 
 
@@ -93,3 +95,33 @@ class TransactionRecord:
     err: Any
     logs: tuple[str, ...] | None
     fee: int | None
+
+
+# A JSON-RPC question (method, params) and its answer, as batches carry them (`batch.py`).
+Call = tuple[str, list[Any]]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One question's answer: its result, or the error the `Rpc` would have raised for it."""
+
+    method: str
+    result: Any = None
+    error: YieldError | None = None
+
+    def value(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+    @property
+    def slot(self) -> int | None:
+        """The context slot the node answered at (None for answers without a context)."""
+        if isinstance(self.result, dict) and isinstance(self.result.get("context"), dict):
+            slot = self.result["context"].get("slot")
+            return slot if type(slot) is int else None
+        return None
+
+
+def key_of(method: str, params: Sequence[Any]) -> str:
+    return method + json.dumps(list(params), sort_keys=True, separators=(",", ":"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from yieldcli.chain.transact.engine import TransactionToReview, TransactOptions
+    from yieldcli.chain.transact.types import TransactionToReview, TransactOptions
 
 
 def ask_ahead_for(rpc: Any, to_review: TransactionToReview, options: TransactOptions) -> None:

@@ -144,7 +144,7 @@ async def prepare(
     result["effect"] = check.to_dict() if check is not None else None
     if any(hasattr(signer, "message_hash") for signer in signers):
         from yieldcli.chain.keys.ledger.signer import message_hash
-        from yieldcli.chain.keys.sign import message_bytes
+        from yieldcli.chain.tx.signatures import message_bytes
 
         # What a Ledger shows when it blind-signs: the person compares it with the review's.
         result["message_hash"] = message_hash(message_bytes(tx))
@@ -183,7 +183,8 @@ async def _landed_already(
 
 async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None) -> Outcome:
     """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature."""
-    from yieldcli.chain.keys.sign import before_sign, message_bytes, sign_transaction
+    from yieldcli.chain.keys.sign import before_sign, sign_transaction
+    from yieldcli.chain.tx.signatures import message_bytes
 
     options, result, tx = prepared.options, prepared.result, prepared.transaction
     hooks.on_review(prepared)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol
 
 from solders.address_lookup_table_account import AddressLookupTableAccount
 from solders.hash import Hash
@@ -21,15 +20,13 @@ from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, advance_nonce_account, create_nonce_account
 from solders.transaction import VersionedTransaction
 
-from yieldcli.addresses import is_pubkey
-from yieldcli.chain.keys.keypairs import load_signer
 from yieldcli.chain.rpc.types import AccountInfo
 from yieldcli.chain.tx.instructions import build_transaction, fetch_lookup_table, parse_ix_response
 from yieldcli.errors import UsageError
 from yieldcli.solana.programs import SYSTEM_PROGRAM
 
 if TYPE_CHECKING:
-    from yieldcli.chain.keys.sign import Signer
+    pass
 
 # Versions::Current (u32), State::Initialized (u32), authority, durable nonce, lamports per signature.
 NONCE_ACCOUNT_LENGTH = 80
@@ -181,20 +178,3 @@ async def build_on_nonce_account(
             kind="usage.nonce.authority",
         )
     return build_on_nonce(instructions, payer, nonce, tables), tables
-
-
-@dataclass(frozen=True)
-class NonceAuthority:
-    """A nonce's authority as given: a public key signs later; a keypair file signs now too."""
-
-    pubkey: str
-    keypair: Signer | None = None  # a keypair, or a key on a Ledger
-    warning: str | None = None  # about the keypair file (its permissions)
-
-
-def nonce_authority(value: str, *, stdin: TextIO | None = None) -> NonceAuthority:
-    """A public key (that is not also a file's name), else a keypair file read as a signer."""
-    if is_pubkey(value) and not Path(value).expanduser().exists():
-        return NonceAuthority(value)
-    loaded = load_signer(value, stdin=stdin)  # a Ledger URL too
-    return NonceAuthority(str(loaded.signer.pubkey()), loaded.signer, loaded.warning)

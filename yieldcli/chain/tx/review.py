@@ -13,10 +13,10 @@ from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
-from yieldcli.chain.keys.sign import signature_slots
 from yieldcli.chain.tx.decode import encode_transaction, message_version
 from yieldcli.chain.tx.decoders import DECODERS
 from yieldcli.chain.tx.decoders.common import DecodeContext
+from yieldcli.chain.tx.signatures import signature_slots
 from yieldcli.solana import programs
 from yieldcli.tokens import KNOWN_TOKENS
 

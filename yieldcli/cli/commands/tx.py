@@ -132,8 +132,8 @@ def _run_on(
     expect: Optional[str],
     nonce: Optional[str] = None,
 ) -> None:
+    from yieldcli.chain.transact.obtain import given
     from yieldcli.chain.tx.decode import decode_transaction
-    from yieldcli.chain.tx.service_transactions import given
     from yieldcli.cli.commands.txflow import run
     from yieldcli.client.orders import stated_request
 

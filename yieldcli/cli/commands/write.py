@@ -152,7 +152,7 @@ def _with_nonce_authority(session: "Session", tx: "TxOptions", order: "Order") -
     """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
     if tx.nonce_authority is None:
         return order
-    from yieldcli.chain.tx.nonce import nonce_authority
+    from yieldcli.chain.keys.keypairs import nonce_authority
 
     # `-` reads the keypair from stdin once per run, as the session's signer does; a Ledger URL signs on the device.
     stdin = session.keypair_stdin() if reads_stdin(tx.nonce_authority) else None

@@ -12,14 +12,29 @@ from __future__ import annotations
 import codecs
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from yieldcli.cli.render.text import dumps
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from yieldcli.api.pagination import PageResult
-    from yieldcli.cli.render.output import Output
+    from yieldcli.environment import Environment
     from yieldcli.errors import YieldError
+
+
+class Sink(Protocol):
+    """What a format writes through: the output sink (`output.Output`), named here so that the sink
+    can import the formats without the formats importing it back."""
+
+    env: Environment
+
+    def line(self, text: str) -> None: ...
+    def lines(self, lines: Iterable[str]) -> None: ...
+    def draw(self, paint: Callable[[Console], None]) -> None: ...
+    def pretty(self, value: Any) -> None: ...
+
 
 Rows = Iterable[tuple[str, Any]]  # (wallet, its PageResult) in input order, failures already taken out
 
@@ -31,29 +46,29 @@ class Format:
     errors_as_json = False  # an error is also written as one JSON object on stderr
     for_people = False  # the review, refreshed positions and logs are drawn for a person to read
 
-    def page(self, out: Output, result: PageResult) -> None:
+    def page(self, out: Sink, result: PageResult) -> None:
         raise NotImplementedError
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
+        self, out: Sink, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         raise NotImplementedError
 
-    def object(self, out: Output, kind: str, body: Any, typed: Any) -> None:
+    def object(self, out: Sink, kind: str, body: Any, typed: Any) -> None:
         self.machine_object(out, body)
 
-    def result(self, out: Output, body: dict[str, Any], lines: Callable[[], list[str]], kind: str | None) -> None:
+    def result(self, out: Sink, body: dict[str, Any], lines: Callable[[], list[str]], kind: str | None) -> None:
         self.machine_object(out, body)
 
-    def report(self, out: Output, body: dict[str, Any], lines: Callable[[], Iterable[str]]) -> None:
+    def report(self, out: Sink, body: dict[str, Any], lines: Callable[[], Iterable[str]]) -> None:
         out.line(dumps(body))  # the shape scripts read, whatever machine format they asked for
 
     def records(
-        self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
+        self, out: Sink, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
     ) -> None:
         self.machine_object(out, rows if whole is None else whole)
 
-    def machine_object(self, out: Output, body: Any) -> None:
+    def machine_object(self, out: Sink, body: Any) -> None:
         out.line(dumps(body))
 
 
@@ -61,13 +76,13 @@ class Table(Format):
     name = "table"
     for_people = True
 
-    def page(self, out: Output, result: PageResult) -> None:
+    def page(self, out: Sink, result: PageResult) -> None:
         draw = table_of(result.kind)
         rows = [typed for _, typed in result.entries]
         out.draw(lambda console: draw(console, rows, result.more_pages))
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
+        self, out: Sink, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         from yieldcli.cli.render import tables
         from yieldcli.cli.resources import table_of as described
@@ -76,18 +91,18 @@ class Table(Format):
         assert not isinstance(table, str)  # many wallets' results are pages of a resource
         out.draw(lambda console: tables.draw_wallets(console, table, rows))
 
-    def object(self, out: Output, kind: str, body: Any, typed: Any) -> None:
+    def object(self, out: Sink, kind: str, body: Any, typed: Any) -> None:
         draw = table_of(kind)
         out.draw(lambda console: draw(console, typed if typed is not None else body))
 
-    def result(self, out: Output, body: dict[str, Any], lines: Callable[[], list[str]], kind: str | None) -> None:
+    def result(self, out: Sink, body: dict[str, Any], lines: Callable[[], list[str]], kind: str | None) -> None:
         out.lines(lines())
 
-    def report(self, out: Output, body: dict[str, Any], lines: Callable[[], Iterable[str]]) -> None:
+    def report(self, out: Sink, body: dict[str, Any], lines: Callable[[], Iterable[str]]) -> None:
         out.lines(lines())
 
     def records(
-        self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
+        self, out: Sink, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
     ) -> None:
         table()
 
@@ -96,7 +111,7 @@ class Json(Format):
     name = "json"
     errors_as_json = True
 
-    def page(self, out: Output, result: PageResult) -> None:
+    def page(self, out: Sink, result: PageResult) -> None:
         """`{"data": [...], "meta": {...}}`, byte for byte what json.dumps gives, written item by item."""
         if out.env.stdout_isatty:
             out.pretty({"data": [raw for raw, _ in result.entries], "meta": result.meta()})
@@ -109,7 +124,7 @@ class Json(Format):
         stream.flush()
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
+        self, out: Sink, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         if out.env.stdout_isatty:
             data = [{"wallet": wallet, **raw} for wallet, result in rows for raw, _ in result.entries]
@@ -133,7 +148,7 @@ class Json(Format):
         stream.write('], "meta": ' + dumps(meta) + "}\n")
         stream.flush()
 
-    def machine_object(self, out: Output, body: Any) -> None:
+    def machine_object(self, out: Sink, body: Any) -> None:
         if out.env.stdout_isatty:
             out.pretty(body)
         else:
@@ -144,7 +159,7 @@ class Ndjson(Format):
     name = "ndjson"
     errors_as_json = True
 
-    def page(self, out: Output, result: PageResult) -> None:
+    def page(self, out: Sink, result: PageResult) -> None:
         from yieldcli.exact_json import dumps_line, dumps_lines, utf8_lines
 
         # The service's own items: exact_json writes the same bytes as json.dumps, faster; a page
@@ -164,7 +179,7 @@ class Ndjson(Format):
                 raw.flush()
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
+        self, out: Sink, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         stream = out.env.stdout
         for wallet, result in rows:
@@ -174,7 +189,7 @@ class Ndjson(Format):
         stream.flush()
 
     def records(
-        self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
+        self, out: Sink, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
     ) -> None:
         write_ndjson(out, rows)
 
@@ -182,11 +197,11 @@ class Ndjson(Format):
 class Csv(Format):
     name = "csv"
 
-    def page(self, out: Output, result: PageResult) -> None:
+    def page(self, out: Sink, result: PageResult) -> None:
         write_csv(out, columns_of(result.kind), (raw for raw, _ in result.entries))
 
     def wallet_pages(
-        self, out: Output, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
+        self, out: Sink, kind: str, rows: Rows, wallets: int | None, failures: list[tuple[str, YieldError]]
     ) -> None:
         import csv
 
@@ -199,14 +214,14 @@ class Csv(Format):
                 writer.writerow([wallet, *(_cell(flat.get(c)) for c in columns)])
             out.env.stdout.flush()
 
-    def object(self, out: Output, kind: str, body: Any, typed: Any) -> None:
+    def object(self, out: Sink, kind: str, body: Any, typed: Any) -> None:
         write_csv(out, columns_of(kind), [body if isinstance(body, dict) else {"status": body}])
 
-    def result(self, out: Output, body: dict[str, Any], lines: Callable[[], list[str]], kind: str | None) -> None:
+    def result(self, out: Sink, body: dict[str, Any], lines: Callable[[], list[str]], kind: str | None) -> None:
         write_csv(out, columns_of(kind) if kind else tuple(body), [body])
 
     def records(
-        self, out: Output, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
+        self, out: Sink, rows: list[dict[str, Any]], fields: Sequence[str], table: Callable[[], None], whole: Any
     ) -> None:
         write_csv(out, fields, rows)
 
@@ -248,7 +263,7 @@ def _utf8_bytes_of(stream: Any) -> Any:
     return binary
 
 
-def write_ndjson(out: Output, items: Iterable[dict[str, Any]], line: Callable[[Any], str] = dumps) -> None:
+def write_ndjson(out: Sink, items: Iterable[dict[str, Any]], line: Callable[[Any], str] = dumps) -> None:
     """One JSON object a line."""
     stream = out.env.stdout
     for item in items:
@@ -256,7 +271,7 @@ def write_ndjson(out: Output, items: Iterable[dict[str, Any]], line: Callable[[A
     stream.flush()
 
 
-def write_csv(out: Output, columns: Sequence[str], items: Iterable[dict[str, Any]]) -> None:
+def write_csv(out: Sink, columns: Sequence[str], items: Iterable[dict[str, Any]]) -> None:
     import csv  # on first use, as json: the registry is read at start-up by help and completion
 
     writer = csv.writer(out.env.stdout, lineterminator="\n")
