@@ -1,18 +1,22 @@
 """The manual's examples (README.md and every page of docs/manual/) run as written, or are matched.
 
 Every page's ```python blocks run in order as one program, against the sandbox they start: a Python
-example added to any page runs here with no change to this file. Blocks under a `<!-- name -->`
-marker are compared with what they describe by the test named beside each in MARKED.
+example added to any page runs here with no change to this file. Every `yield` command in a ```sh or
+```console block names commands and options that exist (the examples need wallets, keys and the
+real service, so they are read against the command tree rather than run). Blocks under a
+`<!-- name -->` marker are compared with what they describe by the test named beside each in MARKED.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,3 +101,90 @@ def test_the_table_of_expected_effects_is_the_guards_own():
     after = page.split("<!-- effect-table -->\n", 1)[1]
     table = "\n".join(line for line in after.lstrip("\n").splitlines()[: len(effect_table().splitlines())])
     assert table == effect_table()
+
+
+def shell_commands(page: Path) -> list[str]:
+    """The command lines of a page's sh and console blocks (a console block's after its `$ `)."""
+    lines = []
+    for language, body in re.findall(r"^```(sh|console)\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M):
+        for line in body.replace("\\\n", " ").splitlines():
+            if language == "sh":
+                lines.append(line)
+            elif line.startswith("$ "):
+                lines.append(line[2:])
+    return lines
+
+
+def yield_invocations(line: str) -> list[list[str]]:
+    """The words after each `yield` (or `.venv/bin/yield`) that starts a command of the line."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True  # comments dropped, quotes honoured, `|`, `&&`, `>` as their own words
+    words = list(lexer)
+    operator = re.compile(r"[|&;<>()]+")
+    found = []
+    for i, word in enumerate(words):
+        if re.search(r"(^|/)yield$", word) and (i == 0 or operator.fullmatch(words[i - 1])):
+            rest = words[i + 1 :]
+            end = next((j for j, w in enumerate(rest) if operator.fullmatch(w)), len(rest))
+            found.append(rest[:end])
+    return found
+
+
+def problem_with(words: list[str]) -> str | None:
+    """What in `yield WORDS` the command tree does not have: a command, an option, a flag run together."""
+    import typer
+
+    from yieldcli.cli.app import app
+    from yieldcli.cli.completion import _options
+
+    root = typer.main.get_command(app)
+    command: Any = root
+    shared = _options(root) | {"--help": False, "-h": False}  # global options are accepted anywhere
+    positional: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        takes = shared | _options(command)
+        if word.startswith("-") and word != "-":
+            name = word.split("=", 1)[0]
+            if name in takes:
+                i += 2 if takes[name] and "=" not in word else 1
+            elif name[:2] in takes and takes[name[:2]] and not name.startswith("--"):
+                i += 1  # -ojson
+            elif not name.startswith("--") and all(takes.get(f"-{c}") is False for c in name[1:]):
+                i += 1  # flags run together, -vq
+            else:
+                return f"{word} is no option of `{command.name}`"
+            continue
+        group = hasattr(command, "get_command")
+        sub = command.get_command(None, word) if group and not positional else None
+        if sub is not None:
+            command = sub
+        elif group and not command.invoke_without_command:
+            return f"{word!r} is no command of `{command.name}`"
+        else:
+            positional.append(word)
+        i += 1
+    if (
+        hasattr(command, "get_command")
+        and not command.invoke_without_command
+        and not {"--help", "--version"} & set(words)
+    ):
+        return f"`{command.name}` needs one of its commands"
+    return None
+
+
+def test_every_yield_command_in_the_manual_names_commands_and_options_that_exist():
+    invocations = [
+        (page.name, words) for page in PAGES for line in shell_commands(page) for words in yield_invocations(line)
+    ]
+    assert len(invocations) > 80  # every page's, the README's included
+    assert not [(page, " ".join(words), problem) for page, words in invocations if (problem := problem_with(words))]
+
+
+def test_a_mistyped_command_option_or_flag_is_found():
+    assert problem_with(["withdraw", "--asset", "SOL", "--amountt", "0.5"]) == "--amountt is no option of `withdraw`"
+    assert problem_with(["close-acount", "--asset", "USDC"]) == "'close-acount' is no command of `yield`"
+    assert problem_with(["deposit", "-vz"]) == "-vz is no option of `deposit`"
+    assert problem_with(["tx"]) == "`tx` needs one of its commands"
+    assert problem_with(["-vq", "tx", "sign", "-ojson", "signed.json", "--expect", "deposit:USDC:10"]) is None
