@@ -206,7 +206,7 @@ def test_no_colour_with_no_color(screen, sandbox):
 def test_the_readme_shows_the_80_column_positions_table_as_it_appears(screen):
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "manual" / "reads.md").read_text()
     block = readme.split("<!-- positions-80 -->\n```text\n", 1)[1].split("\n```", 1)[0]
     text = screen(80).run("yield --sandbox positions")
     shown = "\n".join(line.rstrip() for line in text.split("\n"))
