@@ -16,7 +16,7 @@ each client answers its own way); the writes are inherited from `yieldcli.client
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.api import models
 from yieldcli.api.endpoints import Endpoints
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from yieldcli.chain.keys.sign import Signer
 
 __all__ = ["AsyncClient", "Client", "Profile", "load_profile"]  # the profile's names: published here first
+
+C = TypeVar("C", bound="_Construction")
 
 
 # --- the reads: what each asks (sans I/O), one function a read; `Reads` makes them methods ----------
@@ -166,9 +168,14 @@ class _Construction:
         self._reads = ReadDefaults(strategy, concurrency)
         self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
 
+    @classmethod
+    def from_profile(cls: type[C], name: str | None = None, **overrides: Any) -> C:
+        """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
+        return cls(**profile_arguments(name, overrides))
+
     @staticmethod
     def _service(url: str, key: str | None, timeout: float, connections: int) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError  # each client's own transport
 
     @property
     def api_url(self) -> str:
@@ -189,11 +196,6 @@ class Client(_Construction, ClientWrites, SyncReads, Reads):
         from yieldcli.api.sync import ServiceClient
 
         return ServiceClient(url, key, timeout=timeout, max_connections=connections)
-
-    @classmethod
-    def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
-        """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
-        return cls(**profile_arguments(name, overrides))
 
     @classmethod
     def over(cls, api: ServiceClient, *, strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY) -> Client:
@@ -225,10 +227,6 @@ class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads):
         from yieldcli.api.aio import AsyncServiceClient
 
         return AsyncServiceClient(url, key, timeout=timeout, max_connections=connections)
-
-    @classmethod
-    def from_profile(cls, name: str | None = None, **overrides: Any) -> AsyncClient:
-        return cls(**profile_arguments(name, overrides))
 
     async def aclose(self) -> None:
         await self._api.aclose()
