@@ -2,7 +2,7 @@
 resource descriptor gives a command (`yieldcli.cli.resources`). Each parses its flags, asks the
 library's `Client` (`Session.client()`), and draws what it answered."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
@@ -115,6 +115,40 @@ def _emit(
         first = failures[0][1]
         first.message = f"{len(failures)} of {len(wallets)} wallets failed (first: {failures[0][0]}: {first.message})"
         raise first
+
+
+def listing_command(kind: str) -> "Callable[..., None]":
+    """`yield KIND [WALLET]`: the listing `kind` of the library's Client (`iter_<kind>`) with paging,
+    many wallets and every output format, for a resource whose descriptor asks for one (`command`)."""
+    from yieldcli.cli.resources import RESOURCES
+
+    def command(
+        ctx: typer.Context,
+        wallet: opt.Wallet = None,
+        page: opt.Page = None,
+        limit: opt.Limit = None,
+        all_: opt.All = False,
+        concurrency: opt.Concurrency = DEFAULT_CONCURRENCY,
+        wallets_file: opt.WalletsFile = None,
+        output: opt.Output = None,
+        json_: opt.Json = False,
+    ) -> None:
+        session = session_of(ctx)
+        out = session.output(output, json_)
+        wallets = _wallets(session, wallet, wallets_file)
+        _emit(session, out, kind, (), {}, wallets, page, limit, all_, concurrency)
+
+    command.__doc__ = RESOURCES[kind].command
+    return command
+
+
+def __getattr__(name: str) -> "Callable[..., None]":
+    """The commands made from resource descriptors, by name (as `cli.app` finds every command)."""
+    from yieldcli.cli.resources import RESOURCES
+
+    if name in RESOURCES and RESOURCES[name].command:
+        return listing_command(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve_asset(value: Optional[str]) -> Optional[str]:
