@@ -13,6 +13,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from yieldcli.api.closing import AsyncCloses
 from yieldcli.api.core import JSON, Done, Request, ServiceBase
 from yieldcli.api.proxy import Proxy, proxy_for
 from yieldcli.api.tls import client_context
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     import httpx2
 
 
-class AsyncServiceClient(ServiceBase[Awaitable[JSON]]):
+class AsyncServiceClient(ServiceBase[Awaitable[JSON]], AsyncCloses):
     """The service client on httpx2, for asyncio: each request a coroutine."""
 
     def _open(self, timeout: float, max_connections: int, max_idle: int) -> None:
@@ -40,12 +41,6 @@ class AsyncServiceClient(ServiceBase[Awaitable[JSON]]):
 
     async def aclose(self) -> None:
         await self._http.aclose()
-
-    async def __aenter__(self) -> AsyncServiceClient:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     async def _send(self, request: Request) -> JSON:
         import asyncio

@@ -7,13 +7,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from yieldcli.api.closing import Closes
 from yieldcli.api.core import JSON, Done, Query, Request, ServiceBase
 from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.transport import Response, Transport, TransportError
 from yieldcli.concurrency import ordered_map
 
 
-class ServiceClient(ServiceBase[JSON]):
+class ServiceClient(ServiceBase[JSON], Closes):
     """The service client on the standard library's `http.client` (`yieldcli.api.transport`)."""
 
     def _open(self, timeout: float, max_connections: int, max_idle: int) -> None:
@@ -24,12 +25,6 @@ class ServiceClient(ServiceBase[JSON]):
 
     def close(self) -> None:
         self._http.close()
-
-    def __enter__(self) -> ServiceClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def serve_each(
         self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], Query]], window: int

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.api import models
+from yieldcli.api.closing import AsyncCloses, Closes
 from yieldcli.api.endpoints import Endpoints
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
 from yieldcli.client.profile import Profile, load_profile, profile_arguments
@@ -182,7 +183,7 @@ class _Construction:
         return str(self._api.base_url)
 
 
-class Client(_Construction, ClientWrites, SyncReads, Reads):
+class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
     """The service, blocking. Thread-safe: `iter_*` keep pages in flight from the calling thread.
 
     Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
@@ -210,14 +211,8 @@ class Client(_Construction, ClientWrites, SyncReads, Reads):
     def close(self) -> None:
         self._api.close()
 
-    def __enter__(self) -> Client:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads):
+class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads, AsyncCloses):
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
     _api: AsyncServiceClient
@@ -230,9 +225,3 @@ class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads):
 
     async def aclose(self) -> None:
         await self._api.aclose()
-
-    async def __aenter__(self) -> AsyncClient:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
