@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from yieldcli.api import models
 from yieldcli.cli.render.table_specs import AMOUNT, APY, FIRST, SYMBOL, WHEN, Cell, PageTable
 
 
@@ -27,6 +26,8 @@ class Resource(NamedTuple):  # not a dataclass: a read must not import dataclass
 
     def model(self) -> Callable[..., Any]:
         """The library's parser for one item (`models.position(item, index)`, ...)."""
+        from yieldcli.api import models  # `--help` reads the descriptors for their commands, not the models
+
         parser: Callable[..., Any] = getattr(models, self.model_name)
         return parser
 
