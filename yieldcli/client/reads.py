@@ -15,6 +15,7 @@ What only a program drawing whole pages needs (the command line, or any Python c
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
 from yieldcli.api import models
@@ -169,6 +170,7 @@ class Read(Generic[P, T]):
 
     def __init__(self, ask: Callable[Concatenate[ReadDefaults, P], Ask], parse: Callable[[JSON], T]):
         self.ask, self.parse = ask, parse
+        self.__doc__ = ask.__doc__
 
     @overload
     def __get__(self, client: None, owner: type) -> Read[P, T]: ...
@@ -186,13 +188,13 @@ class Read(Generic[P, T]):
             async def read_async(*arguments: Any, **keywords: Any) -> T:
                 return parse(await answer_async(ask(defaults, *arguments, **keywords)))
 
-            return _named(read_async, ask)
+            return _named(read_async, ask, defaults)
         answer = client._answer
 
         def read(*arguments: Any, **keywords: Any) -> T:
             return parse(answer(ask(defaults, *arguments, **keywords)))
 
-        return _named(read, ask)
+        return _named(read, ask, defaults)
 
 
 class Listing(Generic[P, T]):
@@ -201,6 +203,7 @@ class Listing(Generic[P, T]):
 
     def __init__(self, kind: str, ask: Callable[Concatenate[ReadDefaults, P], Ask], parse_item: Callable[..., T]):
         self.kind, self.ask, self.parse_item = kind, ask, parse_item
+        self.__doc__ = ask.__doc__
 
     @overload
     def __get__(self, client: None, owner: type) -> Listing[P, T]: ...
@@ -216,7 +219,7 @@ class Listing(Generic[P, T]):
         def every(*arguments: Any, **keywords: Any) -> Any:
             return items(kind, ask(defaults, *arguments, **keywords), parse_item)
 
-        return _named(every, ask)
+        return _named(every, ask, defaults)
 
 
 def page_of(kind: str, parse_item: Callable[[dict[str, Any], int], T]) -> Callable[[JSON], models.Page[T]]:
@@ -228,10 +231,12 @@ def page_of(kind: str, parse_item: Callable[[dict[str, Any], int], T]) -> Callab
     return parse
 
 
-def _named(method: Callable[..., Any], ask: Callable[..., Any]) -> Callable[..., Any]:
-    """The bound read, named and documented as its ask (help(), tracebacks)."""
+def _named(method: Callable[..., Any], ask: Callable[..., Any], defaults: ReadDefaults) -> Callable[..., Any]:
+    """The bound read, named, documented and signed as its ask without the defaults (help(),
+    inspect.signature, tracebacks)."""
     method.__name__ = method.__qualname__ = ask.__name__.lstrip("_")
     method.__doc__ = ask.__doc__
+    method.__wrapped__ = partial(ask, defaults)  # type: ignore[attr-defined]  # what inspect.signature reads
     return method
 
 
