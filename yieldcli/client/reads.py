@@ -6,6 +6,8 @@ such a function into a method of either client. A client is a driver: `SyncReads
 by blocking, `AsyncReads` by awaiting, and each pages a listing its own way. So one read is written
 once, its typed signature included (the method takes the function's parameters, after the defaults),
 and a new read endpoint is one `Read`/`Listing` line in `yieldcli.client.clients`, not two methods.
+Not an async client generated from the sync one (unasync): that is a second copy of every read to
+keep current, and a file more for every new read; here neither client has a read body to copy.
 
 What only a program drawing whole pages needs (the command line, or any Python caller) is here too:
 `SyncReads.page_result` (raw and typed items, the page's meta, every page with progress) and
