@@ -9,13 +9,12 @@ same context as the sync client.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
-from yieldcli.api.endpoints import Endpoint, Endpoints
-from yieldcli.api.limits import MAX_IDLE
+from yieldcli.api.closing import AsyncCloses
+from yieldcli.api.core import JSON, Done, Request, ServiceBase
 from yieldcli.api.proxy import Proxy, proxy_for
 from yieldcli.api.tls import client_context
 from yieldcli.api.transport import Response, TransportError, TransportTimeout
@@ -24,28 +23,12 @@ if TYPE_CHECKING:
     import httpx2
 
 
-class AsyncServiceClient(Endpoints):
-    """One coroutine per row of the endpoint table (`yieldcli.api.endpoints`);
-    raises `yieldcli.errors` (AuthError, ServiceError, NetworkError).
-    """
+class AsyncServiceClient(ServiceBase[Awaitable[JSON]], AsyncCloses):
+    """The service client on httpx2, for asyncio: each request a coroutine."""
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None,
-        *,
-        timeout: float = 30.0,
-        log: Log | None = None,
-        retry: RetryPolicy = RetryPolicy(),
-        sleep: Callable[[float], Awaitable[None]] | None = None,
-        max_connections: int = 64,
-        max_idle: int = MAX_IDLE,
-    ):
+    def _open(self, timeout: float, max_connections: int, max_idle: int) -> None:
         import httpx2
 
-        self._core = ClientCore(base_url, api_key, retry=retry, log=log)
-        self.base_url = self._core.base_url
-        self._sleep = sleep
         parts = urlsplit(self.base_url)
         self._proxy = proxy_for(parts.scheme, parts.hostname or "", parts.port)
         # Redirects are never followed (httpx2's default, stated): one would carry x-api-key away.
@@ -58,23 +41,6 @@ class AsyncServiceClient(Endpoints):
 
     async def aclose(self) -> None:
         await self._http.aclose()
-
-    async def __aenter__(self) -> AsyncServiceClient:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-    async def serve(self, endpoint: Endpoint, /, *arguments: Any, **query: Any) -> JSON:
-        """A row of the endpoint table, asked with these arguments (`api.positions(...)` calls this)."""
-        return await self._send(self._core.request(endpoint, arguments, query))
-
-    async def get(self, path: str, query: Query | None = None) -> JSON:
-        return await self._send(self._core.get(path, query))
-
-    async def post(self, path: str, params: Mapping[str, Any]) -> JSON:
-        """Never retried: a repeated deposit request is not harmless to guess about."""
-        return await self._send(self._core.post(path, params))
 
     async def _send(self, request: Request) -> JSON:
         import asyncio

@@ -12,11 +12,12 @@ import random
 import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, Union
+from typing import Any, Generic, NamedTuple, TypeVar, Union
 from urllib.parse import urlencode, urlsplit
 
 from yieldcli import exact_json
-from yieldcli.api.endpoints import Endpoint
+from yieldcli.api.endpoints import Endpoint, Endpoints
+from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
 from yieldcli.secrets import mask
@@ -31,6 +32,8 @@ Log = Callable[[str], None]
 MISSING_KEY_MESSAGE = "Missing credentials"
 AUTH_MESSAGES = (MISSING_KEY_MESSAGE, "API key invalid or doesn't exist")
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+A = TypeVar("A")  # what a request gives back: its JSON (sync), or an awaitable of it (async)
 
 
 class RetryPolicy(NamedTuple):
@@ -182,6 +185,51 @@ class ClientCore:
         elapsed = (time.perf_counter() - started) * 1000
         key = f"x-api-key: {self._key_shown}" if self._has_key else "no x-api-key"
         self._log(f"{request.method} {self.shown_url}{request.target} ({key}) -> {status} in {elapsed:.0f} ms")
+
+
+class ServiceBase(Endpoints, Generic[A]):
+    """What both service clients are, whatever moves their bytes: one method per row of the endpoint
+    table (`yieldcli.api.endpoints`), and `serve`, `get`, `post` made into requests here and sent by
+    the client's `_send` (blocking, or a coroutine: `A`). Raises `yieldcli.errors` (AuthError,
+    ServiceError, NetworkError).
+
+    Redirects are never followed: one would carry x-api-key to wherever it points.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        *,
+        timeout: float = 30.0,
+        log: Log | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], Any] | None = None,
+        max_connections: int = 64,
+        max_idle: int = MAX_IDLE,
+    ):
+        """`sleep`: how to wait between attempts (None: the client's own: time.sleep, asyncio.sleep)."""
+        self._core = ClientCore(base_url, api_key, retry=retry, log=log)
+        self.base_url = self._core.base_url
+        self._sleep = sleep
+        self._open(timeout, max_connections, max_idle)
+
+    def _open(self, timeout: float, max_connections: int, max_idle: int) -> None:
+        raise NotImplementedError  # the client's transport
+
+    def _send(self, request: Request) -> A:
+        raise NotImplementedError  # the client's exchange, retried by the rules of `ClientCore.step`
+
+    def serve(self, endpoint: Endpoint, /, *arguments: Any, **query: Any) -> A:
+        """A row of the endpoint table, asked with these arguments (`api.positions(...)` calls this)."""
+        return self._send(self._core.request(endpoint, arguments, query))
+
+    def get(self, path: str, query: Query | None = None) -> A:
+        return self._send(self._core.get(path, query))
+
+    def post(self, path: str, params: Mapping[str, Any]) -> A:
+        """Never retried: a repeated deposit request is not harmless to guess about."""
+        return self._send(self._core.post(path, params))
 
 
 def _parsable(url: str) -> str:

@@ -1,10 +1,13 @@
 """The service's read endpoints, one row each: method, path template, the arguments that fill it, the query
 parameters it takes, and whether a failed attempt is tried again.
 
-`ServiceClient` and `AsyncServiceClient` inherit this table and serve every row the same way:
-`api.positions(wallet, strategy_id, asset=..., page=...)` is the row `positions`, bound to the client
-(its `serve`). A new read endpoint is a new row here; neither client changes. Writes (POST) are not
-rows: their paths and bodies are the order builder's (`yieldcli.client.orders`), and they are never retried.
+`ServiceClient` and `AsyncServiceClient` inherit this table (through `yieldcli.api.core.ServiceBase`)
+and serve every row the same way: `api.positions(wallet, strategy_id, asset=..., page=...)` is the
+row `positions`, bound to the client (its `serve`). A new read endpoint is a new row here (neither
+service client changes), its model (`yieldcli.api.models`), its read (`yieldcli.client.clients`:
+what it asks, and its line in `Reads`, for both library clients) and its resource
+(`yieldcli.cli.resources`: columns, table, command). Writes (POST) are not rows: their paths and
+bodies are the order builder's (`yieldcli.client.orders`), and they are never retried.
 """
 
 from __future__ import annotations

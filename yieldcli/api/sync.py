@@ -4,38 +4,20 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from yieldcli.api.core import JSON, ClientCore, Done, Log, Query, Request, RetryPolicy
+from yieldcli.api.closing import Closes
+from yieldcli.api.core import JSON, Done, Query, Request, ServiceBase
 from yieldcli.api.endpoints import Endpoint, Endpoints
-from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.transport import Response, Transport, TransportError
 from yieldcli.concurrency import ordered_map
 
 
-class ServiceClient(Endpoints):
-    """One method per row of the endpoint table (`yieldcli.api.endpoints`);
-    raises `yieldcli.errors` (AuthError, ServiceError, NetworkError).
+class ServiceClient(ServiceBase[JSON], Closes):
+    """The service client on the standard library's `http.client` (`yieldcli.api.transport`)."""
 
-    Redirects are never followed: one would carry x-api-key to wherever it points.
-    """
-
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None,
-        *,
-        timeout: float = 30.0,
-        log: Log | None = None,
-        retry: RetryPolicy = RetryPolicy(),
-        sleep: Callable[[float], None] = time.sleep,
-        max_connections: int = 64,
-        max_idle: int = MAX_IDLE,
-    ):
-        self._core = ClientCore(base_url, api_key, retry=retry, log=log)
-        self.base_url = self._core.base_url
-        self._sleep = sleep
+    def _open(self, timeout: float, max_connections: int, max_idle: int) -> None:
         try:
             self._http = Transport(self.base_url, timeout=timeout, max_connections=max_connections, max_idle=max_idle)
         except TransportError as exc:
@@ -43,23 +25,6 @@ class ServiceClient(Endpoints):
 
     def close(self) -> None:
         self._http.close()
-
-    def __enter__(self) -> ServiceClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def serve(self, endpoint: Endpoint, /, *arguments: Any, **query: Any) -> JSON:
-        """A row of the endpoint table, asked with these arguments (`api.positions(...)` calls this)."""
-        return self._send(self._core.request(endpoint, arguments, query))
-
-    def get(self, path: str, query: Query | None = None) -> JSON:
-        return self._send(self._core.get(path, query))
-
-    def post(self, path: str, params: Mapping[str, Any]) -> JSON:
-        """Never retried: a repeated deposit request is not harmless to guess about."""
-        return self._send(self._core.post(path, params))
 
     def serve_each(
         self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], Query]], window: int
@@ -105,5 +70,7 @@ class ServiceClient(Endpoints):
             step = self._core.step(request, attempt, outcome, started)
             if isinstance(step, Done):
                 return step.body
-            self._sleep(step.delay if known is None else max(0.0, known + step.delay - time.monotonic()))
+            (self._sleep or time.sleep)(
+                step.delay if known is None else max(0.0, known + step.delay - time.monotonic())
+            )
         raise AssertionError("unreachable")  # the last attempt returns or raises

@@ -47,14 +47,27 @@ COMMANDS: dict[str, tuple[str, str]] = {
 _BUILT: dict[str, "Command"] = {}
 
 
+def listing_commands() -> dict[str, tuple[str, str]]:
+    """The commands made from resource descriptors (`yieldcli.cli.resources`, `command`): a new
+    listing needs no line above. Read only to list every command, or for a name not above."""
+    from yieldcli.cli.resources import RESOURCES
+
+    made = (name for name, resource in RESOURCES.items() if resource.command and name not in COMMANDS)
+    return {name: ("yieldcli.cli.commands.reads", name) for name in made}
+
+
+def _where(name: str) -> Optional[tuple[str, str]]:
+    return COMMANDS.get(name) or listing_commands().get(name)
+
+
 class LazyCommands(TyperGroup):
     """The root group: commands are loaded by name, on demand."""
 
     def list_commands(self, ctx: "Context") -> list[str]:
-        return list(COMMANDS)
+        return [*COMMANDS, *listing_commands()]
 
     def get_command(self, ctx: "Context", name: str) -> Optional["Command"]:
-        if name not in COMMANDS:
+        if _where(name) is None:
             return None
         if name not in _BUILT:  # asked for twice per run: by the option hoisting, then by click
             _BUILT[name] = self._build(name)
@@ -67,7 +80,7 @@ class LazyCommands(TyperGroup):
         try:
             return super().resolve_command(ctx, args)
         except click.exceptions.UsageError as exc:
-            matches = get_close_matches(args[0], list(COMMANDS), n=1) if args else []
+            matches = get_close_matches(args[0], self.list_commands(ctx), n=1) if args else []
             if matches and "Did you mean" not in exc.message:
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
             raise
@@ -85,7 +98,7 @@ class LazyCommands(TyperGroup):
 
     @staticmethod
     def _build(name: str) -> "Command":
-        module, attribute = COMMANDS[name]
+        module, attribute = COMMANDS[name] if name in COMMANDS else listing_commands()[name]
         target = getattr(importlib.import_module(module), attribute)
         command: Command  # a group for a command group, a plain command otherwise
         if isinstance(target, typer.Typer):

@@ -2,8 +2,9 @@
 its stable CSV columns (the documented fields, in the order the interface lists them) and its table
 (for a page: what `tables.draw_page` shows, as data; for an object: its drawer's name).
 
-The read commands, the sink's CSV format and the tables all look a kind up here. Importing this
-module loads neither the models nor rich: both are reached when a resource is read or drawn.
+The read commands, the sink's CSV format and the tables all look a kind up here; a listing with no
+options of its own gets its command from here too (`command`). Importing this module loads neither
+rich nor a transport: it is read when a resource is read or drawn, and by `--help` for the commands.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from yieldcli.api import models
 from yieldcli.cli.render.table_specs import AMOUNT, APY, FIRST, SYMBOL, WHEN, Cell, PageTable
 
 
@@ -20,9 +20,14 @@ class Resource(NamedTuple):  # not a dataclass: a read must not import dataclass
     model_name: str  # the parser's name in yieldcli.api.models
     columns: tuple[str, ...]  # CSV, stable
     table: PageTable | str  # a page's table, or the name of an object's drawer in cli/render/tables.py
+    # A listing of one wallet with nothing but paging to ask: its command's help, and the command
+    # `yield NAME [WALLET]` is made from it (`commands.reads.listing_command`). None: a command of its own.
+    command: str | None = None
 
     def model(self) -> Callable[..., Any]:
         """The library's parser for one item (`models.position(item, index)`, ...)."""
+        from yieldcli.api import models  # `--help` reads the descriptors for their commands, not the models
+
         parser: Callable[..., Any] = getattr(models, self.model_name)
         return parser
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.cli.render.jq_filter import JqFilter
+    from yieldcli.client.clients import Client
     from yieldcli.errors import AuthError
     from yieldcli.sandbox.server import SandboxServer
     from yieldcli.secrets import ApiKey
@@ -192,6 +193,12 @@ class Session:
             )
             self._closers.append(self._api.close)
         return self._api
+
+    def client(self) -> Client:
+        """The library's `Client` over this run's service client (`api()`): the reads' one driver."""
+        from yieldcli.client.clients import Client
+
+        return Client.over(self.api())
 
     def service(self) -> tuple[str, str | None]:
         """The service's URL and the API key to send it (None: no key found), resolved for every

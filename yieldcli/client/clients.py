@@ -9,23 +9,23 @@
 Both clients send the same requests, retry the same way and raise the same errors
 (`yieldcli.errors`, each with a `kind`): they share `yieldcli.api.core`. `Client` runs on the
 standard library (fast to start), `AsyncClient` on httpx2. Importing this module loads neither:
-a client's transport is imported when the client is created. Here: construction and the reads, side
-by side, one pair per row of the endpoint table (`yieldcli.api.endpoints`); the writes are inherited
-from `yieldcli.client.write_methods`.
+a client's transport is imported when the client is created. Here: construction, and the reads,
+each written once for both clients (`yieldcli.client.reads`: a read is the request it asks, which
+each client answers its own way); the writes are inherited from `yieldcli.client.write_methods`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.api import models
+from yieldcli.api.closing import AsyncCloses, Closes
 from yieldcli.api.endpoints import Endpoints
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
-from yieldcli.api.pagination import every_item, every_item_async, listing, typed_page
 from yieldcli.client.profile import Profile, load_profile, profile_arguments
+from yieldcli.client.reads import Ask, AsyncReads, Listing, Read, SyncReads, page_of
 from yieldcli.client.shared import DEFAULT_TIMEOUT, ReadDefaults, WriteSettings, health_text, public_service_url
-from yieldcli.client.shared import read_query as _query  # the name the iter_* bodies use
+from yieldcli.client.shared import read_query as _query
 from yieldcli.client.write_methods import AsyncClientWrites, ClientWrites
 
 if TYPE_CHECKING:
@@ -34,21 +34,114 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
 
     from yieldcli.api.aio import AsyncServiceClient
-    from yieldcli.api.core import JSON
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.keys.sign import Signer
 
 __all__ = ["AsyncClient", "Client", "Profile", "load_profile"]  # the profile's names: published here first
 
-T = TypeVar("T")
+C = TypeVar("C", bound="_Construction")
 
 
-class Client(ClientWrites):
-    """The service, blocking. Thread-safe: `iter_*` keep pages in flight from the calling thread.
+# --- the reads: what each asks (sans I/O), one function a read; `Reads` makes them methods ----------
 
-    Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
-    `PreparedTransaction` to look at (`.effect.summary`) before `.send(confirm=...)`.
-    """
+
+def _health(defaults: ReadDefaults) -> Ask:
+    """The service's health answer ("OK")."""
+    return Ask(Endpoints.health)
+
+
+def _strategy(defaults: ReadDefaults, strategy_id: str | None = None) -> Ask:
+    """The strategy: name, assets and variable APY (None: the client's default strategy)."""
+    return Ask(Endpoints.strategy_info, (defaults.strategy_id(strategy_id),))
+
+
+def _positions(
+    defaults: ReadDefaults,
+    wallet: str,
+    strategy: str | None = None,
+    *,
+    asset: str | None = None,
+    sort_by: str | None = None,
+    order: str | None = None,
+    page: int | None = None,
+    limit: int | None = None,
+) -> Ask:
+    """One page of the wallet's positions in the strategy."""
+    query = _query(asset, sort_by, order, page=page, limit=limit)
+    return Ask(Endpoints.positions, (wallet, defaults.strategy_id(strategy)), query)
+
+
+def _iter_positions(
+    defaults: ReadDefaults,
+    wallet: str,
+    strategy: str | None = None,
+    *,
+    asset: str | None = None,
+    sort_by: str | None = None,
+    order: str | None = None,
+    limit: int | None = None,
+) -> Ask:
+    """Every position on every page; pages are fetched concurrently and yielded in order."""
+    return _positions(defaults, wallet, strategy, asset=asset, sort_by=sort_by, order=order, limit=limit)
+
+
+def _balances(
+    defaults: ReadDefaults,
+    wallet: str,
+    *,
+    asset: str | None = None,
+    sort_by: str | None = None,
+    order: str | None = None,
+    page: int | None = None,
+    limit: int | None = None,
+) -> Ask:
+    """One page of the wallet's token balances."""
+    return Ask(Endpoints.balances, (wallet,), _query(asset, sort_by, order, page=page, limit=limit))
+
+
+def _iter_balances(
+    defaults: ReadDefaults,
+    wallet: str,
+    *,
+    asset: str | None = None,
+    sort_by: str | None = None,
+    order: str | None = None,
+    limit: int | None = None,
+) -> Ask:
+    """Every balance on every page; pages are fetched concurrently and yielded in order."""
+    return _balances(defaults, wallet, asset=asset, sort_by=sort_by, order=order, limit=limit)
+
+
+def _earnings(
+    defaults: ReadDefaults, wallet: str, *, fund: str | None = None, page: int | None = None, limit: int | None = None
+) -> Ask:
+    """One page of the wallet's yield records, per fund."""
+    return Ask(Endpoints.earnings, (wallet,), {"fund_id": fund, "page": page, "limit": limit})
+
+
+def _iter_earnings(defaults: ReadDefaults, wallet: str, *, fund: str | None = None, limit: int | None = None) -> Ask:
+    """Every yield record on every page; pages are fetched concurrently and yielded in order."""
+    return _earnings(defaults, wallet, fund=fund, limit=limit)
+
+
+class Reads:
+    """Every read, once: a method of `Client` (blocking) and of `AsyncClient` (awaited; `iter_*` async
+    iterators). A new read endpoint is a line here (and its row in `yieldcli.api.endpoints`)."""
+
+    health = Read(_health, health_text)
+    strategy = Read(_strategy, models.strategy)
+    positions = Read(_positions, page_of("positions", models.position))
+    iter_positions = Listing("positions", _iter_positions, models.position)
+    balances = Read(_balances, page_of("balances", models.balance))
+    iter_balances = Listing("balances", _iter_balances, models.balance)
+    earnings = Read(_earnings, page_of("earnings", models.yield_record))
+    iter_earnings = Listing("earnings", _iter_earnings, models.yield_record)
+
+
+class _Construction:
+    """What both clients are made of: the service client, the read defaults, the write settings."""
+
+    _api: Any
 
     def __init__(
         self,
@@ -72,241 +165,63 @@ class Client(ClientWrites):
         strategy's program off mainnet (as the `strategy_program` setting; a write's own wins);
         `trust_file`: the destinations trusted for plain transfers on deposits (default: the one
         `yield config trust` writes)."""
-        from yieldcli.api.sync import ServiceClient
-
-        self._api: ServiceClient = ServiceClient(
-            api_url or public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
-        )
+        self._api = self._service(api_url or public_service_url(), api_key, timeout, max(concurrency, 1))
         self._reads = ReadDefaults(strategy, concurrency)
         self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
 
     @classmethod
-    def from_profile(cls, name: str | None = None, **overrides: Any) -> Client:
+    def from_profile(cls: type[C], name: str | None = None, **overrides: Any) -> C:
         """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
         return cls(**profile_arguments(name, overrides))
 
+    @staticmethod
+    def _service(url: str, key: str | None, timeout: float, connections: int) -> Any:
+        raise NotImplementedError  # each client's own transport
+
     @property
     def api_url(self) -> str:
-        return self._api.base_url
+        return str(self._api.base_url)
+
+
+class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
+    """The service, blocking. Thread-safe: `iter_*` keep pages in flight from the calling thread.
+
+    Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
+    `PreparedTransaction` to look at (`.effect.summary`) before `.send(confirm=...)`.
+    """
+
+    _api: ServiceClient
+
+    @staticmethod
+    def _service(url: str, key: str | None, timeout: float, connections: int) -> ServiceClient:
+        from yieldcli.api.sync import ServiceClient
+
+        return ServiceClient(url, key, timeout=timeout, max_connections=connections)
+
+    @classmethod
+    def over(cls, api: ServiceClient, *, strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY) -> Client:
+        """A reading client over a service client already made (its URL, key, timeout, log and
+        retries: the command line's); closing it closes `api`. Writes need the constructor."""
+        client = cls.__new__(cls)
+        client._api = api
+        client._reads = ReadDefaults(strategy, concurrency)
+        client._writes = WriteSettings(None, None, None, DEFAULT_TIMEOUT)
+        return client
 
     def close(self) -> None:
         self._api.close()
 
-    def __enter__(self) -> Client:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def health(self) -> str:
-        """The service's health answer ("OK")."""
-        return health_text(self._api.health())
-
-    def strategy(self, strategy_id: str | None = None) -> models.Strategy:
-        return models.strategy(self._api.strategy_info(self._reads.strategy_id(strategy_id)))
-
-    def positions(
-        self,
-        wallet: str,
-        strategy: str | None = None,
-        *,
-        asset: str | None = None,
-        sort_by: str | None = None,
-        order: str | None = None,
-        page: int | None = None,
-        limit: int | None = None,
-    ) -> models.Page[models.Position]:
-        body = self._api.positions(
-            wallet, self._reads.strategy_id(strategy), **_query(asset, sort_by, order, page=page, limit=limit)
-        )
-        return typed_page("positions", body, models.position)
-
-    def iter_positions(
-        self,
-        wallet: str,
-        strategy: str | None = None,
-        *,
-        asset: str | None = None,
-        sort_by: str | None = None,
-        order: str | None = None,
-        limit: int | None = None,
-    ) -> Iterator[models.Position]:
-        """Every position on every page; pages are fetched concurrently and yielded in order."""
-        strategy_id, query = self._reads.strategy_id(strategy), _query(asset, sort_by, order)
-        return self._every("positions", (wallet, strategy_id), query, models.position, limit)
-
-    def balances(
-        self,
-        wallet: str,
-        *,
-        asset: str | None = None,
-        sort_by: str | None = None,
-        order: str | None = None,
-        page: int | None = None,
-        limit: int | None = None,
-    ) -> models.Page[models.Balance]:
-        body = self._api.balances(wallet, **_query(asset, sort_by, order, page=page, limit=limit))
-        return typed_page("balances", body, models.balance)
-
-    def iter_balances(
-        self,
-        wallet: str,
-        *,
-        asset: str | None = None,
-        sort_by: str | None = None,
-        order: str | None = None,
-        limit: int | None = None,
-    ) -> Iterator[models.Balance]:
-        return self._every("balances", (wallet,), _query(asset, sort_by, order), models.balance, limit)
-
-    def earnings(
-        self, wallet: str, *, fund: str | None = None, page: int | None = None, limit: int | None = None
-    ) -> models.Page[models.YieldRecord]:
-        body = self._api.earnings(wallet, fund_id=fund, page=page, limit=limit)
-        return typed_page("earnings", body, models.yield_record)
-
-    def iter_earnings(
-        self, wallet: str, *, fund: str | None = None, limit: int | None = None
-    ) -> Iterator[models.YieldRecord]:
-        return self._every("earnings", (wallet,), {"fund_id": fund}, models.yield_record, limit)
-
-    def _every(
-        self,
-        kind: str,
-        arguments: tuple[Any, ...],
-        query: dict[str, Any],
-        parse_item: Callable[[dict[str, Any], int], T],
-        limit: int | None,
-    ) -> Iterator[T]:
-        """Every item of the listing `kind` (a row of the endpoint table), pages fetched concurrently."""
-        fetch, fetch_pages = listing(self._api, getattr(Endpoints, kind), arguments, query)
-        return every_item(
-            kind, fetch, parse_item, limit=limit, concurrency=self._reads.concurrency, fetch_pages=fetch_pages
-        )
-
-
-class AsyncClient(AsyncClientWrites):
+class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads, AsyncCloses):
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
-    def __init__(
-        self,
-        api_url: str | None = None,
-        api_key: str | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        strategy: str | None = None,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        rpc_url: str | None = None,
-        keypair: Signer | Keypair | str | Path | None = None,
-        journal_path: str | Path | None = None,
-        strategy_program: str | None = None,
-        trust_file: str | Path | None = None,
-    ):
+    _api: AsyncServiceClient
+
+    @staticmethod
+    def _service(url: str, key: str | None, timeout: float, connections: int) -> AsyncServiceClient:
         from yieldcli.api.aio import AsyncServiceClient
 
-        self._api: AsyncServiceClient = AsyncServiceClient(
-            api_url or public_service_url(), api_key, timeout=timeout, max_connections=max(concurrency, 1)
-        )
-        self._reads = ReadDefaults(strategy, concurrency)
-        self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
-
-    @classmethod
-    def from_profile(cls, name: str | None = None, **overrides: Any) -> AsyncClient:
-        return cls(**profile_arguments(name, overrides))
-
-    @property
-    def api_url(self) -> str:
-        return self._api.base_url
+        return AsyncServiceClient(url, key, timeout=timeout, max_connections=connections)
 
     async def aclose(self) -> None:
         await self._api.aclose()
-
-    async def __aenter__(self) -> AsyncClient:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-    async def health(self) -> str:
-        return health_text(await self._api.health())
-
-    async def strategy(self, strategy_id: str | None = None) -> models.Strategy:
-        return models.strategy(await self._api.strategy_info(self._reads.strategy_id(strategy_id)))
-
-    async def positions(
-        self,
-        wallet: str,
-        strategy: str | None = None,
-        *,
-        asset: str | None = None,
-        sort_by: str | None = None,
-        order: str | None = None,
-        page: int | None = None,
-        limit: int | None = None,
-    ) -> models.Page[models.Position]:
-        body = await self._api.positions(
-            wallet, self._reads.strategy_id(strategy), **_query(asset, sort_by, order, page=page, limit=limit)
-        )
-        return typed_page("positions", body, models.position)
-
-    def iter_positions(
-        self,
-        wallet: str,
-        strategy: str | None = None,
-        *,
-        asset: str | None = None,
-        sort_by: str | None = None,
-        order: str | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[models.Position]:
-        strategy_id, query = self._reads.strategy_id(strategy), _query(asset, sort_by, order)
-
-        async def fetch(page: int | None, size: int | None) -> JSON:
-            return await self._api.positions(wallet, strategy_id, **query, page=page, limit=size)
-
-        return every_item_async("positions", fetch, models.position, limit=limit, concurrency=self._reads.concurrency)
-
-    async def balances(
-        self,
-        wallet: str,
-        *,
-        asset: str | None = None,
-        sort_by: str | None = None,
-        order: str | None = None,
-        page: int | None = None,
-        limit: int | None = None,
-    ) -> models.Page[models.Balance]:
-        body = await self._api.balances(wallet, **_query(asset, sort_by, order, page=page, limit=limit))
-        return typed_page("balances", body, models.balance)
-
-    def iter_balances(
-        self,
-        wallet: str,
-        *,
-        asset: str | None = None,
-        sort_by: str | None = None,
-        order: str | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[models.Balance]:
-        query = _query(asset, sort_by, order)
-
-        async def fetch(page: int | None, size: int | None) -> JSON:
-            return await self._api.balances(wallet, **query, page=page, limit=size)
-
-        return every_item_async("balances", fetch, models.balance, limit=limit, concurrency=self._reads.concurrency)
-
-    async def earnings(
-        self, wallet: str, *, fund: str | None = None, page: int | None = None, limit: int | None = None
-    ) -> models.Page[models.YieldRecord]:
-        body = await self._api.earnings(wallet, fund_id=fund, page=page, limit=limit)
-        return typed_page("earnings", body, models.yield_record)
-
-    def iter_earnings(
-        self, wallet: str, *, fund: str | None = None, limit: int | None = None
-    ) -> AsyncIterator[models.YieldRecord]:
-        async def fetch(page: int | None, size: int | None) -> JSON:
-            return await self._api.earnings(wallet, fund_id=fund, page=page, limit=size)
-
-        return every_item_async(
-            "earnings", fetch, models.yield_record, limit=limit, concurrency=self._reads.concurrency
-        )

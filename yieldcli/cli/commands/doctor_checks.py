@@ -123,7 +123,7 @@ def key_accepted(session: Session) -> Check:
     strategy = _strategy_for_check(session)
     started = time.monotonic()
     try:
-        session.api().strategy_info(strategy)
+        session.client().answer("strategy", strategy)
     except AuthError as exc:
         return Check(
             "key accepted",
@@ -150,7 +150,7 @@ def service(session: Session) -> Check:
     url = "the embedded sandbox" if session.options.sandbox else str(session.settings.value("api_url"))
     started = time.monotonic()
     try:
-        session.api().health()
+        session.client().answer("health")
     except AuthError:
         return Check("service", "ok", f"{url} answers ({ms_since(started)}, health needs a key)")
     except NetworkError as exc:

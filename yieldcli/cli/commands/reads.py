@@ -1,25 +1,22 @@
-"""Read commands: strategy info, positions, balances, earnings, health."""
+"""Read commands: strategy info, positions, balances, earnings, health, and one for each listing a
+resource descriptor gives a command (`yieldcli.cli.resources`). Each parses its flags, asks the
+library's `Client` (`Session.client()`), and draws what it answered."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from yieldcli import tokens
-from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
-from yieldcli.api.pagination import PageResult, collect, listing
+from yieldcli.api.pagination import PageResult
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.errors import UsageError
+from yieldcli.errors import UsageError, YieldError
 
 if TYPE_CHECKING:
-    from yieldcli.api.pagination import FetchPage, FetchPages
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
-
-# A wallet's listing: the endpoint, its arguments and its query (`listing` adds the pages).
-AskWallet = Callable[[str], tuple[Endpoint, tuple[Any, ...], dict[str, Any]]]
 
 strategy_app = opt.command_group("Read a strategy: its name, supported assets and variable APY.")
 
@@ -71,7 +68,8 @@ def _emit(
     session: "Session",
     out: "Output",
     kind: str,
-    ask: AskWallet,
+    arguments: tuple[Any, ...],
+    query: dict[str, Any],
     wallets: list[str] | str,
     page: Optional[int],
     limit: Optional[int],
@@ -79,67 +77,34 @@ def _emit(
     concurrency: int,
 ) -> None:
     """One wallet: pages of it (concurrent with --all). A wallets file: every wallet, concurrently.
-    `ask(wallet)`: the endpoint, its arguments and its query for that wallet's pages. Items are
-    parsed by the model of the `kind`'s resource descriptor."""
+    The library's listing `kind` (`Client.iter_<kind>`) is asked for the wallet, then `arguments`
+    and `query`; the Client parses each item with the listing's model."""
     from yieldcli.cli.render.progress import page_progress
-    from yieldcli.cli.resources import RESOURCES
 
-    parse_item = RESOURCES[kind].model()
     fetch_all = _follows_every_page(out, page, limit, fetch_all)
-
-    def fetches(who: str) -> "tuple[FetchPage, FetchPages]":
-        return listing(session.api(), *ask(who))
+    client = session.client()
+    pages: dict[str, Any] = {"page": page, "limit": limit, "every": fetch_all, "concurrency": concurrency}
 
     if isinstance(wallets, str):
         with page_progress(session.env, f"fetching {kind}", enabled=fetch_all) as progress:
-            fetch, fetch_pages = fetches(wallets)
-            result = collect(
-                kind,
-                fetch,
-                parse_item,
-                page=page,
-                limit=limit,
-                fetch_all=fetch_all,
-                concurrency=concurrency,
-                progress=progress,
-                fetch_pages=fetch_pages,
-            )
+            result = client.page_result(kind, wallets, *arguments, **pages, progress=progress, **query)
             _say_if_past_the_last_page(out, result, page)
             more = result.more_pages
             out.page(result, progress)
         _say_if_more_pages(out, kind, more)
         return
-    from yieldcli.wallets import in_order
 
-    def one_wallet(wallet: str) -> PageResult:
-        result = collect(
-            kind,
-            fetches(wallet)[0],
-            parse_item,
-            page=page,
-            limit=limit,
-            fetch_all=fetch_all,
-            concurrency=1,
-        )
-        result.entries = list(result.entries)  # fetched in the worker, written in order by the caller
-        if result.more_pages:
-            cut.append(wallet)
-        return result
+    cut: list[str] = []  # wallets whose output stops before their last page
 
-    cut: list[str] = []  # wallets whose output stops before their last page (list.append is atomic)
+    def noting_cuts(results: "Iterator[tuple[str, PageResult | YieldError]]") -> "Iterator[tuple[str, Any]]":
+        for wallet, result in results:
+            if isinstance(result, PageResult) and result.more_pages:
+                cut.append(wallet)
+            yield wallet, result
 
     with page_progress(session.env, f"fetching {kind} of {len(wallets)} wallets", enabled=True) as progress:
-        done = [0]
-
-        def tracked(wallet: str) -> PageResult:
-            try:
-                return one_wallet(wallet)
-            finally:
-                done[0] += 1
-                if progress:
-                    progress(done[0], len(wallets))
-
-        failures = out.wallet_pages(kind, in_order(wallets, tracked, concurrency), progress)
+        results = client.each_wallet(kind, wallets, *arguments, **pages, progress=progress, **query)
+        failures = out.wallet_pages(kind, noting_cuts(results), progress)
     if cut and not (out.mode == "table" and out.env.stdout_isatty):  # each wallet's footer says it there
         first_cut = next(wallet for wallet in wallets if wallet in set(cut))
         out.warn(
@@ -150,6 +115,40 @@ def _emit(
         first = failures[0][1]
         first.message = f"{len(failures)} of {len(wallets)} wallets failed (first: {failures[0][0]}: {first.message})"
         raise first
+
+
+def listing_command(kind: str) -> "Callable[..., None]":
+    """`yield KIND [WALLET]`: the listing `kind` of the library's Client (`iter_<kind>`) with paging,
+    many wallets and every output format, for a resource whose descriptor asks for one (`command`)."""
+    from yieldcli.cli.resources import RESOURCES
+
+    def command(
+        ctx: typer.Context,
+        wallet: opt.Wallet = None,
+        page: opt.Page = None,
+        limit: opt.Limit = None,
+        all_: opt.All = False,
+        concurrency: opt.Concurrency = DEFAULT_CONCURRENCY,
+        wallets_file: opt.WalletsFile = None,
+        output: opt.Output = None,
+        json_: opt.Json = False,
+    ) -> None:
+        session = session_of(ctx)
+        out = session.output(output, json_)
+        wallets = _wallets(session, wallet, wallets_file)
+        _emit(session, out, kind, (), {}, wallets, page, limit, all_, concurrency)
+
+    command.__doc__ = RESOURCES[kind].command
+    return command
+
+
+def __getattr__(name: str) -> "Callable[..., None]":
+    """The commands made from resource descriptors, by name (as `cli.app` finds every command)."""
+    from yieldcli.cli.resources import RESOURCES
+
+    if name in RESOURCES and RESOURCES[name].command:
+        return listing_command(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve_asset(value: Optional[str]) -> Optional[str]:
@@ -175,7 +174,7 @@ def strategy_info(
     session = session_of(ctx)
     out = session.output(output, json_)
     strategy_id = session.strategy(strategy_id, given_as="the command line")
-    body = session.api().strategy_info(strategy_id)
+    body = session.client().answer("strategy", strategy_id)
     from yieldcli.cli.resources import RESOURCES
 
     out.object("strategy", body, RESOURCES["strategy"].model()(body))
@@ -208,14 +207,15 @@ def positions(
     query = {
         "asset": mint,
         "sort_by": opt.check_sort_by("positions", sort_by),
-        "sort_order": order.value if order else None,
+        "order": order.value if order else None,
     }
 
     _emit(
         session,
         out,
         "positions",
-        lambda who: (Endpoints.positions, (who, strategy_id), query),
+        (strategy_id,),
+        query,
         wallets,
         page,
         limit,
@@ -257,14 +257,15 @@ def balances(
     query = {
         "asset": mint,
         "sort_by": opt.check_sort_by("balances", sort_by),
-        "sort_order": order.value if order else None,
+        "order": order.value if order else None,
     }
 
     _emit(
         session,
         out,
         "balances",
-        lambda who: (Endpoints.balances, (who,), query),
+        (),
+        query,
         wallets,
         page,
         limit,
@@ -297,7 +298,8 @@ def earnings(
         session,
         out,
         "earnings",
-        lambda who: (Endpoints.earnings, (who,), {"fund_id": fund}),
+        (),
+        {"fund": fund},
         wallets,
         page,
         limit,
@@ -313,4 +315,4 @@ def health(ctx: typer.Context, output: opt.Output = None, json_: opt.Json = Fals
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    out.object("health", session.api().health())
+    out.object("health", session.client().answer("health"))
