@@ -86,6 +86,9 @@ class TransactOptions:
     expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
     strategy_program: str | None = None  # the strategy's program off mainnet (chain/pinned.py decides which is trusted)
     trust_file: str | None = None  # the user's trusted destinations (`yieldcli.trust`); None: none trusted
+    # Look for this exact transaction having landed before simulating, though only signing now: a
+    # library caller prepares once and may send later, as `yield tx send` would.
+    landed_first: bool = False
 
     def validate(self) -> None:
         if self.commitment not in COMMITMENTS:
