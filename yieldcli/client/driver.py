@@ -14,8 +14,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from yieldcli import tokens
 from yieldcli.chain.transact.engine import Hooks, Prepared, prepare, run
 from yieldcli.client import orders
+from yieldcli.errors import YieldError
 
 if TYPE_CHECKING:
     from yieldcli.chain.keys.sign import Signer
@@ -35,7 +37,6 @@ async def decimals_of_unknown(api: Any, settings: ChainSettings, mint: str, owne
     """An unknown mint's decimals: from its mint account on chain, else the service's balances for
     `owner` (a service that cannot tell leaves them unknown: the amount is then refused, naming raw)."""
     from yieldcli.client.writes import decimals_of_mint_async
-    from yieldcli.errors import YieldError
 
     async def from_service() -> int | None:
         try:
@@ -60,7 +61,6 @@ class Ready:
 async def order_of(api: Any, settings: ChainSettings, move: Move) -> Order:
     """The order of a deposit or withdrawal; an unknown mint's decimals are read first (the order
     itself is built without awaiting anything)."""
-    from yieldcli import tokens
     from yieldcli.client.writes import identity, move_order
 
     mint = tokens.resolve_asset(move.asset, "asset")
@@ -80,6 +80,7 @@ async def order_of(api: Any, settings: ChainSettings, move: Move) -> Order:
         wallet=move.wallet,
         payer=move.payer,
         token_account=move.token_account,
+        name=move.name,
         **move.flags,
     )
 

@@ -66,6 +66,34 @@ class LimitArgs(TypedDict, total=False):
     strategy_program: str | None
 
 
+class WriteArgs(LimitArgs, total=False):
+    """The keyword arguments every write of a client takes besides its asset."""
+
+    strategy: str | None
+    wallet: str | None
+    payer: str | None
+    token_account: str | None
+    ix: bool
+    nonce: str | None
+    nonce_authority: Signer | str | Path | None
+
+
+class MoveArgs(WriteArgs, total=False):
+    """A deposit's: besides an amount in token units, `raw` base units or `all`."""
+
+    raw: int | None
+    all: bool
+
+
+class WithdrawArgs(MoveArgs, total=False):
+    exclude_fees: bool
+    unwrap_wsol: bool | None
+
+
+class CloseArgs(WriteArgs, total=False):
+    recipient: str | None
+
+
 @dataclass(frozen=True)
 class Limits:
     """The fee and wait settings every write takes."""

@@ -12,16 +12,14 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Awaitable  # noqa: F401 (named in AsyncClientWrites' base, a string)
     from decimal import Decimal
-    from pathlib import Path
     from typing import Unpack
 
-    from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
     from yieldcli.client.orders import Order
     from yieldcli.client.prepared import AsyncPreparedTransaction, ChainSettings, PreparedTransaction
     from yieldcli.client.shared import ReadDefaults, WriteSettings
-    from yieldcli.client.writes import LimitArgs, Write
+    from yieldcli.client.writes import CloseArgs, LimitArgs, Limits, MoveArgs, WithdrawArgs, Write
 
 P = TypeVar("P")  # what a write returns: a prepared transaction, or an awaitable of one
 
@@ -36,95 +34,53 @@ class _Writes(Generic[P]):
     def _chain(self) -> ChainSettings:
         return self._writes.settings(self._api.base_url)
 
-    def deposit(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> P:
-        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`.
-        `nonce`: build on this durable-nonce account (from the service's instructions), whose authority
-        is the keypair unless `nonce_authority` names another (a Keypair or keypair file signs here, a
-        public key signs later). `limits`: priority_fee ("auto" or micro-lamports per compute unit),
-        max_fee and max_sol_cost (lamports), commitment, timeout (seconds of waiting). Without a keypair
-        (`wallet=` named) it is a review: `.sign()` and `.send()` then need one."""
-        from yieldcli.client.writes import Move
+    def deposit(self, asset: str, amount: Decimal | str | None = None, **args: Unpack[MoveArgs]) -> P:
+        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`;
+        `strategy`, `wallet` (default: the keypair's), `payer` (default: the wallet), `token_account`.
+        `ix`: compiled from the service's instructions; `nonce`: build on this durable-nonce account,
+        whose authority is the keypair unless `nonce_authority` names another (a Keypair or keypair
+        file signs here, a public key signs later). Limits: priority_fee ("auto" or micro-lamports per
+        compute unit), max_fee and max_sol_cost (lamports), commitment, timeout (seconds of waiting),
+        strategy_program. Without a keypair (`wallet=` named) it is a review: `.sign()` and `.send()`
+        then need one."""
+        return self._move("deposit", asset, amount, dict(args), {})
 
-        what = Move("deposit", asset, amount, raw, all, self._reads.strategy_id(strategy), wallet, payer, token_account)
-        return self._run(what, _write(ix, nonce, nonce_authority), limits)
+    def withdraw(self, asset: str, amount: Decimal | str | None = None, **args: Unpack[WithdrawArgs]) -> P:
+        """Prepare a withdrawal, as `deposit`; `exclude_fees`: receive the full amount, fees come from
+        the yield; `unwrap_wsol`: SOL arrives unwrapped."""
+        rest = dict(args)
+        flags = {"exclude_fees": rest.pop("exclude_fees", False), "unwrap_wsol": rest.pop("unwrap_wsol", None)}
+        return self._move("withdraw", asset, amount, rest, flags)
 
-    def withdraw(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        exclude_fees: bool = False,
-        unwrap_wsol: bool | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> P:
-        """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
-        from yieldcli.client.writes import Move
-
-        flags = {"exclude_fees": exclude_fees, "unwrap_wsol": unwrap_wsol}
-        strategy_id = self._reads.strategy_id(strategy)
-        what = Move("withdraw", asset, amount, raw, all, strategy_id, wallet, payer, token_account, flags)
-        return self._run(what, _write(ix, nonce, nonce_authority), limits)
-
-    def close_account(
-        self,
-        asset: str,
-        *,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        recipient: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> P:
-        """Prepare closing the wallet's fund account for a strategy and asset (its rent returns)."""
+    def close_account(self, asset: str, **args: Unpack[CloseArgs]) -> P:
+        """Prepare closing the wallet's fund account for a strategy and asset (its rent returns to
+        `recipient`, default the wallet); the other arguments as `deposit`'s."""
         from yieldcli.client.writes import close_order
 
-        order = close_order(
-            self._chain(),
-            self._reads.strategy_id(strategy),
-            asset,
-            wallet=wallet,
-            payer=payer,
-            recipient=recipient,
-            token_account=token_account,
-        )
-        return self._run(order, _write(ix, nonce, nonce_authority), limits)
+        rest: dict[str, Any] = dict(args)
+        named = {k: rest.pop(k, None) for k in ("wallet", "payer", "recipient", "token_account")}
+        order = close_order(self._chain(), self._reads.strategy_id(rest.pop("strategy", None)), asset, **named)
+        return self._run(order, *_write_and_limits(rest))
 
-    def _run(self, what: Order | Any, write: Write, limits: LimitArgs) -> P:
+    def _move(self, action: str, asset: str, amount: Decimal | str | None, rest: dict[str, Any], flags: Any) -> P:
+        from yieldcli.client.writes import Move
+
+        raw, everything = rest.pop("raw", None), rest.pop("all", False)
+        strategy_id = self._reads.strategy_id(rest.pop("strategy", None))
+        wallet, payer, account = (rest.pop(k, None) for k in ("wallet", "payer", "token_account"))
+        what = Move(action, asset, amount, raw, everything, strategy_id, wallet, payer, account, flags)
+        return self._run(what, *_write_and_limits(rest))
+
+    def _run(self, what: Order | Any, write: Write, limits: Limits) -> P:
         raise NotImplementedError
 
 
-def _write(ix: bool, nonce: str | None, nonce_authority: Keypair | str | Path | None) -> Write:
-    from yieldcli.client.writes import Write
+def _write_and_limits(rest: dict[str, Any]) -> tuple[Write, Limits]:
+    """How the write is built, and its limits; an argument of no write is refused as Python does."""
+    from yieldcli.client.writes import Limits, Write
 
-    return Write(ix, nonce, nonce_authority)
+    write = Write(rest.pop("ix", False), rest.pop("nonce", None), rest.pop("nonce_authority", None))
+    return write, Limits(**rest)
 
 
 class ClientWrites(_Writes["PreparedTransaction"]):
@@ -160,24 +116,22 @@ class ClientWrites(_Writes["PreparedTransaction"]):
         ready = driver.ready_given(settings, request, obtain, Write(), Limits(**limits))
         return PreparedTransaction(*driver.drive(lambda: driver.prepare_ready(settings, ready)))
 
-    def _run(self, what: Order | Any, write: Write, limits: LimitArgs) -> PreparedTransaction:
+    def _run(self, what: Order | Any, write: Write, limits: Limits) -> PreparedTransaction:
         from yieldcli.client import driver
         from yieldcli.client.prepared import PreparedTransaction
-        from yieldcli.client.writes import Limits
 
         settings = self._chain()
-        found = driver.drive(lambda: driver.prepare_write(self._api, settings, what, write, Limits(**limits)))
+        found = driver.drive(lambda: driver.prepare_write(self._api, settings, what, write, limits))
         return PreparedTransaction(*found)
 
 
 class AsyncClientWrites(_Writes["Awaitable[AsyncPreparedTransaction]"]):
     """`AsyncClient`'s writes, awaited."""
 
-    async def _run(self, what: Order | Any, write: Write, limits: LimitArgs) -> AsyncPreparedTransaction:
+    async def _run(self, what: Order | Any, write: Write, limits: Limits) -> AsyncPreparedTransaction:
         from yieldcli.client import driver
         from yieldcli.client.prepared import AsyncPreparedTransaction
-        from yieldcli.client.writes import Limits
 
         settings = self._chain()
-        found = await driver.prepare_write(self._api, settings, what, write, Limits(**limits))
+        found = await driver.prepare_write(self._api, settings, what, write, limits)
         return AsyncPreparedTransaction(*found)

@@ -18,10 +18,13 @@ from yieldcli.client import orders
 # Published here first: `X as X` keeps them importable from this module for type checkers too.
 from yieldcli.client.prepared import AsyncPreparedTransaction as AsyncPreparedTransaction
 from yieldcli.client.prepared import ChainSettings as ChainSettings
+from yieldcli.client.prepared import CloseArgs as CloseArgs
 from yieldcli.client.prepared import LimitArgs as LimitArgs
 from yieldcli.client.prepared import Limits as Limits
 from yieldcli.client.prepared import Mode as Mode
+from yieldcli.client.prepared import MoveArgs as MoveArgs
 from yieldcli.client.prepared import PreparedTransaction as PreparedTransaction
+from yieldcli.client.prepared import WithdrawArgs as WithdrawArgs
 from yieldcli.client.prepared import on_loop
 from yieldcli.errors import NetworkError, UsageError
 
@@ -158,6 +161,7 @@ class Move:
     payer: str | None
     token_account: str | None
     flags: dict[str, Any] = field(default_factory=dict)
+    name: str = "amount"  # what the amount is called in errors (the command line's `--amount`)
 
 
 def move_order(
@@ -173,17 +177,17 @@ def move_order(
     wallet: str | None,
     payer: str | None,
     token_account: str | None,
-    exclude_fees: bool = False,
-    unwrap_wsol: bool | None = None,
+    name: str = "amount",
+    **flags: Any,
 ) -> Order:
     """A deposit or a withdrawal (`action`) from the keyword arguments of `Client.deposit`/`withdraw`;
     `decimals_of_unknown(mint, wallet)` for a mint that is not a known token."""
     mint = tokens.resolve_asset(asset, "asset")
     wallet, payer = identity(settings, wallet, payer)
     try:
-        units = orders.base_units(mint, amount, raw, everything, lambda: decimals_of_unknown(mint, wallet))
+        units = orders.base_units(mint, amount, raw, everything, lambda: decimals_of_unknown(mint, wallet), name=name)
     except UsageError as exc:
-        if exc.kind == "usage.amount.decimals":
+        if exc.kind == "usage.amount.decimals" and name == "amount":  # the command line's hint names --raw
             exc.hint = "give the amount in base units with raw="
         raise
     if action == "deposit":
@@ -197,8 +201,7 @@ def move_order(
         payer=payer,
         amount=units,
         token_account=token_account,
-        exclude_fees=exclude_fees,
-        unwrap_wsol=unwrap_wsol,
+        **flags,
     )
 
 
