@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from yieldcli import tokens
 from yieldcli.amounts import Amount
+from yieldcli.chain.guard.actions import ACTIONS as ACTION_ROWS
 from yieldcli.chain.transact.types import ACTIONS, UserRequest
 from yieldcli.config import data_dir
 from yieldcli.errors import UsageError, YieldError
@@ -38,19 +39,9 @@ JOURNAL_FILE = "in-flight.json"  # in the data folder: the signatures sent and n
 
 # Where each action is asked for, and which field of its body says what: the intent check reads the
 # request the way the service reads it.
-SERVICE_PATHS = {"deposit": "/deposit", "withdraw": "/withdraw", "close-account": "/close-user-account"}
-_FIELDS: dict[str, dict[str, str]] = {
-    "deposit": {"wallet": "user_key", "payer": "payer_key", "mint": "base_asset", "amount": "amount"},
-    "withdraw": {
-        "wallet": "user_key",
-        "payer": "payer_key",
-        "mint": "base_asset",
-        "amount": "amount",
-        "exclude_fees": "exclude_fees",
-        "unwrap": "unwrap_wsol_ata",
-    },
-    "close-account": {"wallet": "user_pubkey", "payer": "payer", "mint": "mint", "funds_recipient": "funds_recipient"},
-}
+# (The rows are the action's own: `yieldcli.chain.guard.actions`.)
+SERVICE_PATHS = {a.name: a.service_path for a in ACTION_ROWS.values()}
+_FIELDS: dict[str, dict[str, str]] = {a.name: dict(a.fields) for a in ACTION_ROWS.values()}
 
 
 @dataclass(frozen=True)

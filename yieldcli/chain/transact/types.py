@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.chain.guard import actions as _actions
 from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
@@ -26,10 +27,11 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact.outcomes import Result
     from yieldcli.chain.tx.review import Review
 
-# What a user may ask a transaction to do (besides "transaction": anything, paying only fees).
-ACTIONS = ("deposit", "withdraw", "close-account")
+# What a user may ask a transaction to do (besides "transaction": anything, paying only fees): the
+# guard's action rows (`chain/guard/actions.py`), one value per action.
+ACTIONS = tuple(_actions.ACTIONS)
 # How the question before signing names each: "Sign and send this withdrawal?".
-ACTION_NOUNS = {"deposit": "deposit", "withdraw": "withdrawal", "close-account": "account closing"}
+ACTION_NOUNS = {a.name: a.noun for a in _actions.ACTIONS.values()}
 
 
 @dataclass
