@@ -99,10 +99,17 @@ def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, sign
 
 
 def deposit_order(
-    *, strategy_id: str, mint: str, wallet: str, payer: str, amount: int | None, token_account: str | None = None
+    *,
+    strategy_id: str,
+    mint: str,
+    wallet: str,
+    payer: str,
+    amount: int | None,
+    token_account: str | None = None,
+    action: str = "deposit",
 ) -> Order:
-    """A deposit of `amount` base units (None: the whole balance)."""
-    return _made("deposit", _move_params(strategy_id, mint, wallet, payer, amount, token_account, {}), wallet)
+    """A deposit of `amount` base units (None: the whole balance); `action`: an action like a deposit."""
+    return _made(action, _move_params(strategy_id, mint, wallet, payer, amount, token_account, {}), wallet)
 
 
 def withdraw_order(
@@ -117,6 +124,7 @@ def withdraw_order(
     create_wsol_ata: bool | None = None,
     unwrap_wsol: bool | None = None,
     detect_wsol: bool = False,
+    action: str = "withdraw",
 ) -> Order:
     """A withdrawal of `amount` base units (None: the whole position); None flags are the service's default."""
     flags = {
@@ -125,7 +133,7 @@ def withdraw_order(
         "unwrap_wsol_ata": unwrap_wsol,
         "detect_wsol_ata": detect_wsol or None,
     }
-    return _made("withdraw", _move_params(strategy_id, mint, wallet, payer, amount, token_account, flags), wallet)
+    return _made(action, _move_params(strategy_id, mint, wallet, payer, amount, token_account, flags), wallet)
 
 
 def _move_params(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from yieldcli import tokens
 from yieldcli.addresses import check_pubkey
+from yieldcli.chain.guard import actions
 from yieldcli.client import orders
 
 # Published here first: `X as X` keeps them importable from this module for type checkers too.
@@ -190,19 +191,16 @@ def move_order(
         if exc.kind == "usage.amount.decimals" and name == "amount":  # the command line's hint names --raw
             exc.hint = "give the amount in base units with raw="
         raise
-    if action == "deposit":
-        return orders.deposit_order(
-            strategy_id=strategy_id, mint=mint, wallet=wallet, payer=payer, amount=units, token_account=token_account
-        )
-    return orders.withdraw_order(
-        strategy_id=strategy_id,
-        mint=mint,
-        wallet=wallet,
-        payer=payer,
-        amount=units,
-        token_account=token_account,
-        **flags,
-    )
+    made: dict[str, Any] = {
+        "strategy_id": strategy_id,
+        "mint": mint,
+        "wallet": wallet,
+        "payer": payer,
+        "token_account": token_account,
+    }
+    if actions.action(action).kind == "deposit":
+        return orders.deposit_order(**made, amount=units, action=action)
+    return orders.withdraw_order(**made, amount=units, action=action, **flags)
 
 
 def close_order(

@@ -24,6 +24,12 @@ class Action:
     # Which field of the service's request body says what the request must do (wallet, payer, mint,
     # amount, ...): the intent check reads the request the way the service reads it.
     fields: tuple[tuple[str, str], ...] = ()
+    like: str = ""  # an action that is another under its own name (a "top-up" that is a deposit) is checked as it
+
+    @property
+    def kind(self) -> str:
+        """What the guard checks it as: its own name, or the action it is like."""
+        return self.like or self.name
 
 
 DEPOSIT = Action(
