@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from yieldcli import tokens
 from yieldcli.amounts import Amount
+from yieldcli.chain.guard.actions import ACTIONS as ACTION_ROWS
 from yieldcli.chain.transact.types import ACTIONS, UserRequest
 from yieldcli.config import data_dir
 from yieldcli.errors import UsageError, YieldError
@@ -38,19 +39,9 @@ JOURNAL_FILE = "in-flight.json"  # in the data folder: the signatures sent and n
 
 # Where each action is asked for, and which field of its body says what: the intent check reads the
 # request the way the service reads it.
-SERVICE_PATHS = {"deposit": "/deposit", "withdraw": "/withdraw", "close-account": "/close-user-account"}
-_FIELDS: dict[str, dict[str, str]] = {
-    "deposit": {"wallet": "user_key", "payer": "payer_key", "mint": "base_asset", "amount": "amount"},
-    "withdraw": {
-        "wallet": "user_key",
-        "payer": "payer_key",
-        "mint": "base_asset",
-        "amount": "amount",
-        "exclude_fees": "exclude_fees",
-        "unwrap": "unwrap_wsol_ata",
-    },
-    "close-account": {"wallet": "user_pubkey", "payer": "payer", "mint": "mint", "funds_recipient": "funds_recipient"},
-}
+# (The rows are the action's own: `yieldcli.chain.guard.actions`.)
+SERVICE_PATHS = {a.name: a.service_path for a in ACTION_ROWS.values()}
+_FIELDS: dict[str, dict[str, str]] = {a.name: dict(a.fields) for a in ACTION_ROWS.values()}
 
 
 @dataclass(frozen=True)
@@ -108,10 +99,17 @@ def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, sign
 
 
 def deposit_order(
-    *, strategy_id: str, mint: str, wallet: str, payer: str, amount: int | None, token_account: str | None = None
+    *,
+    strategy_id: str,
+    mint: str,
+    wallet: str,
+    payer: str,
+    amount: int | None,
+    token_account: str | None = None,
+    action: str = "deposit",
 ) -> Order:
-    """A deposit of `amount` base units (None: the whole balance)."""
-    return _made("deposit", _move_params(strategy_id, mint, wallet, payer, amount, token_account, {}), wallet)
+    """A deposit of `amount` base units (None: the whole balance); `action`: an action like a deposit."""
+    return _made(action, _move_params(strategy_id, mint, wallet, payer, amount, token_account, {}), wallet)
 
 
 def withdraw_order(
@@ -126,6 +124,7 @@ def withdraw_order(
     create_wsol_ata: bool | None = None,
     unwrap_wsol: bool | None = None,
     detect_wsol: bool = False,
+    action: str = "withdraw",
 ) -> Order:
     """A withdrawal of `amount` base units (None: the whole position); None flags are the service's default."""
     flags = {
@@ -134,7 +133,7 @@ def withdraw_order(
         "unwrap_wsol_ata": unwrap_wsol,
         "detect_wsol_ata": detect_wsol or None,
     }
-    return _made("withdraw", _move_params(strategy_id, mint, wallet, payer, amount, token_account, flags), wallet)
+    return _made(action, _move_params(strategy_id, mint, wallet, payer, amount, token_account, flags), wallet)
 
 
 def _move_params(

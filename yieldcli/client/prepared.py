@@ -13,15 +13,16 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, cast
 
 from yieldcli.chain.keys.keypairs import load_signer
-from yieldcli.chain.transact.engine import Hooks, complete
+from yieldcli.chain.transact.engine import Hooks, TransactOptions, complete
 from yieldcli.chain.transact.journal import Journal
 from yieldcli.chain.transact.outcomes import Signed
 from yieldcli.client import orders
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
+from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
@@ -36,8 +37,87 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact.outcomes import Outcome, Signed
     from yieldcli.chain.tx.review import Review
 
+S = TypeVar("S")  # what `.sign()` returns: Signed, or an awaitable of it
+Out = TypeVar("Out")  # what `.send()` returns: an Outcome, or an awaitable of it
 Confirm = Callable[[str, "Prepared"], bool]
 Progress = Callable[[str, "str | None"], None]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How far a write goes in one call (the command line's flags; a library caller signs or sends later)."""
+
+    sign: bool = False
+    send: bool = False
+    wait: bool = True
+    simulate: bool = True
+    again: bool = False
+    unsafe_allow_mismatch: bool = False
+
+
+class LimitArgs(TypedDict, total=False):
+    """The keyword arguments of every write, as `Limits` takes them."""
+
+    priority_fee: int | str | None
+    max_fee: int | None
+    max_sol_cost: int | None
+    commitment: str
+    timeout: float
+    strategy_program: str | None
+
+
+class WriteArgs(LimitArgs, total=False):
+    """The keyword arguments every write of a client takes besides its asset."""
+
+    strategy: str | None
+    wallet: str | None
+    payer: str | None
+    token_account: str | None
+    ix: bool
+    nonce: str | None
+    nonce_authority: Signer | str | Path | None
+
+
+class MoveArgs(WriteArgs, total=False):
+    """A deposit's: besides an amount in token units, `raw` base units or `all`."""
+
+    raw: int | None
+    all: bool
+
+
+class WithdrawArgs(MoveArgs, total=False):
+    exclude_fees: bool
+    unwrap_wsol: bool | None
+
+
+class CloseArgs(WriteArgs, total=False):
+    recipient: str | None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The fee and wait settings every write takes."""
+
+    priority_fee: int | str | None = None  # micro-lamports per compute unit, or "auto"
+    max_fee: int | None = None  # lamports of base plus priority fee
+    max_sol_cost: int | None = None  # lamports of fee and rent the transaction may take from the wallet
+    commitment: str = DEFAULT_COMMITMENT
+    timeout: float = DEFAULT_CONFIRM_TIMEOUT  # seconds to wait for the commitment
+    strategy_program: str | None = None  # the strategy's program off mainnet (as the strategy_program setting)
+
+    def options(self) -> TransactOptions:
+        from yieldcli.chain.fees.compute_budget import parse_priority_fee
+
+        # "auto" or a whole number, as text or an int: the same rule as the command line's flag.
+        price = None if self.priority_fee is None else parse_priority_fee(str(self.priority_fee))
+        return TransactOptions(
+            priority_fee=price,
+            max_fee=self.max_fee,
+            max_sol_cost=self.max_sol_cost,
+            commitment=self.commitment,
+            timeout=self.timeout,
+            strategy_program=self.strategy_program,
+        )
 
 
 @dataclass(frozen=True)
@@ -52,15 +132,41 @@ class ChainSettings:
     strategy_program: str | None = None  # the strategy's program off mainnet, unless a write names its own
     trust_file: Path | None = None  # the destinations trusted for plain transfers on deposits (`yieldcli.trust`)
 
-    def applied(self, options: TransactOptions) -> TransactOptions:
-        """`options` with the client's strategy program (a write's own wins) and trusted destinations."""
+    # Defaults of the profile or the environment (the command line's): a transaction already signed keeps its fee.
+    priority_fee: int | str | None = None
+    priority_fee_source: str = "request"  # where that default came from, for the log: env or config
+    max_fee: int | None = None
+    load_keypair: Callable[[], Signer] | None = None  # the keypair read when first needed (the command line's)
+
+    def options(self, limits: Limits, mode: Mode, *, given: bool) -> TransactOptions:
+        """The pipeline's options for a write: `limits` (a write's own win: an explicit priority fee
+        insists, even on a transaction already signed), then these settings' defaults; a transaction
+        built elsewhere (`given`) is on the cluster its blockhash is known on, whatever the service."""
+        options = limits.options()
+        if options.priority_fee is None and self.priority_fee is not None:
+            options = replace(
+                options,
+                priority_fee=self.priority_fee,
+                priority_fee_insists=False,
+                priority_fee_source=self.priority_fee_source,
+            )
         return replace(
             options,
+            sign=mode.sign,
+            send=mode.send,
+            wait=mode.wait,
+            simulate=mode.simulate,
+            again=mode.again,
+            unsafe_allow_mismatch=mode.unsafe_allow_mismatch,
+            max_fee=options.max_fee if options.max_fee is not None else self.max_fee,
             strategy_program=options.strategy_program or self.strategy_program,
             trust_file=str(self.trust_file) if self.trust_file is not None else None,
+            expected_cluster=None if given else self.expected_cluster,
         )
 
     def need_keypair(self) -> Signer:
+        if self.keypair is None and self.load_keypair is not None:
+            return self.load_keypair()
         if self.keypair is None:
             raise UsageError(
                 "no keypair: create the client with keypair= (a Keypair, a keypair file or a Ledger)",
@@ -94,12 +200,14 @@ def chain_settings(
     )
 
 
-class _Reviewed:
-    """What a prepared transaction shows before anything is signed."""
+class _Reviewed(Generic[S, Out]):
+    """What a prepared transaction shows before anything is signed, and its signing and sending:
+    written once, driven blocking or awaited by `_finish` (the same coroutine, `_outcome`)."""
 
-    def __init__(self, prepared: Prepared, settings: ChainSettings):
+    def __init__(self, prepared: Prepared, landed: Outcome | None, settings: ChainSettings):
         self._prepared = prepared
         self._settings = settings
+        self._landed = landed  # this exact transaction had landed before it was prepared: its outcome
 
     @property
     def review(self) -> Review:
@@ -122,7 +230,7 @@ class _Reviewed:
     @property
     def result(self) -> dict[str, Any]:
         """Everything as `yield ... -o json` shows it (review, fee, simulation, effect)."""
-        return self._prepared.result
+        return self._landed.result if self._landed is not None else self._prepared.result
 
     @property
     def message_hash(self) -> str | None:
@@ -130,22 +238,9 @@ class _Reviewed:
         value = self._prepared.result.get("message_hash")
         return str(value) if value is not None else None
 
-    def _completion(
-        self, send: bool, confirm: Confirm | None, wait: bool = True, again: bool = False
-    ) -> tuple[Prepared, Hooks]:
-        """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
-        options = replace(self._prepared.options, sign=not send, send=send, wait=wait, again=again)
-        return replace(self._prepared, options=options, result=dict(self._prepared.result)), Hooks(confirm=confirm)
-
-
-class PreparedTransaction(_Reviewed):
-    """A transaction the service built for a request, reviewed and checked; nothing is signed yet."""
-
-    def sign(self, confirm: Confirm | None = None) -> Signed:
+    def sign(self, confirm: Confirm | None = None) -> S:
         """Sign our slots after `confirm(prompt, prepared)` says yes; not sent."""
-        outcome = self._complete(*self._completion(False, confirm))
-        assert isinstance(outcome, Signed)
-        return outcome
+        return cast("S", self._finish(self._completion(False, confirm)))
 
     def send(
         self,
@@ -154,64 +249,58 @@ class PreparedTransaction(_Reviewed):
         wait: bool = True,
         again: bool = False,
         progress: Progress | None = None,
-    ) -> Outcome:
+    ) -> Out:
         """Sign after `confirm` says yes, send once, wait: Confirmed, Failed, Expired, Pending (or Sent
         with wait=False). `again`: send although an earlier transaction for this wallet landed since.
-        `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far)."""
-        return self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
+        `progress(stage, commitment)` hears how the wait goes ("waiting", the commitment seen so far).
+        One that had landed before it was prepared is not sent again: its outcome."""
+        return cast("Out", self._finish(_heard(self._completion(True, confirm, wait, again), progress)))
 
-    def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
-        outcome: Outcome = on_rpc(
-            self._settings.rpc_url,
-            self._settings.timeout,
-            prepared.options.commitment,
-            lambda rpc: complete(rpc, prepared, hooks, self._settings.journal()),
-        )
-        return outcome
+    def _finish(self, completion: tuple[Prepared, Hooks]) -> Any:
+        raise NotImplementedError
 
+    def _completion(
+        self, send: bool, confirm: Confirm | None, wait: bool = True, again: bool = False
+    ) -> tuple[Prepared, Hooks]:
+        """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
+        options = replace(self._prepared.options, sign=not send, send=send, wait=wait, again=again)
+        return replace(self._prepared, options=options, result=dict(self._prepared.result)), Hooks(confirm=confirm)
 
-class AsyncPreparedTransaction(_Reviewed):
-    """`PreparedTransaction` for asyncio: `await prepared.send(confirm=...)`."""
-
-    async def sign(self, confirm: Confirm | None = None) -> Signed:
-        outcome = await self._complete(*self._completion(False, confirm))
-        assert isinstance(outcome, Signed)
-        return outcome
-
-    async def send(
-        self,
-        confirm: Confirm | None = None,
-        *,
-        wait: bool = True,
-        again: bool = False,
-        progress: Progress | None = None,
-    ) -> Outcome:
-        return await self._complete(*_heard(self._completion(True, confirm, wait, again), progress))
-
-    async def _complete(self, prepared: Prepared, hooks: Hooks) -> Outcome:
+    async def _outcome(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc.adapter import Rpc
 
+        if self._landed is not None and prepared.options.send:
+            return self._landed
+        if not prepared.signers and not prepared.nothing_to_sign:
+            # Prepared without a keypair: a review, signed by nobody here.
+            prepared = replace(prepared, signers=[self._settings.need_keypair()])
         async with Rpc(
             self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment
         ) as rpc:
-            return await complete(rpc, prepared, hooks, self._settings.journal())
+            outcome = await complete(rpc, prepared, hooks, self._settings.journal())
+        assert prepared.options.send or isinstance(outcome, Signed)
+        return outcome
+
+
+class PreparedTransaction(_Reviewed["Signed", "Outcome"]):
+    """A transaction the service built for a request, reviewed and checked; nothing is signed yet."""
+
+    def _finish(self, completion: tuple[Prepared, Hooks]) -> Outcome:
+        outcome: Outcome = on_loop(lambda: self._outcome(*completion))
+        return outcome
+
+
+class AsyncPreparedTransaction(_Reviewed["Awaitable[Signed]", "Awaitable[Outcome]"]):
+    """`PreparedTransaction` for asyncio: `await prepared.send(confirm=...)`."""
+
+    def _finish(self, completion: tuple[Prepared, Hooks]) -> Awaitable[Outcome]:
+        return self._outcome(*completion)
 
 
 def _heard(completion: tuple[Prepared, Hooks], progress: Progress | None) -> tuple[Prepared, Hooks]:
     """`completion` with its hooks telling `progress` how the wait goes."""
     prepared, hooks = completion
     return (prepared, hooks) if progress is None else (prepared, replace(hooks, progress=progress))
-
-
-def on_rpc(rpc_url: str, timeout: float, commitment: str, step: Callable[[Any], Any]) -> Any:
-    """One pipeline step on its own event loop and RPC connection (a blocking client has no loop of its own)."""
-    from yieldcli.chain.rpc.adapter import Rpc
-
-    async def run() -> Any:
-        async with Rpc(rpc_url, timeout=timeout, commitment=commitment) as rpc:
-            return await step(rpc)
-
-    return on_loop(run)
 
 
 def on_loop(run: Callable[[], Awaitable[Any]]) -> Any:

@@ -1,112 +1,90 @@
 """The write methods of `Client` and `AsyncClient`: deposit, withdraw, close_account (and, blocking,
-prepare_transaction). Each builds its order (`yieldcli.client.writes`) and returns a prepared
-transaction to look at before `.sign()` or `.send()`; solders is loaded at the first write.
+prepare_transaction). Written once (`_Writes`): each method says what is asked, and the client's
+driver runs it, blocking or awaited (`yieldcli.client.driver`, the same coroutines either way). Each
+returns a prepared transaction to look at before `.sign()` or `.send()`; solders is loaded at the
+first write.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable  # noqa: F401 (named in AsyncClientWrites' base, a string)
     from decimal import Decimal
-    from pathlib import Path
     from typing import Unpack
 
-    from solders.keypair import Keypair
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.api.aio import AsyncServiceClient
-    from yieldcli.api.sync import ServiceClient
     from yieldcli.client.orders import Order
     from yieldcli.client.prepared import AsyncPreparedTransaction, ChainSettings, PreparedTransaction
     from yieldcli.client.shared import ReadDefaults, WriteSettings
-    from yieldcli.client.writes import LimitArgs
+    from yieldcli.client.writes import CloseArgs, LimitArgs, Limits, MoveArgs, WithdrawArgs, Write
+
+P = TypeVar("P")  # what a write returns: a prepared transaction, or an awaitable of one
 
 
-class ClientWrites:
-    """`Client`'s writes: they need its `rpc_url` and `keypair`."""
+class _Writes(Generic[P]):
+    """The writes of both clients; `_run(what, write, limits)` is the one thing each drives its own way."""
 
-    _api: ServiceClient
+    _api: Any  # the blocking or the asyncio service client
     _reads: ReadDefaults
     _writes: WriteSettings
 
     def _chain(self) -> ChainSettings:
         return self._writes.settings(self._api.base_url)
 
-    def deposit(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> PreparedTransaction:
-        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`.
-        `nonce`: build on this durable-nonce account (from the service's instructions), whose authority
-        is the keypair unless `nonce_authority` names another (a Keypair or keypair file signs here, a
-        public key signs later). `limits`: priority_fee ("auto" or micro-lamports per compute unit),
-        max_fee and max_sol_cost (lamports), commitment, timeout (seconds of waiting)."""
-        return self._move(
-            "deposit",
-            asset,
-            amount,
-            raw,
-            all,
-            strategy,
-            wallet,
-            payer,
-            token_account,
-            {},
-            ix,
-            limits,
-            nonce,
-            nonce_authority,
-        )
+    def deposit(self, asset: str, amount: Decimal | str | None = None, **args: Unpack[MoveArgs]) -> P:
+        """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`;
+        `strategy`, `wallet` (default: the keypair's), `payer` (default: the wallet), `token_account`.
+        `ix`: compiled from the service's instructions; `nonce`: build on this durable-nonce account,
+        whose authority is the keypair unless `nonce_authority` names another (a Keypair or keypair
+        file signs here, a public key signs later). Limits: priority_fee ("auto" or micro-lamports per
+        compute unit), max_fee and max_sol_cost (lamports), commitment, timeout (seconds of waiting),
+        strategy_program. Without a keypair (`wallet=` named) it is a review: `.sign()` and `.send()`
+        then need one."""
+        return self._move("deposit", asset, amount, dict(args), {})
 
-    def withdraw(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        exclude_fees: bool = False,
-        unwrap_wsol: bool | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> PreparedTransaction:
-        """Prepare a withdrawal; `exclude_fees`: receive the full amount, fees come from the yield."""
-        flags = {"exclude_fees": exclude_fees, "unwrap_wsol": unwrap_wsol}
-        return self._move(
-            "withdraw",
-            asset,
-            amount,
-            raw,
-            all,
-            strategy,
-            wallet,
-            payer,
-            token_account,
-            flags,
-            ix,
-            limits,
-            nonce,
-            nonce_authority,
-        )
+    def withdraw(self, asset: str, amount: Decimal | str | None = None, **args: Unpack[WithdrawArgs]) -> P:
+        """Prepare a withdrawal, as `deposit`; `exclude_fees`: receive the full amount, fees come from
+        the yield; `unwrap_wsol`: SOL arrives unwrapped."""
+        rest = dict(args)
+        flags = {"exclude_fees": rest.pop("exclude_fees", False), "unwrap_wsol": rest.pop("unwrap_wsol", None)}
+        return self._move("withdraw", asset, amount, rest, flags)
+
+    def close_account(self, asset: str, **args: Unpack[CloseArgs]) -> P:
+        """Prepare closing the wallet's fund account for a strategy and asset (its rent returns to
+        `recipient`, default the wallet); the other arguments as `deposit`'s."""
+        from yieldcli.client.writes import close_order
+
+        rest: dict[str, Any] = dict(args)
+        named = {k: rest.pop(k, None) for k in ("wallet", "payer", "recipient", "token_account")}
+        order = close_order(self._chain(), self._reads.strategy_id(rest.pop("strategy", None)), asset, **named)
+        return self._run(order, *_write_and_limits(rest))
+
+    def _move(self, action: str, asset: str, amount: Decimal | str | None, rest: dict[str, Any], flags: Any) -> P:
+        from yieldcli.client.writes import Move
+
+        raw, everything = rest.pop("raw", None), rest.pop("all", False)
+        strategy_id = self._reads.strategy_id(rest.pop("strategy", None))
+        wallet, payer, account = (rest.pop(k, None) for k in ("wallet", "payer", "token_account"))
+        what = Move(action, asset, amount, raw, everything, strategy_id, wallet, payer, account, flags)
+        return self._run(what, *_write_and_limits(rest))
+
+    def _run(self, what: Order | Any, write: Write, limits: Limits) -> P:
+        raise NotImplementedError
+
+
+def _write_and_limits(rest: dict[str, Any]) -> tuple[Write, Limits]:
+    """How the write is built, and its limits; an argument of no write is refused as Python does."""
+    from yieldcli.client.writes import Limits, Write
+
+    write = Write(rest.pop("ix", False), rest.pop("nonce", None), rest.pop("nonce_authority", None))
+    return write, Limits(**rest)
+
+
+class ClientWrites(_Writes["PreparedTransaction"]):
+    """`Client`'s writes: they need its `rpc_url` and, to sign, its `keypair`."""
 
     def prepare_transaction(
         self,
@@ -126,275 +104,34 @@ class ClientWrites:
         simulated and checked against what it is said to do, then `.sign()`ed or `.send()`ed as
         `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` "deposit" or "withdraw" of
         `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`, or "transaction" (only the fee).
-        `payer`: the fee payer (default: the keypair); `wallet`: a co-signer named; `nonce`: its durable nonce."""
-        from yieldcli.client.writes import Limits, given_order, prepare_given
+        `payer`: the fee payer (default: the keypair); `wallet`: a co-signer named; `nonce`: its durable nonce.
+        One that landed already is found before it is simulated: `.send()` then returns its outcome."""
+        from yieldcli.client import driver
+        from yieldcli.client.prepared import PreparedTransaction
+        from yieldcli.client.writes import Limits, Write, given_order
 
         settings = self._chain()
         named = {"payer": payer, "wallet": wallet, "nonce": nonce, "strategy": self._reads.strategy}
         request, obtain = given_order(settings, transaction, action, asset, amount, raw, all, **named)
-        return prepare_given(settings, request, obtain, Limits(**limits))
+        ready = driver.ready_given(settings, request, obtain, Write(), Limits(**limits))
+        return PreparedTransaction(*driver.drive(lambda: driver.prepare_ready(settings, ready)))
 
-    def _decimals_of_unknown(self, mint: str, owner: str) -> int | None:
-        from yieldcli.client.orders import decimals_in_balances
-        from yieldcli.client.writes import decimals_of_mint
+    def _run(self, what: Order | Any, write: Write, limits: Limits) -> PreparedTransaction:
+        from yieldcli.client import driver
+        from yieldcli.client.prepared import PreparedTransaction
 
         settings = self._chain()
-        return decimals_of_mint(
-            mint,
-            settings.rpc_url,
-            settings.timeout,
-            lambda: decimals_in_balances(self._api.balances(owner, asset=mint), mint),
-        )
-
-    def close_account(
-        self,
-        asset: str,
-        *,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        recipient: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> PreparedTransaction:
-        """Prepare closing the wallet's fund account for a strategy and asset (its rent returns)."""
-        from yieldcli.client.writes import close_order
-
-        order = close_order(
-            self._chain(),
-            self._reads.strategy_id(strategy),
-            asset,
-            wallet=wallet,
-            payer=payer,
-            recipient=recipient,
-            token_account=token_account,
-        )
-        return self._prepare(order, ix, limits, nonce, nonce_authority)
-
-    def _move(
-        self,
-        action: str,
-        asset: str,
-        amount: Decimal | str | None,
-        raw: int | None,
-        everything: bool,
-        strategy: str | None,
-        wallet: str | None,
-        payer: str | None,
-        token_account: str | None,
-        flags: dict[str, Any],
-        ix: bool,
-        limits: LimitArgs,
-        nonce: str | None,
-        nonce_authority: Keypair | str | Path | None,
-    ) -> PreparedTransaction:
-        """A deposit or a withdrawal (`action`), prepared; `flags`: the withdrawal's own arguments."""
-        from yieldcli.client.writes import move_order
-
-        order = move_order(
-            self._chain(),
-            action,
-            self._reads.strategy_id(strategy),
-            asset,
-            amount,
-            raw,
-            everything,
-            self._decimals_of_unknown,
-            wallet=wallet,
-            payer=payer,
-            token_account=token_account,
-            **flags,
-        )
-        return self._prepare(order, ix, limits, nonce, nonce_authority)
-
-    def _prepare(
-        self, order: Order, ix: bool, limits: LimitArgs, nonce: str | None, nonce_authority: Keypair | str | Path | None
-    ) -> PreparedTransaction:
-        from yieldcli.client.writes import Limits, prepare_write
-
-        return prepare_write(
-            self._api,
-            self._chain(),
-            order,
-            ix=ix,
-            limits=Limits(**limits),
-            nonce=nonce,
-            nonce_authority=nonce_authority,
-        )
+        found = driver.drive(lambda: driver.prepare_write(self._api, settings, what, write, limits))
+        return PreparedTransaction(*found)
 
 
-class AsyncClientWrites:
+class AsyncClientWrites(_Writes["Awaitable[AsyncPreparedTransaction]"]):
     """`AsyncClient`'s writes, awaited."""
 
-    _api: AsyncServiceClient
-    _reads: ReadDefaults
-    _writes: WriteSettings
-
-    def _chain(self) -> ChainSettings:
-        return self._writes.settings(self._api.base_url)
-
-    async def deposit(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> AsyncPreparedTransaction:
-        return await self._move(
-            "deposit",
-            asset,
-            amount,
-            raw,
-            all,
-            strategy,
-            wallet,
-            payer,
-            token_account,
-            {},
-            ix,
-            limits,
-            nonce,
-            nonce_authority,
-        )
-
-    async def withdraw(
-        self,
-        asset: str,
-        amount: Decimal | str | None = None,
-        *,
-        raw: int | None = None,
-        all: bool = False,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        token_account: str | None = None,
-        exclude_fees: bool = False,
-        unwrap_wsol: bool | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> AsyncPreparedTransaction:
-        flags = {"exclude_fees": exclude_fees, "unwrap_wsol": unwrap_wsol}
-        return await self._move(
-            "withdraw",
-            asset,
-            amount,
-            raw,
-            all,
-            strategy,
-            wallet,
-            payer,
-            token_account,
-            flags,
-            ix,
-            limits,
-            nonce,
-            nonce_authority,
-        )
-
-    async def close_account(
-        self,
-        asset: str,
-        *,
-        strategy: str | None = None,
-        wallet: str | None = None,
-        payer: str | None = None,
-        recipient: str | None = None,
-        token_account: str | None = None,
-        ix: bool = False,
-        nonce: str | None = None,
-        nonce_authority: Keypair | str | Path | None = None,
-        **limits: Unpack[LimitArgs],
-    ) -> AsyncPreparedTransaction:
-        from yieldcli.client.writes import close_order
+    async def _run(self, what: Order | Any, write: Write, limits: Limits) -> AsyncPreparedTransaction:
+        from yieldcli.client import driver
+        from yieldcli.client.prepared import AsyncPreparedTransaction
 
         settings = self._chain()
-        order = close_order(
-            settings,
-            self._reads.strategy_id(strategy),
-            asset,
-            wallet=wallet,
-            payer=payer,
-            recipient=recipient,
-            token_account=token_account,
-        )
-        return await self._prepare(order, ix, limits, nonce, nonce_authority)
-
-    async def _move(
-        self,
-        action: str,
-        asset: str,
-        amount: Decimal | str | None,
-        raw: int | None,
-        everything: bool,
-        strategy: str | None,
-        wallet: str | None,
-        payer: str | None,
-        token_account: str | None,
-        flags: dict[str, Any],
-        ix: bool,
-        limits: LimitArgs,
-        nonce: str | None,
-        nonce_authority: Keypair | str | Path | None,
-    ) -> AsyncPreparedTransaction:
-        from yieldcli import tokens
-        from yieldcli.client import orders
-        from yieldcli.client.writes import decimals_of_mint_async, identity, move_order
-
-        settings = self._chain()
-        mint = tokens.resolve_asset(asset, "asset")
-        # An unknown mint's decimals (from the chain), read here: the order is built without awaiting.
-        decimals = None
-        if amount is not None and orders.known_decimals(mint) is None:
-            owner = identity(settings, wallet, payer)[0]
-            decimals = await decimals_of_mint_async(
-                mint, settings.rpc_url, settings.timeout, lambda: self._service_decimals(owner, mint)
-            )
-        order = move_order(
-            settings,
-            action,
-            self._reads.strategy_id(strategy),
-            asset,
-            amount,
-            raw,
-            everything,
-            lambda _mint, _owner: decimals,
-            wallet=wallet,
-            payer=payer,
-            token_account=token_account,
-            **flags,
-        )
-        return await self._prepare(order, ix, limits, nonce, nonce_authority)
-
-    async def _service_decimals(self, owner: str, mint: str) -> int | None:
-        from yieldcli.client.orders import decimals_in_balances
-
-        return decimals_in_balances(await self._api.balances(owner, asset=mint), mint)
-
-    async def _prepare(
-        self, order: Order, ix: bool, limits: LimitArgs, nonce: str | None, nonce_authority: Keypair | str | Path | None
-    ) -> AsyncPreparedTransaction:
-        from yieldcli.client.writes import Limits, prepare_write_async
-
-        return await prepare_write_async(
-            self._api,
-            self._chain(),
-            order,
-            ix=ix,
-            limits=Limits(**limits),
-            nonce=nonce,
-            nonce_authority=nonce_authority,
-        )
+        found = await driver.prepare_write(self._api, settings, what, write, limits)
+        return AsyncPreparedTransaction(*found)

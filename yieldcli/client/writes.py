@@ -6,70 +6,64 @@ that is then signed or sent.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from yieldcli import tokens
 from yieldcli.addresses import check_pubkey
-from yieldcli.chain.keys.keypairs import nonce_authority
-from yieldcli.chain.transact.engine import Hooks, Prepared, TransactOptions, prepare
+from yieldcli.chain.guard import actions
 from yieldcli.client import orders
 
 # Published here first: `X as X` keeps them importable from this module for type checkers too.
 from yieldcli.client.prepared import AsyncPreparedTransaction as AsyncPreparedTransaction
 from yieldcli.client.prepared import ChainSettings as ChainSettings
+from yieldcli.client.prepared import CloseArgs as CloseArgs
+from yieldcli.client.prepared import LimitArgs as LimitArgs
+from yieldcli.client.prepared import Limits as Limits
+from yieldcli.client.prepared import Mode as Mode
+from yieldcli.client.prepared import MoveArgs as MoveArgs
 from yieldcli.client.prepared import PreparedTransaction as PreparedTransaction
-from yieldcli.client.prepared import on_loop, on_rpc
+from yieldcli.client.prepared import WithdrawArgs as WithdrawArgs
+from yieldcli.client.prepared import on_loop
 from yieldcli.errors import NetworkError, UsageError
-from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
 if TYPE_CHECKING:
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.api.aio import AsyncServiceClient
-    from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.keys.sign import Signer
-    from yieldcli.chain.transact.engine import Obtain, TransactOptions, UserRequest
-    from yieldcli.chain.tx.nonce import OnNonce
+    from yieldcli.chain.transact.engine import Obtain, UserRequest
     from yieldcli.client.orders import Order
 
 
-def _ready(
-    settings: ChainSettings,
-    order: Order,
-    limits: Limits,
-    nonce: str | None,
-    nonce_authority: Signer | str | Path | None,
-) -> tuple[Order, list[Signer], TransactOptions, OnNonce | None]:
-    """The order with the nonce's authority named, who signs (the keypair first), the options, the nonce."""
-    from yieldcli.chain.tx.nonce import OnNonce
+@dataclass(frozen=True)
+class Write:
+    """How a write is built and how far it goes: from /ix instructions, on a durable nonce (whose
+    authority is the keypair unless `nonce_authority` names another), and `mode`."""
 
-    signers = [settings.need_keypair()]
-    on_nonce = None
-    if nonce_authority is not None and nonce is None:
-        raise UsageError("nonce_authority= needs nonce=", kind="usage.nonce.authority_alone")
-    if nonce is not None:
-        named = None
-        if nonce_authority is not None:
-            named, keypair = _authority(nonce_authority)
-            signers += [keypair] if keypair is not None else []
-            order = order.signed_also_by(named)
-        on_nonce = OnNonce(check_pubkey(nonce, "nonce"), named)
-    options = replace(
-        settings.applied(limits.options()), sign=True, send=False, expected_cluster=settings.expected_cluster
-    )
-    return order, signers, options, on_nonce
+    ix: bool = False
+    nonce: str | None = None
+    nonce_authority: Signer | str | Path | None = None
+    mode: Mode = Mode()
 
+    def __post_init__(self) -> None:
+        if self.nonce_authority is not None and self.nonce is None:
+            raise UsageError("nonce_authority= needs nonce=", kind="usage.nonce.authority_alone")
+        if self.nonce is not None:
+            object.__setattr__(self, "nonce", check_pubkey(self.nonce, "nonce"))
 
-def _authority(value: Signer | str | Path) -> tuple[str, Signer | None]:
-    """A nonce's authority: a Keypair, a keypair file or a Ledger URL signs now; a public key signs later."""
-    if isinstance(value, (str, Path)):
-        # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
-        found = nonce_authority(value if isinstance(value, str) else str(value.expanduser()))
-        return found.pubkey, found.keypair
-    return str(value.pubkey()), value
+    def authority(self) -> tuple[str, Signer | None]:
+        """The nonce's authority: a Keypair, a keypair file or a Ledger URL signs now; a public key signs later."""
+        from yieldcli.chain.keys.keypairs import nonce_authority
+
+        value = self.nonce_authority
+        assert value is not None
+        if isinstance(value, (str, Path)):
+            # A keypair URL (`usb://ledger?key=0`) stays a string: a Path would fold its `//`.
+            found = nonce_authority(value if isinstance(value, str) else str(value.expanduser()))
+            return found.pubkey, found.keypair
+        return str(value.pubkey()), value
 
 
 def decimals_of_mint(
@@ -118,49 +112,6 @@ async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:
     return programs.parse_mint_decimals(str(info.owner), bytes(info.data)) if info else None
 
 
-def prepare_write(
-    api: ServiceClient,
-    settings: ChainSettings,
-    order: Order,
-    *,
-    ix: bool,
-    limits: Limits,
-    nonce: str | None = None,
-    nonce_authority: Signer | str | Path | None = None,
-) -> PreparedTransaction:
-    """Ask the service, review, simulate and check: a transaction that can then be signed or sent."""
-    order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
-    obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
-    prepared = on_rpc(
-        settings.rpc_url,
-        settings.timeout,
-        options.commitment,
-        lambda rpc: prepare(rpc, settings.rpc_url, order.request, obtain, options, Hooks(), lambda: signers),
-    )
-    assert isinstance(prepared, Prepared)  # an unsigned transaction cannot have landed already
-    return PreparedTransaction(prepared, settings)
-
-
-async def prepare_write_async(
-    api: AsyncServiceClient,
-    settings: ChainSettings,
-    order: Order,
-    *,
-    ix: bool,
-    limits: Limits,
-    nonce: str | None = None,
-    nonce_authority: Signer | str | Path | None = None,
-) -> AsyncPreparedTransaction:
-    from yieldcli.chain.rpc.adapter import Rpc
-
-    order, signers, options, on_nonce = _ready(settings, order, limits, nonce, nonce_authority)
-    obtain = order.obtain(api.post, ix=ix or on_nonce is not None, nonce=on_nonce)
-    async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
-        prepared = await prepare(rpc, settings.rpc_url, order.request, obtain, options, Hooks(), lambda: signers)
-    assert isinstance(prepared, Prepared)
-    return AsyncPreparedTransaction(prepared, settings)
-
-
 def given_order(
     settings: ChainSettings,
     transaction: str | bytes | VersionedTransaction,
@@ -197,57 +148,21 @@ def given_order(
     return request, given(tx)
 
 
-def prepare_given(settings: ChainSettings, request: UserRequest, obtain: Obtain, limits: Limits) -> PreparedTransaction:
-    """Review, simulate and check a transaction built elsewhere against `request`, as `yield tx sign`
-    does: its cluster is the one its blockhash is known on, whatever service the client names (it
-    may have been built against the sandbox, or by anyone)."""
-    signers = [settings.need_keypair()]
-    options = replace(settings.applied(limits.options()), sign=True, send=False, expected_cluster=None)
-    prepared = on_rpc(
-        settings.rpc_url,
-        settings.timeout,
-        options.commitment,
-        lambda rpc: prepare(rpc, settings.rpc_url, request, obtain, options, Hooks(), lambda: signers),
-    )
-    assert isinstance(prepared, Prepared)  # without a journal, prepare never looks for an earlier landing
-    return PreparedTransaction(prepared, settings)
-
-
-class LimitArgs(TypedDict, total=False):
-    """The keyword arguments of every write, as `Limits` takes them."""
-
-    priority_fee: int | str | None
-    max_fee: int | None
-    max_sol_cost: int | None
-    commitment: str
-    timeout: float
-    strategy_program: str | None
-
-
 @dataclass(frozen=True)
-class Limits:
-    """The fee and wait settings every write takes."""
+class Move:
+    """A deposit or a withdrawal (`action`) as a client's arguments give it; `flags`: the withdrawal's own."""
 
-    priority_fee: int | str | None = None  # micro-lamports per compute unit, or "auto"
-    max_fee: int | None = None  # lamports of base plus priority fee
-    max_sol_cost: int | None = None  # lamports of fee and rent the transaction may take from the wallet
-    commitment: str = DEFAULT_COMMITMENT
-    timeout: float = DEFAULT_CONFIRM_TIMEOUT  # seconds to wait for the commitment
-    strategy_program: str | None = None  # the strategy's program off mainnet (as the strategy_program setting)
-
-    def options(self) -> TransactOptions:
-        from yieldcli.chain.fees.compute_budget import parse_priority_fee
-
-        # "auto" or a whole number, as text or an int: the same rule as the command line's flag.
-        price = None if self.priority_fee is None else parse_priority_fee(str(self.priority_fee))
-        return TransactOptions(
-            priority_fee=price,
-            max_fee=self.max_fee,
-            max_sol_cost=self.max_sol_cost,
-            commitment=self.commitment,
-            timeout=self.timeout,
-            strategy_program=self.strategy_program,
-        )
+    action: str
+    asset: str
+    amount: Decimal | str | None
+    raw: int | None
+    everything: bool
+    strategy_id: str
+    wallet: str | None
+    payer: str | None
+    token_account: str | None
+    flags: dict[str, Any] = field(default_factory=dict)
+    name: str = "amount"  # what the amount is called in errors (the command line's `--amount`)
 
 
 def move_order(
@@ -263,33 +178,29 @@ def move_order(
     wallet: str | None,
     payer: str | None,
     token_account: str | None,
-    exclude_fees: bool = False,
-    unwrap_wsol: bool | None = None,
+    name: str = "amount",
+    **flags: Any,
 ) -> Order:
     """A deposit or a withdrawal (`action`) from the keyword arguments of `Client.deposit`/`withdraw`;
     `decimals_of_unknown(mint, wallet)` for a mint that is not a known token."""
     mint = tokens.resolve_asset(asset, "asset")
     wallet, payer = identity(settings, wallet, payer)
     try:
-        units = orders.base_units(mint, amount, raw, everything, lambda: decimals_of_unknown(mint, wallet))
+        units = orders.base_units(mint, amount, raw, everything, lambda: decimals_of_unknown(mint, wallet), name=name)
     except UsageError as exc:
-        if exc.kind == "usage.amount.decimals":
+        if exc.kind == "usage.amount.decimals" and name == "amount":  # the command line's hint names --raw
             exc.hint = "give the amount in base units with raw="
         raise
-    if action == "deposit":
-        return orders.deposit_order(
-            strategy_id=strategy_id, mint=mint, wallet=wallet, payer=payer, amount=units, token_account=token_account
-        )
-    return orders.withdraw_order(
-        strategy_id=strategy_id,
-        mint=mint,
-        wallet=wallet,
-        payer=payer,
-        amount=units,
-        token_account=token_account,
-        exclude_fees=exclude_fees,
-        unwrap_wsol=unwrap_wsol,
-    )
+    made: dict[str, Any] = {
+        "strategy_id": strategy_id,
+        "mint": mint,
+        "wallet": wallet,
+        "payer": payer,
+        "token_account": token_account,
+    }
+    if actions.action(action).kind == "deposit":
+        return orders.deposit_order(**made, amount=units, action=action)
+    return orders.withdraw_order(**made, amount=units, action=action, **flags)
 
 
 def close_order(

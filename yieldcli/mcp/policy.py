@@ -27,6 +27,7 @@ from typing import Any
 
 from yieldcli import tokens
 from yieldcli.amounts import Amount, format_units
+from yieldcli.chain.guard.actions import action as guard_action
 from yieldcli.chain.transact.types import ACTIONS
 from yieldcli.errors import ConfigError, Refused, UsageError
 from yieldcli.files import others_can_change
@@ -127,7 +128,7 @@ def decide(policy: Policy, action: str, mint: str, raw: int | None, budget: Budg
             f"{_units(limits.daily, limits.decimals)} "
             f"({_units(budget.day, limits.decimals)} already used)",
         )
-    if action == "close-account":
+    if guard_action(action).kind == "close-account":
         return Decision("approval", "closing an account always needs your approval")
     if raw > limits.auto_per_call or budget.auto_day + raw > limits.auto_daily:
         return Decision("approval", f"{amount} {limits.symbol} is above the automatic limits")

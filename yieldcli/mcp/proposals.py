@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from yieldcli.chain.guard.actions import action as action_named
 from yieldcli.errors import Refused, TransactionExpired, TransactionFailed, UsageError
 from yieldcli.mcp.audit import AUDIT_HINT, AuditLog
 from yieldcli.mcp.moved import moved
@@ -49,6 +50,11 @@ class Intent:
     everything: bool = False
     exclude_fees: bool = False
     unwrap_wsol: bool | None = None
+
+    @property
+    def kind(self) -> str:
+        """What the guard checks it as (`yieldcli.chain.guard.actions`)."""
+        return action_named(self.action).kind
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,7 +136,10 @@ class Book:
             decision = Decision("refused", f"the transaction does not do what was asked: {why}")
             summary = effect.summary if effect else "not checked"
         else:
-            summary, raw = effect.summary, moved(effect, mint, fee, closing=intent.action == "close-account")
+            summary, raw = (
+                effect.summary,
+                moved(effect, mint, fee, closing=intent.kind == "close-account"),
+            )
             decision = self._decide(intent.action, mint, raw)
         proposal = Proposal(
             proposal_id,
@@ -206,10 +215,10 @@ class Book:
                     "the fresh transaction does not do what was asked; nothing was signed", kind="refused.mismatch"
                 )
             fee = fresh.fees.base_fee + fresh.fees.priority_fee if fresh.fees else None
-            raw = moved(effect, proposal.mint, fee, closing=proposal.intent.action == "close-account")
+            raw = moved(effect, proposal.mint, fee, closing=proposal.intent.kind == "close-account")
             if raw is None or proposal.raw is None:
                 raise refusal(UNKNOWN_AMOUNT)
-            if raw > proposal.raw and (proposal.intent.action == "deposit" or raw > proposal.raw * 101 // 100):
+            if raw > proposal.raw and (proposal.intent.kind == "deposit" or raw > proposal.raw * 101 // 100):
                 raise Refused(
                     "the fresh transaction moves more than the proposal said; prepare again", kind="refused.changed"
                 )

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from yieldcli import tokens
+from yieldcli.chain.guard import actions as guard_actions
 from yieldcli.chain.transact.outcomes import RPC_UNREACHABLE, Result, untrusted_refusal, with_report
-from yieldcli.chain.transact.types import ACTIONS
 from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
 from yieldcli.solana.transaction_errors import describe_error
 
@@ -92,7 +92,7 @@ def intent_of(
     from yieldcli.chain.guard.intent import UNASKED_PRIORITY_FEE as UNASKED
 
     signer = str(keypair.pubkey()) if keypair is not None else None
-    action = request.action if request.action in ACTIONS else "transaction"
+    action = guard_actions.action(request.action).kind  # checked as the action it is (unknown: fees only)
     wallet = (signer or review.fee_payer) if action == "transaction" else (request.wallet or signer or review.fee_payer)
     payer = request.expected_payer or review.fee_payer
     # Without an explicit allowance: the default rent allowance plus the fee the fee ceiling allows.

@@ -118,7 +118,7 @@ async def prepare(
                     kind="usage.missing_signers",
                 )
 
-    if journal is not None and (options.send or (rpc is not None and not options.sign)):
+    if journal is not None and (options.send or (rpc is not None and (options.landed_first or not options.sign))):
         # Sent, or inspected: a transaction that landed already ends in its outcome (with its slot),
         # not in a simulation that fails because it was processed.
         landed = await _landed_already(rpc, rpc_url, journal, options, hooks, tx, result, same_cluster=options.send)

@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.chain.guard import actions as _actions
 from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
@@ -26,10 +27,11 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact.outcomes import Result
     from yieldcli.chain.tx.review import Review
 
-# What a user may ask a transaction to do (besides "transaction": anything, paying only fees).
-ACTIONS = ("deposit", "withdraw", "close-account")
+# What a user may ask a transaction to do (besides "transaction": anything, paying only fees): the
+# guard's action rows (`chain/guard/actions.py`), one value per action.
+ACTIONS = tuple(_actions.ACTIONS)
 # How the question before signing names each: "Sign and send this withdrawal?".
-ACTION_NOUNS = {"deposit": "deposit", "withdraw": "withdrawal", "close-account": "account closing"}
+ACTION_NOUNS = {a.name: a.noun for a in _actions.ACTIONS.values()}
 
 
 @dataclass
@@ -86,6 +88,9 @@ class TransactOptions:
     expected_cluster: str | None = None  # "mainnet-beta" for the public service; None: any, blockhash known
     strategy_program: str | None = None  # the strategy's program off mainnet (chain/pinned.py decides which is trusted)
     trust_file: str | None = None  # the user's trusted destinations (`yieldcli.trust`); None: none trusted
+    # Look for this exact transaction having landed before simulating, though only signing now: a
+    # library caller prepares once and may send later, as `yield tx send` would.
+    landed_first: bool = False
 
     def validate(self) -> None:
         if self.commitment not in COMMITMENTS:

@@ -14,7 +14,7 @@ from yieldcli.files import PIPE_HINT, read_small_file, read_small_stream, reads_
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
-    from yieldcli.chain.transact.journal import InFlight, Journal
+    from yieldcli.chain.transact.journal import InFlight
     from yieldcli.cli.commands.txflow import TxOptions
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
@@ -135,6 +135,7 @@ def _run_on(
     from yieldcli.chain.transact.obtain import given
     from yieldcli.chain.tx.decode import decode_transaction
     from yieldcli.cli.commands.txflow import run
+    from yieldcli.client.driver import ready_given
     from yieldcli.client.orders import stated_request
 
     action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
@@ -144,8 +145,15 @@ def _run_on(
     request = stated_request(
         action, mint=mint, amount=amount, payer=payer, wallet=wallet, nonce=nonce, strategy_id=strategy or None
     )
-    options.given_transaction = True  # its cluster: the one its blockhash is known on
-    run(session, out, options, request, given(tx))
+    # Its cluster: the one its blockhash is known on, as `Client.prepare_transaction`'s.
+    settings = options.settings(session)
+    run(
+        session,
+        out,
+        options,
+        settings,
+        ready_given(settings, request, given(tx), options.write(session), options.limits()),
+    )
 
 
 @tx_app.command("inspect")
@@ -297,10 +305,11 @@ def status(
 
 async def _status(session: "Session", rpc_url: str, signature: str) -> dict[str, Any]:
     from yieldcli.chain.rpc.adapter import Rpc, explorer_url
-    from yieldcli.cli.commands.txflow import journal_of
+    from yieldcli.chain.transact.journal import Journal
+    from yieldcli.client.orders import journal_path
     from yieldcli.solana.transaction_errors import describe_error
 
-    opened = journal_of(session)
+    opened = Journal(journal_path(session.env))
     journal: Journal | None = opened
     entry: InFlight | None = None
     try:

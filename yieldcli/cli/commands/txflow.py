@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from yieldcli.addresses import check_pubkey
 from yieldcli.chain.transact import engine as transact
 from yieldcli.chain.transact.engine import Hooks, TransactOptions
-from yieldcli.chain.transact.journal import Journal
 from yieldcli.cli import cli_errors
 from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
 from yieldcli.client.orders import expected_cluster, journal_path
+from yieldcli.client.prepared import ChainSettings
+from yieldcli.client.writes import Limits, Mode, Write
 from yieldcli.errors import Refused, UsageError, YieldError
+from yieldcli.files import reads_stdin
 from yieldcli.numbers import parse_whole
 from yieldcli.solana.cluster import COMMITMENTS
 from yieldcli.trust import default_trust_path
@@ -34,8 +36,9 @@ if TYPE_CHECKING:
 
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.chain.transact import engine as transact
-    from yieldcli.chain.transact.engine import Hooks, Obtain, UserRequest
-    from yieldcli.chain.transact.journal import Journal
+    from yieldcli.chain.transact.engine import Hooks
+    from yieldcli.client.driver import Ready
+    from yieldcli.client.prepared import ChainSettings
 
 # The pipeline's own error kinds: their hints (flags, `yield tx status`) come from cli_errors' table.
 PIPELINE_KINDS = (
@@ -58,13 +61,8 @@ class TxOptions(TransactOptions):
     keypair: str | None = None
     rpc_url: str | None = None
     ix: bool = False  # build from /ix instructions instead of taking /tx whole
-    priority_fee_source: str = "flag"  # flag, env or config: only a flag insists on a transaction already signed
     nonce: str | None = None  # durable-nonce account to build on (with --ix)
     nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
-    extra_signers: list[Signer] = field(default_factory=list)  # keypairs signing besides --keypair (a nonce authority)
-    # A transaction handed to `yield tx`: its cluster is the one its blockhash belongs to, whatever
-    # service URL is configured (it may have been built against the sandbox, or by anyone).
-    given_transaction: bool = False
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
@@ -101,42 +99,82 @@ class TxOptions(TransactOptions):
             raise UsageError("--send needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
 
     def _resolve_fees(self, session: Session) -> None:
-        """--priority-fee and --max-fee, else YIELD_PRIORITY_FEE / YIELD_MAX_FEE, else the profile."""
-        from yieldcli.chain.fees.compute_budget import MAX_U64, parse_priority_fee
+        """--priority-fee and --max-fee checked now; YIELD_PRIORITY_FEE / YIELD_MAX_FEE or the profile's
+        are the library's defaults (`Session.chain_settings`), refused now when they are bad."""
+        from yieldcli.chain.fees.compute_budget import parse_priority_fee
 
         if isinstance(self.priority_fee, str):
             self.priority_fee = parse_priority_fee(self.priority_fee)
-        elif self.priority_fee is None:
-            found = session.settings.get("priority_fee")
-            if found.value is not None:
-                self.priority_fee = session.settings.checked(
-                    "priority_fee", lambda value, name: parse_priority_fee(str(value))
-                )
-                self.priority_fee_source = found.source
-        if self.max_fee is None and session.settings.get("max_fee").value is not None:
-            self.max_fee = session.settings.checked(
-                "max_fee", lambda value, name: parse_whole(str(value), name=name, minimum=0, maximum=MAX_U64)
-            )
+        fee_defaults(session)
 
-    def to_library(self, session: Session, request: UserRequest) -> TransactOptions:
-        shared = {f.name: getattr(self, f.name) for f in fields(TransactOptions) if f.name != "strategy_program"}
-        return TransactOptions(
-            **{
-                **shared,
-                "priority_fee_insists": self.priority_fee_source == "flag",
-                "strategy_program": session.settings.value("strategy_program"),
-                "trust_file": str(default_trust_path(session.env)),
-                "expected_cluster": None if self.given_transaction else _expected_cluster(session, request),
-            }
+    def mode(self) -> Mode:
+        return Mode(self.sign, self.send, self.wait, self.simulate, self.again, self.unsafe_allow_mismatch)
+
+    def limits(self) -> Limits:
+        """The flags' limits: a flag's priority fee insists, even on a transaction already signed."""
+        return Limits(self.priority_fee, self.max_fee, self.max_sol_cost, self.commitment, self.timeout)
+
+    def write(self, session: Session) -> Write:
+        """--ix, --nonce and its authority: a keypair file (`-`: stdin, read once per run) or a Ledger
+        URL signs now, a public key is a signer named to sign later."""
+        authority: Signer | str | None = None
+        if self.nonce_authority is not None:
+            from yieldcli.chain.keys.keypairs import nonce_authority
+
+            stdin = session.keypair_stdin() if reads_stdin(self.nonce_authority) else None
+            found = nonce_authority(self.nonce_authority, stdin=stdin)
+            if found.warning:
+                session.output().warn(found.warning)
+            authority = found.keypair if found.keypair is not None else found.pubkey
+        return Write(self.ix, self.nonce if self.ix else None, authority, self.mode())
+
+    def settings(self, session: Session) -> ChainSettings:
+        return chain_settings(session, self.rpc_url, self.keypair)
+
+
+def fee_defaults(session: Session) -> tuple[int | str | None, str, int | None]:
+    """The profile's (or the environment's) priority fee, where it came from, and max fee: a
+    write's defaults, which a transaction already signed does not take."""
+    from yieldcli.chain.fees.compute_budget import MAX_U64, parse_priority_fee
+
+    found = session.settings.get("priority_fee")
+    price = None
+    if found.value is not None:
+        price = session.settings.checked("priority_fee", lambda value, name: parse_priority_fee(str(value)))
+    max_fee = None
+    if session.settings.get("max_fee").value is not None:
+        max_fee = session.settings.checked(
+            "max_fee", lambda value, name: parse_whole(str(value), name=name, minimum=0, maximum=MAX_U64)
         )
+    return price, found.source, max_fee
 
 
-def run(
-    session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, *, needs_rpc: bool = False
-) -> None:
-    """Drive the pipeline to one outcome and render it; raises the outcome's error for non-zero exits."""
+def chain_settings(session: Session, rpc_flag: str | None = None, keypair_flag: str | None = None) -> ChainSettings:
+    """The library's settings for a write from this run's (flags, environment, profile): the
+    command line drives the same write path as `Client` and `yield mcp`, with these."""
+    price, source, max_fee = fee_defaults(session)
+    # The sandbox is a cluster of its own (its transactions' blockhashes must still be known).
+    cluster = None if session.options.sandbox else expected_cluster(str(session.settings.value("api_url") or ""))
+    return ChainSettings(
+        session.rpc_url(rpc_flag),
+        None,
+        journal_path(session.env),
+        session.timeout(),
+        cluster,
+        session.settings.value("strategy_program"),
+        default_trust_path(session.env),
+        priority_fee=price,
+        priority_fee_source=source,
+        max_fee=max_fee,
+        # Read when signing first needs it: a review names no keypair.
+        load_keypair=lambda: session.load_signer(str(session.keypair_source(keypair_flag).value)),
+    )
+
+
+def run(session: Session, out: Output, options: TxOptions, settings: ChainSettings, ready: Ready) -> None:
+    """Drive the library's write path to one outcome and render it; raises the outcome's error for non-zero exits."""
     try:
-        asyncio.run(_run(session, out, options, request, obtain, needs_rpc))
+        asyncio.run(_run(session, out, options, settings, ready))
     except YieldError as exc:
         if exc.kind.startswith(PIPELINE_KINDS):
             exc.hint = cli_errors.hint_for(exc)
@@ -155,33 +193,16 @@ def run(
         raise
 
 
-async def _run(
-    session: Session, out: Output, options: TxOptions, request: UserRequest, obtain: Obtain, needs_rpc: bool
-) -> None:
-    from yieldcli.chain.rpc.adapter import Rpc
+async def _run(session: Session, out: Output, options: TxOptions, settings: ChainSettings, ready: Ready) -> None:
+    from yieldcli.client.driver import run_ready
 
-    rpc_url = session.rpc_url(options.rpc_url)
-    use_rpc = needs_rpc or options.simulate or options.sign or options.send or options.priority_fee is not None
-    rpc = Rpc(rpc_url, timeout=session.timeout(), commitment=options.commitment) if use_rpc else None
     hooks, spinner = _hooks(session, out, options)
-    journal = journal_of(session)
     try:
-        outcome = await transact.run(
-            rpc,
-            rpc_url,
-            request,
-            obtain,
-            options.to_library(session, request),
-            hooks,
-            lambda: [_load_keypair(session, options), *options.extra_signers],
-            journal,
-        )
+        outcome = await run_ready(settings, ready, hooks)
         spinner.stop()
-        render_outcome(session, out, request, outcome)
+        render_outcome(session, out, ready.request, outcome)
     finally:
         spinner.stop()
-        if rpc is not None:
-            await rpc.close()
 
 
 def _prompts(session: Session, options: TxOptions, prepared: transact.Prepared) -> bool:
@@ -269,10 +290,6 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
     return hooks, spinner
 
 
-def journal_of(session: Session) -> Journal:
-    return Journal(journal_path(session.env))
-
-
 class _SignalsCancel:
     """SIGTERM ends the wait as Ctrl-C does (asyncio.run turns SIGINT into a cancellation already)."""
 
@@ -292,15 +309,3 @@ class _SignalsCancel:
     ) -> None:
         if self._installed:
             self._loop.remove_signal_handler(signal.SIGTERM)
-
-
-def _load_keypair(session: Session, options: TxOptions) -> Signer:
-    return session.load_signer(str(session.keypair_source(options.keypair).value))
-
-
-def _expected_cluster(session: Session, request: UserRequest) -> str | None:
-    """The cluster the service builds for: mainnet-beta, except the sandbox (a cluster of its own)."""
-    if request.action == "transaction" or session.options.sandbox:
-        return None  # `yield tx`: a transaction from anywhere (its blockhash still has to be known); the sandbox
-
-    return expected_cluster(str(session.settings.value("api_url") or ""))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from yieldcli.chain.guard.actions import action
 from yieldcli.chain.transact import outcomes as ends
 from yieldcli.cli import cli_errors
 from yieldcli.cli.render.text import dumps
@@ -45,7 +46,7 @@ def render_outcome(session: Session, out: Output, request: UserRequest, outcome:
             out, result, f"sent {outcome.signature} (not waiting: check with `yield tx status {outcome.signature}`)"
         )
     elif isinstance(outcome, ends.Confirmed):
-        if request.action in ("deposit", "withdraw") and request.wallet and request.strategy_id:
+        if action(request.action).kind in ("deposit", "withdraw") and request.wallet and request.strategy_id:
             result["position"] = _refreshed_position(session, request)
         earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
         confirmed = out.paint("confirmed", "green", stderr=False)

@@ -1,6 +1,6 @@
 """deposit, withdraw, close-account: ask the service for a transaction, then review, sign, send."""
 
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional, Union
 
 import typer
 
@@ -10,13 +10,13 @@ from yieldcli.amounts import Amount
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.errors import UsageError
-from yieldcli.files import reads_stdin
 
 if TYPE_CHECKING:
     from yieldcli.cli.commands.txflow import TxOptions
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
     from yieldcli.client.orders import Order
+    from yieldcli.client.writes import Move
 
 AmountOpt = Annotated[
     Optional[str],
@@ -63,27 +63,6 @@ def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
         Amount.check_syntax(amount, raw=raw)
 
 
-def _base_units(
-    session: "Session", tx: "TxOptions", mint: str, wallet: str, amount: Optional[str], raw: bool
-) -> Optional[int]:
-    """Exact base units (None: --all), by the library's rules; an unknown mint's decimals come from its
-    mint account on chain (the RPC of -u, the profile or the sandbox), else, with no RPC answering,
-    from the service's balances for the wallet (a service that cannot tell leaves them unknown)."""
-    from yieldcli.client import orders
-    from yieldcli.client.writes import decimals_of_mint
-
-    def decimals() -> Optional[int]:
-        return decimals_of_mint(
-            mint,
-            session.rpc_url(tx.rpc_url),
-            session.timeout(),
-            lambda: orders.decimals_from_service(lambda: session.api().balances(wallet, asset=mint), mint, quiet=True),
-        )
-
-    raw_units = Amount.parse_raw(amount, 0).raw if raw and amount is not None else None
-    return orders.base_units(mint, None if raw else amount, raw_units, amount is None, decimals, name="--amount")
-
-
 def check_required(asset: Optional[str], amount: Optional[str], all_: bool) -> None:
     """Everything missing, said at once: `yield deposit` alone needs --asset and an amount."""
     missing = (["--asset"] if asset is None else []) + (["--amount (or --all)"] if amount is None and not all_ else [])
@@ -104,65 +83,48 @@ def _transfer_order(
     wallet: Optional[str],
     payer: Optional[str],
     **flags: Any,
-) -> "Order":
-    """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the library's order."""
-    from yieldcli.client import orders
+) -> "Move":
+    """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the
+    library's write: an unknown mint's decimals then come from its mint account on chain, else from
+    the service's balances for the wallet (`yieldcli.client.driver`)."""
+    from yieldcli.client.writes import Move
 
     check_required(asset, amount, all_)
     tx.check(session)
     check_amount_flags(amount, all_, raw)
     assert asset is not None  # check_required refused its absence
-    mint = tokens.resolve_asset(asset)
+    tokens.resolve_asset(asset)
     token_account = _pubkey_option(token_account, "--token-account")
     strategy_id = session.strategy(strategy)
     wallet_key, payer_key = _identity(session, tx, wallet, payer)
-    units = _base_units(session, tx, mint, wallet_key, amount, raw)
-    if action == "deposit":
-        return orders.deposit_order(
-            strategy_id=strategy_id,
-            mint=mint,
-            wallet=wallet_key,
-            payer=payer_key,
-            amount=units,
-            token_account=token_account,
-        )
-    return orders.withdraw_order(
-        strategy_id=strategy_id,
-        mint=mint,
-        wallet=wallet_key,
-        payer=payer_key,
-        amount=units,
-        token_account=token_account,
-        **flags,
+    raw_units = Amount.parse_raw(amount, 0).raw if raw and amount is not None else None
+    token_units = None if raw else amount
+    everything = amount is None
+    return Move(
+        action,
+        asset,
+        token_units,
+        raw_units,
+        everything,
+        strategy_id,
+        wallet_key,
+        payer_key,
+        token_account,
+        flags,
+        "--amount",
     )
 
 
-def _run_order(session: "Session", out: "Output", tx: "TxOptions", order: "Order") -> None:
-    """Name the nonce's authority, then review, sign or send the service's transaction for `order`."""
-    from yieldcli.chain.tx.nonce import OnNonce
+def _run_order(session: "Session", out: "Output", tx: "TxOptions", what: "Union[Order, Move]") -> None:
+    """Review, sign or send the service's transaction for `what`, through the library's write path."""
     from yieldcli.cli.commands.txflow import run
+    from yieldcli.client import driver
+    from yieldcli.client.writes import Move
 
-    order = _with_nonce_authority(session, tx, order)
-    nonce = OnNonce(tx.nonce, tx.nonce_authority) if tx.ix and tx.nonce is not None else None
-    obtain = order.obtain(lambda where, body: session.api().post(where, body), ix=tx.ix, nonce=nonce)
-    run(session, out, tx, order.request, obtain, needs_rpc=tx.ix)
-
-
-def _with_nonce_authority(session: "Session", tx: "TxOptions", order: "Order") -> "Order":
-    """--nonce-authority: a public key is a signer named to sign later; a keypair file signs now too."""
-    if tx.nonce_authority is None:
-        return order
-    from yieldcli.chain.keys.keypairs import nonce_authority
-
-    # `-` reads the keypair from stdin once per run, as the session's signer does; a Ledger URL signs on the device.
-    stdin = session.keypair_stdin() if reads_stdin(tx.nonce_authority) else None
-    authority = nonce_authority(tx.nonce_authority, stdin=stdin)
-    if authority.warning:
-        session.output().warn(authority.warning)
-    tx.nonce_authority = authority.pubkey
-    if authority.keypair is not None:
-        tx.extra_signers.append(authority.keypair)
-    return order.signed_also_by(authority.pubkey)
+    settings = tx.settings(session)
+    api = session.api()
+    order = driver.drive(lambda: driver.order_of(api, settings, what)) if isinstance(what, Move) else what
+    run(session, out, tx, settings, driver.ready_order(settings, api, order, tx.write(session), tx.limits()))
 
 
 @opt.with_tx_options()
