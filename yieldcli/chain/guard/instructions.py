@@ -80,6 +80,7 @@ class Context:
     trusted: tuple[tuple[str, str], ...] = ()  # a deposit's trusted destinations: (token account, mint)
     trust_cap: int = 0  # the most a plain transfer to a trusted destination may move: the deposit
     asset: str | None = None  # the mint the request moves: the only one whose token account it may open
+    token_program: str = programs.TOKEN_PROGRAM  # the program that owns that mint, read from the chain
 
 
 class MakeVerdict(Protocol):
@@ -255,6 +256,16 @@ def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVe
                 False,
                 f"instruction {index + 1}: {kind} of a {short(mint or '?')} account, "
                 "a token this request does not move",
+            )
+        program = keys[5] if len(keys) > 5 else None
+        if program != ctx.token_program:
+            # Derived with another program, the account is not the one the mint's program keeps for
+            # the owner: never the account the request pays into.
+            return verdict(
+                kind,
+                False,
+                f"instruction {index + 1}: {kind} with the token program {short(program or '?')}, not "
+                f"{short(ctx.token_program)}, the program of the mint {short(mint or '?')}",
             )
         if owner == ctx.wallet and _needed(ctx, "ata.create.own"):
             return verdict(kind, True, "opens your own token account")
