@@ -47,8 +47,8 @@ def test_profile_settings_drive_real_requests(run, sandbox):
 
 
 def test_output_setting_from_env_and_config(api):
-    # NDJSON holds the whole list (14 balances), not the first page of 10
-    assert api("balances", DEMO_WALLET, env={"YIELD_OUTPUT": "ndjson"}).stdout.count("\n") == 14
+    # NDJSON holds the whole list (15 balances, PYUSD among them), not the first page of 10
+    assert api("balances", DEMO_WALLET, env={"YIELD_OUTPUT": "ndjson"}).stdout.count("\n") == 15
     assert api("config", "set", "output", "csv").code == 0
     assert api("balances", DEMO_WALLET).stdout.startswith("decimals,token_address")
     assert api("balances", DEMO_WALLET, "--json").json()["meta"]["page"] == 1  # the flag wins

@@ -99,7 +99,7 @@ def test_sending_on_a_terminal_asks_first_and_no_means_nothing_is_sent(run):
 def test_tables_are_the_default_on_a_terminal():
     term = Terminal("--sandbox", "balances")
     assert term.wait() == 0
-    assert b"Balances" in term.screen and b"page 1 of 2, 14 balances: use --all" in term.screen
+    assert b"Balances" in term.screen and b"page 1 of 2, 15 balances: use --all" in term.screen
 
 
 def test_ctrl_c_at_the_prompt_ends_at_once_and_nothing_is_signed(run):

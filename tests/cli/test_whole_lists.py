@@ -17,11 +17,11 @@ MORE = "--all gets every page"
 def test_ndjson_and_csv_hold_every_balance_with_nothing_on_stderr(api):
     ndjson = api("balances", DEMO_WALLET, "-o", "ndjson")
     rows = [json.loads(line) for line in ndjson.stdout.splitlines()]
-    assert ndjson.code == 0 and len(rows) == 14 and ndjson.stderr == ""
+    assert ndjson.code == 0 and len(rows) == 15 and ndjson.stderr == ""
     assert rows == api("balances", DEMO_WALLET, "--all", "-o", "json").json()["data"]
     table = api("balances", DEMO_WALLET, "-o", "csv")
     parsed = list(csv.DictReader(io.StringIO(table.stdout)))
-    assert table.code == 0 and len(parsed) == 14 and table.stderr == ""
+    assert table.code == 0 and len(parsed) == 15 and table.stderr == ""
     assert [r["token_address"] for r in parsed] == [r["token_address"] for r in rows]
 
 
@@ -33,7 +33,7 @@ def test_a_page_asked_for_says_on_stderr_that_more_exist_in_every_format(api):
         assert len(lines) == 1 and MORE in lines[0] and "--page 2" in lines[0], (args, result.stderr)
     # JSON keeps its page and the service's meta.
     body = api("balances", DEMO_WALLET, "-o", "json").json()
-    assert len(body["data"]) == 10 and body["meta"]["has_more"] is True and body["meta"]["total"] == 14
+    assert len(body["data"]) == 10 and body["meta"]["has_more"] is True and body["meta"]["total"] == 15
     # The last page, or a list that fits on one, says nothing.
     assert api("balances", DEMO_WALLET, "-o", "json", "--page", "2").stderr == ""
 
@@ -44,7 +44,7 @@ def test_many_wallets_stream_every_page_and_a_cut_list_is_said_once(api, tmp_pat
     whole = api("balances", "--wallets-file", str(path), "-o", "ndjson")
     assert whole.code == 0 and whole.stderr == ""
     assert whole.stdout == api("balances", "--wallets-file", str(path), "--all", "-o", "ndjson").stdout
-    assert len(whole.stdout.splitlines()) == 14
+    assert len(whole.stdout.splitlines()) == 15
     cut = api("balances", "--wallets-file", str(path), "-o", "ndjson", "--page", "1")
     assert len(cut.stdout.splitlines()) == 10
     assert cut.stderr.splitlines() == [

@@ -132,7 +132,8 @@ def test_strategy_info(svc):
     body = ok(svc, f"/strategy-info/{DEMO_STRATEGY_ID}")
     assert body["strategy_id"] == DEMO_STRATEGY_ID
     assert body["strategy_name"] == "Sandbox Yield Strategy"
-    assert set(body["assets"]) == {t.mint for t in KNOWN_TOKENS}
+    # The service's tokens, and a base asset on Token-2022 (PYUSD), as the published service lists.
+    assert set(body["assets"]) == {t.mint for t in KNOWN_TOKENS} | {demo.PYUSD_MINT}
     assert set(body["apy_per_asset"]) == set(body["assets"])
     assert min(body["apy_per_asset"].values()) <= body["apy"] <= max(body["apy_per_asset"].values())
     assert ok(svc, f"/strategy-info/{DEMO_STRATEGY_ID}/") == body

@@ -46,6 +46,13 @@ EXTRA_TOKENS: tuple[tuple[str, str, int, str], ...] = (
     ("RAY", "4k3Dyjzvzp8eMZWUXbBCjEvwSkkk59S5iCNLY3QrkX6R", 6, "Raydium"),
 )
 
+# Base assets on Token-2022 (the service lists some, PYUSD among them): a PYUSD-like mint at PYUSD's address,
+# made by the sandbox on the Token-2022 program (without the real one's permanent delegate and transfer hook).
+TOKEN_2022_TOKENS: tuple[tuple[str, str, int, str], ...] = (
+    ("PYUSD", "2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo", 6, "PayPal USD"),
+)
+PYUSD_MINT = TOKEN_2022_TOKENS[0][1]
+
 _EXTRA_BALANCES = {
     "BONK": 184_500_000_000,
     "JUP": 412_337_000,
@@ -64,6 +71,7 @@ _DEMO_APY: dict[str, tuple[float, int]] = {
     "mSOL": (7.05, 800_000),
     "JupSOL": (7.67, 720_000),
     "JLP": (18.3, 1_150_000),
+    "PYUSD": (8.0, 150_000),
 }
 _SECOND_APY: dict[str, tuple[float, int]] = {
     "USDC": (5.1, 9_800_000),
@@ -112,7 +120,8 @@ def _strategy(strategy_id: str, name: str, apys: dict[str, tuple[float, int]]) -
 
 def _mint(symbol: str) -> str:
     token = by_symbol(symbol)
-    assert token is not None, symbol
+    if token is None:
+        return next(mint for sym, mint, _, _ in TOKEN_2022_TOKENS if sym == symbol)
     return token.mint
 
 
@@ -130,7 +139,7 @@ def initial_state() -> dict[str, Any]:
     tokens: dict[str, dict[str, Any]] = {}
     for t in (*KNOWN_TOKENS, NATIVE_SOL):
         tokens[t.mint] = {"symbol": t.symbol, "name": t.name, "decimals": t.decimals}
-    for symbol, mint, decimals, name in EXTRA_TOKENS:
+    for symbol, mint, decimals, name in (*TOKEN_2022_TOKENS, *EXTRA_TOKENS):
         tokens[mint] = {"symbol": symbol, "name": name, "decimals": decimals}
 
     strategies = {
@@ -186,6 +195,7 @@ def initial_state() -> dict[str, Any]:
         _mint("JitoSOL"): 1_730_000_000,
         _mint("mSOL"): 640_500_000,
         _mint("JLP"): 88_120_000,
+        PYUSD_MINT: 500 * _USD,
     }
     for symbol, mint, _decimals, _name in EXTRA_TOKENS:
         demo_tokens[mint] = _EXTRA_BALANCES[symbol]

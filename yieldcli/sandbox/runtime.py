@@ -273,7 +273,7 @@ class Runtime(SetupHelpers, Landing, FaultControls):
 
     def token_balance(self, owner: Pubkey, mint: Pubkey) -> int:
         """The balance of `owner`'s associated token account for `mint` (0 when it does not exist)."""
-        info = self.token_account(programs.associated_token_address(owner, mint))
+        info = self.token_account(self.associated_token_address(owner, mint))
         return info[2] if info else 0
 
     # ---- persistence

@@ -17,6 +17,7 @@ from yieldcli.sandbox.vault import (
     CHAIN_MINTS,
     MINT_AUTHORITY,
     STRATEGY_PROGRAM,
+    TOKEN_2022_KEY,
     TOKEN_KEY,
     U64_MAX,
     VAULT,
@@ -75,44 +76,49 @@ class ChainLedgerSync:
         """
         rt = self.runtime
         mints = [Pubkey.from_string(m) for m in CHAIN_MINTS]
-        steps = [[sp.init_vault(VAULT, mint)] for mint in mints if rt.get_account(sp.vault_address(mint)) is None]
+        steps = [
+            [sp.init_vault(VAULT, mint, token_program=rt.token_program(mint))]
+            for mint in mints
+            if rt.get_account(sp.vault_address(mint)) is None
+        ]
         wallet = Pubkey.from_string(demo.DEMO_WALLET)
         tokens = self.ledger.wallet_tokens(demo.DEMO_WALLET)
         for mint in CHAIN_MINTS:
             mint_key = Pubkey.from_string(mint)
             top_up = tokens.get(mint, 0) - rt.token_balance(wallet, mint_key)
             if top_up > 0 and tokens[mint] <= U64_MAX:
-                ata = programs.associated_token_address(wallet, mint_key)
+                ata = rt.associated_token_address(wallet, mint_key)
                 steps.append(
                     [
-                        programs.create_associated_token_account(VAULT, wallet, mint_key),
-                        *self._fill(ata, mint_key, top_up),
+                        rt.create_ata_instruction(VAULT, wallet, mint_key),
+                        *self._fill(ata, mint_key, top_up, rt.token_program(mint_key)),
                     ]
                 )
         for strategy_id, mint, value, deposited in self.ledger.wallet_positions(demo.DEMO_WALLET):
             if mint not in CHAIN_MINTS or not 0 < value <= U64_MAX or not 0 < deposited <= value:
                 continue
             mint_key = Pubkey.from_string(mint)
+            program = rt.token_program(mint_key)
             address = sp.position_address(wallet, strategy_id, mint_key)
             held = self._position(address)
             step: list[Instruction] = []
             if held is None:
-                ata = programs.associated_token_address(wallet, mint_key)
+                ata = rt.associated_token_address(wallet, mint_key)
                 step += [
-                    programs.create_associated_token_account(VAULT, wallet, mint_key),
-                    *self._fill(ata, mint_key, deposited),
-                    sp.deposit(wallet, VAULT, ata, mint_key, strategy_id, deposited),
+                    rt.create_ata_instruction(VAULT, wallet, mint_key),
+                    *self._fill(ata, mint_key, deposited, program),
+                    sp.deposit(wallet, VAULT, ata, mint_key, strategy_id, deposited, token_program=program),
                 ]
                 if mint_key == WSOL_KEY and not tokens.get(mint):
                     # The demo wallet holds no wrapped SOL: the account used to deposit it goes again.
                     step.append(programs.token_close_account(ata, VAULT, wallet))
             earned = value - (held.balance if held is not None else deposited)
             if earned > 0:
-                source = programs.associated_token_address(VAULT, mint_key)
+                source = rt.associated_token_address(VAULT, mint_key)
                 step += [
-                    programs.create_associated_token_account(VAULT, VAULT, mint_key),
-                    *self._fill(source, mint_key, earned),
-                    sp.credit_yield(source, mint_key, address, earned),
+                    rt.create_ata_instruction(VAULT, VAULT, mint_key),
+                    *self._fill(source, mint_key, earned, program),
+                    sp.credit_yield(source, mint_key, address, earned, token_program=program),
                 ]
             if step:
                 steps.append(step)
@@ -131,6 +137,7 @@ class ChainLedgerSync:
             Pubkey.from_string(x)
             for x in (
                 programs.TOKEN_PROGRAM,
+                programs.TOKEN_2022_PROGRAM,
                 programs.ASSOCIATED_TOKEN_PROGRAM,
                 programs.SYSTEM_PROGRAM,
                 programs.COMPUTE_BUDGET_PROGRAM,
@@ -142,14 +149,14 @@ class ChainLedgerSync:
         return table
 
     @staticmethod
-    def _fill(account: Pubkey, mint: Pubkey, amount: int) -> list[Instruction]:
+    def _fill(account: Pubkey, mint: Pubkey, amount: int, token_program: Pubkey) -> list[Instruction]:
         """Instructions giving a token account `amount` more: minted, or for WSOL lamports from the vault, synced."""
         if mint == WSOL_KEY:
             return [
                 transfer(TransferParams(from_pubkey=VAULT, to_pubkey=account, lamports=amount)),
                 programs.token_sync_native(account),
             ]
-        return [programs.token_mint_to(mint, account, MINT_AUTHORITY, amount)]
+        return [programs.token_mint_to(mint, account, MINT_AUTHORITY, amount, token_program=token_program)]
 
     def _execute_batched(self, steps: list[list[Instruction]]) -> None:
         """Run the steps (each a list of instructions kept together) in as few transactions as fit."""
@@ -248,10 +255,9 @@ class ChainLedgerSync:
             return
         holdings: dict[str, dict[str, int]] = {}
         wanted = set(wallets)
-        for _, account in self.runtime.program_accounts(TOKEN_KEY):
-            parsed = (
-                programs.parse_token_account(programs.TOKEN_PROGRAM, bytes(account.data)) if account.lamports else None
-            )
+        accounts = [a for program in (TOKEN_KEY, TOKEN_2022_KEY) for _, a in self.runtime.program_accounts(program)]
+        for account in accounts:
+            parsed = programs.parse_token_account(str(account.owner), bytes(account.data)) if account.lamports else None
             if parsed is not None and parsed[1] in wanted and parsed[0] in CHAIN_MINTS:
                 mint, owner, amount = parsed
                 holdings.setdefault(owner, {}).setdefault(mint, 0)

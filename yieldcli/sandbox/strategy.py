@@ -128,7 +128,7 @@ class StrategyChain(ChainLedgerSync):
             opens_position = self.runtime.get_account(sp.position_address(user, strategy_id, mint_key)) is None
             if mint == WSOL_MINT and given_account is None:
                 # Native SOL is wrapped into the user's WSOL account first (only what it lacks).
-                source = programs.associated_token_address(user, mint_key)
+                source = self.runtime.associated_token_address(user, mint_key)
                 held = self._token(source)
                 in_account = held.amount if held else 0
                 reserve = WSOL_RESERVE
@@ -140,12 +140,12 @@ class StrategyChain(ChainLedgerSync):
                 wrap = max(amount - in_account, 0)
                 if wrap:
                     ixs += [
-                        programs.create_associated_token_account(payer, user, mint_key),
+                        self.runtime.create_ata_instruction(payer, user, mint_key),
                         transfer(TransferParams(from_pubkey=user, to_pubkey=source, lamports=wrap)),
                         programs.token_sync_native(source),
                     ]
             else:
-                source = given_account or programs.associated_token_address(user, mint_key)
+                source = given_account or self.runtime.associated_token_address(user, mint_key)
                 held = self._token(source)
                 if held is not None and (held.mint != mint or held.owner != str(user)):
                     raise Refusal(f"Token account {source} is not a {mint} account of {user}")
@@ -153,7 +153,8 @@ class StrategyChain(ChainLedgerSync):
                 amount = available if requested is None else requested
                 self._check_deposit(amount, available, mint, decimals, requested is None, f"token account {source}")
         # The program opens the user's position on the first deposit (rent from the payer).
-        ixs.append(sp.deposit(user, payer, source, mint_key, strategy_id, amount))
+        program = self.runtime.token_program(mint_key)
+        ixs.append(sp.deposit(user, payer, source, mint_key, strategy_id, amount, token_program=program))
         return self._transaction(ixs, payer, as_ix, "deposit_instructions")
 
     @staticmethod
@@ -194,7 +195,7 @@ class StrategyChain(ChainLedgerSync):
                     f"(fee {in_units(fee, mint, decimals)} included)"
                 )
             ixs = [set_compute_unit_limit(COMPUTE_UNIT_LIMIT)]
-            destination = given_account or programs.associated_token_address(user, mint_key)
+            destination = given_account or self.runtime.associated_token_address(user, mint_key)
             existing = self._token(destination)
             create, unwrap = params.get("create_wsol_ata"), params.get("unwrap_wsol_ata")
             create = True if create is None else create
@@ -209,9 +210,14 @@ class StrategyChain(ChainLedgerSync):
                         f"The user's WSOL account {destination} does not exist; "
                         "set create_wsol_ata (or detect_wsol_ata) to create it"
                     )
-                ixs.append(programs.create_associated_token_account(payer, user, mint_key))
+                ixs.append(self.runtime.create_ata_instruction(payer, user, mint_key))
             amount = sp.WITHDRAW_ALL if requested is None else requested
-            ixs.append(sp.withdraw(user, destination, mint_key, strategy_id, amount, exclude_fees=exclude_fees))
+            program = self.runtime.token_program(mint_key)
+            ixs.append(
+                sp.withdraw(
+                    user, destination, mint_key, strategy_id, amount, exclude_fees=exclude_fees, token_program=program
+                )
+            )
             if mint == WSOL_MINT and unwrap:
                 ixs.append(programs.token_close_account(destination, user, user))
         return self._transaction(ixs, payer, as_ix, "withdraw_instructions")
@@ -255,7 +261,7 @@ class StrategyChain(ChainLedgerSync):
         payer = pubkey_param(params, "payer") or user
         mint_key = Pubkey.from_string(mint)
         ixs: list[Instruction] = []
-        recipient = programs.associated_token_address(user, mint_key)
+        recipient = self.runtime.associated_token_address(user, mint_key)
         if position.balance:
             # What the position still holds goes to funds_recipient: a token account of the mint, or a
             # wallet (its associated token account, opened if needed); default the user's.
@@ -265,11 +271,11 @@ class StrategyChain(ChainLedgerSync):
                 raise Refusal(f"funds_recipient {named} is not a {mint} token account")
             recipient = named
             if held is None:
-                recipient = programs.associated_token_address(named, mint_key)
+                recipient = self.runtime.associated_token_address(named, mint_key)
                 if self._token(recipient) is None:
-                    ixs.append(programs.create_associated_token_account(payer, named, mint_key))
+                    ixs.append(self.runtime.create_ata_instruction(payer, named, mint_key))
         # The position's rent goes back to the user, whose first deposit opened it.
-        ixs.append(sp.close(user, recipient, mint_key, account))
+        ixs.append(sp.close(user, recipient, mint_key, account, token_program=self.runtime.token_program(mint_key)))
         if as_ix:
             return json_response(200, {"close_user_fund_instructions": [instruction_json(ix) for ix in ixs]})
         # A bare JSON string, as every /tx endpoint answers (and the official SDK expects).
@@ -314,14 +320,12 @@ class StrategyChain(ChainLedgerSync):
         return mint, decimals
 
     def _token(self, address: Pubkey) -> TokenState | None:
+        """A token account of SPL Token or Token-2022 (its base layout; a Token-2022 one's extensions follow)."""
         account = self.runtime.get_account(address)
-        if (
-            account is None
-            or str(account.owner) != programs.TOKEN_PROGRAM
-            or len(account.data) != programs.TOKEN_ACCOUNT_SIZE
-        ):
+        data = bytes(account.data) if account is not None else b""
+        if account is None or programs.parse_token_account(str(account.owner), data) is None:
             return None
-        state = TokenAccount.from_bytes(bytes(account.data))
+        state = TokenAccount.from_bytes(data[: programs.TOKEN_ACCOUNT_SIZE])
         close = state.close_authority
         return TokenState(str(state.mint), str(state.owner), state.amount, str(close) if close is not None else None)
 

@@ -10,11 +10,16 @@ from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 from solders.token.associated import get_associated_token_address
 
+from yieldcli.solana.token_layout import MINT_SIZE as MINT_SIZE
+from yieldcli.solana.token_layout import TOKEN_2022_PROGRAM as TOKEN_2022_PROGRAM
+from yieldcli.solana.token_layout import TOKEN_ACCOUNT_SIZE as TOKEN_ACCOUNT_SIZE
+from yieldcli.solana.token_layout import TOKEN_PROGRAM as TOKEN_PROGRAM
+from yieldcli.solana.token_layout import TOKEN_PROGRAMS as TOKEN_PROGRAMS
+from yieldcli.solana.token_layout import parse_mint_decimals as parse_mint_decimals
+from yieldcli.solana.token_layout import parse_token_account as parse_token_account
 from yieldcli.tokens import STRATEGY_PROGRAM_ID
 
 SYSTEM_PROGRAM = "11111111111111111111111111111111"
-TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
-TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
 ASSOCIATED_TOKEN_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL"
 COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111"
 MEMO_V1_PROGRAM = "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo"
@@ -36,8 +41,6 @@ PROGRAM_NAMES: dict[str, str] = {
     STRATEGY_PROGRAM_ID: "Yield strategy program",
     SANDBOX_STRATEGY_PROGRAM: "Sandbox strategy program",
 }
-
-TOKEN_PROGRAMS = (TOKEN_PROGRAM, TOKEN_2022_PROGRAM)
 
 _SYSTEM = Pubkey.from_string(SYSTEM_PROGRAM)
 _TOKEN = Pubkey.from_string(TOKEN_PROGRAM)
@@ -132,23 +135,3 @@ def extend_lookup_table(table: Pubkey, authority: Pubkey, payer: Pubkey, address
         AccountMeta(_SYSTEM, False, False),
     ]
     return Instruction(_ALT, data, accounts)
-
-
-TOKEN_ACCOUNT_SIZE = 165
-MINT_SIZE = 82
-
-
-def parse_token_account(owner_program: str, data: bytes) -> tuple[str, str, int] | None:
-    """(mint, owner, amount) of an SPL Token or Token-2022 account, else None."""
-    if owner_program not in TOKEN_PROGRAMS or len(data) < TOKEN_ACCOUNT_SIZE:
-        return None
-    if owner_program == TOKEN_2022_PROGRAM and len(data) > TOKEN_ACCOUNT_SIZE and data[TOKEN_ACCOUNT_SIZE] != 2:
-        return None  # a Token-2022 account whose type byte says Mint
-    (amount,) = struct.unpack_from("<Q", data, 64)
-    return str(Pubkey.from_bytes(data[0:32])), str(Pubkey.from_bytes(data[32:64])), amount
-
-
-def parse_mint_decimals(owner_program: str, data: bytes) -> int | None:
-    if owner_program not in TOKEN_PROGRAMS or len(data) < MINT_SIZE or len(data) == TOKEN_ACCOUNT_SIZE:
-        return None
-    return data[44]

@@ -81,7 +81,13 @@ def withdrawal_fee(gross: int) -> int:
 
 
 def _payout_accounts(
-    signer: Pubkey, token_account: Pubkey, mint: Pubkey, position: Pubkey, *, signer_writable: bool = False
+    signer: Pubkey,
+    token_account: Pubkey,
+    mint: Pubkey,
+    position: Pubkey,
+    token_program: Pubkey,
+    *,
+    signer_writable: bool = False,
 ) -> list[AccountMeta]:
     return [
         AccountMeta(signer, True, signer_writable),
@@ -90,23 +96,33 @@ def _payout_accounts(
         AccountMeta(vault_address(mint), False, True),
         AccountMeta(authority_address(), False, False),
         AccountMeta(position, False, True),
-        AccountMeta(_TOKEN, False, False),
+        AccountMeta(token_program, False, False),
     ]
 
 
-def init_vault(payer: Pubkey, mint: Pubkey) -> Instruction:
+# `token_program`: the program that owns the mint (SPL Token or Token-2022); the program refuses any other.
+def init_vault(payer: Pubkey, mint: Pubkey, *, token_program: Pubkey = _TOKEN) -> Instruction:
     accounts = [
         AccountMeta(payer, True, True),
         AccountMeta(vault_address(mint), False, True),
         AccountMeta(authority_address(), False, False),
         AccountMeta(mint, False, False),
         AccountMeta(_SYSTEM, False, False),
-        AccountMeta(_TOKEN, False, False),
+        AccountMeta(token_program, False, False),
     ]
     return Instruction(PROGRAM, bytes([INIT_VAULT]), accounts)
 
 
-def deposit(user: Pubkey, payer: Pubkey, source: Pubkey, mint: Pubkey, strategy_id: str, amount: int) -> Instruction:
+def deposit(
+    user: Pubkey,
+    payer: Pubkey,
+    source: Pubkey,
+    mint: Pubkey,
+    strategy_id: str,
+    amount: int,
+    *,
+    token_program: Pubkey = _TOKEN,
+) -> Instruction:
     accounts = [
         AccountMeta(user, True, False),
         AccountMeta(payer, True, True),
@@ -116,29 +132,40 @@ def deposit(user: Pubkey, payer: Pubkey, source: Pubkey, mint: Pubkey, strategy_
         AccountMeta(authority_address(), False, False),
         AccountMeta(position_address(user, strategy_id, mint), False, True),
         AccountMeta(_SYSTEM, False, False),
-        AccountMeta(_TOKEN, False, False),
+        AccountMeta(token_program, False, False),
     ]
     return Instruction(PROGRAM, struct.pack("<BQ", DEPOSIT, amount) + strategy_key(strategy_id), accounts)
 
 
 def withdraw(
-    user: Pubkey, destination: Pubkey, mint: Pubkey, strategy_id: str, amount: int, *, exclude_fees: bool = False
+    user: Pubkey,
+    destination: Pubkey,
+    mint: Pubkey,
+    strategy_id: str,
+    amount: int,
+    *,
+    exclude_fees: bool = False,
+    token_program: Pubkey = _TOKEN,
 ) -> Instruction:
     """`amount`: the gross taken from the position (WITHDRAW_ALL: all of it), or with exclude_fees what the
     user receives."""
     position = position_address(user, strategy_id, mint)
     data = struct.pack("<BQB", WITHDRAW, amount, MODE_EXCLUDE_FEES if exclude_fees else MODE_GROSS)
-    return Instruction(PROGRAM, data, _payout_accounts(user, destination, mint, position))
+    return Instruction(PROGRAM, data, _payout_accounts(user, destination, mint, position, token_program))
 
 
-def close(user: Pubkey, recipient: Pubkey, mint: Pubkey, position: Pubkey) -> Instruction:
-    return Instruction(PROGRAM, bytes([CLOSE]), _payout_accounts(user, recipient, mint, position, signer_writable=True))
+def close(
+    user: Pubkey, recipient: Pubkey, mint: Pubkey, position: Pubkey, *, token_program: Pubkey = _TOKEN
+) -> Instruction:
+    accounts = _payout_accounts(user, recipient, mint, position, token_program, signer_writable=True)
+    return Instruction(PROGRAM, bytes([CLOSE]), accounts)
 
 
-def credit_yield(source: Pubkey, mint: Pubkey, position: Pubkey, amount: int) -> Instruction:
-    return Instruction(
-        PROGRAM, struct.pack("<BQ", CREDIT_YIELD, amount), _payout_accounts(YIELD_AUTHORITY, source, mint, position)
-    )
+def credit_yield(
+    source: Pubkey, mint: Pubkey, position: Pubkey, amount: int, *, token_program: Pubkey = _TOKEN
+) -> Instruction:
+    accounts = _payout_accounts(YIELD_AUTHORITY, source, mint, position, token_program)
+    return Instruction(PROGRAM, struct.pack("<BQ", CREDIT_YIELD, amount), accounts)
 
 
 # ---- position accounts --------------------------------------------------------------------------

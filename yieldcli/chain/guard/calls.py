@@ -35,7 +35,15 @@ class Calls:
     strategy_key: bytes | None = None  # the strategy it targets
 
 
-def match_calls(intent: Intent, resolved: Resolved, holdings: Holdings, layout: Layout | None) -> Calls:
+def match_calls(
+    intent: Intent,
+    resolved: Resolved,
+    holdings: Holdings,
+    layout: Layout | None,
+    token_program: str = programs.TOKEN_PROGRAM,
+) -> Calls:
+    """`token_program`: the program that owns the request's mint, as the chain says (its associated
+    token accounts are derived with it, and the strategy's calls must name it)."""
     pinned = intent.strategy_program
     found = Calls()
     indexes = [i for i in range(len(resolved.instructions)) if pinned is not None and resolved.program(i) == pinned]
@@ -86,7 +94,7 @@ def match_calls(intent: Intent, resolved: Resolved, holdings: Holdings, layout: 
                 f"instructions; a {intent.action} needs exactly one",
             )
         else:
-            problems = _mismatches(intent, layout, call, key, holdings)
+            problems = _mismatches(intent, layout, call, key, holdings, token_program)
             found.verdicts[i] = (
                 verdict(False, f"instruction {i + 1}: the strategy's {wanted} " + "; ".join(problems))
                 if problems
@@ -127,10 +135,15 @@ def _target(named: dict[str, Any]) -> str:
     return f"{who} (key {key[:8]})" if key else who  # the key's first 8 hex digits; JSON has it whole
 
 
-def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, holdings: Holdings) -> list[str]:
+def _mismatches(
+    intent: Intent, layout: Layout, call: Call, key: bytes | None, holdings: Holdings, token_program: str
+) -> list[str]:
     """Where the call differs from what the request implies: each field against its derived value."""
     wallet, mint = intent.wallet, str(intent.mint)
     problems: list[str] = []
+
+    def _ata(owner: str, mint: str) -> str:
+        return associated_account(owner, mint, token_program)
 
     def expect(what: str, seen: str | None, wanted: str) -> None:
         if seen != wanted:
@@ -155,6 +168,8 @@ def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, h
         problems.append(f"opens a position in a strategy you did not name (key {(key or b'').hex()[:8]})")
     expect("the vault", call.vault, layout.vault_address(mint))
     expect("the authority", call.authority, layout.authority_address())
+    if call.token_program is not None:
+        expect("the token program", call.token_program, token_program)
     text: Callable[[int], str] = lambda n: amount_text(n, mint, {})  # noqa: E731 - one short formatter
     if call.kind == "deposit":
         if call.payer not in (wallet, intent.payer):
@@ -197,5 +212,10 @@ def _mismatches(intent: Intent, layout: Layout, call: Call, key: bytes | None, h
     return problems
 
 
-def _ata(owner: str, mint: str) -> str:
-    return str(programs.associated_token_address(Pubkey.from_string(owner), Pubkey.from_string(mint)))
+def associated_account(owner: str, mint: str, token_program: str) -> str:
+    """The associated token account of (owner, mint), derived with the program that owns the mint."""
+    return str(
+        programs.associated_token_address(
+            Pubkey.from_string(owner), Pubkey.from_string(mint), Pubkey.from_string(token_program)
+        )
+    )

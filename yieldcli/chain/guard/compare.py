@@ -24,6 +24,8 @@ from yieldcli.chain.guard.message import Resolved, token_accounts_opened
 from yieldcli.chain.guard.strategies import Layout, layout_for
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
 from yieldcli.chain.tx.state import State
+from yieldcli.solana import programs
+from yieldcli.solana.token_layout import MintInfo, control_risks
 from yieldcli.tokens import WSOL_MINT
 
 
@@ -37,17 +39,28 @@ def compare(
     decimals: Mapping[str, int] | None = None,
     inner: Inner | None = None,
     priority_fee: int = 0,
+    mints: Mapping[str, MintInfo] | None = None,
 ) -> Check:
     """The verdict on a simulated transaction; `before`/`after` cover every account it may write,
-    `resolved` is its message and `inner` the simulation's inner instructions."""
+    `resolved` is its message and `inner` the simulation's inner instructions. `mints` are the mint
+    accounts read from the chain: the request's mint says which token program it is on (SPL Token when
+    it was not read) and whether anyone else may move its tokens."""
     decimals = dict(decimals or {})
     inner = dict(inner or {})
+    mints = dict(mints or {})
     layout = layout_for(intent.strategy_program)
     intent = _closed_mint(intent, resolved, layout)
+    asset = mints.get(intent.mint or "")
+    token_program = asset.program if asset is not None else programs.TOKEN_PROGRAM
     holdings = Holdings(intent, before, after, layout)
-    calls = match_calls(intent, resolved, holdings, layout)
-    verdicts_ = tuple(verdicts(resolved, _context(intent, holdings, resolved), calls.verdicts))
+    calls = match_calls(intent, resolved, holdings, layout, token_program)
+    context = _context(intent, holdings, resolved, mints, token_program)
+    verdicts_ = tuple(verdicts(resolved, context, calls.verdicts))
     diffs = [v.reason for v in verdicts_ if not v.ok]
+    if asset is not None and intent.action in ("deposit", "withdraw", "close-account"):
+        # Tokens someone else may move (or hand to a program of their choosing at each transfer) are
+        # not the user's to put into a strategy, nor safe to be paid in: said, never passed over.
+        diffs += [f"the mint {short(str(intent.mint))} {risk}" for risk in control_risks(asset)]
     unmatched = not any(not v.ok for v in calls.verdicts.values()) and not _trusted(intent, verdicts_)
     if (
         intent.action in ("deposit", "withdraw", "close-account")
@@ -122,10 +135,14 @@ def _closed_mint(intent: Intent, resolved: Resolved, layout: Layout | None) -> I
     return replace(intent, mint=closes[0].mint) if len(closes) == 1 and closes[0].mint else intent
 
 
-def _context(intent: Intent, holdings: Holdings, resolved: Resolved) -> Context:
+def _context(
+    intent: Intent, holdings: Holdings, resolved: Resolved, mints: Mapping[str, MintInfo], token_program: str
+) -> Context:
     wsol = {a for a in holdings.tokens if holdings.mint_of(a) == WSOL_MINT}
-    wsol |= {a for a, m in token_accounts_opened(resolved, intent.wallet).items() if m == WSOL_MINT}
-    owned = frozenset(holdings.users | holdings.tokens | set(token_accounts_opened(resolved, intent.wallet)))
+    programs_of = {mint: info.program for mint, info in mints.items()}
+    opened = token_accounts_opened(resolved, intent.wallet, programs_of)
+    wsol |= {a for a, m in opened.items() if m == WSOL_MINT}
+    owned = frozenset(holdings.users | holdings.tokens | set(opened))
     return Context(
         intent.action,
         intent.wallet,
@@ -141,6 +158,7 @@ def _context(intent: Intent, holdings: Holdings, resolved: Resolved) -> Context:
         intent.trusted,
         _trust_cap(intent, holdings),
         intent.mint,
+        token_program,
     )
 
 

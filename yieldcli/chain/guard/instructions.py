@@ -80,6 +80,7 @@ class Context:
     trusted: tuple[tuple[str, str], ...] = ()  # a deposit's trusted destinations: (token account, mint)
     trust_cap: int = 0  # the most a plain transfer to a trusted destination may move: the deposit
     asset: str | None = None  # the mint the request moves: the only one whose token account it may open
+    token_program: str = programs.TOKEN_PROGRAM  # the program that owns that mint, read from the chain
 
 
 class MakeVerdict(Protocol):
@@ -247,15 +248,21 @@ def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVe
     if tag in (0, 1) and len(keys) >= 3 and keys[0] in (ctx.wallet, ctx.payer):
         owner = keys[2]
         mint = keys[3] if len(keys) > 3 else None
+        program = keys[5] if len(keys) > 5 else None
+        wrong = None
         if mint != ctx.asset:
             # An account of another mint is rent the request does not need (and a mint's freeze
             # authority could lock it for good).
-            return verdict(
-                kind,
-                False,
-                f"instruction {index + 1}: {kind} of a {short(mint or '?')} account, "
-                "a token this request does not move",
+            wrong = f"of a {short(mint or '?')} account, a token this request does not move"
+        elif program != ctx.token_program:
+            # Derived with another program, the account is not the one the mint's program keeps for
+            # the owner: never the account the request pays into.
+            wrong = (
+                f"with the token program {short(program or '?')}, not {short(ctx.token_program)}, "
+                f"the program of the mint {short(mint or '?')}"
             )
+        if wrong is not None:
+            return verdict(kind, False, f"instruction {index + 1}: {kind} {wrong}")
         if owner == ctx.wallet and _needed(ctx, "ata.create.own"):
             return verdict(kind, True, "opens your own token account")
         if owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient"):

@@ -81,8 +81,12 @@ def lifetime_nonce(resolved: Resolved) -> str | None:
     return None
 
 
-def token_accounts_opened(resolved: Resolved, owner: str) -> dict[str, str]:
-    """Associated token accounts of `owner` that ATA instructions open: address -> mint."""
+def token_accounts_opened(
+    resolved: Resolved, owner: str, token_programs: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Associated token accounts of `owner` that ATA instructions open: address -> mint. `token_programs`
+    (mint -> the program that owns it, read from the chain): an instruction naming another program for
+    a mint there opens no account of the user's (the account it names would not be the mint's)."""
     found = {}
     for index, (_, accounts, data) in enumerate(resolved.instructions):
         if resolved.program(index) != programs.ASSOCIATED_TOKEN_PROGRAM or len(accounts) < 6:
@@ -90,6 +94,8 @@ def token_accounts_opened(resolved: Resolved, owner: str) -> dict[str, str]:
         if data[:1] not in (b"", b"\x00", b"\x01"):
             continue
         ata, who, mint, token_program = (resolved.keys[accounts[i]] for i in (1, 2, 3, 5))
+        if token_program != (token_programs or {}).get(mint, token_program):
+            continue
         derived = programs.associated_token_address(
             Pubkey.from_string(who), Pubkey.from_string(mint), Pubkey.from_string(token_program)
         )

@@ -22,6 +22,7 @@ from yieldcli.chain.rpc.read_around import STABLE_READ_ATTEMPTS, AccountsKeptCha
 from yieldcli.chain.rpc.types import Simulation
 from yieldcli.chain.tx.state import State, network_fee, signature_fee, state_of, writable_addresses
 from yieldcli.solana import programs
+from yieldcli.solana.token_layout import MintInfo, parse_mint
 from yieldcli.tokens import by_mint
 
 __all__ = ["STABLE_READ_ATTEMPTS", "AccountsKeptChanging", "check_transaction", "what_to_read"]
@@ -54,7 +55,11 @@ async def check_transaction(
     # would show its effect as this one's. `read_around` shows the pre-state held around the simulation.
     # The accounts it only reads ride along: the mints of its token accounts are usually among them,
     # and the comparison needs unknown mints' decimals.
-    readonly = [Pubkey.from_string(a) for a in _readonly_candidates(message, addresses, lookup_tables)]
+    # The request's mint is always read: which token program owns it, and its extensions, are the chain's word.
+    candidates = _readonly_candidates(message, addresses, lookup_tables)
+    if intent.mint is not None and intent.mint not in addresses:
+        candidates = list(dict.fromkeys([*candidates, intent.mint]))
+    readonly = [Pubkey.from_string(a) for a in candidates]
     around = await read_around(
         rpc,
         keys,
@@ -87,6 +92,7 @@ async def check_transaction(
         resolved=resolved,
         inner=inner_by_instruction(simulation.inner_instructions),
         priority_fee=priority,
+        mints=_mint_accounts(known, before),
     ), simulation
 
 
@@ -134,6 +140,20 @@ async def _mints(rpc: Any, known: Mapping[str, Any], *sides: Mapping[str, State 
         read = await rpc.multiple_accounts([Pubkey.from_string(a) for a in wanted])
         infos.update(zip(wanted, read, strict=True))
     return _decimals(mints, infos)
+
+
+def _mint_accounts(known: Mapping[str, Any], before: Mapping[str, State | None]) -> dict[str, MintInfo]:
+    """Every mint among the accounts read (the read-only ones, and the writable ones as they were before)."""
+    found = {}
+    for address, info in known.items():
+        mint = parse_mint(str(info.owner), bytes(info.data)) if info is not None else None
+        if mint is not None:
+            found[address] = mint
+    for address, state in before.items():
+        mint = parse_mint(state.owner, state.data) if state is not None else None
+        if mint is not None:
+            found[address] = mint
+    return found
 
 
 def _unknown_mints(*sides: Mapping[str, State | None]) -> list[str]:

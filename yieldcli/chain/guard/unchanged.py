@@ -39,6 +39,18 @@ def authorities(holdings: Holdings, decimals: Mapping[str, int]) -> list[str]:
         ):
             allowed = amount_text(now.delegated_amount, now.mint, decimals)
             diffs.append(f"Approve: {short(now.delegate)} may spend {allowed} of your {name}")
+        if (
+            was is not None
+            and was.delegate not in (None, wallet)
+            and was.delegated_amount
+            and holdings.token_change(address) > 0
+        ):
+            # Someone else may spend from it already: what is paid in is theirs to take, up to their allowance.
+            allowed = amount_text(was.delegated_amount, was.mint, decimals)
+            diffs.append(
+                f"your {name} account {short(address)} receives tokens, and {short(was.delegate)} may spend "
+                f"{allowed} of it as its delegate"
+            )
         if now.close_authority not in (None, wallet) and (was is None or now.close_authority != was.close_authority):
             diffs.append(f"SetAuthority: {short(now.close_authority)} may close your {name} account {short(address)}")
     for address in sorted(holdings.users):

@@ -21,7 +21,8 @@ from solders.token.state import Mint
 from solders.transaction import VersionedTransaction
 
 from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
-from yieldcli.solana import programs
+from yieldcli.sandbox.demo import TOKEN_2022_TOKENS
+from yieldcli.solana import programs, token_layout
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ SANDBOX_FAUCET = Keypair.from_seed(hashlib.sha256(b"yield sandbox faucet").diges
 FAUCET_TOP_UP = 1_000_000 * 1_000_000_000
 
 _TOKEN = Pubkey.from_string(programs.TOKEN_PROGRAM)
+_TOKEN_2022 = Pubkey.from_string(programs.TOKEN_2022_PROGRAM)
 _WSOL = Pubkey.from_string(WSOL_MINT)
 _U64_MAX = 2**64 - 1
 
@@ -107,6 +109,35 @@ class SetupHelpers:
                         address=mint,
                         authority=None if token.mint == WSOL_MINT else SANDBOX_AUTHORITY.pubkey(),
                     )
+            for _symbol, address, decimals, _name in TOKEN_2022_TOKENS:
+                mint = Pubkey.from_string(address)
+                if self._svm.get_account(mint) is None:
+                    self.create_token_2022_mint(decimals, address=mint)
+
+    def create_token_2022_mint(
+        self, decimals: int, *, address: Pubkey | None = None, extensions: Sequence[tuple[int, bytes]] | None = None
+    ) -> Pubkey:
+        """A Token-2022 mint of the sandbox authority, set directly; by default with one extension, a
+        metadata pointer to itself (as published stablecoins have), so its account is base + extensions."""
+        mint = address if address is not None else Keypair().pubkey()
+        if extensions is None:
+            extensions = [(token_layout.METADATA_POINTER, bytes(SANDBOX_AUTHORITY.pubkey()) + bytes(mint))]
+        data = token_layout.mint_data(decimals, authority=SANDBOX_AUTHORITY.pubkey(), extra=extensions)
+        lamports = self.minimum_balance_for_rent_exemption(len(data))
+        self.set_account(mint, Account(lamports, data, _TOKEN_2022, False, _U64_MAX))
+        return mint
+
+    def token_program(self, mint: Pubkey) -> Pubkey:
+        """The program that owns `mint` (SPL Token or Token-2022): the chain says, SPL Token when it has no mint."""
+        account = self.get_account(mint)
+        return account.owner if account is not None and str(account.owner) in programs.TOKEN_PROGRAMS else _TOKEN
+
+    def associated_token_address(self, owner: Pubkey, mint: Pubkey) -> Pubkey:
+        """`owner`'s associated token account of `mint`, derived with the program that owns the mint."""
+        return programs.associated_token_address(owner, mint, self.token_program(mint))
+
+    def create_ata_instruction(self, payer: Pubkey, owner: Pubkey, mint: Pubkey) -> Instruction:
+        return programs.create_associated_token_account(payer, owner, mint, token_program=self.token_program(mint))
 
     def _fund_authority(self, lamports: int) -> None:
         balance = self._svm.get_balance(SANDBOX_AUTHORITY.pubkey()) or 0
@@ -135,9 +166,8 @@ class SetupHelpers:
     def create_associated_token_account(self, owner: Pubkey, mint: Pubkey) -> Pubkey:
         with self._lock:
             self._fund_authority(0)
-            ix = programs.create_associated_token_account(SANDBOX_AUTHORITY.pubkey(), owner, mint)
-            self.execute([ix], [SANDBOX_AUTHORITY])
-            return programs.associated_token_address(owner, mint)
+            self.execute([self.create_ata_instruction(SANDBOX_AUTHORITY.pubkey(), owner, mint)], [SANDBOX_AUTHORITY])
+            return self.associated_token_address(owner, mint)
 
     def mint_to(self, owner: Pubkey, mint: Pubkey, amount: int) -> Pubkey:
         """Give `owner` `amount` base units of `mint` in its associated token account (created if needed).
@@ -145,8 +175,8 @@ class SetupHelpers:
         For wrapped SOL the authority transfers lamports into the account and syncs it.
         """
         with self._lock:
-            ata = programs.associated_token_address(owner, mint)
-            create = programs.create_associated_token_account(SANDBOX_AUTHORITY.pubkey(), owner, mint)
+            ata = self.associated_token_address(owner, mint)
+            create = self.create_ata_instruction(SANDBOX_AUTHORITY.pubkey(), owner, mint)
             if mint == _WSOL:
                 self._fund_authority(amount)
                 ixs = [
@@ -156,7 +186,10 @@ class SetupHelpers:
                 ]
             else:
                 self._fund_authority(0)
-                ixs = [create, programs.token_mint_to(mint, ata, SANDBOX_AUTHORITY.pubkey(), amount)]
+                mint_to = programs.token_mint_to(
+                    mint, ata, SANDBOX_AUTHORITY.pubkey(), amount, token_program=self.token_program(mint)
+                )
+                ixs = [create, mint_to]
             self.execute(ixs, [SANDBOX_AUTHORITY])
             return ata
 

@@ -25,6 +25,11 @@
 #define POSITION_SIZE 128
 #define TOKEN_ACCOUNT_SIZE 165
 #define MINT_SIZE 82
+/* Token-2022 state past the base layout: an account-type byte at offset 165 (after the padding that
+ * makes a mint as long as a token account), then the extensions. */
+#define ACCOUNT_TYPE_OFFSET 165
+#define ACCOUNT_TYPE_MINT 1
+#define ACCOUNT_TYPE_ACCOUNT 2
 /* Rent-exempt minimums ((size + 128) * 3480 * 2), as on mainnet and in LiteSVM. */
 #define POSITION_RENT 1781760
 #define TOKEN_ACCOUNT_RENT 2039280
@@ -40,6 +45,8 @@
 
 static const uint8_t TOKEN_PROGRAM[32] = {6, 221, 246, 225, 215, 101, 161, 147, 217, 203, 225, 70, 206, 235, 121, 172,
                                           28, 180, 133, 237, 95, 91, 55, 145, 58, 140, 245, 133, 126, 255, 0, 169};
+static const uint8_t TOKEN_2022_PROGRAM[32] = {6, 221, 246, 225, 238, 117, 143, 222, 24, 66, 93, 188, 228, 108, 205, 218,
+                                               182, 26, 252, 77, 131, 185, 13, 39, 254, 189, 249, 40, 216, 161, 139, 252};
 static const uint8_t SYSTEM_PROGRAM[32] = {0};
 /* The sandbox's yield authority: the only key whose yield the program credits to positions. */
 static const uint8_t YIELD_AUTHORITY[32] = {216, 242, 204, 182, 32, 62, 27, 30, 245, 81, 85, 14, 73, 27, 78, 202,
@@ -189,7 +196,9 @@ static void add_account(Call *call, Acc a, bool writable, bool signer) {
   call->count++;
 }
 
-/* A TransferChecked: signed by `auth` itself, or (program_signs) by the program for the authority PDA. */
+/* A TransferChecked: signed by `auth` itself, or (program_signs) by the program for the authority PDA.
+ * Sent to the program that owns the mint (SPL Token or Token-2022): TransferChecked is the one transfer
+ * Token-2022 accepts for every mint. */
 typedef struct {
   Acc from, mint, to, auth;
   uint8_t amount_decimals[9];
@@ -209,7 +218,7 @@ static uint64_t __attribute__((noinline)) transfer_checked(Transfer *t, uint64_t
   seeds[1].addr = &bump;
   seeds[1].len = 1;
   Call call;
-  new_call(&call, TOKEN_PROGRAM, data, 10);
+  new_call(&call, owner_of(t->mint), data, 10);
   add_account(&call, t->from, true, false);
   add_account(&call, t->mint, false, false);
   add_account(&call, t->to, true, false);
@@ -297,23 +306,35 @@ static uint64_t check_authority(const Ctx *c, Acc authority) {
   return 0;
 }
 
-/* The mint: a mint account of the token program; gives its decimals. */
+/* Whether `a` is state of the token program that owns it: SPL Token's base layout of `size` bytes, or
+ * Token-2022's, that base (a mint padded to a token account's length) followed by its account type and
+ * extensions. */
+static bool token_state(Acc a, uint64_t size, uint8_t type) {
+  uint64_t len = data_len_of(a);
+  if (same(owner_of(a), TOKEN_PROGRAM)) return len == size;
+  if (!same(owner_of(a), TOKEN_2022_PROGRAM)) return false;
+  return len == size || (len > ACCOUNT_TYPE_OFFSET && data_of(a)[ACCOUNT_TYPE_OFFSET] == type);
+}
+
+/* The mint: a mint account of SPL Token or Token-2022; gives its decimals. */
 static uint64_t check_mint(Acc mint, uint8_t *decimals) {
-  if (!same(owner_of(mint), TOKEN_PROGRAM) || data_len_of(mint) != MINT_SIZE) return ERR_WRONG_ACCOUNT_OWNER;
+  if (!token_state(mint, MINT_SIZE, ACCOUNT_TYPE_MINT)) return ERR_WRONG_ACCOUNT_OWNER;
   *decimals = data_of(mint)[44];
   return 0;
 }
 
-/* A token account of the token program holding `mint`. */
+/* A token account holding `mint`, of the program that owns the mint. */
 static uint64_t check_token_account(Acc account, Acc mint) {
-  if (!same(owner_of(account), TOKEN_PROGRAM) || data_len_of(account) != TOKEN_ACCOUNT_SIZE) return ERR_WRONG_ACCOUNT_OWNER;
+  if (!token_state(account, TOKEN_ACCOUNT_SIZE, ACCOUNT_TYPE_ACCOUNT) || !same(owner_of(account), owner_of(mint)))
+    return ERR_WRONG_ACCOUNT_OWNER;
   if (!same(data_of(account), key_of(mint)->x)) return ERR_WRONG_MINT;
   return 0;
 }
 
 /* The vault of `mint`: the PDA ["vault", mint, bump], a token account of the mint owned by the authority. */
 static uint64_t check_vault(const Ctx *c, Acc vault, Acc mint, Acc authority, uint8_t bump) {
-  if (!same(owner_of(vault), TOKEN_PROGRAM) || data_len_of(vault) != TOKEN_ACCOUNT_SIZE) return ERR_WRONG_ACCOUNT_OWNER;
+  if (!token_state(vault, TOKEN_ACCOUNT_SIZE, ACCOUNT_TYPE_ACCOUNT) || !same(owner_of(vault), owner_of(mint)))
+    return ERR_WRONG_ACCOUNT_OWNER;
   if (!is_writable(vault)) return ERR_WRONG_VAULT;
   if (!same(data_of(vault), key_of(mint)->x) || !same(data_of(vault) + 32, key_of(authority)->x)) return ERR_WRONG_VAULT;
   SolSignerSeed seeds[3];
@@ -361,8 +382,9 @@ static uint64_t __attribute__((noinline)) check_position(const Ctx *c, Acc posit
   return 0;
 }
 
-static uint64_t check_token_program(Acc program) {
-  return same(key_of(program)->x, TOKEN_PROGRAM) ? 0 : ERR_WRONG_PROGRAM;
+/* The token program account given: the program that owns the mint (checked first, by check_mint). */
+static uint64_t check_token_program(Acc program, Acc mint) {
+  return same(key_of(program)->x, owner_of(mint)) ? 0 : ERR_WRONG_PROGRAM;
 }
 
 /* ---- instructions --------------------------------------------------------------------------- */
@@ -381,10 +403,11 @@ static uint64_t init_vault(const Ctx *c) {
   if (c->count < 6 || c->data_len != 1) return ERR_INVALID_INSTRUCTION;
   Acc payer = c->acc[0], vault = c->acc[1], authority = c->acc[2], mint = c->acc[3];
   if (!is_signer(payer)) return ERR_MISSING_SIGNATURE;
-  if (!same(key_of(c->acc[4])->x, SYSTEM_PROGRAM) || check_token_program(c->acc[5])) return ERR_WRONG_PROGRAM;
   uint8_t decimals;
   uint64_t err = check_mint(mint, &decimals);
-  if (err == 0) err = check_authority(c, authority);
+  if (err) return err;
+  if (!same(key_of(c->acc[4])->x, SYSTEM_PROGRAM) || check_token_program(c->acc[5], mint)) return ERR_WRONG_PROGRAM;
+  err = check_authority(c, authority);
   if (err) return err;
   if (!same(owner_of(vault), SYSTEM_PROGRAM) || data_len_of(vault) != 0) return ERR_ACCOUNT_STATE;
   uint8_t bump;
@@ -393,14 +416,14 @@ static uint64_t init_vault(const Ctx *c) {
   SolPubkey derived;
   if (sol_try_find_program_address(seeds, 2, c->program_id, &derived, &bump) != 0) return ERR_WRONG_PDA;
   if (!same(derived.x, key_of(vault)->x)) return ERR_WRONG_PDA;
-  err = create_account(payer, vault, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM, seeds);
+  err = create_account(payer, vault, TOKEN_ACCOUNT_SIZE, owner_of(mint), seeds);
   if (err) return err;
   /* InitializeAccount3(vault, mint, owner = authority) */
   uint8_t data[33];
   data[0] = 18;
   for (int i = 0; i < 32; i++) data[1 + i] = key_of(authority)->x[i];
   Call call;
-  new_call(&call, TOKEN_PROGRAM, data, 33);
+  new_call(&call, owner_of(mint), data, 33);
   add_account(&call, vault, true, false);
   add_account(&call, mint, false, false);
   return invoke(&call);
@@ -441,10 +464,11 @@ static uint64_t deposit(const Ctx *c) {
   uint64_t amount = read_u64(c->data + 1);
   if (amount == 0) return ERR_INVALID_INSTRUCTION;
   if (!is_signer(user)) return ERR_MISSING_SIGNATURE;
-  if (check_token_program(c->acc[8])) return ERR_WRONG_PROGRAM;
   uint8_t decimals;
   uint64_t err = check_mint(mint, &decimals);
-  if (err == 0) err = check_token_account(source, mint);
+  if (err) return err;
+  if (check_token_program(c->acc[8], mint)) return ERR_WRONG_PROGRAM;
+  err = check_token_account(source, mint);
   if (err == 0) err = check_authority(c, authority);
   if (err) return err;
   if (same(owner_of(position), SYSTEM_PROGRAM)) { /* not opened yet (or only sent lamports) */
@@ -473,9 +497,10 @@ static uint64_t check_payout_accounts(const Ctx *c, uint64_t data_len, uint8_t *
   if (c->count < 7 || c->data_len != data_len) return ERR_INVALID_INSTRUCTION;
   Acc signer = c->acc[0], mint = c->acc[2], vault = c->acc[3], authority = c->acc[4], position = c->acc[5];
   if (!is_signer(signer)) return ERR_MISSING_SIGNATURE;
-  if (check_token_program(c->acc[6])) return ERR_WRONG_PROGRAM;
   uint64_t err = check_mint(mint, decimals);
-  if (err == 0) err = check_authority(c, authority);
+  if (err) return err;
+  if (check_token_program(c->acc[6], mint)) return ERR_WRONG_PROGRAM;
+  err = check_authority(c, authority);
   if (err == 0) err = check_position(c, position, mint);
   if (err == 0) err = check_vault(c, vault, mint, authority, data_of(position)[P_VAULT_BUMP]);
   return err;

@@ -36,6 +36,7 @@ class Call:
     exclude_fees: bool = False
     strategy_key: bytes | None = None  # carried by a deposit; read from the position for the others
     malformed: str | None = None  # why the data or accounts do not make one of the program's instructions
+    token_program: str | None = None  # the token program the call names (its transfers go to that one)
 
 
 class Layout(Protocol):

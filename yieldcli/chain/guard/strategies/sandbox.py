@@ -22,7 +22,19 @@ class SandboxLayout:
             (amount,) = struct.unpack_from("<Q", data, 1)
             user, payer, source, mint, vault, authority, position = accounts[:7]
             return Call(
-                "deposit", user, payer, source, mint, position, vault, authority, amount, False, False, data[9:41]
+                "deposit",
+                user,
+                payer,
+                source,
+                mint,
+                position,
+                vault,
+                authority,
+                amount,
+                False,
+                False,
+                data[9:41],
+                token_program=accounts[8],
             )
         if tag == sp.WITHDRAW and len(data) == 10 and len(accounts) >= 7 and data[9] in (0, 1):
             (amount,) = struct.unpack_from("<Q", data, 1)
@@ -40,10 +52,13 @@ class SandboxLayout:
                 None if everything else amount,
                 everything,
                 data[9] == sp.MODE_EXCLUDE_FEES,
+                token_program=accounts[6],
             )
         if tag == sp.CLOSE and len(data) == 1 and len(accounts) >= 7:
             user, recipient, mint, vault, authority, position = accounts[:6]
-            return Call("close", user, None, recipient, mint, position, vault, authority, None, True)
+            return Call(
+                "close", user, None, recipient, mint, position, vault, authority, None, True, token_program=accounts[6]
+            )
         if tag in _NAMES:
             return Call(_NAMES[tag])
         return Call("unknown", malformed=f"data {data[:12].hex()} with {len(accounts)} accounts")

@@ -36,6 +36,30 @@ _TOKEN_KINDS: dict[int, tuple[str, tuple[str, ...]]] = {
     24: ("uiAmountToAmount", ("mint",)),
 }
 
+# Token-2022's own instructions (tags after UiAmountToAmount): named, their data (an extension's own
+# sub-instruction, often) not decoded; the guard allows none of them on the user's accounts.
+_TOKEN_2022_KINDS = {
+    25: "initializeMintCloseAuthority",
+    26: "transferFeeExtension",
+    27: "confidentialTransferExtension",
+    28: "defaultAccountStateExtension",
+    29: "reallocate",
+    30: "memoTransferExtension",
+    31: "createNativeMint",
+    32: "initializeNonTransferableMint",
+    33: "interestBearingMintExtension",
+    34: "cpiGuardExtension",
+    35: "initializePermanentDelegate",
+    36: "transferHookExtension",
+    37: "confidentialTransferFeeExtension",
+    38: "withdrawExcessLamports",
+    39: "metadataPointerExtension",
+    40: "groupPointerExtension",
+    41: "groupMemberPointerExtension",
+    42: "confidentialMintBurnExtension",
+    43: "scaledUiAmountExtension",
+    44: "pausableExtension",
+}
 
 _AUTHORITY_TYPES = ("mintTokens", "freezeAccount", "accountOwner", "closeAccount")
 
@@ -43,9 +67,9 @@ _AUTHORITY_TYPES = ("mintTokens", "freezeAccount", "accountOwner", "closeAccount
 def decode_token(data: bytes, accts: list[str | None], ctx: DecodeContext, program_id: str) -> Decoded:
     tag = data[0]
     if tag not in _TOKEN_KINDS:
-        # Token-2022 extensions and anything newer: named by tag only.
+        # Token-2022 extensions: named; anything newer by its tag only.
         if program_id == programs.TOKEN_2022_PROGRAM:
-            return f"instruction {tag}", {}, ()
+            return _TOKEN_2022_KINDS.get(tag, f"instruction {tag}"), {}, ()
         raise ValueError(tag)
     kind, roles = _TOKEN_KINDS[tag]
     role = {name: accts[i] if i < len(accts) else None for i, name in enumerate(roles)}
