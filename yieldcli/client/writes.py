@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from yieldcli import tokens
 from yieldcli.addresses import check_pubkey
 from yieldcli.chain.guard import actions
+from yieldcli.chain.keys.keypairs import nonce_authority
 from yieldcli.client import orders
 
 # Published here first: `X as X` keeps them importable from this module for type checkers too.
@@ -55,8 +56,6 @@ class Write:
 
     def authority(self) -> tuple[str, Signer | None]:
         """The nonce's authority: a Keypair, a keypair file or a Ledger URL signs now; a public key signs later."""
-        from yieldcli.chain.keys.keypairs import nonce_authority
-
         value = self.nonce_authority
         assert value is not None
         if isinstance(value, (str, Path)):

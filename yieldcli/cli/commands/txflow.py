@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from yieldcli.addresses import check_pubkey
+from yieldcli.chain.keys.keypairs import nonce_authority
 from yieldcli.chain.transact import engine as transact
 from yieldcli.chain.transact.engine import Hooks, TransactOptions
 from yieldcli.cli import cli_errors
@@ -119,8 +120,6 @@ class TxOptions(TransactOptions):
         URL signs now, a public key is a signer named to sign later."""
         authority: Signer | str | None = None
         if self.nonce_authority is not None:
-            from yieldcli.chain.keys.keypairs import nonce_authority
-
             stdin = session.keypair_stdin() if reads_stdin(self.nonce_authority) else None
             found = nonce_authority(self.nonce_authority, stdin=stdin)
             if found.warning:
