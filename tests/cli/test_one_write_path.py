@@ -78,3 +78,29 @@ def test_the_profiles_priority_fee_is_a_default_on_both_faces(chain, sandbox, tm
         prepared = client.deposit("USDC", Decimal("1"), priority_fee=7)
     assert prepared.result["fee"] == cli.json()["fee"]
     assert json.dumps(prepared.result["fee"], sort_keys=True) == json.dumps(cli.json()["fee"], sort_keys=True)
+
+
+def test_a_nonce_asks_for_instructions_on_both_faces(chain, sandbox, tmp_path):
+    # `nonce=` from Python builds from /ix; `--nonce` alone does too (it once needed --ix beside it).
+    created = chain("nonce", "create", "--authority", DEMO_WALLET, "--yes", "-o", "json")
+    assert created.code == 0, created.stderr
+    nonce = created.json()["address"]
+    cli = chain("deposit", "--asset", "USDC", "--amount", "1", "--nonce", nonce, "-o", "json")
+    assert cli.code == 0, cli.stderr
+    first = cli.json()["review"]["instructions"][0]
+    assert first["program"] == "System Program" and first["kind"] == "advanceNonceAccount", first
+    with _client(sandbox, tmp_path) as client:
+        prepared = client.deposit("USDC", Decimal("1"), wallet=DEMO_WALLET, nonce=nonce)
+        assert prepared.result["review"]["instructions"][0] == first
+        assert prepared.effect is not None and prepared.effect.ok
+
+
+def test_a_warning_for_python_is_logged_not_dropped(sandbox, tmp_path, caplog):
+    # The command line draws the pipeline's warnings; the Client logs them on the `yieldcli` logger.
+    with _client(sandbox, tmp_path, keypair=demo_keypair()) as client:
+        detached = client.deposit("USDC", Decimal("1")).send(confirm=lambda text, p: True, wait=False)
+        with caplog.at_level("WARNING", logger="yieldcli"):
+            outcome = client.deposit("USDC", Decimal("1")).send(confirm=lambda text, p: True)
+    assert isinstance(outcome, Confirmed)
+    said = [record.getMessage() for record in caplog.records if record.name == "yieldcli"]
+    assert any(detached.signature in line and "landed" in line for line in said), said

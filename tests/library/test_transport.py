@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import select
 import threading
 
 from tests.conftest import TEST_API_KEY
+from tests.library.test_fanout import Scripted
 from yieldcli.api.transport import Transport
 
 
@@ -30,3 +32,18 @@ def test_after_a_burst_at_most_max_idle_connections_stay_open(sandbox):
     assert transport.request("GET", "/health", {"x-api-key": TEST_API_KEY}).status == 200
     transport.close()
     assert transport._idle.qsize() == 0
+
+
+def test_a_post_after_the_server_closed_an_idle_connection_goes_on_a_new_one():
+    # A script that waits between two writes: the service closed the kept connection meanwhile. A POST
+    # is never sent twice, so the dropped connection must be found before the request is written.
+    server = Scripted(drop_after_answer=True)
+    try:
+        transport = Transport(server.url, timeout=10)
+        assert transport.request("GET", "/length/1", {}).status == 200
+        (kept,) = transport._idle.queue
+        select.select([kept.sock], [], [], 5)  # until the server's close has arrived
+        answer = transport.request("POST", "/length/2", {"content-type": "application/json"}, b"{}")
+        assert answer.status == 200 and server.connections == 2
+    finally:
+        server.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import http.client
 import queue
+import select
 import socket
 import ssl
 import threading
@@ -178,10 +179,14 @@ class Transport:
         return response
 
     def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
-        try:
-            return self._idle.get_nowait(), True
-        except queue.Empty:
-            pass
+        while True:  # a kept one the server closed while it sat idle is dropped here, before any request
+            try:
+                kept = self._idle.get_nowait()
+            except queue.Empty:
+                break
+            if not _dropped(kept):
+                return kept, True
+            kept.close()
         host, port = (self._proxy.host, self._proxy.port) if self._proxy else (self._host, self._port)
         if self._https:
             connection: http.client.HTTPConnection = http.client.HTTPSConnection(
@@ -212,6 +217,20 @@ class Transport:
         if isinstance(exc, ssl.SSLError):
             return TransportError(f"TLS with {self._host} failed: {reason}", "tls")
         return TransportError(reason)
+
+
+def _dropped(connection: http.client.HTTPConnection) -> bool:
+    """Whether the server closed a kept-alive connection while it sat idle: an idle socket that reads
+    as ready has nothing to say but its end (as urllib3 checks). Found before the request is written,
+    so a POST, which is never sent twice, does not fail on a connection that was already gone."""
+    sock = connection.sock
+    if sock is None:
+        return True
+    try:
+        ready, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)
 
 
 def _reason(exc: BaseException) -> str:

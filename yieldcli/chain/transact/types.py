@@ -109,6 +109,20 @@ def _nothing(*_: Any) -> None:
     return None
 
 
+def _logged_warning(message: str) -> None:
+    """A warning no caller asked to hear goes to the `yieldcli` logger (Python's last-resort handler
+    prints it on stderr when logging is not set up): never dropped."""
+    import logging
+
+    logging.getLogger("yieldcli").warning(message)
+
+
+def _logged_detail(message: str) -> None:
+    import logging
+
+    logging.getLogger("yieldcli").debug(message)
+
+
 @dataclass
 class Hooks:
     """What the caller says and sees on the way. Only `confirm` guards anything: without it nothing is signed."""
@@ -116,8 +130,8 @@ class Hooks:
     confirm: Callable[[str, Prepared], bool] | None = None  # (prompt text, the prepared transaction) -> sign?
     confirm_again: Callable[[str], bool] | None = None  # an earlier one landed: send another? None: refused
     on_review: Callable[[Prepared], None] = _nothing  # reviewed and checked, before any refusal or question
-    warn: Callable[[str], None] = _nothing
-    log: Callable[[str], None] = _nothing
+    warn: Callable[[str], None] = _logged_warning
+    log: Callable[[str], None] = _logged_detail
     progress: Callable[[str, str | None], None] = _nothing  # ("waiting", the commitment seen so far)
     allowed_mismatch: Callable[[list[str]], None] = _nothing  # the differences signed anyway (unsafe_allow_mismatch)
     while_sending: Callable[[], AbstractContextManager[Any]] = (

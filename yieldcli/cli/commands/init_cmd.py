@@ -98,7 +98,7 @@ def _strategy(session: Session, say: Output, flag: Optional[str]) -> Optional[st
     if value is None and not current.value:
         raise UsageError("no strategy id", hint="pass --strategy ID: the id of your strategy in the customer portal")
     checked = session.strategy(value, given_as=given_as)
-    body = session.api().strategy_info(checked)  # a wrong id ends here, saying where it came from
+    body = session.client().answer("strategy", checked)  # a wrong id ends here, saying where it came from
     name = body.get("strategy_name") if isinstance(body, dict) else None
     say.info(f"Strategy: {checked}" + (f" ({name})" if name else ""))
     return value if value is not None and value != current.value else None

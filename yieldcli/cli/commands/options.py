@@ -171,7 +171,7 @@ NonceAccount = Annotated[
     typer.Option(
         "--nonce",
         metavar="ACCOUNT",
-        help="With --ix: build on this durable-nonce account, so the signed transaction stays valid "
+        help="Build on this durable-nonce account (implies --ix), so the signed transaction stays valid "
         "until the nonce moves.",
         show_default=False,
     ),

@@ -73,11 +73,10 @@ class TxOptions(TransactOptions):
                 hint="--send signs and sends; --sign signs and prints the transaction without sending",
             )
         self._resolve_fees(session)
-        if self.nonce is not None and not self.ix:
-            raise UsageError(
-                "--nonce needs --ix",
-                hint="a durable nonce is built into the transaction yield compiles from /ix instructions",
-            )
+        if self.nonce is not None:
+            # A durable nonce is built into the transaction yield compiles from /ix instructions: --nonce
+            # asks for them, as `nonce=` does from Python.
+            self.ix = True
         if self.nonce_authority is not None and self.nonce is None:
             raise UsageError("--nonce-authority needs --nonce")
         if self.nonce is not None:

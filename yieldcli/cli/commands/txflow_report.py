@@ -73,7 +73,7 @@ def render_outcome(session: Session, out: Output, request: UserRequest, outcome:
 def _refreshed_position(session: Session, request: UserRequest) -> dict[str, Any] | None:
     assert request.wallet and request.strategy_id  # a confirmed deposit or withdrawal names both (see _render)
     try:
-        body = session.api().positions(request.wallet, request.strategy_id, asset=request.mint)
+        body = session.client().answer("positions", request.wallet, request.strategy_id, asset=request.mint)
     except YieldError as exc:
         session.output().warn(
             f"the transaction is confirmed, but the refreshed position could not be read: {exc.message}"
