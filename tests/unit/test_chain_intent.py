@@ -197,8 +197,9 @@ def test_the_pre_state_is_read_again_until_it_holds_still_around_the_simulation(
         asyncio.run(check_transaction(rpc, tx, close))
     assert refused.value.exit_code == ExitCode.REFUSED and rpc.simulations == STABLE_READ_ATTEMPTS
     # Equal reads whose slots say the re-read came from before the simulation (a load-balanced node
-    # behind): not shown to hold around it, asked again.
-    rpc = _ShiftingRpc([SOL], slots=[9, 10, 8, 10, 10, 10])
+    # behind): not shown to hold around it, asked again. Each round reads the pre-state, simulates,
+    # reads the pre-state again, then the accounts only read (the request's mint among them).
+    rpc = _ShiftingRpc([SOL], slots=[9, 10, 8, 10, 10, 10, 10, 10])
     asyncio.run(check_transaction(rpc, tx, close))
     assert rpc.simulations == 2
 
