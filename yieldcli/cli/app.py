@@ -92,7 +92,7 @@ class LazyCommands(TyperGroup):
             return result
         except BrokenPipeError:
             # The reader went away (`yield ... | head -1`): not an error. Caught here because click
-            # turns it into exit 1, which the README keeps for bugs.
+            # turns it into exit 1, which the exit codes keep for bugs (docs/manual/exit-codes.md).
             _silence_stdout()
             raise typer.Exit(ExitCode.OK) from None
 

@@ -37,7 +37,7 @@ DAY = 24 * 3600
 HOUR = 3600
 AUDIT_HINT = (
     "`yield mcp audit` shows the log and what is wrong; keep a copy, then move the log and the seal's "
-    'anchor file away (the README\'s "Agents (MCP)" section): a new log starts at the next start'
+    "anchor file away (docs/manual/agents.md): a new log starts at the next start"
 )
 
 

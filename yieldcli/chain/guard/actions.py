@@ -4,7 +4,7 @@ where the service is asked for it (its path, and which body field says what the 
 The pipeline's vocabulary (`transact.types.ACTIONS`, the question's nouns), the order builder
 (`client/orders.py`) and the agent server's policy read these rows; none keeps its own list.
 
-Everything not in an action's effect rows must be unchanged. The README's table "What `yield` checks
+Everything not in an action's effect rows must be unchanged. The manual's table (docs/manual/checks.md) "What `yield` checks
 before it signs" is `effect_table()`; a test keeps the two the same.
 """
 
@@ -97,7 +97,7 @@ def action(name: str) -> Action:
 
 
 def effect_table() -> str:
-    """The README's table of expected effects, one row per change an action may make."""
+    """The manual's table of expected effects (docs/manual/checks.md), one row per change an action may make."""
     rows = ["| action | what | its exact change |", "|---|---|---|"]
     for a in ANY.values():
         labels = {"transaction": "`tx sign/send` without `--expect`", "close-account": "`close-account` of M in S"}

@@ -14,7 +14,7 @@ from yieldcli.files import read_small_stream
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
 
-# Where a key comes from (../docs: the README's "API key" section says the same).
+# Where a key comes from (the manual's configuration page, "API key", says the same).
 KEY_HINT = "copy the key the service's customer portal made for your strategy (see `yield init --help`)"
 
 auth_app = opt.command_group("Store, check and remove the API key.")

@@ -24,7 +24,7 @@ from yieldcli.errors import UsageError
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
 
-# What a newcomer needs to know before the first question (the README's "API key" section says it too).
+# What a newcomer needs to know before the first question (the manual's configuration page, "API key", says it too).
 WHERE_FROM = (
     "Your API key and strategy id come from the service's customer portal: a strategy\n"
     "is the yield product your users deposit into (its id is a UUID), and the key is\n"
