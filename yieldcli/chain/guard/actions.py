@@ -4,8 +4,8 @@ where the service is asked for it (its path, and which body field says what the 
 The pipeline's vocabulary (`transact.types.ACTIONS`, the question's nouns), the order builder
 (`client/orders.py`) and the agent server's policy read these rows; none keeps its own list.
 
-Everything not in an action's effect rows must be unchanged. The manual's table (docs/manual/checks.md) "What `yield` checks
-before it signs" is `effect_table()`; a test keeps the two the same.
+Everything not in an action's effect rows must be unchanged. The manual's table "What `yield` checks
+before it signs" (docs/manual/checks.md) is `effect_table()`; a test keeps the two the same.
 """
 
 from __future__ import annotations
