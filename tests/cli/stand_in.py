@@ -43,6 +43,7 @@ class StandIn:
         self.upstream = urlsplit(upstream)
         self.doctor = None  # VersionedTransaction -> VersionedTransaction
         self.reshape = None  # base64 text -> (body, content type): a /tx answer in another published shape
+        self.doctor_ix = None  # the decoded /ix answer -> the one served instead
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -70,6 +71,9 @@ class StandIn:
                 if answer.status == 200 and is_tx and stand_in.doctor:
                     tx = VersionedTransaction.from_bytes(base64.b64decode(json.loads(payload)))
                     payload = json.dumps(base64.b64encode(bytes(stand_in.doctor(tx))).decode()).encode()
+                is_ix = self.path.split("?")[0] in ("/deposit/ix", "/withdraw/ix", "/close-user-account/ix")
+                if answer.status == 200 and is_ix and stand_in.doctor_ix:
+                    payload = json.dumps(stand_in.doctor_ix(json.loads(payload))).encode()
                 if answer.status == 200 and is_tx and stand_in.reshape:
                     payload, content_type = stand_in.reshape(json.loads(payload))
                 self.send_response(answer.status)

@@ -458,3 +458,27 @@ def test_an_unwrap_leaves_no_wrapped_sol_account_open():
     after[str(WALLET)] = system(10**9 - FEE + net - RENT)
     again = judge(intent, [*ixs, ixs[0]], before, after)
     assert any("is left open: not unwrapped as asked" in d for d in again.differences), again.differences
+
+
+def test_a_key_signing_besides_the_wallet_and_payer_may_not_be_used_or_changed():
+    # A durable nonce's own authority signs only to advance the nonce: an instruction it signs is refused
+    # (the instruction rule), and its account changing is refused (the effect over what the user holds).
+    cold = Keypair().pubkey()
+    drain = transfer(TransferParams(from_pubkey=cold, to_pubkey=STRANGER, lamports=2 * 10**9))
+    before, after = world(**{str(cold): system(3 * 10**9), str(STRANGER): system(2 * 10**9)})
+    before[str(cold)], before[str(STRANGER)] = system(5 * 10**9), None
+    intent = Intent(
+        "deposit",
+        str(WALLET),
+        str(WALLET),
+        USDC,
+        10_000_000,
+        S,
+        strategy_program=PINNED,
+        signers=(str(WALLET), str(cold)),
+    )
+    check = judge(intent, [deposit_ix(), drain], before, after)
+    assert any("signed by" in d and str(cold)[:4] in d for d in check.differences), check.differences
+    assert any("key you sign with" in d and str(cold)[:4] in d and "changes" in d for d in check.differences)
+    # The same transaction and effect, with that key not one we sign with: it is not the user's to guard.
+    assert judge(DEPOSIT, [deposit_ix(), drain], before, after).ok

@@ -159,6 +159,7 @@ def _context(
         _trust_cap(intent, holdings),
         intent.mint,
         token_program,
+        intent.other_signers,
     )
 
 

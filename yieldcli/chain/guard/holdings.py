@@ -3,7 +3,9 @@
 Owned: the wallet, the payer when we sign for it, every token account whose owner is the wallet, and
 every position the pinned strategy program keeps for the wallet (decoded by its layout). Controlled
 (must not change unless the request needs it): token accounts the wallet is delegate or close authority
-of, nonce and stake accounts and mints whose authority is the wallet. Pure.
+of, nonce and stake accounts and mints whose authority is the wallet; and every account of the other
+keys we sign with (a nonce's authority): the keys themselves, their token accounts, and what they are
+the authority of. Pure.
 """
 
 from __future__ import annotations
@@ -97,6 +99,24 @@ class Holdings:
             kind = authority_kind(states[0], wallet) or authority_kind(states[1], wallet)
             if kind is not None and address not in self.users:
                 self.controlled[address] = kind
+                continue
+            signer_kind = self._other_signers_kind(address, states)
+            if signer_kind is not None and address not in self.users:
+                self.controlled[address] = signer_kind
+
+    def _other_signers_kind(self, address: str, states: tuple[State | None, State | None]) -> str | None:
+        """What ties an account to another key we sign with: the key itself, a token account it owns,
+        or an account it is the authority of (its nonce among them)."""
+        others = self.intent.other_signers
+        if address in others:
+            return "signer"
+        if any(s is not None and s.token is not None and s.token.owner in others for s in states):
+            return "signer"
+        for key in sorted(others):
+            kind = authority_kind(states[0], key) or authority_kind(states[1], key)
+            if kind is not None:
+                return kind
+        return None
 
     def _position(self, state: State | None) -> PositionView | None:
         if state is None or self.layout is None:

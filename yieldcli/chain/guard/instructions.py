@@ -81,6 +81,7 @@ class Context:
     trust_cap: int = 0  # the most a plain transfer to a trusted destination may move: the deposit
     asset: str | None = None  # the mint the request moves: the only one whose token account it may open
     token_program: str = programs.TOKEN_PROGRAM  # the program that owns that mint, read from the chain
+    other_signers: frozenset[str] = frozenset()  # keys we sign with besides the wallet and the payer
 
 
 class MakeVerdict(Protocol):
@@ -106,6 +107,16 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
         return verdict("Memo", True, "a note; moves nothing")
     if program == programs.SYSTEM_PROGRAM and data[:4] == ADVANCE_NONCE:
         return _advance_nonce(index, keys, ctx, verdict)
+    borrowed = [k for a, k in zip(accounts, keys, strict=True) if k in ctx.other_signers and r.signer[a]]
+    if borrowed:
+        # A nonce's authority (or any key we sign with that is neither the wallet nor the payer) signs
+        # for the durable nonce asked for, and for nothing else.
+        return verdict(
+            "not allowed",
+            False,
+            f"instruction {index + 1}: it is signed by {short(borrowed[0])}, a key you sign with only "
+            "to advance the durable nonce you asked for",
+        )
     uses = [
         (a, k)
         for a, k in zip(accounts, keys, strict=True)  # keys is read from accounts, one for one

@@ -41,6 +41,13 @@ class Intent:
         """The fee payer's SOL is the user's: the wallet pays, or we sign for the payer."""
         return self.payer == self.wallet or self.payer in self.signers
 
+    @property
+    def other_signers(self) -> frozenset[str]:
+        """Keys we sign with that are neither the wallet nor the payer (a nonce's authority, or a keypair
+        the service made a signer): they may only advance the durable nonce asked for; whatever else
+        they own or are the authority of stays exactly as it is."""
+        return frozenset(self.signers) - {self.wallet, self.payer}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "action": self.action,

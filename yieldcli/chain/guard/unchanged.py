@@ -16,6 +16,7 @@ _KIND_NAMES = {
     "stake": "stake account",
     "mint": "mint",
     "closable": "token account (someone else may close it)",
+    "signer": "account of a key you sign with (not the wallet or the payer)",
 }
 
 
