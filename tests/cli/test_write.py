@@ -143,6 +143,19 @@ def test_unknown_mint_needs_raw_only_where_nothing_can_tell_its_decimals(chain):
     assert unreachable.code == 2 and "--raw" in unreachable.stderr
 
 
+def test_the_services_word_never_sets_a_mints_decimals(chain):
+    # The sandbox's PYUSD-like mint is no known token, and the service lists its decimals in the
+    # wallet's balances: with the RPC unreachable they are still not taken from there (a service that
+    # said 9 would turn "1" into a thousand), so token units are refused and base units still go.
+    from yieldcli.sandbox.demo import PYUSD_MINT
+
+    balances = chain("balances", "-o", "json").json()
+    assert any(b["token_address"] == str(PYUSD_MINT) and b["decimals"] == 6 for b in balances["data"])
+    review = ("deposit", "--asset", str(PYUSD_MINT), "-u", "http://127.0.0.1:9")
+    refused = chain(*review, "--amount", "1")
+    assert refused.code == 2 and "--raw" in refused.stderr, refused.stderr
+
+
 def test_failed_on_chain_is_exit_7_with_the_error(chain, sandbox):
     sandbox.runtime.set_fault("fail", count=1)
     result = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")

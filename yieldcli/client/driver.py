@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from yieldcli import tokens
 from yieldcli.chain.transact.engine import Hooks, Prepared, prepare, run
 from yieldcli.client import orders
-from yieldcli.errors import YieldError
 
 if TYPE_CHECKING:
     from yieldcli.chain.keys.sign import Signer
@@ -33,20 +32,6 @@ async def answer(body: Any) -> Any:
     return await body if inspect.isawaitable(body) else body
 
 
-async def decimals_of_unknown(api: Any, settings: ChainSettings, mint: str, owner: str) -> int | None:
-    """An unknown mint's decimals: from its mint account on chain, else the service's balances for
-    `owner` (a service that cannot tell leaves them unknown: the amount is then refused, naming raw)."""
-    from yieldcli.client.writes import decimals_of_mint_async
-
-    async def from_service() -> int | None:
-        try:
-            return orders.decimals_in_balances(await answer(api.balances(owner, asset=mint)), mint)
-        except YieldError:
-            return None
-
-    return await decimals_of_mint_async(mint, settings.rpc_url, settings.timeout, from_service)
-
-
 @dataclass
 class Ready:
     """A write with everything resolved: what to ask, what it must do, who signs, how far to go."""
@@ -59,15 +44,14 @@ class Ready:
 
 
 async def order_of(api: Any, settings: ChainSettings, move: Move) -> Order:
-    """The order of a deposit or withdrawal; an unknown mint's decimals are read first (the order
-    itself is built without awaiting anything)."""
-    from yieldcli.client.writes import identity, move_order
+    """The order of a deposit or withdrawal; an unknown mint's decimals are read first, from its mint
+    account on chain (the order itself is built without awaiting anything)."""
+    from yieldcli.client.writes import decimals_of_mint, move_order
 
     mint = tokens.resolve_asset(move.asset, "asset")
     decimals = None
     if move.amount is not None and orders.known_decimals(mint) is None:
-        owner = identity(settings, move.wallet, move.payer)[0]
-        decimals = await decimals_of_unknown(api, settings, mint, owner)
+        decimals = await decimals_of_mint(mint, settings.rpc_url, settings.timeout)
     return move_order(
         settings,
         move.action,

@@ -25,7 +25,7 @@ from yieldcli.amounts import Amount
 from yieldcli.chain.guard.actions import ACTIONS as ACTION_ROWS
 from yieldcli.chain.transact.types import ACTIONS, UserRequest
 from yieldcli.config import data_dir
-from yieldcli.errors import UsageError, YieldError
+from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import SERVICE_CLUSTER
 from yieldcli.urls import is_loopback
 
@@ -219,25 +219,6 @@ def base_units(
 def known_decimals(mint: str) -> int | None:
     known = tokens.by_mint(mint)
     return known.decimals if known else None
-
-
-def decimals_in_balances(body: Any, mint: str) -> int | None:
-    """A mint's decimals from the service's balances answer for it (None: not in it)."""
-    items = body.get("data", []) if isinstance(body, dict) else []
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict) and item.get("token_address") == mint and isinstance(item.get("decimals"), int):
-            return int(item["decimals"])
-    return None
-
-
-def decimals_from_service(balances: Callable[[], Any], mint: str, *, quiet: bool = False) -> int | None:
-    """The mint's decimals as the service's balances tell them; `quiet`: a service error means unknown."""
-    try:
-        return decimals_in_balances(balances(), mint)
-    except YieldError:
-        if quiet:
-            return None
-        raise
 
 
 # --- the chain settings of a write -----------------------------------------------------------------

@@ -5,7 +5,7 @@ that is then signed or sent.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -27,7 +27,6 @@ from yieldcli.client.prepared import Mode as Mode
 from yieldcli.client.prepared import MoveArgs as MoveArgs
 from yieldcli.client.prepared import PreparedTransaction as PreparedTransaction
 from yieldcli.client.prepared import WithdrawArgs as WithdrawArgs
-from yieldcli.client.prepared import on_loop
 from yieldcli.errors import NetworkError, UsageError
 
 if TYPE_CHECKING:
@@ -65,41 +64,23 @@ class Write:
         return str(value.pubkey()), value
 
 
-def decimals_of_mint(
-    mint: str, rpc_url: str | None, timeout: float, from_service: Callable[[], int | None]
-) -> int | None:
-    """`decimals_of_mint_async` for the blocking client and the command line: `from_service()` is called,
-    not awaited."""
-
-    async def fetched() -> int | None:
-        return from_service()
-
-    result: int | None = on_loop(lambda: decimals_of_mint_async(mint, rpc_url, timeout, fetched))
-    return result
-
-
-async def decimals_of_mint_async(
-    mint: str, rpc_url: str | None, timeout: float, from_service: Callable[[], Awaitable[int | None]]
-) -> int | None:
+async def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float) -> int | None:
     """A mint's decimals: a known token's; else read from its mint account on chain, as spl-token
-    does (a chain fact the service does not control); the service's word (`from_service()`, None:
-    unknown) only when no RPC is given or it cannot be reached."""
+    does. Never the service's word: an amount in token units becomes base units with them, and the
+    service must not decide how much that is. None: no RPC answered (only base units can be meant)."""
     from yieldcli.chain.rpc.adapter import Rpc
 
     known = orders.known_decimals(mint)
-    if known is not None:
+    if known is not None or not rpc_url:
         return known
-    if rpc_url:
-        try:
-            async with Rpc(rpc_url, timeout=timeout) as rpc:
-                places = await _decimals_on_chain(rpc, mint)
-        except NetworkError:
-            places = -1  # no answer: the service's word below, as without an RPC
-        if places is None:
-            raise UsageError(f"{mint} is not a token mint on the RPC {rpc_url}", kind="usage.asset.not_a_mint")
-        if places >= 0:
-            return places
-    return await from_service()
+    try:
+        async with Rpc(rpc_url, timeout=timeout) as rpc:
+            places = await _decimals_on_chain(rpc, mint)
+    except NetworkError:
+        return None
+    if places is None:
+        raise UsageError(f"{mint} is not a token mint on the RPC {rpc_url}", kind="usage.asset.not_a_mint")
+    return places
 
 
 async def _decimals_on_chain(rpc: Any, mint: str) -> int | None:

@@ -85,8 +85,8 @@ def _transfer_order(
     **flags: Any,
 ) -> "Move":
     """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the
-    library's write: an unknown mint's decimals then come from its mint account on chain, else from
-    the service's balances for the wallet (`yieldcli.client.driver`)."""
+    library's write: an unknown mint's decimals then come from its mint account on chain, never from
+    the service (`yieldcli.client.driver`)."""
     from yieldcli.client.writes import Move
 
     check_required(asset, amount, all_)
