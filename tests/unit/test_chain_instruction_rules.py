@@ -27,7 +27,7 @@ PINNED = Pubkey.from_string(programs.SANDBOX_STRATEGY_PROGRAM)
 WSOL_ATA = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MINT))
 
 
-def judge(action, *ixs, controlled=(), wsol=(), nonce=None):
+def judge(action, *ixs, controlled=(), wsol=(), nonce=None, asset=WSOL_MINT):
     message = MessageV0.try_compile(WALLET, list(ixs), [], Hash.default())
     owned = frozenset({str(WALLET), str(WSOL_ATA)})
     ctx = Context(
@@ -39,6 +39,7 @@ def judge(action, *ixs, controlled=(), wsol=(), nonce=None):
         owned,
         owned | {str(c) for c in controlled},
         frozenset(str(w) for w in wsol),
+        asset=asset,
     )
     resolved = resolve(message)
     intent = Intent(action, str(WALLET), str(WALLET), WSOL_MINT, 5, "S", strategy_program=str(PINNED))
@@ -54,8 +55,9 @@ def test_a_deposit_may_wrap_sol_into_the_users_own_account_only():
     assert [v.ok for v in found] == [True, True, False]
     stranger = f"{str(STRANGER)[:4]}…{str(STRANGER)[-4:]}"
     assert found[2].reason == f"instruction 3: System Transfer of 0.000000005 SOL from your wallet to {stranger}"
-    # The same wrap is not a kind a withdrawal needs.
+    # The same wrap is not a kind a withdrawal needs, nor a deposit of another asset.
     assert not judge("withdraw", wrap)[0].ok
+    assert not judge("deposit", wrap, wsol=[WSOL_ATA], asset="EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")[0].ok
 
 
 def test_kinds_are_named_by_index_and_only_the_pinned_program_is_trusted():

@@ -328,11 +328,7 @@ def test_a_sol_deposit_wraps_no_more_than_it_needs():
     wrap = lambda n: transfer(TransferParams(from_pubkey=WALLET, to_pubkey=wsol, lamports=n))  # noqa: E731
 
     def native(amount):
-        data = bytearray(token(mint, WALLET, amount).data)
-        data[108:120] = struct.pack("<IQ", 1, RENT)
-        return State(
-            RENT + amount, 165, parse_token(programs.TOKEN_PROGRAM, bytes(data)), programs.TOKEN_PROGRAM, bytes(data)
-        )
+        return token(mint, WALLET, amount, lamports=RENT + amount, native=RENT)
 
     def pos(balance):
         return position(S, balance, balance, mint)
@@ -482,3 +478,49 @@ def test_a_key_signing_besides_the_wallet_and_payer_may_not_be_used_or_changed()
     assert any("key you sign with" in d and str(cold)[:4] in d and "changes" in d for d in check.differences)
     # The same transaction and effect, with that key not one we sign with: it is not the user's to guard.
     assert judge(DEPOSIT, [deposit_ix(), drain], before, after).ok
+
+
+WSOL_ATA = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MINT))
+
+
+def wsol(amount, unwrapped=0, **more):
+    """The wallet's wrapped-SOL account: `amount` wrapped, `unwrapped` lamports sent in without SyncNative."""
+    return token(WSOL_MINT, WALLET, amount, lamports=RENT + amount + unwrapped, native=RENT, **more)
+
+
+def test_sol_sent_into_the_wrapped_sol_account_without_wrapping_is_refused():
+    # Found by a fresh attack: on a USDC deposit, SOL moved from the wallet into its own wrapped-SOL
+    # account with no SyncNative was the same SOL total and the same token amount, so it passed; a
+    # delegate of that account could then sync it and take it.
+    wrap = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=WSOL_ATA, lamports=3 * 10**9))
+    before, after = world(**{str(WALLET): system(10**9 - FEE)})
+    before[str(WALLET)] = system(4 * 10**9)
+    before[str(WSOL_ATA)] = wsol(10**6, delegate=STRANGER, delegated=100 * 10**9)
+    after[str(WSOL_ATA)] = wsol(10**6, unwrapped=3 * 10**9, delegate=STRANGER, delegated=100 * 10**9)
+    check = judge(DEPOSIT, [deposit_ix(), wrap], before, after)
+    # The instruction rule: a transfer into wrapped SOL only when the request moves SOL.
+    assert any("System Transfer of 3 SOL from your wallet" in d for d in check.differences), check.differences
+    # The effect: SOL left in the account unwrapped.
+    assert any("sent in without being wrapped" in d and "3 SOL" in d for d in check.differences)
+
+
+def test_a_sponsoring_payer_gives_no_more_than_the_fee_and_rent():
+    # Found by a fresh attack: the payer's SOL and the wallet's were one sum when we sign for the payer,
+    # so the sponsor's SOL could move to the wallet unseen.
+    sponsor = Keypair().pubkey()
+    intent = Intent(
+        "deposit", str(WALLET), str(sponsor), USDC, 10_000_000, S, strategy_program=PINNED, signers=(str(sponsor),)
+    )
+    before, after = world(**{str(WALLET): system(10**9 + 2 * 10**9)})
+    before[str(sponsor)], after[str(sponsor)] = system(5 * 10**9), system(3 * 10**9 - FEE)
+    gift = transfer(TransferParams(from_pubkey=sponsor, to_pubkey=WALLET, lamports=2 * 10**9))
+    message = MessageV0.try_compile(sponsor, [deposit_ix(), gift], [], Hash.default())
+    check = compare(intent, before, after, fee=FEE, resolved=resolve(message))
+    assert any(d.startswith(f"the payer {str(sponsor)[:4]}") and "more than the fee" in d for d in check.differences), (
+        check.differences
+    )
+    # Paying the fee only is what a sponsor does.
+    honest_before, honest_after = world(**{str(WALLET): system(10**9)})
+    honest_before[str(sponsor)], honest_after[str(sponsor)] = system(5 * 10**9), system(5 * 10**9 - FEE)
+    message = MessageV0.try_compile(sponsor, [deposit_ix()], [], Hash.default())
+    assert compare(intent, honest_before, honest_after, fee=FEE, resolved=resolve(message)).ok

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from yieldcli.chain.guard.holdings import Holdings
 from yieldcli.chain.guard.strategies import PositionView
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
-from yieldcli.chain.guard.unchanged import authorities, controlled_unchanged, without_layout
+from yieldcli.chain.guard.unchanged import authorities, controlled_unchanged, unwrapped_sol, without_layout
 from yieldcli.tokens import WSOL_MINT
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ def compare_effect(
     diffs += _tokens(holdings, expected, decimals)
     diffs += _positions(holdings, expected, decimals)
     diffs += _sol(holdings, expected, decimals)
+    diffs += unwrapped_sol(holdings, decimals)
     diffs += authorities(holdings, decimals)
     diffs += controlled_unchanged(holdings, resolved)
     if holdings.layout is None:
@@ -323,6 +324,16 @@ def _sol(holdings: Holdings, e: Expected, decimals: Mapping[str, int]) -> list[s
         takers = [a for a in sorted(holdings.after) if a not in holdings.owned and holdings.gain(a) > 0]
         to = f" ({', '.join(short(a) for a in takers[:3])} gain SOL)" if takers and got < e.sol else ""
         diffs.append(f"your SOL: expected {signed(e.sol, None, decimals)}, simulated {signed(got, None, decimals)}{to}")
+    intent = holdings.intent
+    if intent.payer != intent.wallet and intent.payer_is_users:
+        # The payer's SOL and the wallet's are one sum above; the payer itself gives no more than
+        # the fee and the rent it pays (a sponsor's SOL never becomes the wallet's unasked).
+        spent = -holdings.gain(intent.payer)
+        if spent > e.cost:
+            diffs.append(
+                f"the payer {short(intent.payer)} pays {amount_text(spent, None, decimals)}, more than the fee "
+                f"and rent ({amount_text(e.cost, None, decimals)})"
+            )
     if e.cost > holdings.intent.max_sol_cost:
         diffs.append(
             f"fee and rent come to {amount_text(e.cost, None, decimals)}, more than the "

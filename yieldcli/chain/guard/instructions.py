@@ -20,6 +20,7 @@ from yieldcli.chain.guard.message import ADVANCE_NONCE, Resolved
 from yieldcli.chain.guard.text import amount_text, short
 from yieldcli.chain.guard.trusted import TRUSTED_NOTE, UNTRUSTED_NOTE
 from yieldcli.solana import programs
+from yieldcli.tokens import WSOL_MINT
 
 MEMO_PROGRAMS = (programs.MEMO_PROGRAM, programs.MEMO_V1_PROGRAM)
 SYSTEM_KINDS = {
@@ -179,9 +180,10 @@ def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: Mak
     if tag == 2 and len(keys) >= 2 and len(data) >= 12:
         lamports = struct.unpack_from("<Q", data, 4)[0]
         to = keys[1]
-        if to in ctx.wsol and _needed(ctx, "system.transfer.own"):
-            # Only into the user's own wrapped-SOL account: lamports sent to any other token account
-            # could be taken by whoever may close it. How much is wrapped is checked with the effect.
+        if to in ctx.wsol and ctx.asset == WSOL_MINT and _needed(ctx, "system.transfer.own"):
+            # Only into the user's own wrapped-SOL account, when the request moves SOL: lamports sent to
+            # any other token account could be taken by whoever may close it. How much is wrapped, and
+            # that it is wrapped at all (synced), is checked with the effect.
             return verdict(kind, True, "wraps SOL into your own wrapped-SOL account")
         return verdict(
             kind,

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from yieldcli.chain.guard.holdings import Holdings, Inner, strategy_moves
 from yieldcli.chain.guard.message import Resolved, lifetime_nonce
 from yieldcli.chain.guard.text import amount_text, short, symbol
+from yieldcli.chain.tx.state import State
 
 _KIND_NAMES = {
     "delegated": "token account (you are its delegate or close authority)",
@@ -69,6 +70,29 @@ def authorities(holdings: Holdings, decimals: Mapping[str, int]) -> list[str]:
             )
             diffs.append(f"your {'wallet' if address == wallet else 'payer'} {short(address)} would be {what}")
     return diffs
+
+
+def unwrapped_sol(holdings: Holdings, decimals: Mapping[str, int]) -> list[str]:
+    """No SOL is left in the user's wrapped-SOL account unwrapped (sent in without SyncNative): it would
+    count as the user's SOL and as no token, so neither comparison would see it move, and whoever may
+    spend from that account (a delegate) could sync and take it."""
+    diffs = []
+    for address in sorted(holdings.tokens):
+        before, after = holdings.before.get(address), holdings.after.get(address)
+        now = _unwrapped(after)
+        if now > _unwrapped(before):
+            diffs.append(
+                f"your wrapped-SOL account {short(address)} would hold {amount_text(now, None, decimals)} "
+                "sent in without being wrapped (no SyncNative), not asked for"
+            )
+    return diffs
+
+
+def _unwrapped(state: State | None) -> int:
+    token = state.token if state is not None else None
+    if state is None or token is None or not token.native:
+        return 0
+    return max(state.lamports - token.reserve - token.amount, 0)
 
 
 def controlled_unchanged(holdings: Holdings, resolved: Resolved) -> list[str]:

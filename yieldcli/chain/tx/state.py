@@ -38,6 +38,7 @@ class TokenState:
     delegated_amount: int
     close_authority: str | None
     native: bool
+    reserve: int = 0  # a wrapped-SOL account's rent-exempt reserve: its lamports beyond it are wrapped when synced
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def parse_token(owner_program: str, data: bytes) -> TokenState | None:
         return str(Pubkey.from_bytes(data[offset + 4 : offset + 36])) if tag else None
 
     (amount,) = struct.unpack_from("<Q", data, 64)
-    (native_tag,) = struct.unpack_from("<I", data, 109)
+    (native_tag, reserve) = struct.unpack_from("<IQ", data, 109)
     (delegated,) = struct.unpack_from("<Q", data, 121)
     return TokenState(
         mint=str(Pubkey.from_bytes(data[0:32])),
@@ -71,6 +72,7 @@ def parse_token(owner_program: str, data: bytes) -> TokenState | None:
         delegated_amount=delegated,
         close_authority=key(129),
         native=bool(native_tag),
+        reserve=reserve if native_tag else 0,
     )
 
 
