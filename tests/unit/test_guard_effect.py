@@ -425,6 +425,13 @@ def test_a_close_to_a_recipient_named_pays_that_recipient_not_the_user():
     after[str(ATA)] = token(USDC, WALLET, 160_000_000)  # paid to the user instead
     check = judge(intent, [sp.close(WALLET, ATA, Pubkey.from_string(USDC), POSITION)], before, after)
     assert any("not the recipient" in d for d in check.differences), check.differences
+    # An account of the recipient's that someone else may close (found by a fresh attack) is not theirs alone.
+    trap = Keypair().pubkey()
+    after[str(ATA)] = before[str(ATA)]
+    before[str(trap)] = token(USDC, recipient, 0, close=STRANGER)
+    after[str(trap)] = token(USDC, recipient, 60_000_000, close=STRANGER)
+    check = judge(intent, [sp.close(WALLET, trap, Pubkey.from_string(USDC), POSITION)], before, after)
+    assert any("someone else may spend from or close" in d for d in check.differences), check.differences
 
 
 def test_an_unwrap_leaves_no_wrapped_sol_account_open():

@@ -209,6 +209,11 @@ def _mismatches(
                 problems.append(
                     f"pays {short(call.token_account or '?')}, not the recipient {short(recipient)} you named"
                 )
+            elif holdings.others_may_take(call.token_account):
+                problems.append(
+                    f"pays {short(call.token_account or '?')}, a token account of the recipient that someone "
+                    "else may spend from or close"
+                )
     return problems
 
 

@@ -164,6 +164,16 @@ class Holdings:
                 return state.token.owner
         return None
 
+    def others_may_take(self, address: str | None) -> bool:
+        """A token account whose delegate, or close authority, is not its owner: what is paid into it
+        is partly someone else's to spend or to close (after, else before)."""
+        for side in (self.after, self.before):
+            state = side.get(address or "")
+            if state is not None and state.token is not None:
+                token = state.token
+                return token.delegate is not None or token.close_authority not in (None, token.owner)
+        return False
+
     def token_change(self, address: str) -> int:
         amounts = [t.amount if (t := self.held(address, side)) else 0 for side in (self.before, self.after)]
         return amounts[1] - amounts[0]

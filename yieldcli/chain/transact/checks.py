@@ -117,8 +117,19 @@ def intent_of(
         token_account=request.token_account,
         position=request.position,
         # The user's own priority fee or fee cap is checked when the fee is set (`budget`).
-        max_priority_fee=None if options.priority_fee is not None or options.max_fee is not None else UNASKED,
+        max_priority_fee=None if _in_charge_of_the_fee(options, review) else UNASKED,
     )
+
+
+def _in_charge_of_the_fee(options: TransactOptions, review: Review) -> bool:
+    """A fee cap, or a priority fee that was asked for this transaction or applied to it. A default
+    (environment, profile) that could not apply, the transaction carrying signatures already, leaves
+    the fee someone else set: it is held to what is accepted when you set none, as `budget` said."""
+    if options.max_fee is not None:
+        return True
+    if options.priority_fee is None:
+        return False
+    return options.priority_fee_insists or not any(signer.signed for signer in review.signers)
 
 
 async def simulate(
