@@ -39,8 +39,7 @@ async def budget(rpc: Any, options: TransactOptions, to_review: TransactionToRev
 
     tx, tables = to_review.transaction, to_review.lookup_tables
     price = options.priority_fee
-    if price is not None and not options.priority_fee_insists and any(s != Signature.default() for s in tx.signatures):
-        # A default (not asked for this transaction) cannot apply: recompiling would void the signatures.
+    if _default_fee_stands_aside(options, any(s != Signature.default() for s in tx.signatures)):
         log(f"priority fee from {options.priority_fee_source} not applied: the transaction already carries signatures")
         price = None
     if rpc is None and price is None:
@@ -121,15 +120,19 @@ def intent_of(
     )
 
 
+def _default_fee_stands_aside(options: TransactOptions, carries_signatures: bool) -> bool:
+    """A default priority fee (environment, profile: not asked for this transaction) cannot apply to a
+    transaction that already carries signatures: recompiling it would void them."""
+    return options.priority_fee is not None and not options.priority_fee_insists and carries_signatures
+
+
 def _in_charge_of_the_fee(options: TransactOptions, review: Review) -> bool:
     """A fee cap, or a priority fee that was asked for this transaction or applied to it. A default
-    (environment, profile) that could not apply, the transaction carrying signatures already, leaves
-    the fee someone else set: it is held to what is accepted when you set none, as `budget` said."""
+    that stood aside leaves the fee someone else set: held to what is accepted when you set none."""
     if options.max_fee is not None:
         return True
-    if options.priority_fee is None:
-        return False
-    return options.priority_fee_insists or not any(signer.signed for signer in review.signers)
+    stood_aside = _default_fee_stands_aside(options, any(signer.signed for signer in review.signers))
+    return options.priority_fee is not None and not stood_aside
 
 
 async def simulate(
