@@ -1,5 +1,6 @@
 """`yield` on a real pseudo-terminal: hidden prompts, and asking before signing."""
 
+import ctypes
 import fcntl
 import os
 import pty
@@ -113,6 +114,33 @@ def test_ctrl_c_at_the_prompt_ends_at_once_and_nothing_is_signed(run):
     assert b"declined; nothing was signed" in term.screen and b"Traceback" not in term.screen
     after = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
     assert after == before
+
+
+def test_ctrl_c_handed_to_another_thread_still_ends_the_question(run):
+    """The kernel may give a terminal's SIGINT to any thread of the process (the sandbox's servers,
+    the HTTP pool's): the question must end all the same, not wait for Enter."""
+    before = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send")
+    term.expect("Sign and send this deposit?")
+    others = sorted(int(tid) for tid in os.listdir(f"/proc/{term.proc.pid}/task") if int(tid) != term.proc.pid)
+    assert others, "the command runs more than one thread at the question"
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.tgkill(term.proc.pid, others[-1], signal.SIGINT) == 0, os.strerror(ctypes.get_errno())
+    assert term.wait(timeout=5) == 130, term.screen
+    assert b"declined; nothing was signed" in term.screen and b"Traceback" not in term.screen
+    after = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    assert after == before
+
+
+def test_an_unclear_answer_is_asked_again_and_end_of_input_is_a_no():
+    term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send")
+    term.expect("Sign and send this deposit?")
+    term.type("maybe\n")
+    term.expect("please answer y or n")
+    term.type("\x04")  # Ctrl-D
+    assert term.wait() == 12, term.screen
+    assert term.screen.count(b"Sign and send this deposit? [y/N]") == 2
+    assert b"declined; nothing was signed" in term.screen
 
 
 def test_close_account_asks_on_a_terminal_and_says_what_comes_back(run):

@@ -3,20 +3,29 @@
 The question is asked from inside the event loop (`asyncio.run`), whose own SIGINT handler only
 schedules a cancellation that the blocked read never sees: Ctrl-C would do nothing until Enter.
 While the question is on screen, Ctrl-C raises at once instead, and ends the run as declined.
+
+The answer is waited for in short steps, not by a read that blocks until Enter: the kernel may hand
+Ctrl-C's signal to any of the process's threads (the sandbox's servers, the HTTP pool's), and then
+only a wait that returns lets the main thread run the handler. A blocking `input()` missed it about
+one time in twelve on a loaded machine, and the question stayed on screen.
 """
 
 from __future__ import annotations
 
+import select
 import signal
+import sys
 import threading
-from typing import TYPE_CHECKING, NoReturn
-
-import typer
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from yieldcli.errors import Declined, ExitCode
 
 if TYPE_CHECKING:
     from types import FrameType
+
+_STEP = 0.1  # seconds between looks for a pending Ctrl-C while nothing has been typed
+_YES = ("y", "yes")
+_NO = ("n", "no", "")  # Enter alone takes the default, no
 
 
 class Interrupted(Declined):
@@ -28,10 +37,8 @@ class Interrupted(Declined):
 
 def ask(question: str) -> bool:
     """True for yes. Ctrl-C raises `Interrupted`; end of input (Ctrl-D) is a no."""
-    interrupted: list[int] = []
 
     def on_sigint(signum: int, frame: FrameType | None) -> NoReturn:
-        interrupted.append(signum)
         raise KeyboardInterrupt
 
     main_thread = threading.current_thread() is threading.main_thread()
@@ -41,11 +48,31 @@ def ask(question: str) -> bool:
     if replace:
         signal.signal(signal.SIGINT, on_sigint)
     try:
-        return typer.confirm(question, default=False, err=True)
-    except typer.Abort:
-        if interrupted:
-            raise Interrupted("declined; nothing was signed") from None
-        return False
+        while True:
+            sys.stderr.write(f"{question} [y/N]: ")
+            sys.stderr.flush()
+            line = _read_line(sys.stdin)
+            if line is None:  # end of input
+                sys.stderr.write("\n")
+                return False
+            answer = line.strip().lower()
+            if answer in _YES or answer in _NO:
+                return answer in _YES
+            sys.stderr.write("please answer y or n\n")
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        raise Interrupted("declined; nothing was signed") from None
     finally:
         if replace:
             signal.signal(signal.SIGINT, previous)
+
+
+def _read_line(stream: TextIO) -> str | None:
+    """One line typed, or None at end of input; returns to the interpreter every `_STEP` seconds."""
+    try:
+        while not select.select([stream], [], [], _STEP)[0]:
+            pass
+    except (OSError, ValueError):  # not a file select can wait on: read as before
+        pass
+    line = stream.readline()
+    return line or None
