@@ -18,6 +18,7 @@ from yieldcli.chain.transact import engine as transact
 from yieldcli.chain.transact.engine import Hooks, TransactOptions
 from yieldcli.cli import cli_errors
 from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
+from yieldcli.cli.prompts import ask
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
@@ -238,8 +239,6 @@ class _Spinner:
 
 
 def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _Spinner]:
-    from yieldcli.cli.prompts import ask
-
     def confirm(text: str, prepared: transact.Prepared) -> bool:
         prompting = _prompts(session, options, prepared)
         if prompting and prepared.effect is not None:
