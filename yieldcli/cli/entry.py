@@ -1,10 +1,12 @@
 """The `yield` executable. `--version` answers before anything heavy is imported; a Tab press in a
 shell with our completion script (`_YIELD_COMPLETE`, see completion.py) is answered by completion,
-which reads the command tree from `app`: the arrows run entry -> completion -> app, entry -> app."""
+which reads the command tree from `app`: the arrows run entry -> completion -> app, entry -> app.
+Both end without the interpreter's teardown when it has nothing to do (`quick_exit`)."""
 
 import os
 import sys
 
+from yieldcli.cli import quick_exit
 from yieldcli.version import __version__
 
 
@@ -19,10 +21,16 @@ def main() -> None:
         if is_version_request(args):  # with -v: still before anything heavy is imported
             sys.stdout.write(version_text(any(arg in VERBOSE_FLAGS for arg in args)))
             return
-    if "_YIELD_COMPLETE" in os.environ:
-        from yieldcli.cli.completion import respond
+    quick_exit.arm()
+    try:
+        if "_YIELD_COMPLETE" in os.environ:
+            from yieldcli.cli.completion import respond
 
-        sys.exit(respond(os.environ))
-    from yieldcli.cli.app import main as run
+            sys.exit(respond(os.environ))
+        from yieldcli.cli.app import main as run
 
-    run(args)
+        run(args)
+    except SystemExit as exc:
+        quick_exit.ended(exc.code)
+        raise
+    quick_exit.ended(0)
