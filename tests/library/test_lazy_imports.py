@@ -326,6 +326,16 @@ def test_every_function_level_import_has_a_reason(start_up):
     )
 
 
+def test_help_loads_no_heavy_module_a_read_does_not(start_up):
+    # `yield --help` loads every command's module to list them: a heavy import at one's top (asyncio
+    # in `nonce`'s, 22 ms) slowed every help page, and nothing but the bench saw it.
+    def heavy_names(path: str) -> set[str]:
+        return {h for m in start_up[path] for h in HEAVY if m == h or m.startswith(h + ".")}
+
+    extra = sorted(heavy_names("yield --help") - heavy_names("yield strategy info -o json"))
+    assert not extra, f"yield --help loads heavy modules a read does not: {extra}"
+
+
 def test_the_allowed_list_names_imports_that_exist_and_need_it(start_up):
     for (module, name), why in ALLOWED.items():
         found = [i for i in function_imports() if i.module == module and name in i.names]

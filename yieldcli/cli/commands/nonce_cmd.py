@@ -1,6 +1,5 @@
 """`yield nonce`: create and read durable-nonce accounts, so signatures can wait longer than a blockhash."""
 
-import asyncio
 import json
 import os
 from pathlib import Path
@@ -70,6 +69,8 @@ def create(
     if outfile is not None and Path(outfile).expanduser().exists():
         raise UsageError(f"{outfile} already exists; not overwriting a keypair file", hint="choose another --outfile")
     signer = session.load_signer(str(session.keypair_source(keypair).value))
+    import asyncio  # not at the top: `yield --help` loads this module, and asyncio is heavy
+
     result = asyncio.run(
         _create(session, out, session.rpc_url(url), signer, authority, outfile, yes, commitment, timeout)
     )
@@ -204,6 +205,8 @@ def show(
     session = session_of(ctx)
     out = session.output(output, json_)
     account = check_pubkey(account, "ACCOUNT")
+    import asyncio
+
     from solders.pubkey import Pubkey
 
     from yieldcli.chain.rpc.adapter import Rpc
