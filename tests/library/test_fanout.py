@@ -205,8 +205,51 @@ def test_https_through_a_proxy_goes_through_its_tunnel(monkeypatch, tls_sandbox)
         monkeypatch.setenv("HTTPS_PROXY", proxy.url())
         with ServiceClient(url, TEST_API_KEY) as api:
             bodies = list(api.serve_each(Endpoints.health, [((), {})] * 3, window=2))
-    assert bodies == ["OK"] * 3
+            # A pause (None) on this path too: what follows it is asked once what came before was read.
+            paused = list(api.serve_each(Endpoints.health, [((), {}), None, ((), {}), None, ((), {})], window=2))
+            with pytest.raises(RuntimeError, match="no request in flight"):
+                list(api.serve_each(Endpoints.health, [((), {}), None, None, ((), {})], window=2))
+    assert bodies == paused == ["OK"] * 3
     assert {method for method, _, _ in proxy.requests} == {"CONNECT"}
+
+
+class Paused:
+    """Targets with a pause: two, then None until the caller says it has read an answer, then two more."""
+
+    def __init__(self) -> None:
+        self.read = False
+        self.given: list[str | None] = []
+        self._queue = ["/length/1", "/length/2"]
+        self._after = ["/length/3", "/length/4"]
+
+    def __iter__(self) -> Paused:
+        return self
+
+    def __next__(self) -> str | None:
+        if not self._queue and self.read and self._after:
+            self._queue, self._after = self._after, []
+        if self._queue:
+            target: str | None = self._queue.pop(0)
+        elif self._after:
+            target = None
+        else:
+            raise StopIteration
+        self.given.append(target)
+        return target
+
+
+def test_a_pause_asks_nothing_more_until_an_answer_is_read(scripted):
+    targets = Paused()
+    answers = []
+    for outcome, _ in exchange_all(Transport(scripted.url, timeout=10), targets, {}, window=32):
+        assert isinstance(outcome, Response)
+        answers.append(outcome.content)
+        targets.read = True
+    assert answers == [body_of(f"/length/{n}") for n in (1, 2, 3, 4)]
+    first_pause = targets.given.index(None)
+    assert targets.given[:first_pause] == ["/length/1", "/length/2"]  # nothing past the pause before a read
+    with pytest.raises(RuntimeError, match="no request in flight"):
+        list(exchange_all(Transport(scripted.url, timeout=10), iter([None]), {}, window=32))
 
 
 class Counting(Scripted):

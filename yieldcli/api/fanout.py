@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from yieldcli.api.transport import Transport
 
 _READ, _WRITE = selectors.EVENT_READ, selectors.EVENT_WRITE
+_END = object()  # no more targets
 
 # Connections opened before any has answered, and at most this many being established at once:
 # as browsers open to one host, and what the smallest accept queue in common use holds (a backlog of 5
@@ -89,10 +90,11 @@ Outcome = tuple[Response | TransportError, float]  # and when it was known (time
 
 
 def exchange_all(
-    transport: Transport, targets: Iterable[str], headers: dict[str, str], window: int
+    transport: Transport, targets: Iterable[str | None], headers: dict[str, str], window: int
 ) -> Iterator[Outcome]:
     """The outcome of `GET target` for each target (path and query), in order, at most `window` at once,
-    with the time it was known: a wait before a retry counts from then, not from when it is read."""
+    with the time it was known: a wait before a retry counts from then, not from when it is read.
+    A None among the targets asks nothing more until an outcome before it has been read."""
     fan = _Fanout(transport, headers, max(1, window))
     try:
         yield from fan.run(iter(targets))
@@ -120,18 +122,25 @@ class _Fanout:
         ramp = FIRST_CONNECTIONS + self._answered
         return self._open < min(self._window, ramp) and connecting < FIRST_CONNECTIONS
 
-    def run(self, targets: Iterator[str]) -> Iterator[Outcome]:
+    def run(self, targets: Iterator[str | None]) -> Iterator[Outcome]:
         pending: deque[_Exchange] = deque()
         waiting: deque[_Exchange] = deque()  # in `pending`, not yet given a connection
         while True:
+            paused = False
             while len(pending) < self._window:
-                target = next(targets, None)
-                if target is None:
+                target = next(targets, _END)
+                if target is _END:
                     break
+                if target is None:  # nothing more until the caller has read an answer
+                    paused = True
+                    break
+                assert isinstance(target, str)
                 exchange = _Exchange(f"GET {self._target(target)} HTTP/1.1\r\n{self._head}".encode("latin-1"))
                 pending.append(exchange)
                 waiting.append(exchange)
             if not pending:
+                if paused:
+                    raise RuntimeError("asked to wait for an answer with no request in flight")
                 return
             while waiting and (self._idle or self._may_open()):
                 self._send(waiting.popleft())

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from yieldcli.api import models
@@ -24,12 +25,17 @@ if TYPE_CHECKING:
 
 # With --all and no --limit, ask for big pages: fewer round trips for the same items.
 ALL_PAGE_SIZE = 100
+# With every page wanted, the second page is asked with the first, before the first says how many
+# there are: for a list of one page that is one request too many, for a list of many one round trip
+# less, as the connections' ramp (`yieldcli.api.fanout`) then starts from two.
+ASKED_WITH_THE_FIRST = 1
 
 T = TypeVar("T")
 FetchPage = Callable[[int | None, int | None], Any]
 # (page numbers, page size, pages in flight) -> their bodies in order: many pages from one thread
-# (`ServiceClient.serve_each`), cheaper than a thread a page.
-FetchPages = Callable[[Iterable[int], int, int], Iterator[Any]]
+# (`ServiceClient.serve_each`), cheaper than a thread a page. A None among the numbers asks nothing
+# more until a body before it has been read.
+FetchPages = Callable[[Iterable[int | None], int, int], Iterator[Any]]
 AsyncFetchPage = Callable[[int | None, int | None], Awaitable[Any]]
 ParseItem = Callable[[dict[str, Any], int], Any]
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
@@ -67,7 +73,7 @@ class Lister(Protocol):
     def serve(self, endpoint: Endpoint, /, *arguments: Any, **query: Any) -> Any: ...
 
     def serve_each(
-        self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], window: int
+        self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]] | None], window: int
     ) -> Iterator[Any]: ...
 
 
@@ -79,8 +85,10 @@ def listing(
     def fetch(page: int | None, size: int | None) -> Any:
         return api.serve(endpoint, *arguments, **query, page=page, limit=size)
 
-    def fetch_pages(numbers: Iterable[int], size: int, window: int) -> Iterator[Any]:
-        calls = ((arguments, {**query, "page": number, "limit": size}) for number in numbers)
+    def fetch_pages(numbers: Iterable[int | None], size: int, window: int) -> Iterator[Any]:
+        calls = (
+            None if number is None else (arguments, {**query, "page": number, "limit": size}) for number in numbers
+        )
         return api.serve_each(endpoint, calls, window)
 
     return fetch, fetch_pages
@@ -104,10 +112,13 @@ def all_pages(
     fetch_pages: FetchPages | None = None,
 ) -> PageResult:
     size = limit or ALL_PAGE_SIZE
-    first = _page(kind, fetch, 1, size, None)
+    if fetch_pages is None:
+        first = _page(kind, fetch, 1, size, None)
+        bodies = _pages_in_order(kind, fetch, first, size, concurrency, progress)
+    else:
+        fanned = _pages_fanned_out(kind, fetch, fetch_pages, size, concurrency, progress)
+        bodies = chain([next(fanned)], fanned)  # the first page now, before any output: its error is the command's
     count = [0]
-
-    bodies = _pages_in_order(kind, fetch, first, size, concurrency, progress, fetch_pages)
 
     def entries() -> Iterator[Entry]:
         for body in bodies:
@@ -223,25 +234,36 @@ async def every_item_async(
 
 
 def _rest(
-    kind: str, fetch: FetchPage, fetch_pages: FetchPages | None, total: int, size: int, concurrency: int
+    kind: str, fetch: FetchPage, total: int, size: int, concurrency: int
 ) -> Iterator[models.Page[dict[str, Any]]]:
-    """Pages 2 to `total`, in order, `concurrency` at a time."""
-    if fetch_pages is None:
+    """Pages 2 to `total`, in order, `concurrency` at a time, a thread a page."""
 
-        def fetch_page(number: int) -> models.Page[dict[str, Any]]:
-            return _page(kind, fetch, number, size, total)
+    def fetch_page(number: int) -> models.Page[dict[str, Any]]:
+        return _page(kind, fetch, number, size, total)
 
-        for _, future in ordered_map(fetch_page, range(2, total + 1), concurrency, "page"):
-            yield future.result()
-        return
-    bodies = fetch_pages(range(2, total + 1), size, concurrency)
-    try:
-        for number in range(2, total + 1):
-            with _which_page(kind, number, total):
-                page = models.page(next(bodies), kind)
-            yield page
-    finally:
-        bodies.close()  # type: ignore[attr-defined]  # a generator: its connections close now
+    for _, future in ordered_map(fetch_page, range(2, total + 1), concurrency, "page"):
+        yield future.result()
+
+
+class _PageNumbers:
+    """The pages one fan-out asks for: the first and those asked with it, then a pause (None) until
+    `total` is known from the first page's answer, then the rest up to it."""
+
+    def __init__(self, asked_with_the_first: int):
+        self._next = 1
+        self._ahead_until = 1 + asked_with_the_first
+        self.total: int | None = None
+
+    def __iter__(self) -> _PageNumbers:
+        return self
+
+    def __next__(self) -> int | None:
+        if self._next > self._ahead_until and self.total is None:
+            return None
+        if self.total is not None and self._next > max(self.total, self._ahead_until):
+            raise StopIteration
+        number, self._next = self._next, self._next + 1
+        return number
 
 
 def whole_set_meta(count: int) -> dict[str, Any]:
@@ -272,25 +294,74 @@ def _pages_in_order(
     size: int,
     concurrency: int,
     progress: Progress | None,
-    fetch_pages: FetchPages | None = None,
 ) -> Iterator[models.Page[dict[str, Any]]]:
-    total = max(first.meta.total_pages, 1)
+    total, alone = _count(first)
     if progress:
         progress(1, total)
     yield first
-    if not first.items or (not first.meta.has_more and total <= 1):
+    if alone:
         return
     last = first
-    done = 1
-
-    for last in _rest(kind, fetch, fetch_pages, total, size, concurrency):
-        done += 1
+    for done, last in enumerate(_rest(kind, fetch, total, size, concurrency), start=2):
         if progress:
             progress(done, total)
         yield last
-    # The set grew while we read it: follow has_more one page at a time.
-    number = total
+    yield from _grown(kind, fetch, last, total, size)
+
+
+def _pages_fanned_out(
+    kind: str,
+    fetch: FetchPage,
+    fetch_pages: FetchPages,
+    size: int,
+    concurrency: int,
+    progress: Progress | None,
+) -> Iterator[models.Page[dict[str, Any]]]:
+    """Every page from one fan-out, in order: the first with the ones asked with it, the rest once the
+    first said how many there are. A page asked ahead past the last is never read: closing the
+    fan-out drops it, whatever it answered."""
+    numbers = _PageNumbers(ASKED_WITH_THE_FIRST)
+    bodies = fetch_pages(numbers, size, concurrency)
+    try:
+        with _which_page(kind, 1, None):
+            first = models.page(_next_body(bodies), kind)
+        total, alone = _count(first)
+        numbers.total = 1 if alone else total
+        if progress:
+            progress(1, total)
+        yield first
+        if alone:
+            return
+        last = first
+        for number in range(2, total + 1):
+            with _which_page(kind, number, total):
+                last = models.page(_next_body(bodies), kind)
+            if progress:
+                progress(number, total)
+            yield last
+    finally:
+        bodies.close()  # type: ignore[attr-defined]  # a generator: its connections close now
+    yield from _grown(kind, fetch, last, total, size)
+
+
+def _count(first: models.Page[dict[str, Any]]) -> tuple[int, bool]:
+    """How many pages the first page says there are, and whether it says it is the only one."""
+    total = max(first.meta.total_pages, 1)
+    return total, not first.items or (not first.meta.has_more and total <= 1)
+
+
+def _grown(
+    kind: str, fetch: FetchPage, last: models.Page[dict[str, Any]], number: int, size: int
+) -> Iterator[models.Page[dict[str, Any]]]:
+    """The set grew while we read it (the last page still says has_more): follow it a page at a time."""
     while last.meta.has_more and last.items:
         number += 1
         last = _page(kind, fetch, number, size, None)
         yield last
+
+
+def _next_body(bodies: Iterator[Any]) -> Any:
+    try:
+        return next(bodies)
+    except StopIteration:
+        raise RuntimeError("the pages ended before the last one") from None

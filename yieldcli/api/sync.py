@@ -27,29 +27,54 @@ class ServiceClient(ServiceBase[JSON], Closes):
         self._http.close()
 
     def serve_each(
-        self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], Query]], window: int
+        self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], Query] | None], window: int
     ) -> Iterator[JSON]:
         """`serve(endpoint, *arguments, **query)` for each (arguments, query), in order, with at most
         `window` requests in flight: pages of a listing. Each request's first attempt goes out with
-        the others from one thread (`yieldcli.api.fanout`); retries follow the same rules as `serve`."""
-        requests = (self._core.request(endpoint, arguments, query) for arguments, query in calls)
+        the others from one thread (`yieldcli.api.fanout`); retries follow the same rules as `serve`.
+
+        A None among the calls asks nothing more until the caller has read an answer: what follows
+        may depend on it (the pages after the first two, once the first says how many there are)."""
+        requests = (None if call is None else self._core.request(endpoint, *call) for call in calls)
         if endpoint.method != "GET" or self._http.tunnels():
-            for _, future in ordered_map(self._send, requests, window, "request"):
-                yield future.result()
+            yield from self._each_on_threads(requests, window)
             return
 
         from yieldcli.api.fanout import exchange_all
 
         sent: deque[tuple[Request, float]] = deque()
 
-        def targets() -> Iterator[str]:
+        def targets() -> Iterator[str | None]:
             for request in requests:
-                sent.append((request, time.perf_counter()))
-                yield request.target
+                if request is not None:
+                    sent.append((request, time.perf_counter()))
+                yield None if request is None else request.target
 
         for outcome, known in exchange_all(self._http, targets(), self._core.read_headers(), window):
             request, started = sent.popleft()
             yield self._send(request, (outcome, started, known))
+
+    def _each_on_threads(self, requests: Iterator[Request | None], window: int) -> Iterator[JSON]:
+        """`serve_each` a request a thread (through a proxy's tunnel, or not a GET): the requests up to
+        a None go out together, and the ones after it once those before it have been read."""
+        ended = False
+        read = True  # an answer was read since the last pause
+
+        def until_a_pause() -> Iterator[Request]:
+            nonlocal ended
+            for request in requests:
+                if request is None:
+                    return
+                yield request
+            ended = True
+
+        while not ended:
+            if not read:
+                raise RuntimeError("asked to wait for an answer with no request in flight")
+            read = False
+            for _, future in ordered_map(self._send, until_a_pause(), window, "request"):
+                read = True
+                yield future.result()
 
     def _send(self, request: Request, first: tuple[Response | TransportError, float, float] | None = None) -> JSON:
         """The request's decoded answer, retried by the rules of `ClientCore.step`. `first`: the outcome
