@@ -46,6 +46,12 @@ def loads(content: bytes) -> Any:
     return json.loads(content, parse_float=_float, parse_constant=_constant)
 
 
+def make_ready() -> None:
+    """Import and build what decoding a large body needs, ahead of the first one: for a caller with
+    time to spare now (waiting on the network) that would otherwise spend it when the body comes."""
+    _decoder()
+
+
 def dumps_lines(values: list[dict[str, Any]]) -> str:
     """`"".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values)`, byte for byte."""
     encoded = utf8_lines(values)

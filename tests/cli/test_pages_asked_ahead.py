@@ -46,13 +46,13 @@ class StrictFront:
                 if page > max(meta.get("total_pages", 1), 1):
                     status, body = 500, b'{"message": "page out of range"}'
                 time.sleep(0.02)  # a little latency, so the order of asks and answers is clear
+                with front._lock:  # before the answer: a client that dropped it may have gone already
+                    front.log.append({"page": page, "asked": asked, "answered": time.monotonic(), "status": status})
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
-                with front._lock:
-                    front.log.append({"page": page, "asked": asked, "answered": time.monotonic(), "status": status})
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

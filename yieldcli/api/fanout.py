@@ -35,7 +35,7 @@ import socket
 import ssl
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.api.http1 import Answer
@@ -51,6 +51,9 @@ _END = object()  # no more targets
 # as browsers open to one host, and what the smallest accept queue in common use holds (a backlog of 5
 # is 6 connections waiting): no SYN of ours finds it full.
 FIRST_CONNECTIONS = 6
+# Answers held (read, not yet taken by the caller) besides those in flight, in windows: while the
+# caller is busy with earlier pages, the connections that answered keep working. Memory stays flat.
+HELD = 2
 # A connect not done after this long (or 4 times the slowest one seen, if longer) lost its SYN:
 # a new one is cheaper than TCP's own retry after a second.
 STALL_AFTER = 0.2
@@ -90,12 +93,17 @@ Outcome = tuple[Response | TransportError, float]  # and when it was known (time
 
 
 def exchange_all(
-    transport: Transport, targets: Iterable[str | None], headers: dict[str, str], window: int
+    transport: Transport,
+    targets: Iterable[str | None],
+    headers: dict[str, str],
+    window: int,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Iterator[Outcome]:
     """The outcome of `GET target` for each target (path and query), in order, at most `window` at once,
     with the time it was known: a wait before a retry counts from then, not from when it is read.
-    A None among the targets asks nothing more until an outcome before it has been read."""
-    fan = _Fanout(transport, headers, max(1, window))
+    A None among the targets asks nothing more until an outcome before it has been read. `meanwhile`
+    is called once, when the first requests are out and their answers not yet in."""
+    fan = _Fanout(transport, headers, max(1, window), meanwhile)
     try:
         yield from fan.run(iter(targets))
     finally:
@@ -103,8 +111,11 @@ def exchange_all(
 
 
 class _Fanout:
-    def __init__(self, transport: Transport, headers: dict[str, str], window: int):
+    def __init__(
+        self, transport: Transport, headers: dict[str, str], window: int, meanwhile: Callable[[], None] | None
+    ):
         self._transport = transport
+        self._meanwhile = meanwhile
         self._window = window
         self._target, wire_headers, self._peer = transport.wire(headers)
         self._head = "".join(f"{name}: {value}\r\n" for name, value in wire_headers.items()) + "\r\n"
@@ -123,11 +134,12 @@ class _Fanout:
         return self._open < min(self._window, ramp) and connecting < FIRST_CONNECTIONS
 
     def run(self, targets: Iterator[str | None]) -> Iterator[Outcome]:
-        pending: deque[_Exchange] = deque()
+        pending: deque[_Exchange] = deque()  # in order: in flight, or answered and not yet taken
         waiting: deque[_Exchange] = deque()  # in `pending`, not yet given a connection
         while True:
             paused = False
-            while len(pending) < self._window:
+            in_flight = sum(1 for exchange in pending if exchange.outcome is None)
+            while in_flight < self._window and len(pending) < HELD * self._window:
                 target = next(targets, _END)
                 if target is _END:
                     break
@@ -138,15 +150,20 @@ class _Fanout:
                 exchange = _Exchange(f"GET {self._target(target)} HTTP/1.1\r\n{self._head}".encode("latin-1"))
                 pending.append(exchange)
                 waiting.append(exchange)
+                in_flight += 1
             if not pending:
                 if paused:
                     raise RuntimeError("asked to wait for an answer with no request in flight")
                 return
             while waiting and (self._idle or self._may_open()):
                 self._send(waiting.popleft())
-            if pending[0].outcome is None:
-                self._wait(waiting)
-            while pending and pending[0].outcome is not None:
+            # Read what has come, waiting only when the next answer in order has not: a connection
+            # that answered takes its next request before the caller is handed this answer.
+            meanwhile, self._meanwhile = self._meanwhile, None
+            if meanwhile is not None:
+                meanwhile()
+            self._wait(waiting, block=pending[0].outcome is None)
+            if pending[0].outcome is not None:
                 done = pending.popleft()
                 assert done.outcome is not None
                 yield done.outcome, done.ended
@@ -196,9 +213,12 @@ class _Fanout:
         self._open += 1
         return connection
 
-    def _wait(self, waiting: deque[_Exchange]) -> None:
-        """Move every connection as far as the network allows, waiting at most until the nearest deadline."""
+    def _wait(self, waiting: deque[_Exchange], block: bool = True) -> None:
+        """Move every connection as far as the network allows, waiting (if `block`) at most until the
+        nearest deadline."""
         busy = [key.data for key in self._selector.get_map().values()]
+        if not busy:
+            return
         now = time.monotonic()
         stall = max(STALL_AFTER, 4 * self._slowest_connect)
         stalled = [
@@ -219,7 +239,7 @@ class _Fanout:
                 if connection.deadline <= now:
                     self._end(connection, TransportTimeout(), keep=False)
             return
-        for key, _ in self._selector.select(max(nearest - now, 0)):
+        for key, _ in self._selector.select(max(nearest - now, 0) if block else 0):
             connection = key.data
             try:
                 self._step(connection)

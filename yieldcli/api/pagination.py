@@ -327,18 +327,24 @@ def _pages_fanned_out(
             first = models.page(_next_body(bodies), kind)
         total, alone = _count(first)
         numbers.total = 1 if alone else total
-        if progress:
-            progress(1, total)
-        yield first
         if alone:
+            if progress:
+                progress(1, total)
+            yield first
             return
-        last = first
+        # The second page (asked with the first) is read before the first is handed on: reading it is
+        # what sends the next pages' requests, which would otherwise wait for the caller's first page.
+        pages = [first]
         for number in range(2, total + 1):
             with _which_page(kind, number, total):
-                last = models.page(_next_body(bodies), kind)
+                pages.append(models.page(_next_body(bodies), kind))
             if progress:
-                progress(number, total)
-            yield last
+                progress(number - 1, total)
+            last = pages[-1]
+            yield pages.pop(0)
+        if progress:
+            progress(total, total)
+        yield pages.pop()
     finally:
         bodies.close()  # type: ignore[attr-defined]  # a generator: its connections close now
     yield from _grown(kind, fetch, last, total, size)
