@@ -28,11 +28,9 @@ blocking transport's: the longest silence allowed while connecting, sending or r
 from __future__ import annotations
 
 import errno
-import http.client
 import os
 import selectors
 import socket
-import ssl
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -116,6 +114,14 @@ class _Fanout:
     ):
         self._transport = transport
         self._meanwhile = meanwhile
+        # What a non-blocking socket raises when it cannot move yet; ssl only for an https service.
+        self._send_later: tuple[type[OSError], ...] = (BlockingIOError,)
+        self._receive_later: tuple[type[OSError], ...] = (BlockingIOError,)
+        if transport.https:
+            import ssl
+
+            self._send_later += (ssl.SSLWantWriteError,)
+            self._receive_later += (ssl.SSLWantReadError,)
         self._window = window
         self._target, wire_headers, self._peer = transport.wire(headers)
         self._head = "".join(f"{name}: {value}\r\n" for name, value in wire_headers.items()) + "\r\n"
@@ -252,7 +258,7 @@ class _Fanout:
         if connection.out:
             try:
                 sent = connection.sock.send(connection.out)
-            except (BlockingIOError, ssl.SSLWantWriteError):
+            except self._send_later:
                 return
             connection.out = connection.out[sent:]
             connection.deadline = time.monotonic() + self._transport.timeout
@@ -264,7 +270,7 @@ class _Fanout:
     def _handshake(self, connection: _Connection) -> bool:
         """True once connected (and through TLS): the request can be sent."""
         sock = connection.sock
-        if not isinstance(sock, ssl.SSLSocket):
+        if not connection.connected:
             code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
             if code:
                 raise OSError(code, os.strerror(code))
@@ -278,6 +284,9 @@ class _Fanout:
                 sock, server_hostname=self._transport.host, do_handshake_on_connect=False
             )
             self._selector.register(sock, _WRITE, connection)
+        import ssl  # https only: loaded with the TLS context
+
+        assert isinstance(sock, ssl.SSLSocket)
         try:
             sock.do_handshake()
         except ssl.SSLWantReadError:
@@ -296,19 +305,19 @@ class _Fanout:
             asked = answer.wanted()
             try:
                 data = sock.recv(asked)
-            except (BlockingIOError, ssl.SSLWantReadError):
+            except self._receive_later:
                 return self._timed(connection)
             if not data:
                 if answer.ends_at_close():
                     break
                 if answer.empty():
                     # Closed while idle (stale: retried once), or before answering.
-                    raise http.client.RemoteDisconnected("the server closed the connection without answering")
+                    raise ConnectionResetError("the server closed the connection without answering")
                 raise ConnectionError("the server closed the connection in the middle of its answer")
             if answer.feed(data):
                 break
             # Less than asked: the socket is drained (TLS may still hold decrypted bytes).
-            if len(data) < asked and not (isinstance(sock, ssl.SSLSocket) and sock.pending()):
+            if len(data) < asked and not (self._transport.https and sock.pending()):  # type: ignore[attr-defined]
                 return self._timed(connection)
         self._end(connection, answer.response(), keep=not answer.closes())
 
@@ -348,7 +357,7 @@ class _Fanout:
         stale = (
             connection.reused
             and connection.answer.empty()
-            and isinstance(exc, (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected))
+            and isinstance(exc, (ConnectionResetError, BrokenPipeError))
             and not exchange.retried
         )
         self._end(connection, self._transport.error(exc), keep=False)

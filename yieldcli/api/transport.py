@@ -16,18 +16,21 @@ a bounded pool (at most `max_connections` in use, at most `max_idle` kept alive)
 
 from __future__ import annotations
 
-import http.client
 import queue
 import select
 import socket
-import ssl
+import sys
 import threading
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
 
 from yieldcli.api.limits import MAX_IDLE
 from yieldcli.api.proxy import Proxy, proxy_for
+
+if TYPE_CHECKING:
+    import http.client
+    import ssl
 
 
 class TransportError(Exception):
@@ -55,9 +58,9 @@ class Response(NamedTuple):
         return self.content.decode("utf-8", errors="replace")
 
 
-# Errors a kept-alive connection gives when the server closed it while idle: retrying an idempotent
-# request on a fresh connection is safe, and that is what browsers and httpx do too.
-_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError, http.client.BadStatusLine)
+# `http.client` (with the email package it parses headers with) and `ssl` are imported by the first
+# request that needs them, not with this module: every page of a listing goes through the fan-out
+# (`yieldcli.api.fanout`), which needs neither for an http:// service; ~12 ms of its start.
 
 
 class Transport:
@@ -125,12 +128,18 @@ class Transport:
 
     def request(self, method: str, target: str, headers: dict[str, str], body: bytes | None = None) -> Response:
         """`target` is the path and query; a stale kept-alive connection is retried once for GET."""
+        import http.client
+
+        # Errors a kept-alive connection gives when the server closed it while idle (RemoteDisconnected
+        # is a ConnectionResetError): retrying an idempotent request on a fresh connection is safe, and
+        # that is what browsers and httpx do too.
+        stale = (ConnectionResetError, BrokenPipeError, http.client.BadStatusLine)
         with self._slots:
             for attempt in (0, 1):
                 connection, reused = self._connection()
                 try:
                     response = self._exchange(connection, method, target, headers, body)
-                except _STALE as exc:
+                except stale as exc:
                     connection.close()
                     if reused and attempt == 0 and method == "GET":
                         continue
@@ -179,6 +188,8 @@ class Transport:
         return response
 
     def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        import http.client
+
         while True:  # a kept one the server closed while it sat idle is dropped here, before any request
             try:
                 kept = self._idle.get_nowait()
@@ -214,7 +225,8 @@ class Transport:
                 )
             if isinstance(exc, (ConnectionRefusedError, socket.gaierror)):
                 return TransportError(f"cannot reach the proxy {self._proxy.url}: {reason}", "proxy")
-        if isinstance(exc, ssl.SSLError):
+        tls = sys.modules.get("ssl")  # an error can be one of its kinds only if something used TLS
+        if tls is not None and isinstance(exc, tls.SSLError):
             return TransportError(f"TLS with {self._host} failed: {reason}", "tls")
         return TransportError(reason)
 
@@ -238,9 +250,10 @@ def _reason(exc: BaseException) -> str:
         return "connection refused"
     if isinstance(exc, socket.gaierror):
         return "host not found"
-    if isinstance(exc, http.client.RemoteDisconnected):
+    client, tls = sys.modules.get("http.client"), sys.modules.get("ssl")  # loaded if they were used
+    if client is not None and isinstance(exc, client.RemoteDisconnected):
         return "the server closed the connection without answering"
-    if isinstance(exc, ssl.SSLCertVerificationError):
+    if tls is not None and isinstance(exc, tls.SSLCertVerificationError):
         return exc.verify_message or "certificate verify failed"
     text = str(exc).strip()
     return text or type(exc).__name__
