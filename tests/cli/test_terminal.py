@@ -132,6 +132,18 @@ def test_ctrl_c_handed_to_another_thread_still_ends_the_question(run):
     assert after == before
 
 
+def test_a_yes_typed_before_the_question_does_not_answer_it(run):
+    before = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send")
+    term.type("y\n")  # pressed while the review was still coming: it must not sign
+    term.expect("Sign and send this deposit?")
+    term.type("n\n")
+    assert term.wait() == 12, term.screen
+    assert b"declined; nothing was signed" in term.screen
+    after = run("--sandbox", "positions", "--asset", "USDC", "-o", "json").json()["data"][0]["total_position_value"]
+    assert after == before
+
+
 def test_an_unclear_answer_is_asked_again_and_end_of_input_is_a_no():
     term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send")
     term.expect("Sign and send this deposit?")

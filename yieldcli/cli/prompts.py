@@ -4,6 +4,10 @@ The question is asked from inside the event loop (`asyncio.run`), whose own SIGI
 schedules a cancellation that the blocked read never sees: Ctrl-C would do nothing until Enter.
 While the question is on screen, Ctrl-C raises at once instead, and ends the run as declined.
 
+Only keys pressed once the question is on screen answer it: what was typed ahead (a "y" and Enter
+pressed while the review was still being drawn) is discarded before asking, as the terminal's
+input queue is flushed. A yes must come from someone who saw what it signs.
+
 The answer is waited for in short steps, not by a read that blocks until Enter: the kernel may hand
 Ctrl-C's signal to any of the process's threads (the sandbox's servers, the HTTP pool's), and then
 only a wait that returns lets the main thread run the handler. A blocking `input()` missed it about
@@ -49,6 +53,7 @@ def ask(question: str) -> bool:
         signal.signal(signal.SIGINT, on_sigint)
     try:
         while True:
+            _discard_typed_ahead(sys.stdin)
             sys.stderr.write(f"{question} [y/N]: ")
             sys.stderr.flush()
             line = _read_line(sys.stdin)
@@ -65,6 +70,17 @@ def ask(question: str) -> bool:
     finally:
         if replace:
             signal.signal(signal.SIGINT, previous)
+
+
+def _discard_typed_ahead(stream: TextIO) -> None:
+    """Drop what a terminal holds that was typed before the question; nothing for a pipe or a file."""
+    try:
+        if stream.isatty():
+            import termios  # POSIX terminals only
+
+            termios.tcflush(stream.fileno(), termios.TCIFLUSH)
+    except (ImportError, OSError, ValueError):
+        pass  # no terminal to flush: nothing typed ahead to drop
 
 
 def _read_line(stream: TextIO) -> str | None:
