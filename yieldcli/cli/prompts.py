@@ -24,6 +24,11 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from yieldcli.errors import Declined, ExitCode
 
+try:
+    import termios
+except ImportError:  # not POSIX: no terminal input queue to flush
+    termios = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from types import FrameType
 
@@ -75,11 +80,9 @@ def ask(question: str) -> bool:
 def _discard_typed_ahead(stream: TextIO) -> None:
     """Drop what a terminal holds that was typed before the question; nothing for a pipe or a file."""
     try:
-        if stream.isatty():
-            import termios  # POSIX terminals only
-
+        if termios is not None and stream.isatty():
             termios.tcflush(stream.fileno(), termios.TCIFLUSH)
-    except (ImportError, OSError, ValueError):
+    except (OSError, ValueError):
         pass  # no terminal to flush: nothing typed ahead to drop
 
 
