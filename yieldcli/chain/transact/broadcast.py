@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.rpc.cluster_identity import check_same_cluster
 from yieldcli.chain.transact.checks import message_of
+from yieldcli.chain.transact.consent import said_yes
 from yieldcli.chain.transact.journal import new_entry
 from yieldcli.chain.transact.outcomes import (
     Confirmed,
@@ -209,7 +210,7 @@ async def _settle_before_send(
             raise error
         for line in lines:
             hooks.warn(line)
-        if not hooks.confirm_again(f"Send another {request.action} anyway?"):
+        if not await said_yes(hooks.confirm_again(f"Send another {request.action} anyway?")):
             raise Declined(f"not sending another {request.action}; nothing was sent")
     else:
         for line in lines:

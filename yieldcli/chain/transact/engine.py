@@ -22,6 +22,7 @@ from yieldcli.chain.rpc.cluster_identity import check_same_cluster
 from yieldcli.chain.transact import checks
 from yieldcli.chain.transact.ask_ahead import ask_ahead_check_reads, ask_ahead_for
 from yieldcli.chain.transact.checks import message_of
+from yieldcli.chain.transact.consent import said_yes
 from yieldcli.chain.transact.outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned, with_report
 from yieldcli.chain.transact.types import (
     ACTION_NOUNS,
@@ -220,7 +221,7 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
     noun = ACTION_NOUNS.get(prepared.request.action, "transaction")
-    if not hooks.confirm(f"{verb} this {noun}?", prepared):
+    if not await said_yes(hooks.confirm(f"{verb} this {noun}?", prepared)):
         raise Declined("declined; nothing was signed", kind="declined")
 
     signed = sign_transaction(tx, prepared.signers if signing else ())

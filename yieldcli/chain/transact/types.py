@@ -127,8 +127,10 @@ def _logged_detail(message: str) -> None:
 class Hooks:
     """What the caller says and sees on the way. Only `confirm` guards anything: without it nothing is signed."""
 
-    confirm: Callable[[str, Prepared], bool] | None = None  # (prompt text, the prepared transaction) -> sign?
-    confirm_again: Callable[[str], bool] | None = None  # an earlier one landed: send another? None: refused
+    # (prompt text, the prepared transaction) -> sign? Only True signs; an awaitable is awaited (consent.py).
+    confirm: Callable[[str, Prepared], bool | Awaitable[bool]] | None = None
+    # An earlier one landed: send another? None: refused. Answered as `confirm` is.
+    confirm_again: Callable[[str], bool | Awaitable[bool]] | None = None
     on_review: Callable[[Prepared], None] = _nothing  # reviewed and checked, before any refusal or question
     warn: Callable[[str], None] = _logged_warning
     log: Callable[[str], None] = _logged_detail
