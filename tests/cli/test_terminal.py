@@ -10,6 +10,7 @@ import subprocess
 import termios
 import time
 
+from tests.cli.conftest import usdc_position
 from tests.conftest import TEST_API_KEY, YIELD
 
 
@@ -166,3 +167,27 @@ def test_close_account_asks_on_a_terminal_and_says_what_comes_back(run):
     assert term.wait() == 12
     refused = run("--sandbox", "close-account", "--asset", "USDT", "--sign")  # off a terminal: --yes first
     assert refused.code == 2 and "--yes" in refused.stderr
+
+
+def test_sigterm_after_the_send_is_confirmed_still_shows_the_signature(chain, chain_env, sandbox, isolated):
+    """Between the end of the wait and the outcome on screen (here the position's refresh, held 3 s by
+    the service), SIGTERM once killed the run: money moved, nothing in the journal, no signature."""
+    before = usdc_position(chain)
+    term = Terminal("deposit", "--asset", "USDC", "--amount", "1", "--send", env=chain_env)
+    term.expect("Sign and send this deposit?")
+    sandbox.add_fault("GET", r"^/breeze-balances/", 500, '{"message": "slow"}', times=1, delay_s=3)
+    journal = isolated / ".local" / "share" / "yield" / "in-flight.json"
+    term.type("y\n")
+    deadline = time.monotonic() + 60
+    while not (journal.exists() and "signature" in journal.read_text()):  # sent: recorded first
+        assert time.monotonic() < deadline, term.screen
+        time.sleep(0.01)
+    while "signature" in journal.read_text():  # confirmed: the record is done with
+        assert time.monotonic() < deadline, term.screen
+        time.sleep(0.01)
+    time.sleep(0.3)  # now in the position's refresh, which the service holds for 3 s
+    term.proc.send_signal(signal.SIGTERM)
+    assert term.wait(timeout=30) == 130, term.screen
+    screen = term.screen.decode(errors="replace")
+    assert "confirmed " in screen and "interrupted (SIGTERM) after the outcome above" in screen, screen
+    assert usdc_position(chain) == before + 1_000_000

@@ -8,7 +8,6 @@ hints that name flags and commands come from `yieldcli.cli.cli_errors`.
 from __future__ import annotations
 
 import asyncio
-import signal
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ from yieldcli.chain.keys.keypairs import nonce_authority
 from yieldcli.chain.transact import engine as transact
 from yieldcli.chain.transact.engine import Hooks, TransactOptions
 from yieldcli.cli import cli_errors
+from yieldcli.cli.commands.send_signals import SendSignals
 from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.prompts import ask
 from yieldcli.cli.render.output import Output
@@ -32,8 +32,6 @@ from yieldcli.solana.cluster import COMMITMENTS
 from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from rich.status import Status
 
     from yieldcli.chain.keys.sign import Signer
@@ -195,13 +193,16 @@ def run(session: Session, out: Output, options: TxOptions, settings: ChainSettin
 async def _run(session: Session, out: Output, options: TxOptions, settings: ChainSettings, ready: Ready) -> None:
     from yieldcli.client.driver import run_ready
 
-    hooks, spinner = _hooks(session, out, options)
+    signals = SendSignals()
+    hooks, spinner = _hooks(session, out, options, signals)
     try:
         outcome = await run_ready(settings, ready, hooks)
         spinner.stop()
-        render_outcome(session, out, ready.request, outcome)
+        with signals.outcome_shown():
+            render_outcome(session, out, ready.request, outcome, refresh=lambda: not signals.received)
     finally:
         spinner.stop()
+        signals.release()
 
 
 def _prompts(session: Session, options: TxOptions, prepared: transact.Prepared) -> bool:
@@ -238,7 +239,7 @@ class _Spinner:
             self._status = None
 
 
-def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _Spinner]:
+def _hooks(session: Session, out: Output, options: TxOptions, signals: SendSignals) -> tuple[Hooks, _Spinner]:
     def confirm(text: str, prepared: transact.Prepared) -> bool:
         prompting = _prompts(session, options, prepared)
         if prompting and prepared.effect is not None:
@@ -282,27 +283,6 @@ def _hooks(session: Session, out: Output, options: TxOptions) -> tuple[Hooks, _S
         log=session.log,
         progress=spinner.update,
         allowed_mismatch=allowed_mismatch,
-        while_sending=_SignalsCancel,
+        while_sending=signals.while_sending,
     )
     return hooks, spinner
-
-
-class _SignalsCancel:
-    """SIGTERM ends the wait as Ctrl-C does (asyncio.run turns SIGINT into a cancellation already)."""
-
-    def __enter__(self) -> _SignalsCancel:
-        self._loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None  # entered inside the pipeline's coroutine, run by asyncio.run
-        try:
-            self._loop.add_signal_handler(signal.SIGTERM, task.cancel)
-            self._installed = True
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
-            self._installed = False
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        if self._installed:
-            self._loop.remove_signal_handler(signal.SIGTERM)

@@ -4,6 +4,7 @@ drives the pipeline and calls these."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -23,8 +24,12 @@ if TYPE_CHECKING:
     from yieldcli.cli.session import Session
 
 
-def render_outcome(session: Session, out: Output, request: UserRequest, outcome: Outcome) -> None:
-    """The outcome for people or scripts; a non-zero end raises its error after the result is written."""
+def render_outcome(
+    session: Session, out: Output, request: UserRequest, outcome: Outcome, refresh: Callable[[], bool] = lambda: True
+) -> None:
+    """The outcome for people or scripts; a non-zero end raises its error after the result is written.
+    `refresh`: whether to read the position again after a confirmed deposit or withdrawal (not once
+    the run has been told to stop: the signature comes first)."""
     result = outcome.result
     if isinstance(outcome, ends.Unsigned):
         # The encoded transaction is for scripts (-o json) or for -v: on a screen it is a wall of base64.
@@ -46,7 +51,12 @@ def render_outcome(session: Session, out: Output, request: UserRequest, outcome:
             out, result, f"sent {outcome.signature} (not waiting: check with `yield tx status {outcome.signature}`)"
         )
     elif isinstance(outcome, ends.Confirmed):
-        if action(request.action).kind in ("deposit", "withdraw") and request.wallet and request.strategy_id:
+        if (
+            action(request.action).kind in ("deposit", "withdraw")
+            and request.wallet
+            and request.strategy_id
+            and refresh()
+        ):
             result["position"] = _refreshed_position(session, request)
         earlier = " (it had landed already: nothing new was sent)" if outcome.already_processed else ""
         confirmed = out.paint("confirmed", "green", stderr=False)
