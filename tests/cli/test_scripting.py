@@ -1,11 +1,14 @@
 """What users of gh expect from a command in a script: --jq, `completion SHELL`, `--version -v`."""
 
 import json
+import os
 import platform
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import YIELD
 from yieldcli.sandbox.demo import WHALE_WALLET
 
 COMPLETIONS = Path(__file__).resolve().parents[2] / "completions"
@@ -74,3 +77,24 @@ def test_version_alone_is_one_line_and_with_v_names_what_a_bug_report_needs(run)
         assert f"solders {metadata.version('solders')}" in lines
         assert f"solana-py {metadata.version('solana')}" in lines
         assert any(line.startswith("platform ") and platform.system() in line for line in lines)
+
+
+def test_a_send_whose_reader_went_away_still_tells_its_signature(isolated):
+    # `yield ... --send --yes -o json | true`: the reader is gone before the outcome is written.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [YIELD, "--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-o", "json"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    line = next(x for x in done.stderr.splitlines() if x.startswith("stdout was closed before the outcome"))
+    assert line.split()[-2] == "confirmed" and len(line.split()[-1]) >= 86  # the signature, base58

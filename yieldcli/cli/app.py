@@ -332,8 +332,6 @@ def _fail(exc: BaseException, debug: bool, described: "Described", args: list[st
 
 
 def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    from yieldcli.cli.render.output import silence_stdout
+
+    silence_stdout()

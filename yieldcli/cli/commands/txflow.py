@@ -19,7 +19,7 @@ from yieldcli.cli import cli_errors
 from yieldcli.cli.commands.send_signals import SendSignals
 from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.prompts import ask
-from yieldcli.cli.render.output import Output
+from yieldcli.cli.render.output import Output, silence_stdout
 from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
 from yieldcli.client.orders import expected_cluster, journal_path
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.chain.transact import engine as transact
     from yieldcli.chain.transact.engine import Hooks
+    from yieldcli.chain.transact.outcomes import Outcome
     from yieldcli.client.driver import Ready
     from yieldcli.client.prepared import ChainSettings
 
@@ -199,10 +200,33 @@ async def _run(session: Session, out: Output, options: TxOptions, settings: Chai
         outcome = await run_ready(settings, ready, hooks)
         spinner.stop()
         with signals.outcome_shown():
-            render_outcome(session, out, ready.request, outcome, refresh=lambda: not signals.received)
+            try:
+                render_outcome(session, out, ready.request, outcome, refresh=lambda: not signals.received)
+                session.env.stdout.flush()  # a reader that went away is met here, not at exit
+            except BrokenPipeError:
+                _outcome_unread(session, outcome)
+                raise
     finally:
         spinner.stop()
         signals.release()
+
+
+def _outcome_unread(session: Session, outcome: Outcome) -> None:
+    """stdout's reader went away before a send's outcome was written (`... --send --yes | true`): the
+    signature still reaches the person, on stderr, and a send that did not end well keeps its exit
+    code instead of the 0 a closed pipe otherwise ends with."""
+    signature = outcome.result.get("signature")
+    if signature is None:
+        return  # nothing was sent: nothing to lose
+    silence_stdout()
+    note = f"stdout was closed before the outcome was written: {outcome.result.get('status')} {signature}"
+    error = outcome.error()
+    if error is None:
+        session.env.stderr.write(note + "\n")
+        session.env.stderr.flush()
+        return
+    error.message = f"{note}; {error.message}"
+    raise error from None
 
 
 def _prompts(session: Session, options: TxOptions, prepared: transact.Prepared) -> bool:

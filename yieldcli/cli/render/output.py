@@ -27,6 +27,19 @@ T = TypeVar("T")
 _ANSI = {"red": "31", "yellow": "33", "green": "32", "bold": "1"}
 
 
+def silence_stdout() -> None:
+    """The reader of stdout went away: what is still buffered for it goes nowhere, quietly (else the
+    interpreter's last flush fails again and says so)."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def resolve_mode(requested: str | None, env: Environment) -> str:
     if requested is None:
         return "table" if env.stdout_isatty else "json"
