@@ -10,8 +10,8 @@ import subprocess
 import termios
 import time
 
-from tests.cli.conftest import usdc_position
 from tests.conftest import TEST_API_KEY, YIELD
+from tests.library.wallet import usdc_balance
 
 
 def _terminal_child() -> None:
@@ -169,25 +169,43 @@ def test_close_account_asks_on_a_terminal_and_says_what_comes_back(run):
     assert refused.code == 2 and "--yes" in refused.stderr
 
 
-def test_sigterm_after_the_send_is_confirmed_still_shows_the_signature(chain, chain_env, sandbox, isolated):
+def test_sigterm_after_the_send_is_confirmed_still_shows_the_signature(chain, chain_env, sandbox):
     """Between the end of the wait and the outcome on screen (here the position's refresh, held 3 s by
     the service), SIGTERM once killed the run: money moved, nothing in the journal, no signature."""
-    before = usdc_position(chain)
+    before = usdc_balance(sandbox)
     term = Terminal("deposit", "--asset", "USDC", "--amount", "1", "--send", env=chain_env)
     term.expect("Sign and send this deposit?")
     sandbox.add_fault("GET", r"^/breeze-balances/", 500, '{"message": "slow"}', times=1, delay_s=3)
-    journal = isolated / ".local" / "share" / "yield" / "in-flight.json"
     term.type("y\n")
     deadline = time.monotonic() + 60
-    while not (journal.exists() and "signature" in journal.read_text()):  # sent: recorded first
+    while usdc_balance(sandbox) == before:  # landed on chain: the refresh, held 3 s, comes next
         assert time.monotonic() < deadline, term.screen
-        time.sleep(0.01)
-    while "signature" in journal.read_text():  # confirmed: the record is done with
-        assert time.monotonic() < deadline, term.screen
-        time.sleep(0.01)
-    time.sleep(0.3)  # now in the position's refresh, which the service holds for 3 s
+        time.sleep(0.02)
+    time.sleep(0.5)
     term.proc.send_signal(signal.SIGTERM)
     assert term.wait(timeout=30) == 130, term.screen
     screen = term.screen.decode(errors="replace")
     assert "confirmed " in screen and "interrupted (SIGTERM) after the outcome above" in screen, screen
-    assert usdc_position(chain) == before + 1_000_000
+    assert before - usdc_balance(sandbox) == 1_000_000
+
+
+def test_a_run_killed_before_its_outcome_is_shown_leaves_the_record_for_the_next(chain, chain_env, sandbox, isolated):
+    """SIGKILL (or a closed terminal, a lost SSH session) after the send landed but before its outcome
+    was shown: the journal keeps the record, and the next send reports it and asks before another."""
+    before = usdc_balance(sandbox)
+    sandbox.add_fault("GET", r"^/breeze-balances/", 500, '{"message": "slow"}', times=None, delay_s=5)
+    journal = isolated / ".local" / "share" / "yield" / "in-flight.json"
+    command = [YIELD, "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes"]
+    proc = subprocess.Popen(command, env=chain_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while usdc_balance(sandbox) == before:  # landed: the refresh, held 5 s, comes next
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    time.sleep(0.5)
+    proc.kill()
+    proc.wait()
+    sandbox.clear_faults()
+    assert "signature" in journal.read_text()  # the record outlived the run that did not show it
+    again = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")
+    assert again.code == 10 and "landed" in again.stderr and "--again" in again.stderr, again.stderr
+    assert before - usdc_balance(sandbox) == 1_000_000  # nothing sent twice

@@ -274,6 +274,14 @@ def _forget(journal: Journal, signature: str, hooks: Hooks) -> None:
         hooks.warn(f"{exc.message}; the next send will ask about {signature} again")
 
 
+def _settled(journal: Journal, signature: str, hooks: Hooks) -> None:
+    """A settled signature leaves the journal: at once, or once the caller has shown the outcome."""
+    if hooks.when_shown is None:
+        _forget(journal, signature, hooks)
+    else:
+        hooks.when_shown(lambda: _forget(journal, signature, hooks))
+
+
 def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url: str, hooks: Hooks) -> Outcome:
     """The wait's end as the pipeline's outcome; a settled signature leaves the journal."""
     from yieldcli.chain.rpc.adapter import explorer_url
@@ -282,18 +290,18 @@ def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url
     sig = ended.signature
     again = bool(result.get("already_processed"))
     if isinstance(ended, confirm.Confirmed):
-        _forget(journal, sig, hooks)
+        _settled(journal, sig, hooks)
         result.update(
             status="confirmed", slot=ended.slot, commitment=ended.commitment, explorer=explorer_url(sig, rpc_url)
         )
         return Confirmed(result, sig, ended.slot, ended.commitment, again)
     if isinstance(ended, confirm.Failed):
-        _forget(journal, sig, hooks)
+        _settled(journal, sig, hooks)
         logs = list(ended.logs or ())
         result.update(status="failed", slot=ended.slot, error=ended.reason, logs=logs)
         return Failed(result, sig, ended.slot, ended.reason, logs)
     if isinstance(ended, confirm.Expired) and not again:
-        _forget(journal, sig, hooks)
+        _settled(journal, sig, hooks)
         result.update(
             status="expired",
             block_height=ended.block_height,

@@ -136,6 +136,10 @@ class Hooks:
     log: Callable[[str], None] = _logged_detail
     progress: Callable[[str, str | None], None] = _nothing  # ("waiting", the commitment seen so far)
     allowed_mismatch: Callable[[list[str]], None] = _nothing  # the differences signed anyway (unsafe_allow_mismatch)
+    # None: a settled signature leaves the journal at once. Else it is handed what drops it, to run
+    # once the outcome has reached the person: a run killed before that leaves the record for the
+    # next send to settle and report, so a send is never both landed and untold.
+    when_shown: Callable[[Callable[[], None]], None] | None = None
     while_sending: Callable[[], AbstractContextManager[Any]] = (
         contextlib.nullcontext
     )  # e.g. signals that cancel the wait

@@ -8,6 +8,7 @@ hints that name flags and commands come from `yieldcli.cli.cli_errors`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -195,17 +196,28 @@ async def _run(session: Session, out: Output, options: TxOptions, settings: Chai
     from yieldcli.client.driver import run_ready
 
     signals = SendSignals()
-    hooks, spinner = _hooks(session, out, options, signals)
+    settle: list[Callable[[], None]] = []  # the journal's record of the send, dropped once shown
+    hooks, spinner = _hooks(session, out, options, signals, settle.append)
     try:
         outcome = await run_ready(settings, ready, hooks)
         spinner.stop()
         with signals.outcome_shown():
+            shown = False
             try:
                 render_outcome(session, out, ready.request, outcome, refresh=lambda: not signals.received)
                 session.env.stdout.flush()  # a reader that went away is met here, not at exit
+                shown = True
             except BrokenPipeError:
+                shown = True  # the outcome goes to stderr instead
                 _outcome_unread(session, outcome)
                 raise
+            except YieldError:
+                shown = True  # the outcome's own error, raised once its result was written
+                raise
+            finally:
+                if shown:
+                    for drop in settle:
+                        drop()
     finally:
         spinner.stop()
         signals.release()
@@ -263,7 +275,13 @@ class _Spinner:
             self._status = None
 
 
-def _hooks(session: Session, out: Output, options: TxOptions, signals: SendSignals) -> tuple[Hooks, _Spinner]:
+def _hooks(
+    session: Session,
+    out: Output,
+    options: TxOptions,
+    signals: SendSignals,
+    when_shown: Callable[[Callable[[], None]], None],
+) -> tuple[Hooks, _Spinner]:
     def confirm(text: str, prepared: transact.Prepared) -> bool:
         prompting = _prompts(session, options, prepared)
         if prompting and prepared.effect is not None:
@@ -308,5 +326,6 @@ def _hooks(session: Session, out: Output, options: TxOptions, signals: SendSigna
         progress=spinner.update,
         allowed_mismatch=allowed_mismatch,
         while_sending=signals.while_sending,
+        when_shown=when_shown,
     )
     return hooks, spinner

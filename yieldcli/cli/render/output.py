@@ -8,6 +8,8 @@ is paged when longer than the screen, and JSON is indented and coloured for read
 from __future__ import annotations
 
 import io
+import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,9 +32,6 @@ _ANSI = {"red": "31", "yellow": "33", "green": "32", "bold": "1"}
 def silence_stdout() -> None:
     """The reader of stdout went away: what is still buffered for it goes nowhere, quietly (else the
     interpreter's last flush fails again and says so)."""
-    import os
-    import sys
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
