@@ -10,6 +10,8 @@ import subprocess
 import termios
 import time
 
+import pytest
+
 from tests.conftest import TEST_API_KEY, YIELD
 from tests.library.wallet import usdc_balance
 
@@ -149,7 +151,8 @@ def test_an_unclear_answer_is_asked_again_and_end_of_input_is_a_no():
     term = Terminal("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send")
     term.expect("Sign and send this deposit?")
     term.type("maybe\n")
-    term.expect("please answer y or n")
+    # Keys count once the question is on screen again (what comes before is flushed): wait for it.
+    term.expect("please answer y or n\r\nSign and send this deposit? [y/N]:")
     term.type("\x04")  # Ctrl-D
     assert term.wait() == 12, term.screen
     assert term.screen.count(b"Sign and send this deposit? [y/N]") == 2
@@ -189,9 +192,13 @@ def test_sigterm_after_the_send_is_confirmed_still_shows_the_signature(chain, ch
     assert before - usdc_balance(sandbox) == 1_000_000
 
 
-def test_a_run_killed_before_its_outcome_is_shown_leaves_the_record_for_the_next(chain, chain_env, sandbox, isolated):
-    """SIGKILL (or a closed terminal, a lost SSH session) after the send landed but before its outcome
-    was shown: the journal keeps the record, and the next send reports it and asks before another."""
+@pytest.mark.parametrize("end", ["SIGKILL", "SIGTERM twice"])
+def test_a_run_killed_before_its_outcome_is_shown_leaves_the_record_for_the_next(
+    chain, chain_env, sandbox, isolated, end
+):
+    """Killed (SIGKILL, a closed terminal, a lost SSH session, or SIGTERM twice: the second does not
+    wait for a held refresh) after the send landed but before its outcome was shown: the journal
+    keeps the record, and the next send reports it and asks before another."""
     before = usdc_balance(sandbox)
     sandbox.add_fault("GET", r"^/breeze-balances/", 500, '{"message": "slow"}', times=None, delay_s=5)
     journal = isolated / ".local" / "share" / "yield" / "in-flight.json"
@@ -202,8 +209,13 @@ def test_a_run_killed_before_its_outcome_is_shown_leaves_the_record_for_the_next
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.02)
     time.sleep(0.5)
-    proc.kill()
-    proc.wait()
+    if end == "SIGKILL":
+        proc.kill()
+    else:
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=3) < 0  # ended by the signal, not after the 5 s the refresh is held
     sandbox.clear_faults()
     assert "signature" in journal.read_text()  # the record outlived the run that did not show it
     again = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")

@@ -2,11 +2,12 @@
 
 While the transaction is on its way (`while_sending`), SIGTERM cancels the wait as Ctrl-C does
 (asyncio.run turns SIGINT into a cancellation already): the pipeline then prints the signature and
-ends as interrupted. Once the wait is over, the outcome is known and its journal entry gone, so from
-then until the outcome is written (`outcome_shown`) both signals are held: one that comes is noted,
-the position is not refreshed after it, the outcome (its signature) is written, and the run then
-ends as interrupted (130). Before, a SIGTERM in that window killed the process with the money moved,
-nothing in the journal and no signature on screen.
+ends as interrupted. Once the wait is over the outcome is known, and until it is written
+(`outcome_shown`) both signals are held: one that comes is noted, the position is not refreshed
+after it, the outcome (its signature) is written, and the run then ends as interrupted (130). A
+second one ends the run at once, as it would have without the hold: the journal keeps the send's
+record until its outcome is shown, for the next send to report. Before, a SIGTERM in that window
+killed the process with the money moved, nothing in the journal and no signature on screen.
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ class SendSignals:
 
     def _note(self, number: int, frame: FrameType | None) -> None:
         self.received.append(number)
+        if len(self.received) > 1:
+            # Asked twice (a service that holds the position's refresh until its timeout): stop now.
+            # The journal keeps the send's record until its outcome is shown, so the next send
+            # reports it; nothing is lost by not waiting.
+            self.release()
+            signal.raise_signal(number)
 
     def release(self) -> None:
         """The signals as they were before the hold (however the run ends)."""
