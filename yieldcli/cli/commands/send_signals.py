@@ -70,6 +70,8 @@ class SendSignals:
             # The journal keeps the send's record until its outcome is shown, so the next send
             # reports it; nothing is lost by not waiting.
             self.release()
+            if number == signal.SIGINT:
+                raise KeyboardInterrupt  # from inside a blocking read too (asyncio's own handler would wait)
             signal.raise_signal(number)
 
     def release(self) -> None:
