@@ -23,6 +23,11 @@ def _terminal_child() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C's signal acts, even when this test run was started in the background."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """A command on a pseudo-terminal (stdin, stdout and stderr), read and typed into like a person."""
 
@@ -192,7 +197,7 @@ def test_sigterm_after_the_send_is_confirmed_still_shows_the_signature(chain, ch
     assert before - usdc_balance(sandbox) == 1_000_000
 
 
-@pytest.mark.parametrize("end", ["SIGKILL", "SIGTERM twice"])
+@pytest.mark.parametrize("end", ["SIGKILL", "SIGTERM twice", "SIGINT twice"])
 def test_a_run_killed_before_its_outcome_is_shown_leaves_the_record_for_the_next(
     chain, chain_env, sandbox, isolated, end
 ):
@@ -203,7 +208,9 @@ def test_a_run_killed_before_its_outcome_is_shown_leaves_the_record_for_the_next
     sandbox.add_fault("GET", r"^/breeze-balances/", 500, '{"message": "slow"}', times=None, delay_s=5)
     journal = isolated / ".local" / "share" / "yield" / "in-flight.json"
     command = [YIELD, "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes"]
-    proc = subprocess.Popen(command, env=chain_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        command, env=chain_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint
+    )
     deadline = time.monotonic() + 60
     while usdc_balance(sandbox) == before:  # landed: the refresh, held 5 s, comes next
         assert time.monotonic() < deadline and proc.poll() is None
@@ -212,10 +219,12 @@ def test_a_run_killed_before_its_outcome_is_shown_leaves_the_record_for_the_next
     if end == "SIGKILL":
         proc.kill()
     else:
-        proc.send_signal(signal.SIGTERM)
+        number = signal.SIGTERM if end == "SIGTERM twice" else signal.SIGINT
+        proc.send_signal(number)
         time.sleep(0.2)
-        proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=3) < 0  # ended by the signal, not after the 5 s the refresh is held
+        proc.send_signal(number)
+    ended = {"SIGKILL": -signal.SIGKILL, "SIGTERM twice": -signal.SIGTERM, "SIGINT twice": 130}[end]
+    assert proc.wait(timeout=3) == ended  # by the signal, not after the 5 s the refresh is held
     sandbox.clear_faults()
     assert "signature" in journal.read_text()  # the record outlived the run that did not show it
     again = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes")

@@ -59,7 +59,9 @@ class SendSignals:
         if self._previous:
             return
         try:
-            self._previous = {number: signal.signal(number, self._note) for number in _HELD}
+            for number in _HELD:
+                if signal.getsignal(number) is not signal.SIG_IGN:  # an ignored one stays ignored: its owner chose that
+                    self._previous[number] = signal.signal(number, self._note)
         except ValueError:  # not the main thread: nothing to hold
             self._previous = {}
 
