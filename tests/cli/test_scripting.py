@@ -98,3 +98,52 @@ def test_a_send_whose_reader_went_away_still_tells_its_signature(isolated):
     assert "Traceback" not in done.stderr
     line = next(x for x in done.stderr.splitlines() if x.startswith("stdout was closed before the outcome"))
     assert line.split()[-2] == "confirmed" and len(line.split()[-1]) >= 86  # the signature, base58
+
+
+def _into_closed_pipes(*args: str, stdout_too: bool = True, env: dict[str, str] | None = None):
+    """`yield ARGS 2>&1 | true`: stderr (and stdout) into a pipe whose reader has gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [YIELD, *args],
+            stdout=write_end if stdout_too else subprocess.DEVNULL,
+            stderr=write_end,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("wait", [[], ["--no-wait"]], ids=["waiting", "--no-wait"])
+def test_a_send_told_to_no_one_stays_in_the_journal_and_the_next_one_asks(run, isolated, wait):
+    # `... 2>&1 | true`: neither stdout nor stderr is read. The deposit lands, its signature reaches
+    # no one, so its record stays: the next send reports it and sends no second deposit unasked.
+    deposit = ["--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes"]
+    first = _into_closed_pipes(*deposit, *wait)
+    assert first.returncode == 0
+    again = run(*deposit)
+    assert again.code == 10 and "landed" in again.stderr and "--again" in again.stderr, again.stderr
+
+
+def test_a_diagnostic_no_one_reads_does_not_replace_a_pending_outcome(isolated):
+    # -v writes diagnostics to stderr after the wait; with its reader gone, the pending outcome (8)
+    # once became the closed pipe's exit 0.
+    pending = _into_closed_pipes(
+        "-v",
+        "--sandbox",
+        "deposit",
+        "--asset",
+        "USDC",
+        "--amount",
+        "1",
+        "--send",
+        "--yes",
+        "--confirm-timeout",
+        "3",
+        stdout_too=False,
+        env={"YIELD_SANDBOX_DROP_SENDS": "1000"},
+    )
+    assert pending.returncode == 8

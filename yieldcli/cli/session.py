@@ -174,8 +174,11 @@ class Session:
     def log(self, text: str) -> None:
         """--verbose diagnostics on stderr."""
         if self.options.verbose or self.options.debug:
-            self.env.stderr.write(f"[yield] {text}\n")
-            self.env.stderr.flush()
+            try:
+                self.env.stderr.write(f"[yield] {text}\n")
+                self.env.stderr.flush()
+            except (OSError, ValueError):
+                pass  # a diagnostic no one reads any more must not replace what it was about (a send's outcome)
 
     # --- the service -----------------------------------------------------------------------------
 

@@ -38,6 +38,8 @@ from yieldcli.errors import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.transact import confirm
@@ -80,7 +82,8 @@ async def send_and_wait(
                     request.action,
                     wallet,
                     *((str(nonce.account), str(nonce.value)) if nonce else ()),
-                    detached=not options.wait,
+                    # Not yet "detached" with --no-wait: that waits until the send was reported
+                    # (`_settled`), else a run killed before telling it would be settled unasked.
                 )
             )
             if others:
@@ -106,6 +109,7 @@ async def send_and_wait(
                 ) from None
             if not options.wait and not result.get("already_processed"):
                 result["status"] = "sent"
+                _when_shown(hooks, lambda: journal.detach(signature))
                 return Sent(result, signature)
             from yieldcli.chain.transact.confirm import Rebroadcast
 
@@ -274,12 +278,17 @@ def _forget(journal: Journal, signature: str, hooks: Hooks) -> None:
         hooks.warn(f"{exc.message}; the next send will ask about {signature} again")
 
 
-def _settled(journal: Journal, signature: str, hooks: Hooks) -> None:
-    """A settled signature leaves the journal: at once, or once the caller has shown the outcome."""
+def _when_shown(hooks: Hooks, step: Callable[[], None]) -> None:
+    """What follows a send's outcome reaching the person: at once, or when the caller has shown it."""
     if hooks.when_shown is None:
-        _forget(journal, signature, hooks)
+        step()
     else:
-        hooks.when_shown(lambda: _forget(journal, signature, hooks))
+        hooks.when_shown(step)
+
+
+def _settled(journal: Journal, signature: str, hooks: Hooks) -> None:
+    """A settled signature leaves the journal once its outcome has reached the person."""
+    _when_shown(hooks, lambda: _forget(journal, signature, hooks))
 
 
 def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url: str, hooks: Hooks) -> Outcome:

@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from yieldcli.errors import ConfigError
@@ -86,6 +86,10 @@ class Journal:
     def remove(self, *signatures: str) -> None:
         gone = set(signatures)
         self._change(lambda items: [e for e in items if e.signature not in gone])
+
+    def detach(self, signature: str) -> None:
+        """Its sender reported it and did not wait: the next send settles it without asking."""
+        self._change(lambda items: [replace(e, detached=True) if e.signature == signature else e for e in items])
 
     def claim(self, entry: InFlight) -> list[InFlight]:
         """Add `entry` unless another entry for its wallet and cluster is there; return those others.

@@ -208,8 +208,10 @@ async def _run(session: Session, out: Output, options: TxOptions, settings: Chai
                 session.env.stdout.flush()  # a reader that went away is met here, not at exit
                 shown = True
             except BrokenPipeError:
-                shown = True  # the outcome goes to stderr instead
-                _outcome_unread(session, outcome)
+                shown = _outcome_unread(session, outcome)  # to stderr instead, if that is still read
+                error = outcome.error()
+                if error is not None:
+                    raise error from None  # a send that did not end well keeps its exit code
                 raise
             except YieldError:
                 shown = True  # the outcome's own error, raised once its result was written
@@ -223,22 +225,22 @@ async def _run(session: Session, out: Output, options: TxOptions, settings: Chai
         signals.release()
 
 
-def _outcome_unread(session: Session, outcome: Outcome) -> None:
+def _outcome_unread(session: Session, outcome: Outcome) -> bool:
     """stdout's reader went away before a send's outcome was written (`... --send --yes | true`): the
-    signature still reaches the person, on stderr, and a send that did not end well keeps its exit
-    code instead of the 0 a closed pipe otherwise ends with."""
+    outcome and signature go to stderr. True when they got there (or nothing was sent): only then is
+    the journal's record of the send done with."""
     signature = outcome.result.get("signature")
-    if signature is None:
-        return  # nothing was sent: nothing to lose
     silence_stdout()
-    note = f"stdout was closed before the outcome was written: {outcome.result.get('status')} {signature}"
-    error = outcome.error()
-    if error is None:
-        session.env.stderr.write(note + "\n")
+    if signature is None:
+        return True  # nothing was sent: nothing to lose
+    try:
+        session.env.stderr.write(
+            f"stdout was closed before the outcome was written: {outcome.result.get('status')} {signature}\n"
+        )
         session.env.stderr.flush()
-        return
-    error.message = f"{note}; {error.message}"
-    raise error from None
+    except (OSError, ValueError):
+        return False  # no one reads stderr either: the record stays for the next send to report
+    return True
 
 
 def _prompts(session: Session, options: TxOptions, prepared: transact.Prepared) -> bool:
