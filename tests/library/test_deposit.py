@@ -183,3 +183,26 @@ def test_an_unknown_mint_s_decimals_come_from_its_mint_account(wallet, sandbox, 
         asyncio.run(main())
     with pytest.raises(UsageError, match="is not a token mint on the RPC"):
         wallet.deposit(str(Keypair().pubkey()), Decimal("1"))
+
+
+def test_a_send_interrupted_before_its_outcome_is_returned_keeps_its_record(wallet, sandbox, journal, monkeypatch):
+    # Ctrl-C just as the RPC connection closes, after the deposit landed and before `send` returned:
+    # the caller never holds the outcome, so the journal keeps the record and the next send says so.
+    from yieldcli.chain.rpc.adapter import Rpc
+
+    close = Rpc.close
+
+    async def close_then_ctrl_c(self):
+        await close(self)
+        raise KeyboardInterrupt
+
+    before = usdc_balance(sandbox)
+    prepared = wallet.deposit("USDC", Decimal("1"))
+    monkeypatch.setattr(Rpc, "close", close_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        prepared.send(confirm=Asked(True))
+    monkeypatch.undo()
+    assert before - usdc_balance(sandbox) == 1_000_000 and len(journal_entries(journal)) == 1
+    with pytest.raises(Refused, match="landed"):
+        wallet.deposit("USDC", Decimal("1")).send(confirm=Asked(True))
+    assert before - usdc_balance(sandbox) == 1_000_000  # no second deposit

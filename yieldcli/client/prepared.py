@@ -264,7 +264,8 @@ class _Reviewed(Generic[S, Out]):
     ) -> tuple[Prepared, Hooks]:
         """A fresh copy to complete (a prepared transaction can be signed, then sent), and its hooks."""
         options = replace(self._prepared.options, sign=not send, send=send, wait=wait, again=again)
-        return replace(self._prepared, options=options, result=dict(self._prepared.result)), Hooks(confirm=confirm)
+        hooks = Hooks(confirm=confirm, when_shown=_Told())
+        return replace(self._prepared, options=options, result=dict(self._prepared.result)), hooks
 
     async def _outcome(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc.adapter import Rpc
@@ -287,14 +288,40 @@ class PreparedTransaction(_Reviewed["Signed", "Outcome"]):
 
     def _finish(self, completion: tuple[Prepared, Hooks]) -> Outcome:
         outcome: Outcome = on_loop(lambda: self._outcome(*completion))
-        return outcome
+        return _told(completion[1], outcome)
 
 
 class AsyncPreparedTransaction(_Reviewed["Awaitable[Signed]", "Awaitable[Outcome]"]):
     """`PreparedTransaction` for asyncio: `await prepared.send(confirm=...)`."""
 
     def _finish(self, completion: tuple[Prepared, Hooks]) -> Awaitable[Outcome]:
-        return self._outcome(*completion)
+        async def finish() -> Outcome:
+            return _told(completion[1], await self._outcome(*completion))
+
+        return finish()
+
+
+class _Told:
+    """What drops a send's journal record, kept until the outcome is in the caller's hands: a send
+    interrupted before that (Ctrl-C as the RPC closes; a notebook's Ctrl-C while the send finishes on
+    a thread of its own) keeps its record, for the next send to report."""
+
+    def __init__(self) -> None:
+        self._steps: list[Callable[[], None]] = []
+
+    def __call__(self, step: Callable[[], None]) -> None:
+        self._steps.append(step)
+
+    def done(self) -> None:
+        for step in self._steps:
+            step()
+
+
+def _told(hooks: Hooks, outcome: Outcome) -> Outcome:
+    """The outcome, now the caller's: its send's journal record is done with."""
+    if isinstance(hooks.when_shown, _Told):
+        hooks.when_shown.done()
+    return outcome
 
 
 def _heard(completion: tuple[Prepared, Hooks], progress: Progress | None) -> tuple[Prepared, Hooks]:
