@@ -7,21 +7,13 @@ from decimal import Decimal
 
 import pytest
 
-from tests.library.wallet import Asked, journal_entries, usdc_balance
-from yieldcli import AsyncClient, ConfirmationRequired, Confirmed
-from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
+from tests.library.wallet import Asked, async_wallet, journal_entries, usdc_balance
+from yieldcli import ConfirmationRequired, Confirmed
 
 
 def test_an_async_deposit_is_checked_then_confirmed_and_needs_a_yes(sandbox, journal):
     async def bot():
-        async with AsyncClient(
-            api_url=sandbox.url,
-            api_key=sandbox.api_key,
-            strategy=DEMO_STRATEGY_ID,
-            rpc_url=sandbox.rpc_url,
-            keypair=demo_keypair(),
-            journal_path=journal,
-        ) as client:
+        async with async_wallet(sandbox, journal) as client:
             unasked = await client.deposit("USDC", Decimal("1"))
             with pytest.raises(ConfirmationRequired):
                 await unasked.send()

@@ -8,9 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from tests.library.wallet import journal_entries, usdc_balance
-from yieldcli import AsyncClient, Confirmed, Declined, UsageError
-from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
+from tests.library.wallet import async_wallet, journal_entries, usdc_balance
+from yieldcli import Confirmed, Declined, UsageError
 
 
 @pytest.mark.parametrize("answer", ["no", "yes", None, NotImplemented, 1, [True]])
@@ -50,14 +49,7 @@ def test_an_async_callback_is_awaited_by_the_async_client(sandbox, journal):
         return False
 
     async def attempt():
-        async with AsyncClient(
-            api_url=sandbox.url,
-            api_key=sandbox.api_key,
-            strategy=DEMO_STRATEGY_ID,
-            rpc_url=sandbox.rpc_url,
-            keypair=demo_keypair(),
-            journal_path=journal,
-        ) as client:
+        async with async_wallet(sandbox, journal) as client:
             await (await client.deposit("USDC", Decimal("1"))).send(confirm=no)
 
     before = usdc_balance(sandbox)

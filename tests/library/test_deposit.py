@@ -14,7 +14,7 @@ import pytest
 
 from tests.cli.stand_in import StandIn, decompile, recompile
 from tests.cli.test_intent import amount_changed
-from tests.library.wallet import Asked, journal_entries, landed, usdc_balance
+from tests.library.wallet import Asked, async_wallet, journal_entries, landed, usdc_balance
 from yieldcli import Client, ConfirmationRequired, Confirmed, Declined, Refused
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 
@@ -156,7 +156,7 @@ def test_an_unknown_mint_s_decimals_come_from_its_mint_account(wallet, sandbox, 
     from solders.keypair import Keypair
     from solders.pubkey import Pubkey
 
-    from yieldcli import AsyncClient, UsageError
+    from yieldcli import UsageError
     from yieldcli.solana.programs import TOKEN_PROGRAM
 
     mint = Keypair().pubkey()
@@ -169,14 +169,7 @@ def test_an_unknown_mint_s_decimals_come_from_its_mint_account(wallet, sandbox, 
         wallet.deposit(str(mint), Decimal("1.5555"))
 
     async def main() -> None:
-        async with AsyncClient(
-            api_url=sandbox.url,
-            api_key=sandbox.api_key,
-            strategy=DEMO_STRATEGY_ID,
-            rpc_url=sandbox.rpc_url,
-            keypair=demo_keypair(),
-            journal_path=journal,
-        ) as client:
+        async with async_wallet(sandbox, journal) as client:
             await client.deposit(str(mint), Decimal("1.5555"))
 
     with pytest.raises(UsageError, match="the token has 3 decimals"):

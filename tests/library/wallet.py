@@ -24,6 +24,21 @@ class Asked:
         return self.answer
 
 
+def async_wallet(sandbox, journal):
+    """An `AsyncClient` that can write, as the `wallet` fixture's `Client`: `async with async_wallet(...)`."""
+    from yieldcli import AsyncClient
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
+
+    return AsyncClient(
+        api_url=sandbox.url,
+        api_key=sandbox.api_key,
+        strategy=DEMO_STRATEGY_ID,
+        rpc_url=sandbox.rpc_url,
+        keypair=demo_keypair(),
+        journal_path=journal,
+    )
+
+
 def landed(sandbox, signature: str):
     """The signature's status as the sandbox's RPC reports it (None: never seen)."""
     from yieldcli.chain.rpc.adapter import Rpc
