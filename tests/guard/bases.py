@@ -12,6 +12,7 @@ from tests.guard.oracle import Ask
 from tests.guard.world import World
 from yieldcli.api.sync import ServiceClient
 from yieldcli.client import orders
+from yieldcli.client.actions import CLOSE, DEPOSIT, WITHDRAW
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID
 from yieldcli.tokens import by_symbol
 
@@ -29,15 +30,19 @@ def legitimate_orders(world: World) -> list[tuple[str, orders.Order]]:
     user = str(world.wallet)
 
     def deposit(strategy: str, symbol: str, amount: int | None) -> orders.Order:
-        return orders.deposit_order(strategy_id=strategy, mint=_mint(symbol), wallet=user, payer=user, amount=amount)
+        return orders.order_for(DEPOSIT, strategy_id=strategy, mint=_mint(symbol), wallet=user, payer=user, amount=amount)
 
     def withdraw(strategy: str, symbol: str, amount: int | None, **flags: bool) -> orders.Order:
         mint = _mint(symbol)
-        return orders.withdraw_order(strategy_id=strategy, mint=mint, wallet=user, payer=user, amount=amount, **flags)
+        return orders.order_for(
+            WITHDRAW, strategy_id=strategy, mint=mint, wallet=user, payer=user, amount=amount, options=flags
+        )
 
     def close(strategy: str, symbol: str, recipient: str | None = None) -> orders.Order:
         mint = _mint(symbol)
-        return orders.close_order(wallet=user, payer=user, strategy_id=strategy, mint=mint, recipient=recipient)
+        return orders.order_for(
+            CLOSE, wallet=user, payer=user, strategy_id=strategy, mint=mint, options={"recipient": recipient}
+        )
 
     return [
         ("deposit 10 USDC", deposit(DEMO_STRATEGY_ID, "USDC", 10 * USD)),

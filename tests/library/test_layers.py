@@ -105,15 +105,20 @@ def test_the_checker_counts_lazy_imports_and_not_type_only_ones(tmp_path):
     assert not any(under(m, ("yieldcli.api",)) for m in found)
 
 
-def test_the_transaction_pipeline_is_in_the_library():
-    # The flow once lived in the command layer; a command may adapt it, never hold it.
+def test_the_faces_write_through_the_client_and_never_drive_the_pipeline():
+    # The command line and the agent server write through `Client` (`transact`, `prepare_action`, the
+    # prepared transaction's `.sign`/`.send`); what a terminal needs reaches the pipeline as the
+    # library's hooks. Neither imports the pipeline, not even for a type.
     pipeline = {path.name for path in (PACKAGE / "chain" / "transact").glob("*.py")}
     assert {"engine.py", "checks.py", "broadcast.py", "outcomes.py"} <= pipeline
-    assert (
-        not (PACKAGE / "cli" / "commands" / "sending.py").exists()
-        and not (PACKAGE / "cli" / "commands" / "txcheck.py").exists()
-    )
-    assert "yieldcli.chain.transact.engine" in runtime_imports(PACKAGE / "cli" / "commands" / "txflow.py")
+    faces = [*(PACKAGE / "cli").rglob("*.py"), *(PACKAGE / "mcp").rglob("*.py")]
+    driving = {
+        str(path.relative_to(PACKAGE)): sorted(
+            name for name in runtime_imports(path, types_too=True) if name.startswith("yieldcli.chain.transact")
+        )
+        for path in faces
+    }
+    assert {path: names for path, names in driving.items() if names} == {}
 
 
 LIBRARY_MODULES = sorted(

@@ -25,7 +25,17 @@ def deposit(sandbox, journal, options: TransactOptions, events: list) -> object:
         "payer_key": DEMO_WALLET,
         "amount": 1_000_000,
     }
-    request = UserRequest("deposit", DEMO_WALLET, {DEMO_WALLET}, DEMO_WALLET, DEMO_STRATEGY_ID, USDC, amount=1_000_000)
+    request = UserRequest(
+        "deposit",
+        DEMO_WALLET,
+        {DEMO_WALLET},
+        DEMO_WALLET,
+        DEMO_STRATEGY_ID,
+        USDC,
+        amount=1_000_000,
+        checked_as="deposit",
+        noun="deposit",
+    )
     hooks = Hooks(
         on_review=lambda prepared: events.append(("review", prepared.effect.ok)),
         confirm=lambda text, prepared: events.append(("confirm", text)) is None,

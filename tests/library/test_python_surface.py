@@ -105,4 +105,4 @@ def test_a_transaction_with_no_stated_intent_may_only_cost_fees(wallet):
 def test_a_stated_action_the_pipeline_does_not_know_is_refused(wallet):
     with pytest.raises(UsageError) as refused:
         wallet.prepare_transaction(_built_elsewhere(wallet), "swap", asset="USDC")
-    assert refused.value.kind == "usage.expect"
+    assert refused.value.kind == "usage.action.unknown" and "deposit, withdraw, close-account" in refused.value.message

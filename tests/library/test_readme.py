@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from yieldcli.chain.guard.actions import effect_table
+from yieldcli.chain.guard.kinds import effect_table
 
 ROOT = Path(__file__).resolve().parents[2]
 MANUAL = ROOT / "docs" / "manual"
@@ -96,7 +96,7 @@ def test_every_marked_block_is_on_the_page_its_reader_reads():
 
 
 def test_the_table_of_expected_effects_is_the_guards_own():
-    """The table under <!-- effect-table --> in docs/manual/checks.md is `actions.effect_table()`, row for row."""
+    """The table under <!-- effect-table --> in docs/manual/checks.md is `kinds.effect_table()`, row for row."""
     page = (MANUAL / "checks.md").read_text(encoding="utf-8")
     after = page.split("<!-- effect-table -->\n", 1)[1]
     table = "\n".join(line for line in after.lstrip("\n").splitlines()[: len(effect_table().splitlines())])

@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from yieldcli.cli.render.formats import FORMATS, MODES_TEXT
+from yieldcli.client.actions import ACTIONS
 from yieldcli.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -30,9 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "health": ("yieldcli.cli.commands.reads", "health"),
     "init": ("yieldcli.cli.commands.init_cmd", "init"),
     "doctor": ("yieldcli.cli.commands.doctor", "doctor"),
-    "deposit": ("yieldcli.cli.commands.write", "deposit"),
-    "withdraw": ("yieldcli.cli.commands.write", "withdraw"),
-    "close-account": ("yieldcli.cli.commands.write", "close_account"),
+    # One write command per action row (`yieldcli.client.actions`): a new row is a new command.
+    **{name: ("yieldcli.cli.commands.write", name) for name in ACTIONS},
     "tx": ("yieldcli.cli.commands.tx", "tx_app"),
     "nonce": ("yieldcli.cli.commands.nonce_cmd", "nonce_app"),
     "ledger": ("yieldcli.cli.commands.ledger_cmd", "ledger_app"),

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.cli.render.jq_filter import JqFilter
     from yieldcli.client.clients import Client
+    from yieldcli.client.prepared import ChainSettings
     from yieldcli.errors import AuthError
     from yieldcli.sandbox.server import SandboxServer
     from yieldcli.secrets import ApiKey
@@ -197,11 +198,11 @@ class Session:
             self._closers.append(self._api.close)
         return self._api
 
-    def client(self) -> Client:
-        """The library's `Client` over this run's service client (`api()`): the reads' one driver."""
+    def client(self, chain: ChainSettings | None = None) -> Client:
+        """The library's `Client` over `api()`: it reads, and writes where and as whom `chain` says."""
         from yieldcli.client.clients import Client
 
-        return Client.over(self.api())
+        return Client.over(self.api(), chain=chain)
 
     def service(self) -> tuple[str, str | None]:
         """The service's URL and the API key to send it (None: no key found), resolved for every

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from yieldcli.api.aio import AsyncServiceClient
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.keys.sign import Signer
+    from yieldcli.client.prepared import ChainSettings
 
 __all__ = ["AsyncClient", "Client", "Profile", "load_profile"]  # the profile's names: published here first
 
@@ -156,6 +157,8 @@ class _Construction:
         journal_path: str | Path | None = None,
         strategy_program: str | None = None,
         trust_file: str | Path | None = None,
+        priority_fee: int | str | None = None,
+        max_fee: int | None = None,
     ):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
         the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
@@ -164,10 +167,14 @@ class _Construction:
         signatures are kept until settled (default: the one `yield` uses); `strategy_program`: the
         strategy's program off mainnet (as the `strategy_program` setting; a write's own wins);
         `trust_file`: the destinations trusted for plain transfers on deposits (default: the one
-        `yield config trust` writes)."""
+        `yield config trust` writes); `priority_fee` ("auto" or micro-lamports per compute unit) and
+        `max_fee` (lamports): every write's defaults, as the profile settings of the same names (a
+        write's own win; a transaction already signed keeps its fee)."""
         self._api = self._service(api_url or public_service_url(), api_key, timeout, max(concurrency, 1))
         self._reads = ReadDefaults(strategy, concurrency)
-        self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
+        self._writes = WriteSettings(
+            rpc_url, keypair, journal_path, timeout, strategy_program, trust_file, priority_fee, max_fee
+        )
 
     @classmethod
     def from_profile(cls: type[C], name: str | None = None, **overrides: Any) -> C:
@@ -199,13 +206,21 @@ class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
         return ServiceClient(url, key, timeout=timeout, max_connections=connections)
 
     @classmethod
-    def over(cls, api: ServiceClient, *, strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY) -> Client:
-        """A reading client over a service client already made (its URL, key, timeout, log and
-        retries: the command line's); closing it closes `api`. Writes need the constructor."""
+    def over(
+        cls,
+        api: ServiceClient,
+        *,
+        strategy: str | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        chain: ChainSettings | None = None,
+    ) -> Client:
+        """A client over a service client already made (its URL, key, timeout, log and retries: the
+        command line's); closing it closes `api`. It writes where and as whom `chain` says (none: it
+        only reads)."""
         client = cls.__new__(cls)
         client._api = api
         client._reads = ReadDefaults(strategy, concurrency)
-        client._writes = WriteSettings(None, None, None, DEFAULT_TIMEOUT)
+        client._writes = WriteSettings(None, None, None, DEFAULT_TIMEOUT, resolved=chain)
         return client
 
     def close(self) -> None:

@@ -7,7 +7,7 @@ check verifies, read from that body (never a second, hand-written copy of it). T
 write needs are here too: where the journal of sent signatures lives and which cluster the service
 builds for.
 
-    order = deposit_order(strategy_id=..., mint=mint, wallet=wallet, payer=wallet, amount=base_units)
+    order = order_for(DEPOSIT, strategy_id=..., mint=mint, wallet=wallet, payer=wallet, amount=base_units)
     obtain = order.obtain(service.post, ix=False)          # for yieldcli.chain.transact.engine
 """
 
@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 
 from yieldcli import tokens
 from yieldcli.amounts import Amount
-from yieldcli.chain.guard.actions import ACTIONS as ACTION_ROWS
-from yieldcli.chain.transact.types import ACTIONS, UserRequest
+from yieldcli.chain.transact.types import UserRequest
+from yieldcli.client.actions import TRANSACTION, Action, action_named
 from yieldcli.config import data_dir
 from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import SERVICE_CLUSTER
@@ -31,28 +31,25 @@ from yieldcli.urls import is_loopback
 
 if TYPE_CHECKING:
     from yieldcli.chain.transact.obtain import Post
-    from yieldcli.chain.transact.types import Obtain, UserRequest
+    from yieldcli.chain.transact.types import Obtain
     from yieldcli.chain.tx.nonce import OnNonce
     from yieldcli.environment import Environment
 
 JOURNAL_FILE = "in-flight.json"  # in the data folder: the signatures sent and not yet settled
-
-# Where each action is asked for, and which field of its body says what: the intent check reads the
-# request the way the service reads it.
-# (The rows are the action's own: `yieldcli.chain.guard.actions`.)
-SERVICE_PATHS = {a.name: a.service_path for a in ACTION_ROWS.values()}
-_FIELDS: dict[str, dict[str, str]] = {a.name: dict(a.fields) for a in ACTION_ROWS.values()}
 
 
 @dataclass(frozen=True)
 class Order:
     """What to ask the service for (`path`, `params`) and what its transaction must do (`request`)."""
 
-    action: str
-    path: str
+    action: Action
     params: dict[str, Any]  # the service's request body
     request: UserRequest  # read from `params` by `_request_of`
     signers: tuple[str, ...] = field(default=())  # named besides the wallet and the payer (a nonce authority)
+
+    @property
+    def path(self) -> str:
+        return self.action.service_path
 
     @property
     def payer(self) -> str:
@@ -69,13 +66,13 @@ class Order:
         return from_service(post, self.path, self.params, self.payer, ix=ix, nonce=nonce)
 
 
-def _made(action: str, params: dict[str, Any], wallet: str | None, signers: tuple[str, ...] = ()) -> Order:
-    return Order(action, SERVICE_PATHS[action], params, _request_of(action, params, wallet, signers), signers)
+def _made(action: Action, params: dict[str, Any], wallet: str | None, signers: tuple[str, ...] = ()) -> Order:
+    return Order(action, params, _request_of(action, params, wallet, signers), signers)
 
 
-def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, signers: tuple[str, ...]) -> UserRequest:
+def _request_of(action: Action, params: Mapping[str, Any], wallet: str | None, signers: tuple[str, ...]) -> UserRequest:
     """What the transaction must do, read from the body the service is asked with."""
-    fields = _FIELDS[action]
+    fields = action.field
 
     def given(name: str) -> Any:
         return params.get(fields[name]) if name in fields else None
@@ -83,7 +80,7 @@ def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, sign
     wallet = given("wallet") or wallet  # a close by account address names no wallet in its body
     payer = given("payer")
     return UserRequest(
-        action,
+        action.name,
         payer,
         {k for k in (wallet, payer, *signers) if k},
         wallet,
@@ -94,86 +91,47 @@ def _request_of(action: str, params: Mapping[str, Any], wallet: str | None, sign
         unwrap=bool(given("unwrap")),
         funds_recipient=given("funds_recipient"),
         token_account=params.get("user_token_account"),
-        position=params.get("user_account"),
+        position=given("position"),
+        checked_as=action.kind,
+        noun=action.noun,
     )
 
 
-def deposit_order(
-    *,
-    strategy_id: str,
-    mint: str,
-    wallet: str,
-    payer: str,
-    amount: int | None,
-    token_account: str | None = None,
-    action: str = "deposit",
-) -> Order:
-    """A deposit of `amount` base units (None: the whole balance); `action`: an action like a deposit."""
-    return _made(action, _move_params(strategy_id, mint, wallet, payer, amount, token_account, {}), wallet)
-
-
-def withdraw_order(
-    *,
-    strategy_id: str,
-    mint: str,
-    wallet: str,
-    payer: str,
-    amount: int | None,
-    token_account: str | None = None,
-    exclude_fees: bool = False,
-    create_wsol_ata: bool | None = None,
-    unwrap_wsol: bool | None = None,
-    detect_wsol: bool = False,
-    action: str = "withdraw",
-) -> Order:
-    """A withdrawal of `amount` base units (None: the whole position); None flags are the service's default."""
-    flags = {
-        "exclude_fees": exclude_fees or None,
-        "create_wsol_ata": create_wsol_ata,
-        "unwrap_wsol_ata": unwrap_wsol,
-        "detect_wsol_ata": detect_wsol or None,
-    }
-    return _made(action, _move_params(strategy_id, mint, wallet, payer, amount, token_account, flags), wallet)
-
-
-def _move_params(
-    strategy_id: str,
-    mint: str,
-    wallet: str,
-    payer: str,
-    amount: int | None,
-    token_account: str | None,
-    flags: dict[str, Any],
-) -> dict[str, Any]:
-    return {
-        "strategy_id": strategy_id,
-        "base_asset": mint,
-        "user_key": wallet,
-        "payer_key": payer,
-        "user_token_account": token_account,
-        **flags,
-        **({"all": True} if amount is None else {"amount": amount}),
-    }
-
-
-def close_order(
+def order_for(
+    action: Action,
     *,
     wallet: str,
     payer: str,
     strategy_id: str | None = None,
     mint: str | None = None,
-    account: str | None = None,
-    recipient: str | None = None,
+    amount: int | None = None,
+    position: str | None = None,
     token_account: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Order:
-    """Close a fund account, named by its address (`account`) or by wallet, strategy and mint; its rent
-    goes to `recipient` (the service's default: the wallet)."""
-    if account is not None:
-        where: dict[str, Any] = {"user_account": account}
+    """The one order builder: `action`'s body for the service, from its row's fields. `amount` in base
+    units (None: everything); `position`: the fund account by its address, for an action that may name
+    it so (then no wallet, strategy or mint goes in the body); `options`: the row's own, by keyword
+    (None: the service's default)."""
+    field_of = action.field
+    given = dict(options or {})
+    unknown = set(given) - {o.keyword for o in action.options}
+    if unknown:
+        raise UsageError(f"{action.name} takes no {', '.join(sorted(unknown))}", kind="usage.action.option")
+    if position is not None and not action.by_position:
+        raise UsageError(f"{action.name} cannot name its fund account by address", kind="usage.action.option")
+    if position is not None:
+        where: dict[str, Any] = {field_of["position"]: position}
     else:
-        where = {"user_pubkey": wallet, "strategy_id": strategy_id, "mint": mint}
-    params = {**where, "payer": payer, "funds_recipient": recipient, "user_token_account": token_account}
-    return _made("close-account", params, wallet)
+        where = {"strategy_id": strategy_id, field_of["mint"]: mint, field_of["wallet"]: wallet}
+    params: dict[str, Any] = {**where, field_of["payer"]: payer, "user_token_account": token_account}
+    for option in action.options:
+        value = given.get(option.keyword)
+        # A flag that is off stays out of the body: the service's default, as a switch left unsaid.
+        params[option.field] = (value or None) if option.form == "flag" else value
+    if action.amount:
+        params.update({"all": True} if amount is None else {field_of["amount"]: amount})
+    return _made(action, params, wallet)
 
 
 # --- amounts ---------------------------------------------------------------------------------------
@@ -241,7 +199,7 @@ def expected_cluster(api_url: str | None) -> str | None:
 
 
 def stated_request(
-    action: str = "transaction",
+    action: str = TRANSACTION,
     *,
     mint: str | None = None,
     amount: int | None = None,
@@ -250,15 +208,26 @@ def stated_request(
     nonce: str | None = None,
     strategy_id: str | None = None,
 ) -> UserRequest:
-    """What a transaction built elsewhere must do, as stated by who hands it over: a deposit,
-    withdrawal (`amount` base units, None: everything) or close of `mint`, or "transaction" (any:
-    signing may then cost only the network fee). `payer` and `wallet` are signers named; `nonce`, the
-    durable nonce it may be built on."""
-    if action not in (*ACTIONS, "transaction"):
-        raise UsageError(
-            f"invalid action {action!r}: expected one of {', '.join(ACTIONS)} or transaction", kind="usage.expect"
-        )
-    if action != "transaction" and mint is None:
-        raise UsageError(f"a stated {action} names its asset", kind="usage.expect")
+    """What a transaction built elsewhere must do, as stated by who hands it over: an action of the
+    rows (`amount` base units, None: everything) of `mint`, or "transaction" (any: signing may then
+    cost only the network fee). `payer` and `wallet` are signers named; `nonce`, the durable nonce it
+    may be built on."""
     named = {k for k in (payer, wallet) if k}
-    return UserRequest(action, payer, named, wallet, strategy_id, mint=mint, amount=amount, nonce=nonce, trust=False)
+    if action == TRANSACTION:
+        return UserRequest(TRANSACTION, payer, named, wallet, nonce=nonce, trust=False)
+    row = action_named(action)
+    if mint is None:
+        raise UsageError(f"a stated {action} names its asset", kind="usage.expect")
+    return UserRequest(
+        row.name,
+        payer,
+        named,
+        wallet,
+        strategy_id,
+        mint=mint,
+        amount=amount if row.amount else None,
+        nonce=nonce,
+        trust=False,
+        checked_as=row.kind,
+        noun=row.noun,
+    )

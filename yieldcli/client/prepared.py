@@ -13,16 +13,15 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from yieldcli.chain.keys.keypairs import load_signer
-from yieldcli.chain.transact.engine import Hooks, TransactOptions, complete
+from yieldcli.chain.transact.engine import Hooks, complete
 from yieldcli.chain.transact.journal import Journal
 from yieldcli.chain.transact.outcomes import Signed
 from yieldcli.client import orders
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
-from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.fees.compute_budget import FeeSummary
     from yieldcli.chain.guard.intent import Check
     from yieldcli.chain.keys.sign import Signer
-    from yieldcli.chain.transact.engine import Hooks, Prepared, TransactOptions
+    from yieldcli.chain.transact.engine import Hooks, Prepared
     from yieldcli.chain.transact.journal import Journal
     from yieldcli.chain.transact.outcomes import Outcome, Signed
     from yieldcli.chain.tx.review import Review
@@ -41,83 +40,6 @@ S = TypeVar("S")  # what `.sign()` returns: Signed, or an awaitable of it
 Out = TypeVar("Out")  # what `.send()` returns: an Outcome, or an awaitable of it
 Confirm = Callable[[str, "Prepared"], bool]
 Progress = Callable[[str, "str | None"], None]
-
-
-@dataclass(frozen=True)
-class Mode:
-    """How far a write goes in one call (the command line's flags; a library caller signs or sends later)."""
-
-    sign: bool = False
-    send: bool = False
-    wait: bool = True
-    simulate: bool = True
-    again: bool = False
-    unsafe_allow_mismatch: bool = False
-
-
-class LimitArgs(TypedDict, total=False):
-    """The keyword arguments of every write, as `Limits` takes them."""
-
-    priority_fee: int | str | None
-    max_fee: int | None
-    max_sol_cost: int | None
-    commitment: str
-    timeout: float
-    strategy_program: str | None
-
-
-class WriteArgs(LimitArgs, total=False):
-    """The keyword arguments every write of a client takes besides its asset."""
-
-    strategy: str | None
-    wallet: str | None
-    payer: str | None
-    token_account: str | None
-    ix: bool
-    nonce: str | None
-    nonce_authority: Signer | str | Path | None
-
-
-class MoveArgs(WriteArgs, total=False):
-    """A deposit's: besides an amount in token units, `raw` base units or `all`."""
-
-    raw: int | None
-    all: bool
-
-
-class WithdrawArgs(MoveArgs, total=False):
-    exclude_fees: bool
-    unwrap_wsol: bool | None
-
-
-class CloseArgs(WriteArgs, total=False):
-    recipient: str | None
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The fee and wait settings every write takes."""
-
-    priority_fee: int | str | None = None  # micro-lamports per compute unit, or "auto"
-    max_fee: int | None = None  # lamports of base plus priority fee
-    max_sol_cost: int | None = None  # lamports of fee and rent the transaction may take from the wallet
-    commitment: str = DEFAULT_COMMITMENT
-    timeout: float = DEFAULT_CONFIRM_TIMEOUT  # seconds to wait for the commitment
-    strategy_program: str | None = None  # the strategy's program off mainnet (as the strategy_program setting)
-
-    def options(self) -> TransactOptions:
-        from yieldcli.chain.fees.compute_budget import parse_priority_fee
-
-        # "auto" or a whole number, as text or an int: the same rule as the command line's flag.
-        price = None if self.priority_fee is None else parse_priority_fee(str(self.priority_fee))
-        return TransactOptions(
-            priority_fee=price,
-            max_fee=self.max_fee,
-            max_sol_cost=self.max_sol_cost,
-            commitment=self.commitment,
-            timeout=self.timeout,
-            strategy_program=self.strategy_program,
-        )
 
 
 @dataclass(frozen=True)
@@ -137,32 +59,6 @@ class ChainSettings:
     priority_fee_source: str = "request"  # where that default came from, for the log: env or config
     max_fee: int | None = None
     load_keypair: Callable[[], Signer] | None = None  # the keypair read when first needed (the command line's)
-
-    def options(self, limits: Limits, mode: Mode, *, given: bool) -> TransactOptions:
-        """The pipeline's options for a write: `limits` (a write's own win: an explicit priority fee
-        insists, even on a transaction already signed), then these settings' defaults; a transaction
-        built elsewhere (`given`) is on the cluster its blockhash is known on, whatever the service."""
-        options = limits.options()
-        if options.priority_fee is None and self.priority_fee is not None:
-            options = replace(
-                options,
-                priority_fee=self.priority_fee,
-                priority_fee_insists=False,
-                priority_fee_source=self.priority_fee_source,
-            )
-        return replace(
-            options,
-            sign=mode.sign,
-            send=mode.send,
-            wait=mode.wait,
-            simulate=mode.simulate,
-            again=mode.again,
-            unsafe_allow_mismatch=mode.unsafe_allow_mismatch,
-            max_fee=options.max_fee if options.max_fee is not None else self.max_fee,
-            strategy_program=options.strategy_program or self.strategy_program,
-            trust_file=str(self.trust_file) if self.trust_file is not None else None,
-            expected_cluster=None if given else self.expected_cluster,
-        )
 
     def need_keypair(self) -> Signer:
         if self.keypair is None and self.load_keypair is not None:
@@ -186,6 +82,8 @@ def chain_settings(
     timeout: float,
     strategy_program: str | None = None,
     trust_file: str | Path | None = None,
+    priority_fee: int | str | None = None,
+    max_fee: int | None = None,
 ) -> ChainSettings:
     """The same defaults as `yield`: the journal in its data folder, the trusted destinations in its
     config folder, mainnet-beta unless the service is local."""
@@ -195,8 +93,21 @@ def chain_settings(
 
     path = Path(journal_path) if journal_path is not None else orders.journal_path(Environment())
     trusted = Path(trust_file).expanduser() if trust_file is not None else default_trust_path(Environment())
+    if priority_fee is not None:
+        from yieldcli.chain.fees.compute_budget import parse_priority_fee
+
+        priority_fee = parse_priority_fee(str(priority_fee))  # refused now, not at the first write
     return ChainSettings(
-        rpc_url or "", keypair, path, timeout, orders.expected_cluster(api_url), strategy_program, trusted
+        rpc_url or "",
+        keypair,
+        path,
+        timeout,
+        orders.expected_cluster(api_url),
+        strategy_program,
+        trusted,
+        priority_fee=priority_fee,
+        priority_fee_source="client",
+        max_fee=max_fee,
     )
 
 

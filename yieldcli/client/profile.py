@@ -2,9 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from yieldcli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from yieldcli.config import Settings
+
+
+@dataclass(frozen=True)
+class WriteDefaults:
+    """The defaults of every write that a profile (or the environment) sets: the command line,
+    `Client.from_profile` and `yield mcp` all read them here. A write's own values win; a transaction
+    already signed keeps its fee whatever the default."""
+
+    priority_fee: int | str | None = None  # micro-lamports per compute unit, or "auto"
+    priority_fee_source: str = "request"  # where it came from, for the log: env or config
+    max_fee: int | None = None  # lamports of base plus priority fee
+    strategy_program: str | None = None  # the strategy's program off mainnet
+
+
+def write_defaults(settings: Settings) -> WriteDefaults:
+    """The one place a profile's write settings are resolved and checked (a bad one is a config error
+    that names where it was found, or a usage error for a flag)."""
+    from yieldcli.chain.fees.compute_budget import MAX_U64, parse_priority_fee
+    from yieldcli.numbers import parse_whole
+
+    found = settings.get("priority_fee")
+    price = None
+    if found.value is not None:
+        price = settings.checked("priority_fee", lambda value, name: parse_priority_fee(str(value)))
+    max_fee = None
+    if settings.get("max_fee").value is not None:
+        max_fee = settings.checked(
+            "max_fee", lambda value, name: parse_whole(str(value), name=name, minimum=0, maximum=MAX_U64)
+        )
+    program = settings.value("strategy_program")
+    return WriteDefaults(price, found.source, max_fee, str(program) if program else None)
 
 
 class Profile:
@@ -19,9 +54,10 @@ class Profile:
         strategy: str | None,
         rpc_url: str | None = None,
         keypair: str | None = None,
-        strategy_program: str | None = None,
+        writes: WriteDefaults = WriteDefaults(),
     ):
-        self.strategy_program = strategy_program  # the strategy's program off mainnet
+        self.writes = writes  # the defaults of every write: priority fee, fee cap, the strategy's program
+        self.strategy_program = writes.strategy_program  # the strategy's program off mainnet
         self.rpc_url = rpc_url
         self.keypair = keypair  # a keypair file's path
         self.name = name
@@ -52,9 +88,7 @@ def load_profile(name: str | None = None) -> Profile:
     except ValueError:
         raise ConfigError(f"invalid timeout {timeout_text!r}: expected a number of seconds") from None
     found, _ = find_api_key(env, profile.value)
-    strategy, rpc_url, keypair, program = (
-        settings.value(key) for key in ("strategy", "rpc_url", "keypair", "strategy_program")
-    )
+    strategy, rpc_url, keypair = (settings.value(key) for key in ("strategy", "rpc_url", "keypair"))
     return Profile(
         str(profile.value),
         str(settings.value("api_url")),
@@ -63,7 +97,7 @@ def load_profile(name: str | None = None) -> Profile:
         str(strategy) if strategy else None,
         str(rpc_url) if rpc_url else None,
         str(keypair) if keypair else None,
-        str(program) if program else None,
+        write_defaults(settings),
     )
 
 
@@ -77,6 +111,8 @@ def profile_arguments(name: str | None, overrides: dict[str, Any]) -> dict[str, 
         "strategy": profile.strategy,
         "rpc_url": profile.rpc_url,
         "keypair": profile.keypair,
-        "strategy_program": profile.strategy_program,
+        "strategy_program": profile.writes.strategy_program,
+        "priority_fee": profile.writes.priority_fee,
+        "max_fee": profile.writes.max_fee,
         **overrides,
     }

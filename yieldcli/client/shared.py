@@ -46,18 +46,24 @@ class WriteSettings:
         timeout: float,
         strategy_program: str | None = None,
         trust_file: str | Path | None = None,
+        priority_fee: int | str | None = None,
+        max_fee: int | None = None,
+        *,
+        resolved: ChainSettings | None = None,
     ):
-        self._given = (rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
-        self._settings: ChainSettings | None = None
+        self._given = (rpc_url, keypair, journal_path, timeout, strategy_program, trust_file, priority_fee, max_fee)
+        self._settings: ChainSettings | None = resolved  # given whole by a caller that resolved them (`over`)
 
     def settings(self, api_url: str) -> ChainSettings:
         if self._settings is None:
             from yieldcli.client.prepared import chain_settings
 
-            rpc_url, keypair, journal_path, timeout, program, trust_file = self._given
+            rpc_url, keypair, journal_path, timeout, program, trust_file, price, max_fee = self._given
             if not rpc_url:
                 raise UsageError("no Solana RPC: create the client with rpc_url=", kind="usage.no_rpc")
-            self._settings = chain_settings(api_url, rpc_url, keypair, journal_path, timeout, program, trust_file)
+            self._settings = chain_settings(
+                api_url, rpc_url, keypair, journal_path, timeout, program, trust_file, price, max_fee
+            )
         return self._settings
 
 

@@ -1,8 +1,9 @@
-"""The write methods of `Client` and `AsyncClient`: deposit, withdraw, close_account (and, blocking,
-prepare_transaction). Written once (`_Writes`): each method says what is asked, and the client's
-driver runs it, blocking or awaited (`yieldcli.client.driver`, the same coroutines either way). Each
-returns a prepared transaction to look at before `.sign()` or `.send()`; solders is loaded at the
-first write.
+"""The write methods of `Client` and `AsyncClient`, written once (`_Writes`) over the action rows
+(`yieldcli.client.actions`): `prepare_action(name, ...)` serves every row, and `deposit`, `withdraw`
+and `close_account` are it, typed. Each returns a prepared transaction to look at before `.sign()` or
+`.send()`; `transact` runs one write to its outcome with the caller's hooks (the command line's path);
+`prepare_transaction` takes a transaction built elsewhere. The client's driver runs each, blocking or
+awaited (`yieldcli.client.driver`, the same coroutines either way); solders is loaded at the first write.
 """
 
 from __future__ import annotations
@@ -16,16 +17,16 @@ if TYPE_CHECKING:
 
     from solders.transaction import VersionedTransaction
 
-    from yieldcli.client.orders import Order
+    from yieldcli.chain.transact.outcomes import Outcome
     from yieldcli.client.prepared import AsyncPreparedTransaction, ChainSettings, PreparedTransaction
     from yieldcli.client.shared import ReadDefaults, WriteSettings
-    from yieldcli.client.writes import CloseArgs, LimitArgs, Limits, MoveArgs, WithdrawArgs, Write
+    from yieldcli.client.writes import CloseArgs, Handed, Hooks, LimitArgs, MoveArgs, WithdrawArgs, Write, WriteOptions
 
 P = TypeVar("P")  # what a write returns: a prepared transaction, or an awaitable of one
 
 
 class _Writes(Generic[P]):
-    """The writes of both clients; `_run(what, write, limits)` is the one thing each drives its own way."""
+    """The writes of both clients; `_prepare(what, options)` is the one thing each drives its own way."""
 
     _api: Any  # the blocking or the asyncio service client
     _reads: ReadDefaults
@@ -33,6 +34,23 @@ class _Writes(Generic[P]):
 
     def _chain(self) -> ChainSettings:
         return self._writes.settings(self._api.base_url)
+
+    def prepare_action(
+        self, action: str, asset: str | None = None, amount: Decimal | str | None = None, **args: Any
+    ) -> P:
+        """Prepare the action called `action` (a row of `yieldcli.client.actions`: "deposit", "withdraw",
+        "close-account", ...) of `asset`: its amount in token units (a Decimal, exact), `raw=` base units
+        or `all=True` when it takes one; its own options by keyword; and every write's keywords, as
+        `deposit` says. An unknown action is refused."""
+        from yieldcli.client.actions import action_named
+        from yieldcli.client.writes import write_from_keywords
+
+        row = action_named(action)
+        rest = dict(args)
+        given = rest.pop("strategy", None)
+        # A fund account named by its address needs no strategy: the account says which.
+        strategy = given if rest.get("account") is not None else self._reads.strategy_id(given)
+        return self._prepare(*write_from_keywords(row, asset, amount, rest, strategy))
 
     def deposit(self, asset: str, amount: Decimal | str | None = None, **args: Unpack[MoveArgs]) -> P:
         """Prepare a deposit of `amount` token units (a Decimal, exact), `raw=` base units, or `all=True`;
@@ -43,44 +61,21 @@ class _Writes(Generic[P]):
         compute unit), max_fee and max_sol_cost (lamports), commitment, timeout (seconds of waiting),
         strategy_program. Without a keypair (`wallet=` named) it is a review: `.sign()` and `.send()`
         then need one."""
-        return self._move("deposit", asset, amount, dict(args), {})
+        return self.prepare_action("deposit", asset, amount, **args)
 
     def withdraw(self, asset: str, amount: Decimal | str | None = None, **args: Unpack[WithdrawArgs]) -> P:
         """Prepare a withdrawal, as `deposit`; `exclude_fees`: receive the full amount, fees come from
-        the yield; `unwrap_wsol`: SOL arrives unwrapped."""
-        rest = dict(args)
-        flags = {"exclude_fees": rest.pop("exclude_fees", False), "unwrap_wsol": rest.pop("unwrap_wsol", None)}
-        return self._move("withdraw", asset, amount, rest, flags)
+        the yield; for SOL, `unwrap_wsol`: it arrives unwrapped, `create_wsol_ata`, `detect_wsol`."""
+        return self.prepare_action("withdraw", asset, amount, **args)
 
-    def close_account(self, asset: str, **args: Unpack[CloseArgs]) -> P:
-        """Prepare closing the wallet's fund account for a strategy and asset (its rent returns to
-        `recipient`, default the wallet); the other arguments as `deposit`'s."""
-        from yieldcli.client.writes import close_order
+    def close_account(self, asset: str | None = None, **args: Unpack[CloseArgs]) -> P:
+        """Prepare closing the wallet's fund account for a strategy and asset, or the one named by its
+        address (`account=`); what it holds and its rent return to `recipient` (default: the wallet);
+        the other arguments as `deposit`'s."""
+        return self.prepare_action("close-account", asset, **args)
 
-        rest: dict[str, Any] = dict(args)
-        named = {k: rest.pop(k, None) for k in ("wallet", "payer", "recipient", "token_account")}
-        order = close_order(self._chain(), self._reads.strategy_id(rest.pop("strategy", None)), asset, **named)
-        return self._run(order, *_write_and_limits(rest))
-
-    def _move(self, action: str, asset: str, amount: Decimal | str | None, rest: dict[str, Any], flags: Any) -> P:
-        from yieldcli.client.writes import Move
-
-        raw, everything = rest.pop("raw", None), rest.pop("all", False)
-        strategy_id = self._reads.strategy_id(rest.pop("strategy", None))
-        wallet, payer, account = (rest.pop(k, None) for k in ("wallet", "payer", "token_account"))
-        what = Move(action, asset, amount, raw, everything, strategy_id, wallet, payer, account, flags)
-        return self._run(what, *_write_and_limits(rest))
-
-    def _run(self, what: Order | Any, write: Write, limits: Limits) -> P:
+    def _prepare(self, what: Write | Handed, options: WriteOptions) -> P:
         raise NotImplementedError
-
-
-def _write_and_limits(rest: dict[str, Any]) -> tuple[Write, Limits]:
-    """How the write is built, and its limits; an argument of no write is refused as Python does."""
-    from yieldcli.client.writes import Limits, Write
-
-    write = Write(rest.pop("ix", False), rest.pop("nonce", None), rest.pop("nonce_authority", None))
-    return write, Limits(**rest)
 
 
 class ClientWrites(_Writes["PreparedTransaction"]):
@@ -102,36 +97,47 @@ class ClientWrites(_Writes["PreparedTransaction"]):
     ) -> PreparedTransaction:
         """A transaction built elsewhere (base64 text, bytes, or a VersionedTransaction), reviewed,
         simulated and checked against what it is said to do, then `.sign()`ed or `.send()`ed as
-        `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` "deposit" or "withdraw" of
-        `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`, or "transaction" (only the fee).
-        `payer`: the fee payer (default: the keypair); `wallet`: a co-signer named; `nonce`: its durable nonce.
-        One that landed already is found before it is simulated: `.send()` then returns its outcome."""
+        `yield tx sign/send --expect ACTION:ASSET[:AMOUNT]` does: `action` one of the rows ("deposit"
+        or "withdraw" of `amount` (`raw=`, `all=True`) of `asset`, "close-account" of `asset`), or
+        "transaction" (only the fee). `payer`: the fee payer (default: the keypair); `wallet`: a
+        co-signer named; `nonce`: its durable nonce. One that landed already is found before it is
+        simulated: `.send()` then returns its outcome."""
+        from yieldcli.client.writes import WriteOptions, handed
+
+        named = {"payer": payer, "wallet": wallet, "nonce": nonce, "strategy_id": self._reads.strategy}
+        what = handed(transaction, action, asset, amount, raw, all, **named)
+        return self._prepare(what, WriteOptions(**limits))
+
+    def transact(self, what: Write | Handed, options: WriteOptions, hooks: Hooks) -> Outcome:
+        """One write to its outcome in one call, as far as `options` says (review only, sign, or send and
+        wait), with `hooks` hearing and answering on the way: `hooks.on_review` sees the review before
+        any refusal or question, `hooks.confirm` answers the question before signing (none: nothing is
+        signed). `yield deposit` and `yield tx` take this path."""
         from yieldcli.client import driver
-        from yieldcli.client.prepared import PreparedTransaction
-        from yieldcli.client.writes import Limits, Write, given_order
 
         settings = self._chain()
-        named = {"payer": payer, "wallet": wallet, "nonce": nonce, "strategy": self._reads.strategy}
-        request, obtain = given_order(settings, transaction, action, asset, amount, raw, all, **named)
-        ready = driver.ready_given(settings, request, obtain, Write(), Limits(**limits))
-        return PreparedTransaction(*driver.drive(lambda: driver.prepare_ready(settings, ready)))
+        outcome: Outcome = driver.drive(lambda: driver.run_write(self._api, settings, what, options, hooks))
+        return outcome
 
-    def _run(self, what: Order | Any, write: Write, limits: Limits) -> PreparedTransaction:
+    def _prepare(self, what: Write | Handed, options: WriteOptions) -> PreparedTransaction:
         from yieldcli.client import driver
         from yieldcli.client.prepared import PreparedTransaction
 
         settings = self._chain()
-        found = driver.drive(lambda: driver.prepare_write(self._api, settings, what, write, limits))
-        return PreparedTransaction(*found)
+        return PreparedTransaction(*driver.drive(lambda: driver.prepare_write(self._api, settings, what, options)))
 
 
 class AsyncClientWrites(_Writes["Awaitable[AsyncPreparedTransaction]"]):
     """`AsyncClient`'s writes, awaited."""
 
-    async def _run(self, what: Order | Any, write: Write, limits: Limits) -> AsyncPreparedTransaction:
+    async def transact(self, what: Write | Handed, options: WriteOptions, hooks: Hooks) -> Outcome:
+        """`Client.transact`, awaited."""
+        from yieldcli.client import driver
+
+        return await driver.run_write(self._api, self._chain(), what, options, hooks)
+
+    async def _prepare(self, what: Write | Handed, options: WriteOptions) -> AsyncPreparedTransaction:
         from yieldcli.client import driver
         from yieldcli.client.prepared import AsyncPreparedTransaction
 
-        settings = self._chain()
-        found = await driver.prepare_write(self._api, settings, what, write, limits)
-        return AsyncPreparedTransaction(*found)
+        return AsyncPreparedTransaction(*await driver.prepare_write(self._api, self._chain(), what, options))

@@ -27,8 +27,7 @@ from typing import Any
 
 from yieldcli import tokens
 from yieldcli.amounts import Amount, format_units
-from yieldcli.chain.guard.actions import action as guard_action
-from yieldcli.chain.transact.types import ACTIONS
+from yieldcli.client.actions import ACTIONS, action_named
 from yieldcli.errors import ConfigError, Refused, UsageError
 from yieldcli.files import others_can_change
 
@@ -128,8 +127,8 @@ def decide(policy: Policy, action: str, mint: str, raw: int | None, budget: Budg
             f"{_units(limits.daily, limits.decimals)} "
             f"({_units(budget.day, limits.decimals)} already used)",
         )
-    if guard_action(action).kind == "close-account":
-        return Decision("approval", "closing an account always needs your approval")
+    if action_named(action).asks_always:
+        return Decision("approval", f"{action} always needs your approval")
     if raw > limits.auto_per_call or budget.auto_day + raw > limits.auto_daily:
         return Decision("approval", f"{amount} {limits.symbol} is above the automatic limits")
     return Decision("auto", "within the automatic limits")

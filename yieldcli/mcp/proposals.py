@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from yieldcli.chain.guard.actions import action as action_named
+from yieldcli.client.actions import Action, action_named
 from yieldcli.errors import Refused, TransactionExpired, TransactionFailed, UsageError
 from yieldcli.mcp.audit import AUDIT_HINT, AuditLog
 from yieldcli.mcp.moved import moved
@@ -44,25 +44,23 @@ NOTHING_SENT = ("tx.pending.earlier", "refused.landed_before")
 
 @dataclass(frozen=True)
 class Intent:
-    action: str  # deposit, withdraw or close-account
+    action: str  # an action row's name (`yieldcli.client.actions`): deposit, withdraw, close-account, ...
     asset: str  # as given: a known symbol or a mint address
     amount: str | None = None  # token units as a decimal string; None with everything
     everything: bool = False
-    exclude_fees: bool = False
-    unwrap_wsol: bool | None = None
+    options: tuple[tuple[str, Any], ...] = ()  # the row's own options the agent set, by keyword
 
     @property
-    def kind(self) -> str:
-        """What the guard checks it as (`yieldcli.chain.guard.actions`)."""
-        return action_named(self.action).kind
+    def row(self) -> Action:
+        """Its action's row: an unknown action is refused here."""
+        return action_named(self.action)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "action": self.action,
             "asset": self.asset,
             "amount": "all" if self.everything else self.amount,
-            "exclude_fees": self.exclude_fees,
-            "unwrap_wsol": self.unwrap_wsol,
+            **dict(self.options),
         }
 
 
@@ -138,7 +136,7 @@ class Book:
         else:
             summary, raw = (
                 effect.summary,
-                moved(effect, mint, fee, closing=intent.kind == "close-account"),
+                moved(effect, mint, fee, closing=not intent.row.amount),
             )
             decision = self._decide(intent.action, mint, raw)
         proposal = Proposal(
@@ -215,10 +213,11 @@ class Book:
                     "the fresh transaction does not do what was asked; nothing was signed", kind="refused.mismatch"
                 )
             fee = fresh.fees.base_fee + fresh.fees.priority_fee if fresh.fees else None
-            raw = moved(effect, proposal.mint, fee, closing=proposal.intent.kind == "close-account")
+            row = proposal.intent.row
+            raw = moved(effect, proposal.mint, fee, closing=not row.amount)
             if raw is None or proposal.raw is None:
                 raise refusal(UNKNOWN_AMOUNT)
-            if raw > proposal.raw and (proposal.intent.kind == "deposit" or raw > proposal.raw * 101 // 100):
+            if raw > proposal.raw * (100 + row.drift_percent) // 100:
                 raise Refused(
                     "the fresh transaction moves more than the proposal said; prepare again", kind="refused.changed"
                 )
@@ -286,20 +285,13 @@ class Book:
         return None if first is None else str(first.get("proposal"))
 
     def _prepared(self, intent: Intent) -> Any:
-        if intent.action == "close-account":
-            return self._client.close_account(intent.asset)
+        row, options = intent.row, dict(intent.options)
+        if not row.amount:
+            return self._client.prepare_action(row.name, intent.asset, **options)
         # The decimal string goes to the library as text: its parser is the command line's (no exponents,
         # no more fraction digits than the token has, nothing past u64).
         amount = None if intent.everything else intent.amount
-        if intent.action == "deposit":
-            return self._client.deposit(intent.asset, amount, all=intent.everything)
-        return self._client.withdraw(
-            intent.asset,
-            amount,
-            all=intent.everything,
-            exclude_fees=intent.exclude_fees,
-            unwrap_wsol=intent.unwrap_wsol,
-        )
+        return self._client.prepare_action(row.name, intent.asset, amount, all=intent.everything, **options)
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,15 @@
 """The write tools: typed intents in, proposals out; `execute` signs a proposal once.
 
-No tool takes transaction bytes, a key, a strategy, a wallet or a URL: those come from `yield`'s
-settings. What is signed is decided by the library's check and the user's policy, not by the model.
+One `prepare_*` tool per action row (`yieldcli.client.actions`), made from it: `asset`, `amount` when the
+row takes one (`all` where the row lets an agent ask for everything) and the row's options an agent
+may set. No tool takes transaction bytes, a key, a strategy, a wallet or a URL: those come from
+`yield`'s settings. What is signed is decided by the library's check and the user's policy, not by
+the model.
 """
 
-from typing import Annotated, Any, Literal
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal, Optional
 
 import anyio
 from anyio.from_thread import run as run_in_loop
@@ -14,6 +19,7 @@ from mcp.server.mcpserver.resolve import Resolve
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from yieldcli.client.actions import ACTIONS, Action
 from yieldcli.errors import Declined, Refused
 from yieldcli.mcp.approvals import Approve, CannotAsk, asker
 from yieldcli.mcp.proposals import Book, Intent, Proposal
@@ -87,41 +93,12 @@ def register_writes(server: MCPServer, book: Book) -> None:
         except Exception as exc:
             return failure(exc)
 
-    @server.tool(
-        annotations=PREPARE,
-        description=(
-            "Propose a deposit of `amount` token units of `asset` into the strategy. Nothing is signed: the answer "
-            "is a proposal (its simulated effect, fee and the policy's decision) to pass to execute."
-        ),
-    )
-    async def prepare_deposit(asset: Asset, amount: DecimalText) -> Annotated[CallToolResult, ProposalOut]:
-        return await propose(Intent("deposit", asset, amount))
-
-    @server.tool(
-        annotations=PREPARE,
-        description=(
-            "Propose a withdrawal of `amount` token units of `asset` (or all=true for everything). exclude_fees: "
-            "receive the full amount; unwrap_wsol: SOL arrives unwrapped. Nothing is signed."
-        ),
-    )
-    async def prepare_withdraw(
-        asset: Asset,
-        amount: DecimalText | None = None,
-        all: bool = False,
-        exclude_fees: bool = False,
-        unwrap_wsol: bool | None = None,
-    ) -> Annotated[CallToolResult, ProposalOut]:
-        return await propose(Intent("withdraw", asset, amount, all, exclude_fees, unwrap_wsol))
-
-    @server.tool(
-        annotations=PREPARE,
-        description=(
-            "Propose closing the wallet's account for `asset` in the strategy (its rent comes back). "
-            "Always needs the person's approval. Nothing is signed."
-        ),
-    )
-    async def prepare_close_account(asset: Asset) -> Annotated[CallToolResult, ProposalOut]:
-        return await propose(Intent("close-account", asset))
+    for row in ACTIONS.values():
+        description = (
+            f"{row.proposes} Nothing is signed: the answer is a proposal (its simulated effect, fee and the "
+            "policy's decision) to pass to execute."
+        )
+        server.tool(name=row.tool, annotations=PREPARE, description=description)(_tool_for(row, propose))
 
     approval_of = asker(book)
 
@@ -160,6 +137,32 @@ def register_writes(server: MCPServer, book: Book) -> None:
             )
         except Exception as exc:
             return failure(exc)
+
+
+def _tool_for(row: Action, propose: Callable[[Intent], Awaitable[CallToolResult]]) -> Any:
+    """`prepare_<action>`: its parameters from the row, its call a proposal of the row's intent."""
+
+    async def tool(asset: str, **given: Any) -> CallToolResult:
+        amount, everything = given.pop("amount", None), given.pop("all", False)
+        return await propose(Intent(row.name, asset, amount, everything, tuple(sorted(given.items()))))
+
+    def parameter(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+    parameters = [parameter("asset", Asset)]
+    if row.amount and row.agent_all:
+        parameters += [parameter("amount", Optional[DecimalText], None), parameter("all", bool, False)]
+    elif row.amount:
+        parameters.append(parameter("amount", DecimalText))
+    for option in (o for o in row.options if o.agents):
+        kind: Any = {"flag": bool, "switch": Optional[bool], "address": Optional[str]}[option.form]
+        parameters.append(parameter(option.keyword, kind, False if option.form == "flag" else None))
+    returns = Annotated[CallToolResult, ProposalOut]
+    # The SDK reads the signature (and its annotations) as it reads a written one.
+    tool.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
+    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": returns}
+    tool.__name__ = row.tool
+    return tool
 
 
 def _approved(book: Book, proposal: Proposal, approval: ElicitationResult[Any]) -> bool:

@@ -10,20 +10,18 @@ applies the rules that need no layout.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from solders.pubkey import Pubkey
 
-from yieldcli.chain.guard.actions import ACTIONS
 from yieldcli.chain.guard.holdings import Holdings
 from yieldcli.chain.guard.intent import Intent, Verdict
+from yieldcli.chain.guard.kinds import CallCheck, kind_of
 from yieldcli.chain.guard.message import Resolved
 from yieldcli.chain.guard.strategies import Call, Layout
-from yieldcli.chain.guard.text import amount_text, short
+from yieldcli.chain.guard.text import short
 from yieldcli.solana import programs
-from yieldcli.tokens import WSOL_MINT
 
 
 @dataclass
@@ -58,7 +56,7 @@ def match_calls(
                 "where no layout is needed",
             )
         return found
-    wanted = ACTIONS[intent.action].call if intent.action in ACTIONS else None
+    wanted = kind_of(intent).call or None  # the instruction its kind needs; none for a plain transaction
     decoded = {i: layout.decode(resolved.instructions[i][2], resolved.accounts(i)) for i in indexes}
     of_kind = [i for i, c in decoded.items() if c.kind == wanted]
     for i, call in decoded.items():
@@ -139,16 +137,10 @@ def _mismatches(
     intent: Intent, layout: Layout, call: Call, key: bytes | None, holdings: Holdings, token_program: str
 ) -> list[str]:
     """Where the call differs from what the request implies: each field against its derived value."""
-    wallet, mint = intent.wallet, str(intent.mint)
-    problems: list[str] = []
-
-    def _ata(owner: str, mint: str) -> str:
-        return associated_account(owner, mint, token_program)
-
-    def expect(what: str, seen: str | None, wanted: str) -> None:
-        if seen != wanted:
-            problems.append(f"names {what} {short(seen or '?')}, not {short(wanted)}")
-
+    check = CallCheck(
+        intent, call, holdings, intent.wallet, str(intent.mint), lambda o, m: associated_account(o, m, token_program)
+    )
+    wallet, mint, expect, problems = check.wallet, check.mint, check.expect, check.problems
     expect("the user", call.user, wallet)
     expect("the mint", call.mint, mint)
     if intent.strategy is not None:
@@ -163,57 +155,14 @@ def _mismatches(
     if intent.position is not None:
         expect("the position", call.position, intent.position)
     opens = holdings.positions.get(call.position or "", (None, None))[0] is None
-    if intent.strategy is None and call.kind == "deposit" and opens:
+    if intent.strategy is None and kind_of(intent).opens_position and opens:
         # No strategy named (a transaction handed over): money goes only into a position the user holds.
         problems.append(f"opens a position in a strategy you did not name (key {(key or b'').hex()[:8]})")
     expect("the vault", call.vault, layout.vault_address(mint))
     expect("the authority", call.authority, layout.authority_address())
     if call.token_program is not None:
         expect("the token program", call.token_program, token_program)
-    text: Callable[[int], str] = lambda n: amount_text(n, mint, {})  # noqa: E731 - one short formatter
-    if call.kind == "deposit":
-        if call.payer not in (wallet, intent.payer):
-            problems.append(f"makes {short(call.payer or '?')} pay for the position, not you or your payer")
-        source = intent.token_account
-        if source is not None:
-            expect("the source", call.token_account, source)
-        elif holdings.held(call.token_account or "", holdings.before) is None and mint != WSOL_MINT:
-            problems.append(f"takes from {short(call.token_account or '?')}, not a token account of yours")
-        if intent.amount is not None and call.amount != intent.amount:
-            problems.append(f"deposits {text(call.amount or 0)}, not {text(intent.amount)}")
-        if intent.amount is None and mint != WSOL_MINT:
-            held = holdings.held(call.token_account or "", holdings.before)
-            if held is None or call.amount != held.amount:
-                problems.append(f"deposits {text(call.amount or 0)}, not everything the account held")
-    elif call.kind == "withdraw":
-        expect("the destination", call.token_account, intent.token_account or _ata(wallet, mint))
-        if intent.amount is None and not call.everything:
-            problems.append(f"withdraws {text(call.amount or 0)}, not everything")
-        if intent.amount is not None and (call.everything or call.amount != intent.amount):
-            problems.append(
-                f"withdraws {'everything' if call.everything else text(call.amount or 0)}, not {text(intent.amount)}"
-            )
-        if intent.amount is not None and call.exclude_fees != intent.exclude_fees:
-            problems.append("fees are " + ("excluded" if call.exclude_fees else "included") + ", not as you asked")
-    elif call.kind == "close":
-        recipient = intent.funds_recipient
-        if recipient is None:
-            expect("the recipient", call.token_account, intent.token_account or _ata(wallet, mint))
-        else:
-            # The recipient named is paid; with nothing to pay, the service may name the user's own account.
-            closing = holdings.positions.get(call.position or "", (None, None))[0]
-            empty = closing is None or closing.balance == 0
-            allowed = {recipient} | ({_ata(wallet, mint)} if empty else set())
-            owners = {recipient} | ({wallet} if empty else set())
-            if call.token_account not in allowed and holdings.token_owner(call.token_account) not in owners:
-                problems.append(
-                    f"pays {short(call.token_account or '?')}, not the recipient {short(recipient)} you named"
-                )
-            elif holdings.others_may_take(call.token_account):
-                problems.append(
-                    f"pays {short(call.token_account or '?')}, a token account of the recipient that someone "
-                    "else may spend from or close"
-                )
+    kind_of(intent).check_call(check)  # what the action's own kind checks of it (`kinds/`)
     return problems
 
 

@@ -20,6 +20,7 @@ from yieldcli.chain.guard.effect import compare_effect
 from yieldcli.chain.guard.holdings import Holdings, Inner, strategy_moves
 from yieldcli.chain.guard.instructions import Context, verdicts
 from yieldcli.chain.guard.intent import Check, Intent, Verdict
+from yieldcli.chain.guard.kinds import kind_of
 from yieldcli.chain.guard.message import Resolved, token_accounts_opened
 from yieldcli.chain.guard.strategies import Layout, layout_for
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
@@ -57,17 +58,13 @@ def compare(
     context = _context(intent, holdings, resolved, mints, token_program)
     verdicts_ = tuple(verdicts(resolved, context, calls.verdicts))
     diffs = [v.reason for v in verdicts_ if not v.ok]
-    if asset is not None and intent.action in ("deposit", "withdraw", "close-account"):
+    kind = kind_of(intent)
+    if asset is not None and kind.asset:
         # Tokens someone else may move (or hand to a program of their choosing at each transfer) are
         # not the user's to put into a strategy, nor safe to be paid in: said, never passed over.
         diffs += [f"the mint {short(str(intent.mint))} {risk}" for risk in control_risks(asset)]
     unmatched = not any(not v.ok for v in calls.verdicts.values()) and not _trusted(intent, verdicts_)
-    if (
-        intent.action in ("deposit", "withdraw", "close-account")
-        and layout is not None
-        and calls.call is None
-        and unmatched
-    ):
+    if kind.asset and layout is not None and calls.call is None and unmatched:
         diffs.append(f"no strategy {intent.action} instruction: the transaction does not {intent.action}")
     received = _trusted_received(intent, holdings, verdicts_)
     expected, effect_diffs = compare_effect(
@@ -122,15 +119,17 @@ def compare(
 
 
 def _closed_mint(intent: Intent, resolved: Resolved, layout: Layout | None) -> Intent:
-    """A close named by its account's address names no mint: the one close call's mint is the one
-    checked (its position must still be the wallet's, derived from that mint and its strategy)."""
-    if intent.action != "close-account" or intent.mint is not None or layout is None:
+    """An action on a position named by its address (a close by `--account`) names no mint: the one
+    call of its kind's instruction gives the mint checked (its position must still be the wallet's,
+    derived from that mint and its strategy)."""
+    wanted = kind_of(intent).call
+    if intent.mint is not None or not wanted or layout is None:
         return intent
     closes = [
         call
         for i in range(len(resolved.instructions))
         if resolved.program(i) == intent.strategy_program
-        and (call := layout.decode(resolved.instructions[i][2], resolved.accounts(i))).kind == "close"
+        and (call := layout.decode(resolved.instructions[i][2], resolved.accounts(i))).kind == wanted
     ]
     return replace(intent, mint=closes[0].mint) if len(closes) == 1 and closes[0].mint else intent
 
@@ -164,13 +163,13 @@ def _context(
 
 
 def _trust_cap(intent: Intent, holdings: Holdings) -> int:
-    if intent.action != "deposit" or intent.mint is None:
+    if not kind_of(intent).trusted_transfers or intent.mint is None:
         return 0
     return intent.amount if intent.amount is not None else holdings.held_total(intent.mint)
 
 
 def _trusted(intent: Intent, verdicts_: tuple[Verdict, ...]) -> bool:
-    return intent.action == "deposit" and any(
+    return kind_of(intent).trusted_transfers and any(
         v.ok and "Transfer" in v.kind and v.program != intent.strategy_program for v in verdicts_
     )
 
@@ -299,16 +298,9 @@ def summary(
     if intent.amount is None and intent.mint:
         what = f"all {symbol(intent.mint)}"
     strategy = f"strategy {intent.strategy}" if intent.strategy else "the strategy"
-    if intent.action == "deposit":
-        head = f"deposit {what} from {short(intent.wallet)} to {strategy}"
-    elif intent.action == "withdraw":
-        extras = [x for x, on in (("fees excluded", intent.exclude_fees), ("unwrapped to SOL", intent.unwrap)) if on]
-        head = f"withdraw {what} from {strategy} to {short(intent.wallet)}" + (
-            f" ({', '.join(extras)})" if extras else ""
-        )
-    elif intent.action == "close-account":
-        asset = f" {symbol(intent.mint)}" if intent.mint else ""
-        head = f"close the{asset} fund account of {short(intent.wallet)} in {strategy}"
+    kind = kind_of(intent)
+    if kind.head is not None:
+        head = kind.head(intent, what, strategy)
     else:
         seen = ", ".join(c["text"] for c in changes if c["change"]) or "no change"
         head = f"transaction for {short(intent.wallet)}: {seen}"

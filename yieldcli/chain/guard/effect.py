@@ -1,5 +1,5 @@
 """The exact effect: what the simulation did to everything the user owns or has a claim on, against the
-action's table (`actions.py`). Anything not in the table must be unchanged; each difference is named
+action's table (its kind in `kinds/`). Anything not in the table must be unchanged; each difference is named
 with its account and its amount in token units, one mint at a time (amounts of different mints are
 never added).
 
@@ -12,11 +12,11 @@ inside those lamports, so SOL and wrapped SOL are one balance. Pure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from yieldcli.chain.guard.expected import Expected
 from yieldcli.chain.guard.holdings import Holdings
-from yieldcli.chain.guard.strategies import PositionView
+from yieldcli.chain.guard.kinds import kind_of
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
 from yieldcli.chain.guard.unchanged import authorities, controlled_unchanged, unwrapped_sol, without_layout
 from yieldcli.tokens import WSOL_MINT
@@ -25,27 +25,6 @@ if TYPE_CHECKING:
     from yieldcli.chain.guard.calls import Calls
     from yieldcli.chain.guard.holdings import Inner
     from yieldcli.chain.guard.message import Resolved
-
-
-@dataclass
-class Expected:
-    """The action's table filled in with amounts: every change the user's accounts may see."""
-
-    sol: int = 0  # lamports, over every account the user owns or has a claim on
-    cost: int = 0  # what leaves the user's SOL for the fee and rent: within the cost cap
-    tokens: dict[str, int] = field(default_factory=dict)  # the user's token account -> its change
-    positions: dict[str, PositionView | None] = field(default_factory=dict)  # position -> its state after
-    elsewhere: dict[str, int] = field(default_factory=dict)  # a token account not the user's -> what it gains
-    mint_total: dict[str, int] = field(default_factory=dict)  # mint -> change over the user's accounts
-    # Without the program's layout, what a payout brings is known only within the request's bounds:
-    # mint (None: SOL) -> (least, most) change over the user's accounts.
-    bounds: dict[str | None, tuple[int, int | None]] = field(default_factory=dict)
-    # Wrapped SOL is SOL, but which form it takes is part of the request: the change of the user's
-    # wrapped-SOL balance (least, most), and the account an unwrap must leave holding none.
-    wrapped: tuple[int, int] = (0, 0)
-    unwrapped: str | None = None
-    rows: list[str] = field(default_factory=list)  # the table as shown: "your USDC: -10 USDC"
-    unverified: list[str] = field(default_factory=list)
 
 
 def compare_effect(
@@ -80,7 +59,7 @@ def expect(
     decimals: Mapping[str, int],
     trusted_received: Mapping[str, int],
 ) -> Expected:
-    intent, layout, call = holdings.intent, holdings.layout, calls.call
+    intent = holdings.intent
     e = Expected()
     pays = intent.payer_is_users
     e.sol = -fee if pays else 0
@@ -93,94 +72,12 @@ def expect(
             e.cost += rent
         else:
             e.sol += rent
-    mint = intent.mint
-    wrapped = mint == WSOL_MINT
-    if intent.action == "deposit" and mint is not None:
-        # The amounts come from the request; the strategy call was matched to it in `calls.py`.
-        amount = (
-            intent.amount if intent.amount is not None else (call.amount or 0 if call else holdings.held_total(mint))
-        )
-        if call is not None and layout is not None and calls.strategy_key is not None:
-            target = call.position or ""
-            before = holdings.positions.get(target, (None, None))[0]
-            start = before or _opened(intent.wallet, calls.strategy_key, mint)
-            e.positions[target] = layout.after(start, "deposit", amount)
-            _flow(e, holdings, call.token_account, mint, -amount)
-        else:
-            e.mint_total[mint] = -amount
-            e.elsewhere.update(trusted_received)
-            if wrapped:
-                e.sol -= amount
-            if layout is None:
-                e.unverified.append("the position's change: the strategy program's account layout is not public")
-    elif intent.action == "withdraw" and mint is not None:
-        if call is not None and layout is not None:
-            target = call.position or ""
-            before = holdings.positions.get(target, (None, None))[0]
-            asked = replace(
-                call, amount=intent.amount, everything=intent.amount is None, exclude_fees=intent.exclude_fees
-            )
-            gross, net = layout.withdrawal(before.balance if before else 0, asked)
-            e.positions[target] = layout.after(before, "withdraw", gross)
-            _flow(e, holdings, call.token_account, mint, net)
-        elif layout is None:
-            x = intent.amount
-            bound = (x, x) if x is not None and intent.exclude_fees else (1, x)
-            e.bounds[None if wrapped else mint] = bound
-            e.unverified.append("the position's change and the withdrawal fee: the program's layout is not public")
-    elif intent.action == "close-account" and mint is not None:
-        if call is not None and layout is not None:
-            target = call.position or ""
-            before = holdings.positions.get(target, (None, None))[0]
-            e.positions[target] = None
-            remainder = before.balance if before else 0
-            if call.token_account in holdings.tokens or call.token_account == intent.wallet:
-                _flow(e, holdings, call.token_account, mint, remainder)
-            elif remainder:
-                e.elsewhere[call.token_account or ""] = remainder
-            _recipient_rent(e, holdings, pays)
-        elif layout is None:
-            _recipient_rent(e, holdings, pays)
-            e.bounds[None if wrapped else mint] = (0, None)
-            e.unverified.append("what the position held: the program's layout is not public")
+    kind = kind_of(intent)
+    if intent.mint is not None and kind.expect is not None:
+        # What the action itself changes: its kind's own rows (`kinds/`), filled in with amounts.
+        kind.expect(e, holdings, calls.call, calls.strategy_key, trusted_received)
     e.rows = _rows(holdings, e, fee if pays else 0, decimals)
     return e
-
-
-def _opened(wallet: str, key: bytes, mint: str) -> PositionView:
-    return PositionView(wallet, key, mint, 0, 0)
-
-
-def _flow(e: Expected, holdings: Holdings, account: str | None, mint: str, amount: int) -> None:
-    """`amount` of `mint` into (or, negative, out of) the user's token account: wrapped SOL moves lamports."""
-    if mint == WSOL_MINT:
-        e.sol += amount
-        intent = holdings.intent
-        if amount < 0:
-            e.wrapped = (amount, 0)  # a deposit spends wrapped SOL first, and wraps no more than it needs
-        elif intent.action == "withdraw" and intent.unwrap:
-            e.wrapped, e.unwrapped = (-holdings.held_total(WSOL_MINT), 0), account
-        else:
-            e.wrapped = (amount, amount)
-        return
-    if account is not None:
-        e.tokens[account] = e.tokens.get(account, 0) + amount
-
-
-def _recipient_rent(e: Expected, holdings: Holdings, pays: bool) -> None:
-    """Closing to a recipient the user named may open its token account, at the user's cost."""
-    recipient = holdings.intent.funds_recipient
-    if recipient is None or recipient == holdings.intent.wallet:
-        return
-    for address, state in holdings.after.items():
-        if (
-            state is not None
-            and state.token is not None
-            and state.token.owner == recipient
-            and holdings.before.get(address) is None
-        ):
-            e.sol -= state.lamports if pays else 0
-            e.cost += state.lamports if pays else 0
 
 
 def _rows(holdings: Holdings, e: Expected, fee: int, decimals: Mapping[str, int]) -> list[str]:

@@ -14,8 +14,8 @@ import struct
 from dataclasses import dataclass
 from typing import Protocol
 
-from yieldcli.chain.guard.actions import action
 from yieldcli.chain.guard.intent import Verdict
+from yieldcli.chain.guard.kinds import kind_named
 from yieldcli.chain.guard.message import ADVANCE_NONCE, Resolved
 from yieldcli.chain.guard.text import amount_text, short
 from yieldcli.chain.guard.trusted import TRUSTED_NOTE, UNTRUSTED_NOTE
@@ -154,7 +154,7 @@ def _whose(ctx: Context, address: str) -> str:
 
 
 def _needed(ctx: Context, rule: str) -> bool:
-    return rule in action(ctx.action).needed
+    return rule in kind_named(ctx.action).needed
 
 
 def _advance_nonce(index: int, keys: list[str], ctx: Context, verdict: MakeVerdict) -> Verdict:
@@ -231,7 +231,7 @@ def _transfer(index: int, keys: list[str], data: bytes, ctx: Context, verdict: M
         f"instruction {index + 1}: {kind} from {_whose(ctx, source)} to {short(to)} "
         "(only the strategy program may move your tokens)"
     )
-    if ctx.action != "deposit" or ctx.mint is None or source not in ctx.owned or len(data) < 9:
+    if not kind_named(ctx.action).trusted_transfers or ctx.mint is None or source not in ctx.owned or len(data) < 9:
         return verdict(kind, False, refused)
     amount = struct.unpack_from("<Q", data, 1)[0]
     if tag == 12 and (len(keys) < 3 or keys[1] != ctx.mint):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from yieldcli.chain.guard.kinds import kind_of
 from yieldcli.trust import load_trusted, trusted_for
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ UNTRUSTED_NOTE = "a destination you have not trusted for this strategy on this c
 
 def trusted_destinations(intent: Intent, genesis_hash: str) -> tuple[tuple[str, str], ...]:
     """The destinations trusted for this deposit: (token account, mint) pairs from the trust file."""
-    if intent.action != "deposit" or not intent.trust_file or not intent.strategy or not intent.mint:
+    if not kind_of(intent).trusted_transfers or not intent.trust_file or not intent.strategy or not intent.mint:
         return ()
 
     found = trusted_for(load_trusted(Path(intent.trust_file)), genesis_hash, intent.strategy, intent.mint)

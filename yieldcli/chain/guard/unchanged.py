@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from yieldcli.chain.guard.holdings import Holdings, Inner, strategy_moves
+from yieldcli.chain.guard.kinds import kind_of
 from yieldcli.chain.guard.message import Resolved, lifetime_nonce
 from yieldcli.chain.guard.text import amount_text, short, symbol
 from yieldcli.chain.tx.state import State
@@ -122,7 +123,7 @@ def without_layout(holdings: Holdings, resolved: Resolved, inner: Inner, decimal
     intent = holdings.intent
     diffs = []
     owned = holdings.owned
-    recipient = intent.funds_recipient if intent.action == "close-account" else None
+    recipient = intent.funds_recipient if kind_of(intent).recipient else None
     for move in strategy_moves(resolved, inner, intent.strategy_program):
         if move.source in owned:
             continue

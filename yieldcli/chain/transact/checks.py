@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from yieldcli import tokens
-from yieldcli.chain.guard import actions as guard_actions
 from yieldcli.chain.transact.outcomes import RPC_UNREACHABLE, Result, untrusted_refusal, with_report
 from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
 from yieldcli.solana.transaction_errors import describe_error
@@ -89,10 +88,13 @@ def intent_of(
     keypair = signers[0] if signers else None
     from yieldcli.chain.guard.intent import DEFAULT_MAX_SOL_COST, Intent
     from yieldcli.chain.guard.intent import UNASKED_PRIORITY_FEE as UNASKED
+    from yieldcli.chain.guard.kinds import kind_named
 
     signer = str(keypair.pubkey()) if keypair is not None else None
-    action = guard_actions.action(request.action).kind  # checked as the action it is (unknown: fees only)
-    wallet = (signer or review.fee_payer) if action == "transaction" else (request.wallet or signer or review.fee_payer)
+    kind = kind_named(request.checked_as)  # checked as its row says (an unknown kind is refused)
+    action = kind.name
+    # A transaction with no action stated is the signer's (or its payer's); an action is its wallet's.
+    wallet = (request.wallet or signer or review.fee_payer) if kind.asset else (signer or review.fee_payer)
     payer = request.expected_payer or review.fee_payer
     # Without an explicit allowance: the default rent allowance plus the fee the fee ceiling allows.
     max_sol_cost = (

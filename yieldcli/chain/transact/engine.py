@@ -25,8 +25,6 @@ from yieldcli.chain.transact.checks import message_of
 from yieldcli.chain.transact.consent import said_yes
 from yieldcli.chain.transact.outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned, with_report
 from yieldcli.chain.transact.types import (
-    ACTION_NOUNS,
-    ACTIONS,
     Hooks,
     Obtain,
     Prepared,
@@ -45,7 +43,6 @@ if TYPE_CHECKING:
 
 # The vocabulary lives in types.py; callers name it from here, where the steps are.
 __all__ = [
-    "ACTIONS",
     "Hooks",
     "Obtain",
     "Prepared",
@@ -220,8 +217,7 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
         before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
-    noun = ACTION_NOUNS.get(prepared.request.action, "transaction")
-    if not await said_yes(hooks.confirm(f"{verb} this {noun}?", prepared)):
+    if not await said_yes(hooks.confirm(f"{verb} this {prepared.request.noun}?", prepared)):
         raise Declined("declined; nothing was signed", kind="declined")
 
     signed = sign_transaction(tx, prepared.signers if signing else ())

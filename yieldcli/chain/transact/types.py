@@ -13,7 +13,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.guard import actions as _actions
 from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
@@ -27,18 +26,15 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact.outcomes import Result
     from yieldcli.chain.tx.review import Review
 
-# What a user may ask a transaction to do (besides "transaction": anything, paying only fees): the
-# guard's action rows (`chain/guard/actions.py`), one value per action.
-ACTIONS = tuple(_actions.ACTIONS)
-# How the question before signing names each: "Sign and send this withdrawal?".
-ACTION_NOUNS = {a.name: a.noun for a in _actions.ACTIONS.values()}
+
+NO_ACTION = "transaction"  # what a transaction handed over with no action stated is asked to do: pay the fee
 
 
 @dataclass
 class UserRequest:
     """What the user asked for, and for whom: drives the signers check and the intent check."""
 
-    action: str  # deposit, withdraw, close-account, or "transaction" (any transaction: fees only)
+    action: str  # the row's name (`client/actions.py`), or "transaction" (any transaction: fees only)
     expected_payer: str | None = None
     named_signers: set[str] = field(default_factory=set)  # signers expected to sign, here or elsewhere
     wallet: str | None = None
@@ -52,6 +48,13 @@ class UserRequest:
     token_account: str | None = None  # the user's token account named for the deposit or the payout
     position: str | None = None  # close-account: the fund account (position) the user named by its address
     trust: bool = True  # destinations the user trusts apply (never to a transaction handed over)
+    checked_as: str = NO_ACTION  # the guard's kind for it (`chain/guard/kinds/`), from the action's row
+    noun: str = "transaction"  # how the question before signing names it: "Sign and send this withdrawal?"
+
+    @property
+    def states_an_action(self) -> bool:
+        """An action of the rows was asked (not a transaction handed over with none stated)."""
+        return self.action != NO_ACTION
 
 
 @dataclass

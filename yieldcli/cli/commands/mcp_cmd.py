@@ -84,6 +84,7 @@ def _served(
     session: "Session", policy_flag: Optional[str], keypair_flag: Optional[str], url_flag: Optional[str]
 ) -> "Served":
     from yieldcli import Client
+    from yieldcli.client.profile import write_defaults
     from yieldcli.mcp.audit import default_audit
     from yieldcli.mcp.policy import default_policy_path, load_policy
     from yieldcli.mcp.server import Served
@@ -94,6 +95,7 @@ def _served(
     policy = load_policy(policy_path, required=policy_flag is not None)
     api_url, api_key = session.service()
     keypair = session.keypair_source(keypair_flag).value
+    defaults = write_defaults(session.settings)  # as the command line's writes and `Client.from_profile` read them
     client = Client(
         api_url,
         api_key,
@@ -101,7 +103,9 @@ def _served(
         strategy=session.strategy(None),
         rpc_url=session.rpc_url(url_flag),
         keypair=str(keypair),
-        strategy_program=session.settings.value("strategy_program"),
+        strategy_program=defaults.strategy_program,
+        priority_fee=defaults.priority_fee,
+        max_fee=defaults.max_fee,
     )
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
     audit = default_audit(data_dir(session.env), config_dir(session.env))

@@ -269,24 +269,28 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()) -> Callable[[Callable[...,
         # Any: typer passes each flag's parsed value, of the type its annotation above says.
         def wrapper(*args: Any, **kwargs: Any) -> R:
             from yieldcli.cli.commands.txflow import TxOptions
+            from yieldcli.client.writes import WriteOptions
 
             values = {name: kwargs.pop(name) for name in names if name in kwargs and name not in taken}
-            tx = TxOptions(
-                sign=values.get("sign", False),
-                send=values.get("send", False),
-                yes=values.get("yes", False),
-                wait=not values.get("no_wait", False),
-                simulate=not values.get("no_simulate", False),
-                commitment=values.get("commitment", DEFAULT_COMMITMENT),
-                timeout=values.get("timeout", DEFAULT_CONFIRM_TIMEOUT),
-                keypair=values.get("keypair"),
-                rpc_url=values.get("url"),
+            write = WriteOptions(
                 ix=values.get("ix", False),
-                unsafe_allow_mismatch=values.get("unsafe_allow_mismatch", False),
-                max_sol_cost=_lamports(values.get("max_sol_cost")),
-                again=values.get("again", False),
                 priority_fee=values.get("priority_fee"),
                 max_fee=values.get("max_fee"),
+                max_sol_cost=_lamports(values.get("max_sol_cost")),
+                commitment=values.get("commitment", DEFAULT_COMMITMENT),
+                timeout=values.get("timeout", DEFAULT_CONFIRM_TIMEOUT),
+                sign=values.get("sign", False),
+                send=values.get("send", False),
+                wait=not values.get("no_wait", False),
+                simulate=not values.get("no_simulate", False),
+                again=values.get("again", False),
+                unsafe_allow_mismatch=values.get("unsafe_allow_mismatch", False),
+            )
+            tx = TxOptions(
+                write,
+                yes=values.get("yes", False),
+                keypair=values.get("keypair"),
+                rpc_url=values.get("url"),
                 nonce=values.get("nonce"),
                 nonce_authority=values.get("nonce_authority"),
             )

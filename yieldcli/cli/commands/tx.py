@@ -9,6 +9,7 @@ import typer
 from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.client.actions import ACTIONS
 from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.files import PIPE_HINT, read_small_file, read_small_stream, reads_stdin
 from yieldcli.urls import redact_url
@@ -58,25 +59,25 @@ ExpectOpt = Annotated[
 
 
 def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
-    """`deposit:USDC:10` to (action, mint, base units or None for all)."""
+    """`deposit:USDC:10` to (action, mint, base units or None for all): each row's own spelling
+    (`Action.expect_spelling`), `ACTION:ASSET:AMOUNT` or, for one that takes no amount, `ACTION:ASSET`."""
     from yieldcli import tokens
     from yieldcli.amounts import Amount
-    from yieldcli.chain.transact.engine import ACTIONS
 
     parts = text.split(":")
-    action = parts[0].strip().lower()
-    wanted = 2 if action == "close-account" else 3
-    if action not in ACTIONS or len(parts) != wanted:
+    row = ACTIONS.get(parts[0].strip().lower())
+    if row is None or len(parts) != row.expect_spelling.count(":") + 1:
         raise UsageError(
-            f"invalid --expect {text!r}", hint="e.g. deposit:USDC:10, withdraw:USDC:all or close-account:USDC"
+            f"invalid --expect {text!r}",
+            hint="one of " + ", ".join(a.expect_spelling for a in ACTIONS.values()) + " (AMOUNT may be all)",
         )
     mint = tokens.resolve_asset(parts[1].strip(), "--expect asset")
-    if action == "close-account" or parts[2].strip().lower() == "all":
-        return action, mint, None
+    if not row.amount or parts[2].strip().lower() == "all":
+        return row.name, mint, None
     known = tokens.by_mint(mint)
     if known is None:
         raise UsageError(f"--expect: the decimals of {mint} are not known", hint="use a known symbol, or :all")
-    return action, mint, Amount.parse(parts[2].strip(), known.decimals, name="--expect amount").raw
+    return row.name, mint, Amount.parse(parts[2].strip(), known.decimals, name="--expect amount").raw
 
 
 def read_transaction(session: "Session", source: str) -> str:
@@ -132,28 +133,18 @@ def _run_on(
     expect: Optional[str],
     nonce: Optional[str] = None,
 ) -> None:
-    from yieldcli.chain.transact.obtain import given
-    from yieldcli.chain.tx.decode import decode_transaction
     from yieldcli.cli.commands.txflow import run
-    from yieldcli.client.driver import ready_given
-    from yieldcli.client.orders import stated_request
+    from yieldcli.client.writes import Handed
 
-    action, mint, amount = parse_expect(expect) if expect else ("transaction", None, None)
-    tx = decode_transaction(text)
-    # A stated deposit goes into the strategy `yield` is set to, when it is set to one (the guard names it).
-    strategy = session.settings.value("strategy") if action != "transaction" else None
-    request = stated_request(
-        action, mint=mint, amount=amount, payer=payer, wallet=wallet, nonce=nonce, strategy_id=strategy or None
-    )
+    if expect is None:
+        what = Handed(text, payer=payer, wallet=wallet, nonce=nonce)
+    else:
+        action, mint, amount = parse_expect(expect)
+        # A stated action is in the strategy `yield` is set to, when it is set to one (the guard names it).
+        strategy = session.settings.value("strategy") or None
+        what = Handed(text, action, mint, amount, payer, wallet, nonce, strategy)
     # Its cluster: the one its blockhash is known on, as `Client.prepare_transaction`'s.
-    settings = options.settings(session)
-    run(
-        session,
-        out,
-        options,
-        settings,
-        ready_given(settings, request, given(tx), options.write(session), options.limits()),
-    )
+    run(session, out, options, what)
 
 
 @tx_app.command("inspect")
@@ -218,7 +209,7 @@ def sign(
     payer = None if payer is None else check_pubkey(payer, "--payer")
     wallet = None if wallet is None else check_pubkey(wallet, "--wallet")
     nonce = None if nonce is None else check_pubkey(nonce, "--nonce")
-    tx.sign = True
+    tx.going(sign=True)
     tx.check(session)
     _run_on(session, out, tx, read_transaction(session, source), payer, wallet, expect, nonce)
 
@@ -246,7 +237,7 @@ def send(
     payer = None if payer is None else check_pubkey(payer, "--payer")
     wallet = None if wallet is None else check_pubkey(wallet, "--wallet")
     nonce = None if nonce is None else check_pubkey(nonce, "--nonce")
-    tx.send = True
+    tx.going(send=True)
     tx.check(session)
     _run_on(session, out, tx, read_transaction(session, source), payer, wallet, expect, nonce)
 

@@ -7,15 +7,12 @@ hints that name flags and commands come from `yieldcli.cli.cli_errors`.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Optional, Union
 
 from yieldcli.addresses import check_pubkey
 from yieldcli.chain.keys.keypairs import nonce_authority
-from yieldcli.chain.transact import engine as transact
-from yieldcli.chain.transact.engine import Hooks, TransactOptions
 from yieldcli.cli import cli_errors
 from yieldcli.cli.commands.send_signals import SendSignals
 from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
@@ -25,22 +22,19 @@ from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
 from yieldcli.client.orders import expected_cluster, journal_path
 from yieldcli.client.prepared import ChainSettings
-from yieldcli.client.writes import Limits, Mode, Write
+from yieldcli.client.profile import write_defaults
+from yieldcli.client.writes import Hooks, Prepared, WriteOptions
 from yieldcli.errors import Refused, UsageError, YieldError
 from yieldcli.files import reads_stdin
-from yieldcli.numbers import parse_whole
 from yieldcli.solana.cluster import COMMITMENTS
 from yieldcli.trust import default_trust_path
 
 if TYPE_CHECKING:
     from rich.status import Status
 
+    from yieldcli import Outcome
     from yieldcli.chain.keys.sign import Signer
-    from yieldcli.chain.transact import engine as transact
-    from yieldcli.chain.transact.engine import Hooks
-    from yieldcli.chain.transact.outcomes import Outcome
-    from yieldcli.client.driver import Ready
-    from yieldcli.client.prepared import ChainSettings
+    from yieldcli.client.writes import Handed, Write
 
 # The pipeline's own error kinds: their hints (flags, `yield tx status`) come from cli_errors' table.
 PIPELINE_KINDS = (
@@ -55,103 +49,79 @@ PIPELINE_KINDS = (
 
 
 @dataclass
-class TxOptions(TransactOptions):
-    """What the user asked for, from the flags every transaction command shares: the library's
-    options, and what only the command line has (a prompt to skip, a keypair file, --ix, a nonce)."""
+class TxOptions:
+    """The flags every transaction command shares: the library's `WriteOptions` (`write`), and what
+    only the command line has (a prompt to skip, a keypair file, an RPC flag, the nonce flags as typed)."""
 
+    write: WriteOptions = field(default_factory=WriteOptions)
     yes: bool = False
-    keypair: str | None = None
-    rpc_url: str | None = None
-    ix: bool = False  # build from /ix instructions instead of taking /tx whole
-    nonce: str | None = None  # durable-nonce account to build on (with --ix)
-    nonce_authority: str | None = None  # keypair file or public key of the nonce's authority
+    keypair: Optional[str] = None
+    rpc_url: Optional[str] = None
+    nonce: Optional[str] = None  # durable-nonce account to build on (checked into `write` by `check`)
+    nonce_authority: Optional[str] = None  # keypair file or public key of the nonce's authority
+
+    def going(self, *, sign: bool = False, send: bool = False) -> None:
+        """How far this command goes, whatever its flags: `tx sign` signs, `tx send` sends."""
+        self.write = replace(self.write, sign=self.write.sign or sign, send=self.write.send or send)
 
     def check(self, session: Session, *, always_confirm: bool = False) -> None:
         """Refusals that need no request: run before anything is fetched."""
-        if self.sign and self.send:
+        write = self.write
+        if write.sign and write.send:
             raise UsageError(
                 "--sign and --send exclude each other",
                 hint="--send signs and sends; --sign signs and prints the transaction without sending",
             )
         self._resolve_fees(session)
-        if self.nonce is not None:
-            # A durable nonce is built into the transaction yield compiles from /ix instructions: --nonce
-            # asks for them, as `nonce=` does from Python.
-            self.ix = True
         if self.nonce_authority is not None and self.nonce is None:
             raise UsageError("--nonce-authority needs --nonce")
         if self.nonce is not None:
-            self.nonce = check_pubkey(self.nonce, "--nonce")
-        if self.unsafe_allow_mismatch and not session.env.interactive:
+            # A durable nonce is built into the transaction yield compiles from /ix instructions
+            # (`WriteOptions` asks for them), as `nonce=` does from Python.
+            self.write = replace(self.write, nonce=check_pubkey(self.nonce, "--nonce"))
+        if write.unsafe_allow_mismatch and not session.env.interactive:
             raise Refused(
                 "--unsafe-allow-mismatch is refused off a terminal: a person must read the differences first",
                 hint="run it on a terminal, or fix the request so the transaction matches it",
             )
-        if self.commitment not in COMMITMENTS:
-            raise UsageError(f"invalid --commitment {self.commitment!r}", hint="use processed, confirmed or finalized")
-        if self.timeout <= 0:
-            raise UsageError(f"invalid --confirm-timeout {self.timeout}: expected a positive number of seconds")
-        if always_confirm and (self.sign or self.send) and not self.yes and not session.env.interactive:
+        if write.commitment not in COMMITMENTS:
+            raise UsageError(f"invalid --commitment {write.commitment!r}", hint="use processed, confirmed or finalized")
+        if write.timeout <= 0:
+            raise UsageError(f"invalid --confirm-timeout {write.timeout}: expected a positive number of seconds")
+        if always_confirm and (write.sign or write.send) and not self.yes and not session.env.interactive:
             raise UsageError(
                 "closing an account needs --yes when not on a terminal",
                 hint="review it first without --sign/--send, then add --yes",
             )
-        if self.send and not self.yes and not session.env.interactive:
+        if write.send and not self.yes and not session.env.interactive:
             raise UsageError("--send needs --yes when not on a terminal", hint="add --yes to confirm non-interactively")
 
     def _resolve_fees(self, session: Session) -> None:
-        """--priority-fee and --max-fee checked now; YIELD_PRIORITY_FEE / YIELD_MAX_FEE or the profile's
-        are the library's defaults (`Session.chain_settings`), refused now when they are bad."""
+        """--priority-fee checked now; YIELD_PRIORITY_FEE / YIELD_MAX_FEE or the profile's are the
+        library's defaults (`write_defaults`), refused now when they are bad."""
         from yieldcli.chain.fees.compute_budget import parse_priority_fee
 
-        if isinstance(self.priority_fee, str):
-            self.priority_fee = parse_priority_fee(self.priority_fee)
-        fee_defaults(session)
+        if isinstance(self.write.priority_fee, str):
+            self.write = replace(self.write, priority_fee=parse_priority_fee(self.write.priority_fee))
+        write_defaults(session.settings)
 
-    def mode(self) -> Mode:
-        return Mode(self.sign, self.send, self.wait, self.simulate, self.again, self.unsafe_allow_mismatch)
-
-    def limits(self) -> Limits:
-        """The flags' limits: a flag's priority fee insists, even on a transaction already signed."""
-        return Limits(self.priority_fee, self.max_fee, self.max_sol_cost, self.commitment, self.timeout)
-
-    def write(self, session: Session) -> Write:
-        """--ix, --nonce and its authority: a keypair file (`-`: stdin, read once per run) or a Ledger
-        URL signs now, a public key is a signer named to sign later."""
-        authority: Signer | str | None = None
-        if self.nonce_authority is not None:
-            stdin = session.keypair_stdin() if reads_stdin(self.nonce_authority) else None
-            found = nonce_authority(self.nonce_authority, stdin=stdin)
-            if found.warning:
-                session.output().warn(found.warning)
-            authority = found.keypair if found.keypair is not None else found.pubkey
-        return Write(self.ix, self.nonce if self.ix else None, authority, self.mode())
-
-    def settings(self, session: Session) -> ChainSettings:
-        return chain_settings(session, self.rpc_url, self.keypair)
-
-
-def fee_defaults(session: Session) -> tuple[int | str | None, str, int | None]:
-    """The profile's (or the environment's) priority fee, where it came from, and max fee: a
-    write's defaults, which a transaction already signed does not take."""
-    from yieldcli.chain.fees.compute_budget import MAX_U64, parse_priority_fee
-
-    found = session.settings.get("priority_fee")
-    price = None
-    if found.value is not None:
-        price = session.settings.checked("priority_fee", lambda value, name: parse_priority_fee(str(value)))
-    max_fee = None
-    if session.settings.get("max_fee").value is not None:
-        max_fee = session.settings.checked(
-            "max_fee", lambda value, name: parse_whole(str(value), name=name, minimum=0, maximum=MAX_U64)
-        )
-    return price, found.source, max_fee
+    def resolved(self, session: Session) -> WriteOptions:
+        """The write's options with the nonce's authority: a keypair file (`-`: stdin, read once per
+        run) or a Ledger URL signs now, a public key is a signer named to sign later."""
+        if self.nonce_authority is None:
+            return self.write
+        stdin = session.keypair_stdin() if reads_stdin(self.nonce_authority) else None
+        found = nonce_authority(self.nonce_authority, stdin=stdin)
+        if found.warning:
+            session.output().warn(found.warning)
+        authority: Union[Signer, str] = found.keypair if found.keypair is not None else found.pubkey
+        return replace(self.write, nonce_authority=authority)
 
 
 def chain_settings(session: Session, rpc_flag: str | None = None, keypair_flag: str | None = None) -> ChainSettings:
     """The library's settings for a write from this run's (flags, environment, profile): the
     command line drives the same write path as `Client` and `yield mcp`, with these."""
-    price, source, max_fee = fee_defaults(session)
+    defaults = write_defaults(session.settings)
     # The sandbox is a cluster of its own (its transactions' blockhashes must still be known).
     cluster = None if session.options.sandbox else expected_cluster(str(session.settings.value("api_url") or ""))
     return ChainSettings(
@@ -160,20 +130,21 @@ def chain_settings(session: Session, rpc_flag: str | None = None, keypair_flag: 
         journal_path(session.env),
         session.timeout(),
         cluster,
-        session.settings.value("strategy_program"),
+        defaults.strategy_program,
         default_trust_path(session.env),
-        priority_fee=price,
-        priority_fee_source=source,
-        max_fee=max_fee,
+        priority_fee=defaults.priority_fee,
+        priority_fee_source=defaults.priority_fee_source,
+        max_fee=defaults.max_fee,
         # Read when signing first needs it: a review names no keypair.
         load_keypair=lambda: session.load_signer(str(session.keypair_source(keypair_flag).value)),
     )
 
 
-def run(session: Session, out: Output, options: TxOptions, settings: ChainSettings, ready: Ready) -> None:
-    """Drive the library's write path to one outcome and render it; raises the outcome's error for non-zero exits."""
+def run(session: Session, out: Output, options: TxOptions, what: Union[Write, Handed]) -> None:
+    """Drive the library's write path (`Client.transact`) to one outcome and render it; raises the
+    outcome's error for non-zero exits."""
     try:
-        asyncio.run(_run(session, out, options, settings, ready))
+        _run(session, out, options, what)
     except YieldError as exc:
         if exc.kind.startswith(PIPELINE_KINDS):
             exc.hint = cli_errors.hint_for(exc)
@@ -192,19 +163,20 @@ def run(session: Session, out: Output, options: TxOptions, settings: ChainSettin
         raise
 
 
-async def _run(session: Session, out: Output, options: TxOptions, settings: ChainSettings, ready: Ready) -> None:
-    from yieldcli.client.driver import run_ready
-
+def _run(session: Session, out: Output, options: TxOptions, what: Union[Write, Handed]) -> None:
+    client = session.client(chain=chain_settings(session, options.rpc_url, options.keypair))
     signals = SendSignals()
     settle: list[Callable[[], None]] = []  # the journal's record of the send, dropped once shown
-    hooks, spinner = _hooks(session, out, options, signals, settle.append)
+    seen: list[Prepared] = []  # what was reviewed: its request names the position to refresh
+    hooks, spinner = _hooks(session, out, options, signals, settle.append, seen)
     try:
-        outcome = await run_ready(settings, ready, hooks)
+        outcome = client.transact(what, options.resolved(session), hooks)
         spinner.stop()
         with signals.outcome_shown():
             shown = False
             try:
-                render_outcome(session, out, ready.request, outcome, refresh=lambda: not signals.received)
+                reviewed = seen[-1].request if seen else None  # none when it had landed before any review
+                render_outcome(session, out, reviewed, outcome, refresh=lambda: not signals.received)
                 session.env.stdout.flush()  # a reader that went away is met here, not at exit
                 shown = True
             except BrokenPipeError:
@@ -243,12 +215,12 @@ def _outcome_unread(session: Session, outcome: Outcome) -> bool:
     return True
 
 
-def _prompts(session: Session, options: TxOptions, prepared: transact.Prepared) -> bool:
+def _prompts(session: Session, options: TxOptions, prepared: Prepared) -> bool:
     """A person answers before signing: on a terminal, without --yes or when the effect does not match
     what was asked (a transaction signed by all already, with no intent stated, asks nothing to match)."""
     effect = prepared.effect
     unmatched = effect is not None and not effect.ok
-    if prepared.nothing_to_sign and effect is not None and effect.expected.get("action") == "transaction":
+    if prepared.nothing_to_sign and effect is not None and not prepared.request.states_an_action:
         unmatched = False
     return session.env.interactive and (not options.yes or unmatched)
 
@@ -283,8 +255,9 @@ def _hooks(
     options: TxOptions,
     signals: SendSignals,
     when_shown: Callable[[Callable[[], None]], None],
+    seen: list[Prepared],
 ) -> tuple[Hooks, _Spinner]:
-    def confirm(text: str, prepared: transact.Prepared) -> bool:
+    def confirm(text: str, prepared: Prepared) -> bool:
         prompting = _prompts(session, options, prepared)
         if prompting and prepared.effect is not None:
             from yieldcli.cli.render.consoles import console
@@ -307,7 +280,8 @@ def _hooks(
     def confirm_again(text: str) -> bool:
         return ask(text)
 
-    def on_review(prepared: transact.Prepared) -> None:
+    def on_review(prepared: Prepared) -> None:
+        seen.append(prepared)
         prompting = prepared.asks_to_sign and _prompts(session, options, prepared)
         show_review(
             out,
@@ -318,7 +292,7 @@ def _hooks(
             full=session.options.verbose,
         )
 
-    spinner = _Spinner(session, options.commitment)
+    spinner = _Spinner(session, options.write.commitment)
     hooks = Hooks(
         confirm=confirm,
         on_review=on_review,

@@ -8,30 +8,35 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from yieldcli.chain.guard.actions import action
-from yieldcli.chain.transact import outcomes as ends
+from yieldcli import Confirmed, Failed, Sent, Signed, Unsigned
 from yieldcli.cli import cli_errors
 from yieldcli.cli.render.text import dumps
+from yieldcli.client.actions import ACTIONS
 from yieldcli.errors import YieldError
 from yieldcli.solana.cluster import cluster_of
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from yieldcli.chain.transact.engine import UserRequest
-    from yieldcli.chain.transact.outcomes import Outcome
+    from yieldcli import Outcome
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
+    from yieldcli.client.writes import UserRequest
 
 
 def render_outcome(
-    session: Session, out: Output, request: UserRequest, outcome: Outcome, refresh: Callable[[], bool] = lambda: True
+    session: Session,
+    out: Output,
+    request: UserRequest | None,
+    outcome: Outcome,
+    refresh: Callable[[], bool] = lambda: True,
 ) -> None:
     """The outcome for people or scripts; a non-zero end raises its error after the result is written.
-    `refresh`: whether to read the position again after a confirmed deposit or withdrawal (not once
-    the run has been told to stop: the signature comes first)."""
+    `request`: what was reviewed (None: it had landed before any review). `refresh`: whether to read
+    the position again after a confirmed action that moves an amount (not once the run has been told
+    to stop: the signature comes first)."""
     result = outcome.result
-    if isinstance(outcome, ends.Unsigned):
+    if isinstance(outcome, Unsigned):
         # The encoded transaction is for scripts (-o json) or for -v: on a screen it is a wall of base64.
         notes = {
             "signed": "reviewed only: it carries every signature it needs (send it with `yield tx send`)",
@@ -40,19 +45,22 @@ def render_outcome(
         }
         note = notes.get(str(result.get("status")), "not signed: add --sign to sign or --send to sign and send")
         _finish(out, result, note, encoded=session.options.verbose)
-    elif isinstance(outcome, ends.Signed):
+    elif isinstance(outcome, Signed):
         _finish(
             out,
             result,
             "fully signed" if outcome.complete else "still needs signatures from " + ", ".join(outcome.missing_signers),
         )
-    elif isinstance(outcome, ends.Sent):
+    elif isinstance(outcome, Sent):
         _finish(
             out, result, f"sent {outcome.signature} (not waiting: check with `yield tx status {outcome.signature}`)"
         )
-    elif isinstance(outcome, ends.Confirmed):
+    elif isinstance(outcome, Confirmed):
+        row = ACTIONS.get(request.action) if request is not None else None
         if (
-            action(request.action).kind in ("deposit", "withdraw")
+            request is not None
+            and row is not None
+            and row.amount
             and request.wallet
             and request.strategy_id
             and refresh()
@@ -67,7 +75,7 @@ def render_outcome(
             out.for_people(lambda: _draw_position(out, result["position"]))
     else:
         _finish(out, result, None)
-        if isinstance(outcome, ends.Failed):
+        if isinstance(outcome, Failed):
             logs = outcome.logs
 
             def show_logs() -> None:

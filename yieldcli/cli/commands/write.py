@@ -1,6 +1,16 @@
-"""deposit, withdraw, close-account: ask the service for a transaction, then review, sign, send."""
+"""The write commands, one per action row (`yieldcli.client.actions`): `yield deposit`, `yield withdraw`,
+`yield close-account`, and any row added there. Each asks the service for a transaction, then reviews,
+signs or sends it through `Client.transact`.
 
-from typing import TYPE_CHECKING, Annotated, Any, Optional, Union
+A command is made from its row: the flags every write takes (asset, amount when the row takes one,
+wallet, payer, strategy, token account, `--account` when the fund account may be named by its address),
+the row's own options (`Option`: a flag, an on/off switch, or an address), and the transaction flags
+(`options.with_tx_options`). Typer reads the signature made here as it reads a written one.
+"""
+
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -9,14 +19,13 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.amounts import Amount
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
+from yieldcli.client.actions import ACTIONS, Action, Option
 from yieldcli.errors import UsageError
 
 if TYPE_CHECKING:
     from yieldcli.cli.commands.txflow import TxOptions
-    from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
-    from yieldcli.client.orders import Order
-    from yieldcli.client.writes import Move
+    from yieldcli.client.writes import Write
 
 AmountOpt = Annotated[
     Optional[str],
@@ -24,6 +33,9 @@ AmountOpt = Annotated[
 ]
 AllOpt = Annotated[bool, typer.Option("--all", help="Everything: the whole balance (deposit) or position (withdraw).")]
 RawOpt = Annotated[bool, typer.Option("--raw", help="--amount is in base units (the token's smallest unit).")]
+AccountOpt = Annotated[
+    Optional[str], typer.Option("--account", help="The fund account, by its address.", show_default=False)
+]
 WalletOpt = Annotated[
     Optional[str],
     typer.Option("--wallet", help="The user's wallet (default: the keypair's public key).", show_default=False),
@@ -48,13 +60,6 @@ def _pubkey_option(value: Optional[str], flag: str) -> Optional[str]:
     return None if value is None else check_pubkey(value, flag)
 
 
-def _identity(session: "Session", options: "TxOptions", wallet: Optional[str], payer: Optional[str]) -> tuple[str, str]:
-    """The wallet (default: the keypair's public key) and the fee payer (default: the wallet)."""
-    payer = _pubkey_option(payer, "--payer")
-    wallet_key: str = session.wallet(wallet, signing=True, keypair_flag=options.keypair, name="--wallet")
-    return wallet_key, payer or wallet_key
-
-
 def check_amount_flags(amount: Optional[str], all_: bool, raw: bool) -> None:
     """Refusals that need nothing looked up: run first, before any request."""
     if all_ and amount is not None:
@@ -70,199 +75,119 @@ def check_required(asset: Optional[str], amount: Optional[str], all_: bool) -> N
         raise UsageError("missing " + " and ".join(missing), hint="e.g. --asset USDC --amount 10")
 
 
-def _transfer_order(
-    session: "Session",
-    tx: "TxOptions",
-    action: str,
-    asset: Optional[str],
-    amount: Optional[str],
-    all_: bool,
-    raw: bool,
-    token_account: Optional[str],
-    strategy: Optional[str],
-    wallet: Optional[str],
-    payer: Optional[str],
-    **flags: Any,
-) -> "Move":
-    """The flags of a deposit or withdrawal, checked (refusals that need no request first), as the
-    library's write: an unknown mint's decimals then come from its mint account on chain, never from
-    the service (`yieldcli.client.driver`)."""
-    from yieldcli.client.writes import Move
+def write_of(session: "Session", tx: "TxOptions", action: Action, flags: dict[str, Any]) -> "Write":
+    """The flags of `action`'s command, checked (refusals that need no request first), as the
+    library's `Write`: an unknown mint's decimals then come from its mint account on chain, never from
+    the service (`yieldcli.client.writes.order_of`)."""
+    from yieldcli.client.writes import Write
 
-    check_required(asset, amount, all_)
-    tx.check(session)
-    check_amount_flags(amount, all_, raw)
-    assert asset is not None  # check_required refused its absence
-    tokens.resolve_asset(asset)
-    token_account = _pubkey_option(token_account, "--token-account")
-    strategy_id = session.strategy(strategy)
-    wallet_key, payer_key = _identity(session, tx, wallet, payer)
-    raw_units = Amount.parse_raw(amount, 0).raw if raw and amount is not None else None
-    token_units = None if raw else amount
-    everything = amount is None
-    return Move(
-        action,
-        asset,
-        token_units,
-        raw_units,
-        everything,
-        strategy_id,
-        wallet_key,
-        payer_key,
-        token_account,
-        flags,
-        "--amount",
-    )
-
-
-def _run_order(session: "Session", out: "Output", tx: "TxOptions", what: "Union[Order, Move]") -> None:
-    """Review, sign or send the service's transaction for `what`, through the library's write path."""
-    from yieldcli.cli.commands.txflow import run
-    from yieldcli.client import driver
-    from yieldcli.client.writes import Move
-
-    settings = tx.settings(session)
-    api = session.api()
-    order = driver.drive(lambda: driver.order_of(api, settings, what)) if isinstance(what, Move) else what
-    run(session, out, tx, settings, driver.ready_order(settings, api, order, tx.write(session), tx.limits()))
-
-
-@opt.with_tx_options()
-def deposit(
-    ctx: typer.Context,
-    asset: RequiredAsset = None,
-    amount: AmountOpt = None,
-    all_: AllOpt = False,
-    raw: RawOpt = False,
-    wallet: WalletOpt = None,
-    payer: PayerOpt = None,
-    strategy: opt.Strategy = None,
-    token_account: TokenAccountOpt = None,
-    output: opt.Output = None,
-    json_: opt.Json = False,
-    *,
-    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
-) -> None:
-    """Deposit into a strategy: review the transaction, then --sign or --send it.
-
-    Example: yield deposit --asset USDC --amount 10 --send --yes
-    """
-    session = session_of(ctx)
-    out = session.output(output, json_)
-    _run_order(
-        session,
-        out,
-        tx,
-        _transfer_order(session, tx, "deposit", asset, amount, all_, raw, token_account, strategy, wallet, payer),
-    )
-
-
-@opt.with_tx_options()
-def withdraw(
-    ctx: typer.Context,
-    asset: RequiredAsset = None,
-    amount: AmountOpt = None,
-    all_: AllOpt = False,
-    raw: RawOpt = False,
-    wallet: WalletOpt = None,
-    payer: PayerOpt = None,
-    strategy: opt.Strategy = None,
-    token_account: TokenAccountOpt = None,
-    exclude_fees: bool = typer.Option(
-        False, "--exclude-fees", help="Receive the full amount; fees come from the yield."
-    ),
-    create_wsol_ata: Optional[bool] = typer.Option(
-        None,
-        "--create-wsol-ata/--no-create-wsol-ata",
-        help="For SOL: create the wrapped-SOL account if missing (service default: yes).",
-        show_default=False,
-    ),
-    unwrap_wsol: Optional[bool] = typer.Option(
-        None,
-        "--unwrap-wsol/--no-unwrap-wsol",
-        help="For SOL: unwrap to native SOL at the end (service default: no).",
-        show_default=False,
-    ),
-    detect_wsol: bool = typer.Option(
-        False, "--detect-wsol", help="For SOL: let the service choose the two flags above."
-    ),
-    output: opt.Output = None,
-    json_: opt.Json = False,
-    *,
-    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
-) -> None:
-    """Withdraw from a strategy: review the transaction, then --sign or --send it.
-
-    Example: yield withdraw --asset USDC --all --send --yes
-    """
-    session = session_of(ctx)
-    out = session.output(output, json_)
-    order = _transfer_order(
-        session,
-        tx,
-        "withdraw",
-        asset,
-        amount,
-        all_,
-        raw,
-        token_account,
-        strategy,
-        wallet,
-        payer,
-        exclude_fees=exclude_fees,
-        create_wsol_ata=create_wsol_ata,
-        unwrap_wsol=unwrap_wsol,
-        detect_wsol=detect_wsol,
-    )
-    _run_order(session, out, tx, order)
-
-
-@opt.with_tx_options()
-def close_account(
-    ctx: typer.Context,
-    account: Optional[str] = typer.Option(None, "--account", help="The fund account to close.", show_default=False),
-    wallet: WalletOpt = None,
-    strategy: opt.Strategy = None,
-    asset: RequiredAsset = None,
-    payer: PayerOpt = None,
-    recipient: Optional[str] = typer.Option(
-        None, "--recipient", help="Who receives the account's rent (default: the wallet).", show_default=False
-    ),
-    token_account: TokenAccountOpt = None,
-    output: opt.Output = None,
-    json_: opt.Json = False,
-    *,
-    tx: "TxOptions",  # the shared transaction flags, from with_tx_options
-) -> None:
-    """Close a user fund account: what it holds and its rent come back to you. Asks on a terminal; needs --yes off one.
-
-    Example: yield close-account --strategy ID --asset USDC --send --yes
-    """
-    session = session_of(ctx)
-    out = session.output(output, json_)
-    tx.check(session, always_confirm=True)
-    account = _pubkey_option(account, "--account")
-    recipient = _pubkey_option(recipient, "--recipient")
-    token_account = _pubkey_option(token_account, "--token-account")
+    asset, strategy = flags.get("asset"), flags.get("strategy")
+    amount, all_, raw = flags.get("amount"), bool(flags.get("all_")), bool(flags.get("raw"))
+    if action.amount:
+        check_required(asset, amount, all_)
+    tx.check(session, always_confirm=action.asks_always)
+    if action.amount:
+        check_amount_flags(amount, all_, raw)
+    account = _pubkey_option(flags.get("account"), "--account")
     if account is not None and (asset is not None or strategy is not None):
         raise UsageError("use either --account, or --strategy with --asset (and optionally --wallet)")
-    wallet_key, payer_key = _identity(session, tx, wallet, payer)
-    mint: Optional[str] = None
-    strategy_id: Optional[str] = None
-    if account is None:
-        if asset is None:
-            raise UsageError("name the fund account with --account, or give --strategy and --asset")
-        mint = tokens.resolve_asset(asset)
-        strategy_id = session.strategy(strategy)
-    from yieldcli.client import orders
-
-    order = orders.close_order(
-        wallet=wallet_key,
-        payer=payer_key,
-        strategy_id=strategy_id,
-        mint=mint,
-        account=account,
-        recipient=recipient,
+    if account is None and asset is None:
+        raise UsageError("name the fund account with --account, or give --strategy and --asset")
+    if asset is not None:
+        tokens.resolve_asset(asset)
+    token_account = _pubkey_option(flags.get("token_account"), "--token-account")
+    strategy_id = session.strategy(strategy) if account is None else None
+    payer = _pubkey_option(flags.get("payer"), "--payer")
+    wallet: str = session.wallet(flags.get("wallet"), signing=True, keypair_flag=tx.keypair, name="--wallet")
+    own = {
+        o.keyword: _pubkey_option(flags[o.keyword], o.flag) if o.form == "address" else flags[o.keyword]
+        for o in action.options
+    }
+    return Write(
+        action,
+        asset,
+        strategy_id,
+        amount=None if raw else amount,
+        raw=Amount.parse_raw(amount, 0).raw if raw and amount is not None else None,
+        everything=action.amount and amount is None,
+        wallet=wallet,
+        payer=payer or wallet,
         token_account=token_account,
+        position=account,
+        options=own,
+        amount_name="--amount",
     )
-    _run_order(session, out, tx, order)
+
+
+def _option_parameter(option: Option) -> inspect.Parameter:
+    """An action's own option as the command's flag."""
+    annotation: Any
+    if option.form == "flag":
+        annotation, default = Annotated[bool, typer.Option(option.flag, help=option.help)], False
+    elif option.form == "switch":
+        no = "--no-" + option.flag[2:]
+        annotation = Annotated[
+            Optional[bool], typer.Option(f"{option.flag}/{no}", help=option.help, show_default=False)
+        ]
+        default = None
+    else:
+        annotation = Annotated[Optional[str], typer.Option(option.flag, help=option.help, show_default=False)]
+        default = None
+    return inspect.Parameter(option.keyword, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+
+def command_for(action: Action) -> Callable[..., None]:
+    """`yield ACTION`: its flags from the row, its run through the library's write path."""
+
+    def command(ctx: typer.Context, **flags: Any) -> None:
+        from yieldcli.cli.commands.txflow import run
+
+        tx: TxOptions = flags.pop("tx")
+        session = session_of(ctx)
+        out = session.output(flags.pop("output"), flags.pop("json_"))
+        run(session, out, tx, write_of(session, tx, action, flags))
+
+    def keyword(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+    parameters = [
+        inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context),
+        keyword("asset", RequiredAsset, None),
+    ]
+    if action.amount:
+        parameters += [
+            keyword("amount", AmountOpt, None),
+            keyword("all_", AllOpt, False),
+            keyword("raw", RawOpt, False),
+        ]
+    if action.by_position:
+        parameters.append(keyword("account", AccountOpt, None))
+    parameters += [
+        keyword("wallet", WalletOpt, None),
+        keyword("payer", PayerOpt, None),
+        keyword("strategy", opt.Strategy, None),
+        keyword("token_account", TokenAccountOpt, None),
+        *(_option_parameter(o) for o in action.options),
+        keyword("output", opt.Output, None),
+        keyword("json_", opt.Json, False),
+        keyword("tx", "TxOptions", None),
+    ]
+    # inspect.signature (and so typer) reads __signature__ first; typeshed's functions do not declare it.
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    command.__name__ = action.method
+    asks = " Asks on a terminal; needs --yes off one." if action.asks_always else ""
+    amount = " --amount 10" if action.amount else ""
+    command.__doc__ = (
+        f"{action.help} Review the transaction, then --sign or --send it.{asks}\n\n"
+        f"Example: yield {action.name} --asset USDC{amount} --send --yes"
+    )
+    return opt.with_tx_options()(command)
+
+
+def __getattr__(name: str) -> Callable[..., None]:
+    """`write.deposit`, `write.close-account`: each row's command, made when first asked (`cli/app.py`)."""
+    action = ACTIONS.get(name) or next((a for a in ACTIONS.values() if a.method == name), None)
+    if action is None:
+        raise AttributeError(name)
+    return command_for(action)

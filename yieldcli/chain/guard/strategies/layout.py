@@ -58,6 +58,7 @@ class Layout(Protocol):
         """(gross taken from the position, net paid to the user) for a withdrawal call."""
         ...
 
-    def after(self, before: PositionView | None, action: str, gross: int) -> PositionView | None:
-        """The position after `action` moved `gross` (a deposit's amount, a withdrawal's gross)."""
+    def after(self, before: PositionView | None, call: str, gross: int) -> PositionView | None:
+        """The position after the program's instruction `call` (its `Call.kind`) moved `gross` (a
+        deposit's amount, a withdrawal's gross)."""
         ...

@@ -90,10 +90,11 @@ class SandboxLayout:
             return amount + sp.withdrawal_fee(amount), amount
         return amount, amount - sp.withdrawal_fee(amount)
 
-    def after(self, before: PositionView | None, action: str, gross: int) -> PositionView | None:
-        if action == "close-account" or before is None:
+    def after(self, before: PositionView | None, call: str, gross: int) -> PositionView | None:
+        # `call` is this program's instruction (`Call.kind`): its own vocabulary, not an action's name.
+        if call == "close" or before is None:
             return None
-        if action == "deposit":
+        if call == "deposit":
             return replace(before, deposited=before.deposited + gross, balance=before.balance + gross)
         balance = before.balance - gross
         # What a withdrawal takes comes out of the yield first.
