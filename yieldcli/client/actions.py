@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from yieldcli.chain.transact.types import NO_ACTION
+from yieldcli.chain.transact.outcomes import NO_ACTION
 from yieldcli.errors import UsageError
 
 

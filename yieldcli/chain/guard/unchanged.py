@@ -130,7 +130,7 @@ def without_layout(holdings: Holdings, resolved: Resolved, inner: Inner, decimal
         what = amount_text(
             move.amount, None if move.lamports else holdings.mint_of(move.source) or intent.mint, decimals
         )
-        if intent.action not in ("withdraw", "close-account"):
+        if not kind_of(intent).pays_out:
             diffs.append(
                 f"instruction {move.top_level + 1}: the strategy program pays {what} to {short(move.destination)}"
                 f" on a {intent.action}"

@@ -10,18 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from solders.message import Message, MessageV0
+
 from yieldcli import tokens
+from yieldcli.chain.guard.intent import DEFAULT_MAX_SOL_COST, Intent
+from yieldcli.chain.guard.intent import UNASKED_PRIORITY_FEE as UNASKED
+from yieldcli.chain.guard.kinds import kind_named
 from yieldcli.chain.transact.outcomes import RPC_UNREACHABLE, Result, untrusted_refusal, with_report
 from yieldcli.errors import NetworkError, Refused, SimulationFailed, TransactionExpired, UsageError, YieldError
 from yieldcli.solana.transaction_errors import describe_error
 
 if TYPE_CHECKING:
     from solders.address_lookup_table_account import AddressLookupTableAccount
-    from solders.message import Message, MessageV0
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.fees.compute_budget import FeeSummary
-    from yieldcli.chain.guard.intent import Check, Intent
+    from yieldcli.chain.guard.intent import Check
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.chain.transact.types import Hooks, TransactionToReview, TransactOptions, UserRequest
     from yieldcli.chain.tx.review import Review
@@ -86,10 +90,6 @@ def intent_of(
     """What the user asked, for the intent check: whoever signs is the user; without an action, only paying fees.
     `nonce` is the durable-nonce account the transaction was built on at the user's request."""
     keypair = signers[0] if signers else None
-    from yieldcli.chain.guard.intent import DEFAULT_MAX_SOL_COST, Intent
-    from yieldcli.chain.guard.intent import UNASKED_PRIORITY_FEE as UNASKED
-    from yieldcli.chain.guard.kinds import kind_named
-
     signer = str(keypair.pubkey()) if keypair is not None else None
     kind = kind_named(request.checked_as)  # checked as its row says (an unknown kind is refused)
     action = kind.name
@@ -226,7 +226,7 @@ def refuse_before_signing(
     if options.unsafe_allow_mismatch:
         hooks.allowed_mismatch(list(check.differences))
         return
-    if check.expected.get("action") == "transaction":  # nothing was stated: a transaction may only cost fees
+    if not kind_named(str(check.expected.get("action"))).asset:  # nothing stated: it may only cost fees
         if not signing:
             return
         raise with_report(
@@ -250,8 +250,6 @@ def refuse_before_signing(
 
 def message_of(tx: VersionedTransaction) -> Message | MessageV0:
     """The legacy or v0 message: the only versions the review, the fee and the nonce checks read."""
-    from solders.message import Message, MessageV0
-
     message = tx.message
     if not isinstance(message, (Message, MessageV0)):
         raise UsageError(f"unsupported transaction message version: {type(message).__name__}", kind="usage.tx_version")

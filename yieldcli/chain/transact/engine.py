@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from solders.pubkey import Pubkey
+
 from yieldcli.chain.rpc.cluster_identity import check_same_cluster
 from yieldcli.chain.transact import checks
 from yieldcli.chain.transact.ask_ahead import ask_ahead_check_reads, ask_ahead_for
@@ -67,8 +69,6 @@ async def prepare(
 ) -> Prepared | Outcome:
     """Obtain, budget, review, check signability and simulate. An Outcome instead when this exact
     (already signed) transaction turns out to have landed: nothing more to do."""
-    from solders.pubkey import Pubkey
-
     from yieldcli.chain.guard.signers import check_signable
     from yieldcli.chain.tx.review import review_transaction
 

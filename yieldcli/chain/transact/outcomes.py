@@ -29,6 +29,9 @@ Result = dict[str, Any]
 # exits as a network error.
 RPC_UNREACHABLE = "the RPC could not be reached"
 
+# What a transaction handed over with no action stated is asked to do: cost the fee, nothing else.
+NO_ACTION = "transaction"
+
 
 @dataclass
 class Outcome:
@@ -68,7 +71,7 @@ class Unsigned(Outcome):
             return SimulationFailed(
                 f"reviewed only: the simulation failed: {simulation.get('error')}", kind="simulation.review"
             )
-        if self.result.get("action") == "transaction":
+        if self.result.get("action") == NO_ACTION:
             return None  # a transaction looked at with no request stated: nothing to match
         if effect is None or effect.get("differences"):
             differences = "; ".join(effect.get("differences", ())) if effect else "no check"

@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.chain.transact.outcomes import NO_ACTION
 from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
@@ -25,9 +26,6 @@ if TYPE_CHECKING:
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.chain.transact.outcomes import Result
     from yieldcli.chain.tx.review import Review
-
-
-NO_ACTION = "transaction"  # what a transaction handed over with no action stated is asked to do: pay the fee
 
 
 @dataclass

@@ -17,6 +17,7 @@ from rich.console import Console
 from yieldcli import tokens
 from yieldcli.addresses import is_pubkey
 from yieldcli.amounts import format_units
+from yieldcli.chain.guard.kinds import kind_named
 from yieldcli.cli.render import layout
 from yieldcli.cli.render import review_brief as brief
 from yieldcli.cli.render.layout import Address, Column
@@ -50,7 +51,7 @@ def effect_summary(effect: dict[str, Any]) -> str:
     """The check's one-line summary; closing an account also says what comes back to the user
     (`close the USDT fund account of 5PJ1…Vr9k in …: +1,218.904117 USDT and +0.00203428 SOL back to you`)."""
     text = str(effect["summary"])
-    if effect["expected"]["action"] != "close-account":
+    if not kind_named(effect["expected"]["action"]).closes:
         return text
     gains = [c for c in effect["observed"]["changes"] if isinstance(c.get("change"), int) and c["change"] > 0]
     back = [str(c["text"]) for c in sorted(gains, key=lambda c: c.get("mint") is None)]  # the position, then SOL
@@ -92,7 +93,7 @@ def draw_effect(
     for unproven in effect.get("unverified", ()):  # a strategy program whose layout is not public
         _say(console, f"  not verified: {printable(unproven)}", "yellow")
     if effect["differences"]:
-        asked = effect["expected"]["action"] != "transaction"
+        asked = kind_named(effect["expected"]["action"]).asset  # an action was stated
         if not asked and signed_by_all:
             _say(console, "  every signature is there already: it is sent as it is, nothing is signed here", "yellow")
             for difference in effect["differences"]:

@@ -74,4 +74,6 @@ KIND = Kind(
     check_call,
     head,
     recipient=True,
+    pays_out=True,
+    closes=True,
 )

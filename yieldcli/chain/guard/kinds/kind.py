@@ -59,3 +59,5 @@ class Kind:
     opens_position: bool = False  # it may open the user's position (a deposit into a new one)
     trusted_transfers: bool = False  # plain transfers to destinations the user trusts may carry it (a deposit)
     recipient: bool = False  # what it pays may go to a recipient the user named (a close)
+    pays_out: bool = False  # the strategy program pays the user (a withdrawal, a close); else it may pay no one
+    closes: bool = False  # it closes the position: what it held and its rent come back (a close)

@@ -64,4 +64,5 @@ KIND = Kind(
     expect,
     check_call,
     head,
+    pays_out=True,
 )
