@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from tests.cli.conftest import chain  # noqa: F401 (a fixture)
 from tests.conftest import TEST_API_KEY, write_keypair
 from tests.mcp.harness import POLICY, server_env, session, structured, write_private
 from tests.mcp.harness import run as run_async

@@ -98,14 +98,14 @@ def test_the_budget_counts_reservations_until_released_within_their_windows(tmp_
 def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
     from yieldcli.errors import Refused
     from yieldcli.mcp.policy import Decision
-    from yieldcli.mcp.proposals import PROPOSAL_SECONDS, Book, Intent, Proposal
+    from yieldcli.mcp.proposals import PROPOSAL_SECONDS, Book, AgentAsk, Proposal
 
     now = [1_000.0]
     book = Book(None, policy, AuditLog(tmp_path / "audit.jsonl", tmp_path / "seal"), clock=lambda: now[0])
     for name in ("fresh", "stale"):
         book._proposals[name] = Proposal(
             name,
-            Intent("deposit", "USDC", "1"),
+            AgentAsk("deposit", "USDC", "1"),
             USDC,
             1_000_000,
             "deposit 1 USDC",

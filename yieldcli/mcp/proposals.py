@@ -43,7 +43,7 @@ NOTHING_SENT = ("tx.pending.earlier", "refused.landed_before")
 
 
 @dataclass(frozen=True)
-class Intent:
+class AgentAsk:
     action: str  # an action row's name (`yieldcli.client.actions`): deposit, withdraw, close-account, ...
     asset: str  # as given: a known symbol or a mint address
     amount: str | None = None  # token units as a decimal string; None with everything
@@ -67,7 +67,7 @@ class Intent:
 @dataclass
 class Proposal:
     id: str
-    intent: Intent
+    intent: AgentAsk
     mint: str
     raw: int | None  # base units the transaction moves, as simulated (None: not known, refused)
     summary: str
@@ -115,7 +115,7 @@ class Book:
     def budget(self, mint: str) -> Budget:
         return Budget(*self.audit.budget(mint))
 
-    def prepare(self, intent: Intent) -> Proposal:
+    def prepare(self, intent: AgentAsk) -> Proposal:
         mint = _mint(intent.asset)
         if intent.everything and intent.amount is not None:
             raise UsageError("give an amount or all, not both", kind="usage.amount")
@@ -284,7 +284,7 @@ class Book:
         first = next((e for e in reservations if e.get("message") == mine and e.get("proposal") != proposal.id), None)
         return None if first is None else str(first.get("proposal"))
 
-    def _prepared(self, intent: Intent) -> Any:
+    def _prepared(self, intent: AgentAsk) -> Any:
         row, options = intent.row, dict(intent.options)
         if not row.amount:
             return self._client.prepare_action(row.name, intent.asset, **options)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from yieldcli.client.actions import ACTIONS, Action
 from yieldcli.errors import Declined, Refused
 from yieldcli.mcp.approvals import Approve, CannotAsk, asker
-from yieldcli.mcp.proposals import Book, Intent, Proposal
+from yieldcli.mcp.proposals import Book, AgentAsk, Proposal
 from yieldcli.mcp.reads import amount
 from yieldcli.mcp.results import failure, inert, ok
 from yieldcli.tokens import by_mint
@@ -87,7 +87,7 @@ def _proposal_out(p: Proposal) -> ProposalOut:
 
 
 def register_writes(server: MCPServer, book: Book) -> None:
-    async def propose(intent: Intent) -> CallToolResult:
+    async def propose(intent: AgentAsk) -> CallToolResult:
         try:
             return ok(_proposal_out(await anyio.to_thread.run_sync(book.prepare, intent)))
         except Exception as exc:
@@ -139,12 +139,12 @@ def register_writes(server: MCPServer, book: Book) -> None:
             return failure(exc)
 
 
-def _tool_for(row: Action, propose: Callable[[Intent], Awaitable[CallToolResult]]) -> Any:
+def _tool_for(row: Action, propose: Callable[[AgentAsk], Awaitable[CallToolResult]]) -> Any:
     """`prepare_<action>`: its parameters from the row, its call a proposal of the row's intent."""
 
     async def tool(asset: str, **given: Any) -> CallToolResult:
         amount, everything = given.pop("amount", None), given.pop("all", False)
-        return await propose(Intent(row.name, asset, amount, everything, tuple(sorted(given.items()))))
+        return await propose(AgentAsk(row.name, asset, amount, everything, tuple(sorted(given.items()))))
 
     def parameter(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
         return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
