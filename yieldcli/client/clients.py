@@ -16,7 +16,7 @@ each client answers its own way); the writes are inherited from `yieldcli.client
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from yieldcli.api import models
 from yieldcli.api.closing import AsyncCloses, Closes
@@ -34,12 +34,14 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
 
     from yieldcli.api.aio import AsyncServiceClient
+    from yieldcli.api.seam import AsyncTransport, Transport
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.keys.sign import Signer
 
 __all__ = ["AsyncClient", "Client", "Profile", "load_profile"]  # the profile's names: published here first
 
-C = TypeVar("C", bound="_Construction")
+C = TypeVar("C", bound="_Construction[Any]")
+G = TypeVar("G")  # the transport a client takes: `Transport` (blocking) or `AsyncTransport`
 
 
 # --- the reads: what each asks (sans I/O), one function a read; `Reads` makes them methods ----------
@@ -138,7 +140,7 @@ class Reads:
     iter_earnings = Listing("earnings", _iter_earnings, models.yield_record)
 
 
-class _Construction:
+class _Construction(Generic[G]):
     """What both clients are made of: the service client, the read defaults, the write settings."""
 
     _api: Any
@@ -156,6 +158,7 @@ class _Construction:
         journal_path: str | Path | None = None,
         strategy_program: str | None = None,
         trust_file: str | Path | None = None,
+        transport: G | None = None,
     ):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
         the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
@@ -164,8 +167,11 @@ class _Construction:
         signatures are kept until settled (default: the one `yield` uses); `strategy_program`: the
         strategy's program off mainnet (as the `strategy_program` setting; a write's own wins);
         `trust_file`: the destinations trusted for plain transfers on deposits (default: the one
-        `yield config trust` writes)."""
-        self._api = self._service(api_url or public_service_url(), api_key, timeout, max(concurrency, 1))
+        `yield config trust` writes); `transport`: what moves the service's bytes instead of the
+        client's own, every request through its `handle_request` (`handle_async_request` for
+        `AsyncClient`), as with httpx: `yieldcli.testing.MockTransport` answers with a function."""
+        url = api_url or public_service_url()
+        self._api = self._service(url, api_key, timeout, max(concurrency, 1), transport)
         self._reads = ReadDefaults(strategy, concurrency)
         self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
 
@@ -175,15 +181,15 @@ class _Construction:
         return cls(**profile_arguments(name, overrides))
 
     @staticmethod
-    def _service(url: str, key: str | None, timeout: float, connections: int) -> Any:
-        raise NotImplementedError  # each client's own transport
+    def _service(url: str, key: str | None, timeout: float, connections: int, transport: G | None) -> Any:
+        raise NotImplementedError  # each client's own service client
 
     @property
     def api_url(self) -> str:
         return str(self._api.base_url)
 
 
-class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
+class Client(_Construction["Transport"], ClientWrites, SyncReads, Reads, Closes):
     """The service, blocking. Thread-safe: `iter_*` keep pages in flight from the calling thread.
 
     Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
@@ -193,10 +199,12 @@ class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
     _api: ServiceClient
 
     @staticmethod
-    def _service(url: str, key: str | None, timeout: float, connections: int) -> ServiceClient:
+    def _service(
+        url: str, key: str | None, timeout: float, connections: int, transport: Transport | None
+    ) -> ServiceClient:
         from yieldcli.api.sync import ServiceClient
 
-        return ServiceClient(url, key, timeout=timeout, max_connections=connections)
+        return ServiceClient(url, key, timeout=timeout, max_connections=connections, transport=transport)
 
     @classmethod
     def over(cls, api: ServiceClient, *, strategy: str | None = None, concurrency: int = DEFAULT_CONCURRENCY) -> Client:
@@ -212,16 +220,18 @@ class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
         self._api.close()
 
 
-class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads, AsyncCloses):
+class AsyncClient(_Construction["AsyncTransport"], AsyncClientWrites, AsyncReads, Reads, AsyncCloses):
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
     _api: AsyncServiceClient
 
     @staticmethod
-    def _service(url: str, key: str | None, timeout: float, connections: int) -> AsyncServiceClient:
+    def _service(
+        url: str, key: str | None, timeout: float, connections: int, transport: AsyncTransport | None
+    ) -> AsyncServiceClient:
         from yieldcli.api.aio import AsyncServiceClient
 
-        return AsyncServiceClient(url, key, timeout=timeout, max_connections=connections)
+        return AsyncServiceClient(url, key, timeout=timeout, max_connections=connections, transport=transport)
 
     async def aclose(self) -> None:
         await self._api.aclose()
