@@ -259,6 +259,7 @@ def _reason(exc: BaseException) -> str:
     if client is not None and isinstance(exc, client.RemoteDisconnected):
         return "the server closed the connection without answering"
     if tls is not None and isinstance(exc, tls.SSLCertVerificationError):
-        return exc.verify_message or "certificate verify failed"
+        # set by ssl's handshake; one raised by hand (a transport given to the client) may lack it
+        return getattr(exc, "verify_message", None) or "certificate verify failed"
     text = str(exc).strip()
     return text or type(exc).__name__
