@@ -43,7 +43,9 @@ class Service:
         if request.headers.get("x-api-key") != KEY:
             return Response(401, json={"message": "API key invalid or doesn't exist"})
         if request.path == f"/strategy-info/{STRATEGY}":
-            return Response(200, json={"strategy_id": STRATEGY, "strategy_name": "Under test", "assets": ["M"], "apy": 4})
+            return Response(
+                200, json={"strategy_id": STRATEGY, "strategy_name": "Under test", "assets": ["M"], "apy": 4}
+            )
         wallet = request.path.removeprefix("/breeze-balances/")
         if wallet == request.path:
             return Response(404, json={"message": f"no route {request.path}"})
@@ -162,9 +164,9 @@ def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(service):
 
 
 def test_the_service_refusing_the_key_is_an_auth_error(service):
-    with Client(api_key="another-key-0000000000", strategy=STRATEGY, transport=MockTransport(service)) as client:
-        with pytest.raises(AuthError) as raised:
-            client.strategy()
+    other = Client(api_key="another-key-0000000000", strategy=STRATEGY, transport=MockTransport(service))
+    with other as client, pytest.raises(AuthError) as raised:
+        client.strategy()
     assert raised.value.kind == "auth.rejected"
 
 
@@ -216,6 +218,7 @@ def test_a_refused_connection_reads_the_same_from_a_handler_as_from_a_real_socke
     with socket.socket() as placeholder:  # a loopback port nobody listens on
         placeholder.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{placeholder.getsockname()[1]}"
+
     def refused(request: Request) -> Response:
         raise ConnectionRefusedError
 
@@ -239,12 +242,11 @@ def test_a_handler_answering_something_else_or_a_coroutine_is_a_type_error():
     async def later(request: Request) -> Response:
         return Response(200, json="OK")
 
-    with Client(api_key=KEY, transport=MockTransport(lambda request: "OK")) as client:
-        with pytest.raises(TypeError, match="not a yieldcli.testing.Response"):
-            client.health()
-    with Client(api_key=KEY, transport=MockTransport(later)) as client:
-        with pytest.raises(TypeError, match="async handler answers AsyncClient only"):
-            client.health()
+    text = MockTransport(lambda request: "OK")
+    with Client(api_key=KEY, transport=text) as client, pytest.raises(TypeError, match="not a yieldcli.testing.Resp"):
+        client.health()
+    with Client(api_key=KEY, transport=MockTransport(later)) as client, pytest.raises(TypeError, match="AsyncClient"):
+        client.health()
 
 
 def test_a_transport_with_no_method_for_the_client_is_refused_when_the_client_is_made():
@@ -352,6 +354,7 @@ def test_a_real_read_end_to_end_through_a_transport_that_forwards_to_the_sandbox
         assert forwarded == list(direct.iter_positions(DEMO_WALLET, limit=3)) and len(forwarded) > 3
     assert forwarding.sent[0] == f"/strategy-info/{DEMO_STRATEGY_ID}"
     assert forwarding.sent.count(f"/breeze-balances/{DEMO_WALLET}") == -(-len(forwarded) // 3)
-    with Client(sandbox.url, "not-the-sandbox-key", strategy=DEMO_STRATEGY_ID, transport=forwarding) as refused:
-        with pytest.raises(AuthError):  # the key went through the transport, and the sandbox judged it
-            refused.strategy()
+    # The key went through the transport, and the sandbox judged it.
+    wrong_key = Client(sandbox.url, "not-the-sandbox-key", strategy=DEMO_STRATEGY_ID, transport=forwarding)
+    with wrong_key as refused, pytest.raises(AuthError):
+        refused.strategy()

@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from yieldcli.api import transport as wire
 from yieldcli.api.transport import TransportError
 from yieldcli.secrets import mask
-
-if TYPE_CHECKING:
-    from yieldcli.api.core import ClientCore
 
 # Header values a repr never shows whole.
 _SECRET_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization"})
@@ -138,11 +135,20 @@ class AsyncTransport(Protocol):
     async def handle_async_request(self, request: Request) -> Response: ...
 
 
+class Core(Protocol):
+    """What a transport's requests need of the client's core (`yieldcli.api.core.ClientCore`)."""
+
+    base_url: str
+    shown_url: str
+
+    def scrubbed(self, text: str) -> str: ...
+
+
 class Handed:
     """A transport the caller gave, in the service clients' own terms: (method, target, headers, body)
     in, `yieldcli.api.transport.Response` out, or a `TransportError` raised as their own transport's."""
 
-    def __init__(self, given: Transport | AsyncTransport, core: ClientCore, timeout: float, *, blocking: bool):
+    def __init__(self, given: Transport | AsyncTransport, core: Core, timeout: float, *, blocking: bool):
         method = "handle_request" if blocking else "handle_async_request"
         if not callable(getattr(given, method, None)):
             client, other = ("Client", "AsyncClient") if blocking else ("AsyncClient", "Client")
