@@ -11,6 +11,8 @@ import asyncio
 import http.client
 import socket
 import ssl
+import subprocess
+import sys
 import threading
 from urllib.parse import urlsplit
 
@@ -358,3 +360,20 @@ def test_a_real_read_end_to_end_through_a_transport_that_forwards_to_the_sandbox
     wrong_key = Client(sandbox.url, "not-the-sandbox-key", strategy=DEMO_STRATEGY_ID, transport=forwarding)
     with wrong_key as refused, pytest.raises(AuthError):
         refused.strategy()
+
+
+def test_without_a_transport_the_seam_is_not_even_imported(sandbox):
+    # The default path stays as it was (start-up and paging: bench/run.py): one read and every page.
+    probe = (
+        "import sys\nfrom yieldcli import Client\n"
+        "with Client(sys.argv[1], sys.argv[2], strategy=sys.argv[3]) as c:\n"
+        "    c.strategy()\n    assert len(list(c.iter_positions(sys.argv[4], limit=2))) > 2\n"
+        "print(sorted(m for m in sys.modules if m in ('yieldcli.api.seam', 'yieldcli.testing')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, sandbox.url, TEST_API_KEY, DEMO_STRATEGY_ID, DEMO_WALLET],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[]"

@@ -1,4 +1,5 @@
-"""The service's endpoints, synchronously, on the standard-library transport: decoded JSON bodies."""
+"""The service's endpoints, synchronously, on the standard-library transport (or one the caller gives:
+`yieldcli.api.seam`): decoded JSON bodies."""
 
 from __future__ import annotations
 
@@ -49,9 +50,10 @@ class ServiceClient(ServiceBase[JSON], Closes):
         the others from one thread (`yieldcli.api.fanout`); retries follow the same rules as `serve`.
 
         A None among the calls asks nothing more until the caller has read an answer: what follows
-        may depend on it (the pages after the first two, once the first says how many there are)."""
+        may depend on it (the pages after the first two, once the first says how many there are).
+        Through a transport the caller gave, the requests go one at a time, in order, from this thread."""
         requests = (None if call is None else self._core.request(endpoint, *call) for call in calls)
-        if not isinstance(self._http, Transport):  # a transport given: a request at a time, in order, from here
+        if not isinstance(self._http, Transport):  # the caller's transport
             yield from (self._send(request) for request in requests if request is not None)
             return
         if endpoint.method != "GET" or self._http.tunnels():

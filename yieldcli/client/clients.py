@@ -8,10 +8,12 @@
 
 Both clients send the same requests, retry the same way and raise the same errors
 (`yieldcli.errors`, each with a `kind`): they share `yieldcli.api.core`. `Client` runs on the
-standard library (fast to start), `AsyncClient` on httpx2. Importing this module loads neither:
-a client's transport is imported when the client is created. Here: construction, and the reads,
-each written once for both clients (`yieldcli.client.reads`: a read is the request it asks, which
-each client answers its own way); the writes are inherited from `yieldcli.client.write_methods`.
+standard library (fast to start), `AsyncClient` on httpx2, either on a transport the caller gives
+(`transport=`: `yieldcli.api.seam`; `yieldcli.testing.MockTransport` for tests). Importing this
+module loads none of them: a client's transport is imported when the client is created. Here:
+construction, and the reads, each written once for both clients (`yieldcli.client.reads`: a read is
+the request it asks, which each client answers its own way); the writes are inherited from
+`yieldcli.client.write_methods`.
 """
 
 from __future__ import annotations
