@@ -18,7 +18,7 @@ the request it asks, which each client answers its own way); the writes are inhe
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.api import models
 from yieldcli.api.closing import AsyncCloses, Closes
@@ -42,8 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncClient", "Client", "Profile", "load_profile"]  # the profile's names: published here first
 
-C = TypeVar("C", bound="_Construction[Any]")
-G = TypeVar("G")  # the transport a client takes: `Transport` (blocking) or `AsyncTransport`
+C = TypeVar("C", bound="_Construction")
 
 
 # --- the reads: what each asks (sans I/O), one function a read; `Reads` makes them methods ----------
@@ -142,7 +141,7 @@ class Reads:
     iter_earnings = Listing("earnings", _iter_earnings, models.yield_record)
 
 
-class _Construction(Generic[G]):
+class _Construction:
     """What both clients are made of: the service client, the read defaults, the write settings."""
 
     _api: Any
@@ -160,7 +159,7 @@ class _Construction(Generic[G]):
         journal_path: str | Path | None = None,
         strategy_program: str | None = None,
         trust_file: str | Path | None = None,
-        transport: G | None = None,
+        transport: Transport | AsyncTransport | None = None,
     ):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
         the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
@@ -172,8 +171,7 @@ class _Construction(Generic[G]):
         `yield config trust` writes); `transport`: what moves the service's bytes instead of the
         client's own, every request through its `handle_request` (`handle_async_request` for
         `AsyncClient`), as with httpx: `yieldcli.testing.MockTransport` answers with a function."""
-        url = api_url or public_service_url()
-        self._api = self._service(url, api_key, timeout, max(concurrency, 1), transport)
+        self._api = self._service(api_url or public_service_url(), api_key, timeout, max(concurrency, 1), transport)
         self._reads = ReadDefaults(strategy, concurrency)
         self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
 
@@ -183,7 +181,9 @@ class _Construction(Generic[G]):
         return cls(**profile_arguments(name, overrides))
 
     @staticmethod
-    def _service(url: str, key: str | None, timeout: float, connections: int, transport: G | None) -> Any:
+    def _service(
+        url: str, key: str | None, timeout: float, connections: int, transport: Transport | AsyncTransport | None
+    ) -> Any:
         raise NotImplementedError  # each client's own service client
 
     @property
@@ -191,7 +191,7 @@ class _Construction(Generic[G]):
         return str(self._api.base_url)
 
 
-class Client(_Construction["Transport"], ClientWrites, SyncReads, Reads, Closes):
+class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
     """The service, blocking. Thread-safe: `iter_*` keep pages in flight from the calling thread.
 
     Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
@@ -202,7 +202,7 @@ class Client(_Construction["Transport"], ClientWrites, SyncReads, Reads, Closes)
 
     @staticmethod
     def _service(
-        url: str, key: str | None, timeout: float, connections: int, transport: Transport | None
+        url: str, key: str | None, timeout: float, connections: int, transport: Transport | AsyncTransport | None
     ) -> ServiceClient:
         from yieldcli.api.sync import ServiceClient
 
@@ -222,14 +222,14 @@ class Client(_Construction["Transport"], ClientWrites, SyncReads, Reads, Closes)
         self._api.close()
 
 
-class AsyncClient(_Construction["AsyncTransport"], AsyncClientWrites, AsyncReads, Reads, AsyncCloses):
+class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads, AsyncCloses):
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
     _api: AsyncServiceClient
 
     @staticmethod
     def _service(
-        url: str, key: str | None, timeout: float, connections: int, transport: AsyncTransport | None
+        url: str, key: str | None, timeout: float, connections: int, transport: Transport | AsyncTransport | None
     ) -> AsyncServiceClient:
         from yieldcli.api.aio import AsyncServiceClient
 
