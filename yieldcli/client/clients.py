@@ -154,23 +154,24 @@ class _Construction:
         timeout: float = DEFAULT_TIMEOUT,
         strategy: str | None = None,
         concurrency: int = DEFAULT_CONCURRENCY,
+        transport: Transport | AsyncTransport | None = None,
         rpc_url: str | None = None,
         keypair: Signer | Keypair | str | Path | None = None,
         journal_path: str | Path | None = None,
         strategy_program: str | None = None,
         trust_file: str | Path | None = None,
-        transport: Transport | AsyncTransport | None = None,
     ):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
-        the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
+        the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `transport`:
+        what moves the service's bytes instead of the client's own, every request through its
+        `handle_request` (`handle_async_request` for `AsyncClient`), as with httpx
+        (`yieldcli.testing.MockTransport` answers with a function); `rpc_url`: the
         Solana JSON-RPC; `keypair`: a solders Keypair, a keypair file, a Ledger keypair URL
         (`usb://ledger?key=0`) or a `LedgerSigner`; `journal_path`: where sent
         signatures are kept until settled (default: the one `yield` uses); `strategy_program`: the
         strategy's program off mainnet (as the `strategy_program` setting; a write's own wins);
         `trust_file`: the destinations trusted for plain transfers on deposits (default: the one
-        `yield config trust` writes); `transport`: what moves the service's bytes instead of the
-        client's own, every request through its `handle_request` (`handle_async_request` for
-        `AsyncClient`), as with httpx: `yieldcli.testing.MockTransport` answers with a function."""
+        `yield config trust` writes)."""
         self._api = self._service(api_url or public_service_url(), api_key, timeout, max(concurrency, 1), transport)
         self._reads = ReadDefaults(strategy, concurrency)
         self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
