@@ -32,8 +32,9 @@ class Service:
     """A handler standing in for the service: strategy info, and `count` positions of a wallet, paged
     as the service pages them. It keeps every request it was handed."""
 
-    def __init__(self, count: int = 250):
+    def __init__(self, count: int = 250, prefix: str = ""):
         self.count = count
+        self.prefix = prefix  # the base URL's path
         self.requests: list[Request] = []
         self.busy: set[tuple[str, str]] = set()  # (path, page) answered 503 once, then served
 
@@ -44,16 +45,17 @@ class Service:
         self.requests.append(request)
         if request.headers.get("x-api-key") != KEY:
             return Response(401, json={"message": "API key invalid or doesn't exist"})
-        if request.path == f"/strategy-info/{STRATEGY}":
+        path = request.path.removeprefix(self.prefix)
+        if path == f"/strategy-info/{STRATEGY}":
             return Response(
                 200, json={"strategy_id": STRATEGY, "strategy_name": "Under test", "assets": ["M"], "apy": 4}
             )
-        wallet = request.path.removeprefix("/breeze-balances/")
-        if wallet == request.path:
-            return Response(404, json={"message": f"no route {request.path}"})
+        wallet = path.removeprefix("/breeze-balances/")
+        if wallet == path:
+            return Response(404, json={"message": f"no route {path}"})
         page, limit = int(request.params.get("page", 1)), int(request.params.get("limit", 20))
-        if (request.path, str(page)) in self.busy:
-            self.busy.discard((request.path, str(page)))
+        if (path, str(page)) in self.busy:
+            self.busy.discard((path, str(page)))
             return Response(503, headers={"Retry-After": "0"}, text="busy")
         pages = max(1, -(-self.count // limit))
         items = [self.item(wallet, i) for i in range((page - 1) * limit, min(page * limit, self.count))]
@@ -271,6 +273,18 @@ def test_closing_the_client_closes_its_transport():
     assert client.health() == "OK"
     client.close()
     assert closed == ["close"]
+
+
+def test_a_client_from_a_profile_reads_through_the_transport_with_the_profiles_key(isolated, monkeypatch):
+    service = Service(prefix="/v1")
+    config = isolated / ".config" / "yield" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[profiles.work]\napi_url = "https://service.example/v1"\nstrategy = "{STRATEGY}"\n')
+    monkeypatch.setenv("YIELD_API_KEY", KEY)
+    with Client.from_profile("work", transport=MockTransport(service)) as client:
+        assert client.strategy().strategy_id == STRATEGY
+    (request,) = service.requests
+    assert request.url == f"https://service.example/v1/strategy-info/{STRATEGY}" and request.headers["x-api-key"] == KEY
 
 
 # --- the asyncio client ---------------------------------------------------------------------------------
