@@ -16,6 +16,7 @@ import sys
 import threading
 from urllib.parse import urlsplit
 
+import httpx2
 import pytest
 
 from tests.conftest import TEST_API_KEY
@@ -391,3 +392,34 @@ def test_without_a_transport_the_seam_is_not_even_imported(sandbox):
         check=True,
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_an_async_read_end_to_end_through_a_transport_that_forwards_to_the_sandbox(sandbox):
+    class AsyncForwarding:
+        """A caller's async transport on httpx2: each request sent on as it is, the answer handed back."""
+
+        def __init__(self) -> None:
+            self.http = httpx2.AsyncClient()
+            self.sent: list[str] = []
+
+        async def handle_async_request(self, request: Request) -> Response:
+            self.sent.append(request.path)
+            answer = await self.http.request(
+                request.method, request.url, headers=dict(request.headers), content=request.content
+            )
+            return Response(answer.status_code, headers=dict(answer.headers), content=answer.content)
+
+        async def aclose(self) -> None:
+            await self.http.aclose()
+
+    forwarding = AsyncForwarding()
+
+    async def main() -> list[Position]:
+        async with AsyncClient(sandbox.url, TEST_API_KEY, strategy=DEMO_STRATEGY_ID, transport=forwarding) as client:
+            return [p async for p in client.iter_positions(DEMO_WALLET, limit=3)]
+
+    forwarded = asyncio.run(main())
+    with Client(sandbox.url, TEST_API_KEY, strategy=DEMO_STRATEGY_ID) as direct:
+        assert forwarded == list(direct.iter_positions(DEMO_WALLET, limit=3)) and len(forwarded) > 3
+    assert forwarding.sent.count(f"/breeze-balances/{DEMO_WALLET}") == -(-len(forwarded) // 3)
+    assert forwarding.http.is_closed  # closing the client closed the caller's transport
