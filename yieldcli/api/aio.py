@@ -16,17 +16,29 @@ from urllib.parse import urlsplit
 from yieldcli.api.closing import AsyncCloses
 from yieldcli.api.core import JSON, Done, Request, ServiceBase
 from yieldcli.api.proxy import Proxy, proxy_for
+from yieldcli.api.seam import Handed
 from yieldcli.api.tls import client_context
 from yieldcli.api.transport import Response, TransportError, TransportTimeout
 
 if TYPE_CHECKING:
     import httpx2
 
+    from yieldcli.api.seam import AsyncTransport, Transport
+
 
 class AsyncServiceClient(ServiceBase[Awaitable[JSON]], AsyncCloses):
-    """The service client on httpx2, for asyncio: each request a coroutine."""
+    """The service client on httpx2, for asyncio: each request a coroutine. Given a transport
+    (`yieldcli.api.seam`), every request goes through it instead, and httpx2 is not loaded."""
 
-    def _open(self, timeout: float, max_connections: int, max_idle: int) -> None:
+    _http: httpx2.AsyncClient
+    _handed: Handed | None = None
+
+    def _open(
+        self, timeout: float, max_connections: int, max_idle: int, transport: Transport | AsyncTransport | None
+    ) -> None:
+        if transport is not None:
+            self._handed = Handed(transport, self._core, timeout, blocking=False)
+            return
         import httpx2
 
         parts = urlsplit(self.base_url)
@@ -40,6 +52,9 @@ class AsyncServiceClient(ServiceBase[Awaitable[JSON]], AsyncCloses):
         )
 
     async def aclose(self) -> None:
+        if self._handed is not None:
+            await self._handed.aclose()
+            return
         await self._http.aclose()
 
     async def _send(self, request: Request) -> JSON:
@@ -55,6 +70,11 @@ class AsyncServiceClient(ServiceBase[Awaitable[JSON]], AsyncCloses):
         raise AssertionError("unreachable")  # the last attempt returns or raises
 
     async def _exchange(self, request: Request) -> Response | TransportError:
+        if self._handed is not None:
+            try:
+                return await self._handed.request_async(request.method, request.target, request.headers, request.body)
+            except TransportError as exc:
+                return exc
         import httpx2
 
         try:

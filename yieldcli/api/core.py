@@ -12,7 +12,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, NamedTuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, Union
 from urllib.parse import urlencode, urlsplit
 
 from yieldcli import exact_json
@@ -23,6 +23,9 @@ from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, Y
 from yieldcli.secrets import mask
 from yieldcli.urls import check_base_url, redact_url, scrub
 from yieldcli.version import __version__
+
+if TYPE_CHECKING:
+    from yieldcli.api.seam import AsyncTransport, Transport
 
 # A decoded JSON body.
 JSON = Union[dict[str, Any], list[Any], str, int, float, bool, None]
@@ -159,7 +162,7 @@ class ClientCore:
         status = response.status
         message = _error_message(response)
         if message:  # a service may echo the path it was asked for (the base URL's path may hold a key), or the key
-            message = scrub(message, self.base_url, self._headers.get("x-api-key"))
+            message = self.scrubbed(message)
         if status in (401, 403) or message in AUTH_MESSAGES:
             missing = message == MISSING_KEY_MESSAGE or (not self._has_key and status == 401)
             return AuthError(
@@ -179,6 +182,10 @@ class ClientCore:
             kind="service.status",
         )
 
+    def scrubbed(self, text: str) -> str:
+        """`text` without the base URL's secret parts or the API key, in any form it may be echoed in."""
+        return scrub(text, self.base_url, self._headers.get("x-api-key"))
+
     def _trace(self, request: Request, status: str, started: float) -> None:
         if self._log is None:
             return
@@ -191,7 +198,8 @@ class ServiceBase(Endpoints, Generic[A]):
     """What both service clients are, whatever moves their bytes: one method per row of the endpoint
     table (`yieldcli.api.endpoints`), and `serve`, `get`, `post` made into requests here and sent by
     the client's `_send` (blocking, or a coroutine: `A`). Raises `yieldcli.errors` (AuthError,
-    ServiceError, NetworkError).
+    ServiceError, NetworkError). With a `transport` (`yieldcli.api.seam`), that is what moves the
+    bytes, and every request goes through it.
 
     Redirects are never followed: one would carry x-api-key to wherever it points.
     """
@@ -207,15 +215,19 @@ class ServiceBase(Endpoints, Generic[A]):
         sleep: Callable[[float], Any] | None = None,
         max_connections: int = 64,
         max_idle: int = MAX_IDLE,
+        transport: Transport | AsyncTransport | None = None,
     ):
-        """`sleep`: how to wait between attempts (None: the client's own: time.sleep, asyncio.sleep)."""
+        """`sleep`: how to wait between attempts (None: the client's own: time.sleep, asyncio.sleep);
+        `transport`: what moves the bytes instead of the client's own (the pool's limits are then its)."""
         self._core = ClientCore(base_url, api_key, retry=retry, log=log)
         self.base_url = self._core.base_url
         self._sleep = sleep
-        self._open(timeout, max_connections, max_idle)
+        self._open(timeout, max_connections, max_idle, transport)
 
-    def _open(self, timeout: float, max_connections: int, max_idle: int) -> None:
-        raise NotImplementedError  # the client's transport
+    def _open(
+        self, timeout: float, max_connections: int, max_idle: int, transport: Transport | AsyncTransport | None
+    ) -> None:
+        raise NotImplementedError  # the client's transport, or the one it was given
 
     def _send(self, request: Request) -> A:
         raise NotImplementedError  # the client's exchange, retried by the rules of `ClientCore.step`

@@ -1,11 +1,12 @@
-"""The service's endpoints, synchronously, on the standard-library transport: decoded JSON bodies."""
+"""The service's endpoints, synchronously, on the standard-library transport (or one the caller gives:
+`yieldcli.api.seam`): decoded JSON bodies."""
 
 from __future__ import annotations
 
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yieldcli import exact_json
 from yieldcli.api.closing import Closes
@@ -14,11 +15,25 @@ from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.transport import Response, Transport, TransportError
 from yieldcli.concurrency import ordered_map
 
+if TYPE_CHECKING:
+    from yieldcli.api.seam import AsyncTransport, Handed
+    from yieldcli.api.seam import Transport as Given
+
 
 class ServiceClient(ServiceBase[JSON], Closes):
-    """The service client on the standard library's `http.client` (`yieldcli.api.transport`)."""
+    """The service client on the standard library's `http.client` (`yieldcli.api.transport`), or on
+    the transport it is given (`yieldcli.api.seam`)."""
 
-    def _open(self, timeout: float, max_connections: int, max_idle: int) -> None:
+    _http: Transport | Handed
+
+    def _open(
+        self, timeout: float, max_connections: int, max_idle: int, transport: Given | AsyncTransport | None
+    ) -> None:
+        if transport is not None:
+            from yieldcli.api.seam import Handed
+
+            self._http = Handed(transport, self._core, timeout, blocking=True)
+            return
         try:
             self._http = Transport(self.base_url, timeout=timeout, max_connections=max_connections, max_idle=max_idle)
         except TransportError as exc:
@@ -35,8 +50,12 @@ class ServiceClient(ServiceBase[JSON], Closes):
         the others from one thread (`yieldcli.api.fanout`); retries follow the same rules as `serve`.
 
         A None among the calls asks nothing more until the caller has read an answer: what follows
-        may depend on it (the pages after the first two, once the first says how many there are)."""
+        may depend on it (the pages after the first two, once the first says how many there are).
+        Through a transport the caller gave, the requests go one at a time, in order, from this thread."""
         requests = (None if call is None else self._core.request(endpoint, *call) for call in calls)
+        if not isinstance(self._http, Transport):  # the caller's transport
+            yield from (self._send(request) for request in requests if request is not None)
+            return
         if endpoint.method != "GET" or self._http.tunnels():
             yield from self._each_on_threads(requests, window)
             return

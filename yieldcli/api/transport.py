@@ -214,21 +214,26 @@ class Transport:
 
     def error(self, exc: BaseException) -> TransportError:
         """Say which hop failed: the proxy, TLS with the service, or the service itself."""
-        if isinstance(exc, socket.timeout):
-            return TransportTimeout()
-        reason = _reason(exc)
-        if self._proxy is not None:
+        if self._proxy is not None and not isinstance(exc, socket.timeout):
             if str(exc).startswith("Tunnel connection failed"):
                 answer = str(exc).partition(": ")[2]
                 return TransportError(
                     f"the proxy {self._proxy.url} refused to connect to {self._host}:{self._port}: {answer}", "proxy"
                 )
             if isinstance(exc, (ConnectionRefusedError, socket.gaierror)):
-                return TransportError(f"cannot reach the proxy {self._proxy.url}: {reason}", "proxy")
-        tls = sys.modules.get("ssl")  # an error can be one of its kinds only if something used TLS
-        if tls is not None and isinstance(exc, tls.SSLError):
-            return TransportError(f"TLS with {self._host} failed: {reason}", "tls")
-        return TransportError(reason)
+                return TransportError(f"cannot reach the proxy {self._proxy.url}: {_reason(exc)}", "proxy")
+        return network_error(exc, self._host)
+
+
+def network_error(exc: BaseException, host: str) -> TransportError:
+    """What a socket's failure means, with no proxy on the way: a timeout, TLS with `host`, or no answer."""
+    if isinstance(exc, socket.timeout):
+        return TransportTimeout()
+    reason = _reason(exc)
+    tls = sys.modules.get("ssl")  # an error can be one of its kinds only if something used TLS
+    if tls is not None and isinstance(exc, tls.SSLError):
+        return TransportError(f"TLS with {host} failed: {reason}", "tls")
+    return TransportError(reason)
 
 
 def _dropped(connection: http.client.HTTPConnection) -> bool:
@@ -254,6 +259,7 @@ def _reason(exc: BaseException) -> str:
     if client is not None and isinstance(exc, client.RemoteDisconnected):
         return "the server closed the connection without answering"
     if tls is not None and isinstance(exc, tls.SSLCertVerificationError):
-        return exc.verify_message or "certificate verify failed"
+        # set by ssl's handshake; one raised by hand (a transport given to the client) may lack it
+        return getattr(exc, "verify_message", None) or "certificate verify failed"
     text = str(exc).strip()
     return text or type(exc).__name__

@@ -8,10 +8,12 @@
 
 Both clients send the same requests, retry the same way and raise the same errors
 (`yieldcli.errors`, each with a `kind`): they share `yieldcli.api.core`. `Client` runs on the
-standard library (fast to start), `AsyncClient` on httpx2. Importing this module loads neither:
-a client's transport is imported when the client is created. Here: construction, and the reads,
-each written once for both clients (`yieldcli.client.reads`: a read is the request it asks, which
-each client answers its own way); the writes are inherited from `yieldcli.client.write_methods`.
+standard library (fast to start), `AsyncClient` on httpx2, either on a transport the caller gives
+(`transport=`: `yieldcli.api.seam`; `yieldcli.testing.MockTransport` for tests). Importing this
+module loads none of them: a client's transport is imported when the client is created. Here:
+construction, and the reads, each written once for both clients (`yieldcli.client.reads`: a read is
+the request it asks, which each client answers its own way); the writes are inherited from
+`yieldcli.client.write_methods`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
 
     from yieldcli.api.aio import AsyncServiceClient
+    from yieldcli.api.seam import AsyncTransport, Transport
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.client.prepared import ChainSettings
@@ -152,6 +155,7 @@ class _Construction:
         timeout: float = DEFAULT_TIMEOUT,
         strategy: str | None = None,
         concurrency: int = DEFAULT_CONCURRENCY,
+        transport: Transport | AsyncTransport | None = None,
         rpc_url: str | None = None,
         keypair: Signer | Keypair | str | Path | None = None,
         journal_path: str | Path | None = None,
@@ -161,7 +165,10 @@ class _Construction:
         max_fee: int | None = None,
     ):
         """`api_url`: the service's base URL (None: the public service); `strategy`: the default for
-        the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `rpc_url`: the
+        the reads that need one; `concurrency`: pages in flight at once in `iter_*`; `transport`:
+        what moves the service's bytes instead of the client's own, every request through its
+        `handle_request` (`handle_async_request` for `AsyncClient`), as with httpx
+        (`yieldcli.testing.MockTransport` answers with a function); `rpc_url`: the
         Solana JSON-RPC; `keypair`: a solders Keypair, a keypair file, a Ledger keypair URL
         (`usb://ledger?key=0`) or a `LedgerSigner`; `journal_path`: where sent
         signatures are kept until settled (default: the one `yield` uses); `strategy_program`: the
@@ -170,7 +177,7 @@ class _Construction:
         `yield config trust` writes); `priority_fee` ("auto" or micro-lamports per compute unit) and
         `max_fee` (lamports): every write's defaults, as the profile settings of the same names (a
         write's own win; a transaction already signed keeps its fee)."""
-        self._api = self._service(api_url or public_service_url(), api_key, timeout, max(concurrency, 1))
+        self._api = self._service(api_url or public_service_url(), api_key, timeout, max(concurrency, 1), transport)
         self._reads = ReadDefaults(strategy, concurrency)
         self._writes = WriteSettings(
             rpc_url, keypair, journal_path, timeout, strategy_program, trust_file, priority_fee, max_fee
@@ -182,8 +189,10 @@ class _Construction:
         return cls(**profile_arguments(name, overrides))
 
     @staticmethod
-    def _service(url: str, key: str | None, timeout: float, connections: int) -> Any:
-        raise NotImplementedError  # each client's own transport
+    def _service(
+        url: str, key: str | None, timeout: float, connections: int, transport: Transport | AsyncTransport | None
+    ) -> Any:
+        raise NotImplementedError  # each client's own service client
 
     @property
     def api_url(self) -> str:
@@ -200,10 +209,12 @@ class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
     _api: ServiceClient
 
     @staticmethod
-    def _service(url: str, key: str | None, timeout: float, connections: int) -> ServiceClient:
+    def _service(
+        url: str, key: str | None, timeout: float, connections: int, transport: Transport | AsyncTransport | None
+    ) -> ServiceClient:
         from yieldcli.api.sync import ServiceClient
 
-        return ServiceClient(url, key, timeout=timeout, max_connections=connections)
+        return ServiceClient(url, key, timeout=timeout, max_connections=connections, transport=transport)
 
     @classmethod
     def over(
@@ -233,10 +244,12 @@ class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads, AsyncClos
     _api: AsyncServiceClient
 
     @staticmethod
-    def _service(url: str, key: str | None, timeout: float, connections: int) -> AsyncServiceClient:
+    def _service(
+        url: str, key: str | None, timeout: float, connections: int, transport: Transport | AsyncTransport | None
+    ) -> AsyncServiceClient:
         from yieldcli.api.aio import AsyncServiceClient
 
-        return AsyncServiceClient(url, key, timeout=timeout, max_connections=connections)
+        return AsyncServiceClient(url, key, timeout=timeout, max_connections=connections, transport=transport)
 
     async def aclose(self) -> None:
         await self._api.aclose()
