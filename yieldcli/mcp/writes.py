@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from yieldcli.client.actions import ACTIONS, Action
 from yieldcli.errors import Declined, Refused
 from yieldcli.mcp.approvals import Approve, CannotAsk, asker
-from yieldcli.mcp.proposals import Book, AgentAsk, Proposal
+from yieldcli.mcp.proposals import AgentAsk, Book, Proposal
 from yieldcli.mcp.reads import amount
 from yieldcli.mcp.results import failure, inert, ok
 from yieldcli.tokens import by_mint
