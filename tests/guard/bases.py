@@ -62,7 +62,7 @@ def ask_of(order: orders.Order) -> Ask:
     r = order.request
     assert r.strategy_id is not None and r.mint is not None
     recipient = Pubkey.from_string(r.funds_recipient) if r.funds_recipient else None
-    return Ask(order.action, r.strategy_id, Pubkey.from_string(r.mint), r.amount, r.exclude_fees, r.unwrap, recipient)
+    return Ask(order.action.name, r.strategy_id, Pubkey.from_string(r.mint), r.amount, r.exclude_fees, r.unwrap, recipient)
 
 
 def legitimate_bases(world: World) -> list[Base]:
