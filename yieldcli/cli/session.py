@@ -255,7 +255,7 @@ class Session:
             strategy_id, where = origin
             error.message = f"{error.message}: {strategy_id!r} (from {where})"
             error.hint = (
-                "check the id with `yield strategy info --strategy ID`; "
+                "check the id with `yield strategy info ID`; "
                 "`yield config show` says where each setting comes from"
             )
 
