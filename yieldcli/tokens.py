@@ -62,10 +62,3 @@ def resolve_asset(value: str, flag: str = "--asset") -> str:
         f"invalid {flag} {value!r}: not a known symbol or a mint address",
         hint="known symbols: " + ", ".join(symbols()),
     )
-
-
-def asset_filter(value: str) -> str:
-    """A read's asset filter: a known symbol as its mint, anything else as given (the service also
-    takes symbols, including ones this list does not know)."""
-    known = by_symbol(value)
-    return known.mint if known else value

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from yieldcli.amounts import scale
 from yieldcli.mcp.results import failure, inert, ok
-from yieldcli.tokens import asset_filter
+from yieldcli.tokens import resolve_asset
 
 ITEM_LIMIT = 200  # items per read: enough for one wallet, bounded for the model's context
 
@@ -199,4 +199,5 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
 
 
 def _asset(value: str | None) -> str | None:
-    return None if value is None else asset_filter(value)
+    """A known symbol as its mint, or a mint address; an unknown symbol is the model's error, naming the known ones."""
+    return None if value is None else resolve_asset(value, "asset")

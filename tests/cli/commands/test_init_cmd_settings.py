@@ -15,7 +15,14 @@ def config_of(isolated) -> dict:
 
 def test_the_api_url_given_to_init_is_saved_and_the_next_doctor_passes(run, sandbox, isolated):
     done = run(
-        "--api-url", sandbox.url, "init", "--api-key-stdin", "--strategy", DEMO_STRATEGY_ID, "-u", sandbox.rpc_url,
+        "--api-url",
+        sandbox.url,
+        "init",
+        "--api-key-stdin",
+        "--strategy",
+        DEMO_STRATEGY_ID,
+        "-u",
+        sandbox.rpc_url,
         input=TEST_API_KEY,
     )
     assert done.code == 0, done.stderr
