@@ -62,3 +62,19 @@ def resolve_asset(value: str, flag: str = "--asset") -> str:
         f"invalid {flag} {value!r}: not a known symbol or a mint address",
         hint="known symbols: " + ", ".join(symbols()),
     )
+
+
+# Beside each base-unit amount a record carries its token-unit value under this suffix: exact decimal
+# text, as the RPC's `uiAmountString` (`total_position_value_ui_amount_string`).
+UI_AMOUNT_SUFFIX = "_ui_amount_string"
+
+
+def ui_amount_string(raw: int, decimals: int) -> str:
+    """Base units as token units, exactly, as text with no trailing zeros and no exponent (as the RPC's
+    `uiAmountString`): 16_000_000 at 6 decimals is "16", 1_500_000 is "1.5", -5 at 2 is "-0.05"."""
+    digits = str(abs(raw))
+    if decimals:
+        digits = digits.rjust(decimals + 1, "0")
+        whole, fraction = digits[:-decimals], digits[-decimals:].rstrip("0")
+        digits = f"{whole}.{fraction}" if fraction else whole
+    return f"-{digits}" if raw < 0 else digits

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from yieldcli.cli.render.amount_fields import add_amounts
 from yieldcli.cli.render.formats import FORMATS, MODES
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError, YieldError
@@ -74,7 +75,7 @@ class Output:
         held = self._hold(result.entries, progress)
         if held is not result.entries:
             result.entries, result.pages = held, None  # the stream is read: only the held list is left
-        self.format.page(self, result)
+        self.format.page(self, result if self.mode == "table" else add_amounts(result))
 
     def wallet_pages(
         self, kind: str, results: Iterable[tuple[str, PageResult | YieldError]], progress: Bar | None = None
@@ -91,7 +92,7 @@ class Output:
                     self.env.stderr.write(f"{self.paint('error:', 'red')} wallet {wallet}: {result}\n")
                     self.env.stderr.flush()
                     continue
-                yield wallet, result
+                yield wallet, result if self.mode == "table" else add_amounts(result)
 
         self.format.wallet_pages(self, kind, rows(), len(results) if isinstance(results, list) else None, failures)
         return failures
