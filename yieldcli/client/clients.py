@@ -170,9 +170,28 @@ class _Construction:
         self._writes = WriteSettings(rpc_url, keypair, journal_path, timeout, strategy_program, trust_file)
 
     @classmethod
-    def from_profile(cls: type[C], name: str | None = None, **overrides: Any) -> C:
-        """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
-        return cls(**profile_arguments(name, overrides))
+    def from_profile(
+        cls: type[C],
+        name: str | None = None,
+        *,
+        api_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | None = None,
+        strategy: str | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rpc_url: str | None = None,
+        keypair: Signer | Keypair | str | Path | None = None,
+        journal_path: str | Path | None = None,
+        strategy_program: str | None = None,
+        trust_file: str | Path | None = None,
+    ) -> C:
+        """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`), each
+        keyword given (not None) overriding the profile's setting. No API key found is a `ConfigError` here,
+        not at the first request."""
+        given: dict[str, Any] = {"api_url": api_url, "api_key": api_key, "timeout": timeout, "strategy": strategy}
+        given.update(rpc_url=rpc_url, keypair=keypair, strategy_program=strategy_program)
+        settings = profile_arguments(name, {key: value for key, value in given.items() if value is not None})
+        return cls(**settings, concurrency=concurrency, journal_path=journal_path, trust_file=trust_file)
 
     @staticmethod
     def _service(url: str, key: str | None, timeout: float, connections: int) -> Any:
@@ -181,6 +200,10 @@ class _Construction:
     @property
     def api_url(self) -> str:
         return str(self._api.base_url)
+
+
+# A wrong keyword names the method a caller called, not the base class it is written in.
+vars(_Construction)["from_profile"].__func__.__qualname__ = "from_profile"
 
 
 class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
