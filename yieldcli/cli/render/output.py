@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from yieldcli.cli.render.amount_fields import add_amounts
 from yieldcli.cli.render.formats import FORMATS, MODES
+from yieldcli.cli.render.text import wrapped
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError, YieldError
 
@@ -191,11 +192,12 @@ class Output:
 
     def info(self, text: str) -> None:
         if not self.quiet:
-            self.env.stderr.write(text + "\n")
+            self.env.stderr.write(wrapped(text, self.env.stderr) + "\n")
             self.env.stderr.flush()
 
     def warn(self, text: str) -> None:
-        self.env.stderr.write(f"{self.paint('warning:', 'yellow')} {text}\n")
+        line = wrapped(f"warning: {text}", self.env.stderr)  # at word boundaries on a terminal
+        self.env.stderr.write(self.paint("warning:", "yellow") + line.removeprefix("warning:") + "\n")
         self.env.stderr.flush()
 
     def paint(self, text: str, colour: str, *, stderr: bool = True) -> str:
