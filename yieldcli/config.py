@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, TypeVar, overload
 
 from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import read_small_file, take_file_lock, write_atomically
+from yieldcli.files import others_can_change, read_small_file, take_file_lock, write_atomically
 
 T = TypeVar("T")
 # A config file is a few hundred bytes; refusing megabytes keeps `--config /dev/zero` harmless.
@@ -35,45 +35,28 @@ class Spec(NamedTuple):
     secret: bool = False
 
 
+_OUTPUT_HELP = "table, json, ndjson or csv (default: table on a terminal, json otherwise)"
+_PRIORITY_FEE_HELP = "auto, or micro-lamports per compute unit, for transactions sent (default: none)"
+_MAX_FEE_HELP = (
+    "most lamports a transaction may pay in fees, base plus priority "
+    "(default: no cap; 0.01 SOL of priority fee with auto)"
+)
+_STRATEGY_PROGRAM_HELP = (
+    "the strategy's on-chain program on a cluster other than mainnet (mainnet's is pinned; default: the sandbox's)"
+)
 SPECS: dict[str, Spec] = {
     s.name: s
     for s in (
         Spec("api_url", "YIELD_API_URL", "--api-url", DEFAULT_API_URL, "base URL of the service"),
         Spec("strategy", "YIELD_STRATEGY", "--strategy", None, "default strategy id"),
-        Spec(
-            "output",
-            "YIELD_OUTPUT",
-            "--output",
-            None,
-            "table, json, ndjson or csv (default: table on a terminal, json otherwise)",
-        ),
+        Spec("output", "YIELD_OUTPUT", "--output", None, _OUTPUT_HELP),
         Spec("timeout", "YIELD_TIMEOUT", "--timeout", "30", "seconds per request"),
         Spec("rpc_url", "YIELD_RPC_URL", "--url", None, "Solana RPC URL or moniker"),
         Spec("keypair", "YIELD_KEYPAIR", "--keypair", None, "path to a solana-keygen keypair file"),
         Spec("color", None, "--color", "auto", "auto, always or never"),
-        Spec(
-            "priority_fee",
-            "YIELD_PRIORITY_FEE",
-            "--priority-fee",
-            None,
-            "auto, or micro-lamports per compute unit, for transactions sent (default: none)",
-        ),
-        Spec(
-            "max_fee",
-            "YIELD_MAX_FEE",
-            "--max-fee",
-            None,
-            "most lamports a transaction may pay in fees, base plus priority "
-            "(default: no cap; 0.01 SOL of priority fee with auto)",
-        ),
-        Spec(
-            "strategy_program",
-            "YIELD_STRATEGY_PROGRAM",
-            None,
-            None,
-            "the strategy's on-chain program on a cluster other than mainnet "
-            "(mainnet's is pinned; default: the sandbox's)",
-        ),
+        Spec("priority_fee", "YIELD_PRIORITY_FEE", "--priority-fee", None, _PRIORITY_FEE_HELP),
+        Spec("max_fee", "YIELD_MAX_FEE", "--max-fee", None, _MAX_FEE_HELP),
+        Spec("strategy_program", "YIELD_STRATEGY_PROGRAM", None, None, _STRATEGY_PROGRAM_HELP),
     )
 }
 # The API key is a setting too, but never in the config file and never a flag.
@@ -132,6 +115,7 @@ class ConfigFile:
 
     @classmethod
     def load(cls, path: Path) -> ConfigFile:
+        _check_trusted(path)
         found = read_small_file(
             str(path), label=f"config file {path}", limit=CONFIG_MAX_BYTES, error=ConfigError, missing_ok=True
         )
@@ -376,6 +360,22 @@ def resolve_config_path(flag: str | None, env: Environment) -> Setting:
     if env.get("YIELD_CONFIG"):
         return Setting("config", env.get("YIELD_CONFIG"), "env", "YIELD_CONFIG")
     return Setting("config", str(config_dir(env) / "config.toml"), "default", "")
+
+
+def _check_trusted(path: Path) -> None:
+    """The config file names the keypair, the RPC, the service and the strategy the guard pins: one that
+    others can change is refused (exit 3), as the trust file is."""
+    try:
+        problem = others_can_change(path)
+    except FileNotFoundError:
+        return  # absent: built-in defaults (or the file this command writes)
+    except OSError:
+        return  # unreadable: reading it says so
+    if problem is not None:
+        which, why, where = problem
+        what = "config file" if which == "file" else f"folder {where} of the config file"
+        fix = f"chmod go-w {where}" if why == "can be written by others" else f"check the owner of {where}"
+        raise ConfigError(f"the {what} {path} {why}: refusing to use it", hint=fix, kind="config.file.unsafe")
 
 
 def load_config(setting: Setting, *, creating: bool = False) -> ConfigFile:

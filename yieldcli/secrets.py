@@ -12,7 +12,7 @@ from yieldcli.environment import Environment
 from yieldcli.errors import ConfigError
 
 KEYRING_SERVICE = "yield"
-NO_BACKEND_HINT = f"no OS keyring is available here: set {API_KEY_ENV} instead"
+NO_BACKEND_HINT = f"set {API_KEY_ENV} instead (commands read the key from it before any keyring)"
 PLAINTEXT_HINT = (
     f"set {API_KEY_ENV} instead, or use an OS keyring "
     "(Secret Service, KWallet, macOS Keychain, Windows Credential Locker)"
@@ -97,8 +97,17 @@ def store_api_key(profile: str, value: str) -> str:
     keyring = _keyring()
     try:
         keyring.set_password(KEYRING_SERVICE, _keyring_username(profile), value)
+        kept = keyring.get_password(KEYRING_SERVICE, _keyring_username(profile))
     except Exception as exc:
         raise _backend_error(exc, "store") from None
+    if kept != value:  # a backend that accepts and forgets (the null one): "stored" would be a lie
+        raise ConfigError(
+            "the OS keyring did not keep the API key: "
+            + ("nothing" if kept is None else "another key")
+            + " was read back",
+            hint=f"set {API_KEY_ENV} instead, or configure a keyring backend that keeps secrets",
+            kind="config.keyring.not_kept",
+        )
     return f"keyring {KEYRING_SERVICE}/{_keyring_username(profile)}"
 
 

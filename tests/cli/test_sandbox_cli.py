@@ -203,7 +203,7 @@ def test_every_command_renders_in_every_output_mode(run, mode):
         assert result.stdout.strip(), command
 
 
-def test_an_asset_symbol_yield_does_not_know_is_passed_to_the_service(api, sandbox):
+def test_an_asset_symbol_yield_does_not_know_is_refused_before_any_request(api, sandbox):
     seen = []
     original = sandbox.service.handle
 
@@ -215,8 +215,8 @@ def test_an_asset_symbol_yield_does_not_know_is_passed_to_the_service(api, sandb
     from yieldcli.sandbox.demo import DEMO_WALLET
 
     result = api("balances", DEMO_WALLET, "--asset", "DOGE", "-o", "json")
-    assert result.code == 0 and result.json()["data"] == []
-    assert any("asset=DOGE" in q for q in seen)
+    assert result.code == 2 and "known symbols: USDC" in result.error_lines()[-1]  # a typo is no empty list
+    assert not any("asset=DOGE" in q for q in seen)
     # A symbol it knows is sent as the mint; the sandbox accepts either.
     usdc = api("balances", DEMO_WALLET, "--asset", "usdc", "-o", "json").json()["data"]
     assert [b["token_symbol"] for b in usdc] == ["USDC"]

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from tests.conftest import TEST_API_KEY, YIELD
+from yieldcli.cli.render.amount_fields import adder
 from yieldcli.exact_json import _SEPARATOR
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 
@@ -25,6 +26,9 @@ def env_for(server):
     return {"YIELD_API_URL": server.url, "YIELD_API_KEY": TEST_API_KEY, "YIELD_STRATEGY": DEMO_STRATEGY_ID}
 
 
+with_amounts = adder("positions")
+
+
 def service_items(server, page_size):
     items, page = [], 1
     while True:
@@ -35,7 +39,7 @@ def service_items(server, page_size):
             {"x-api-key": TEST_API_KEY},
             b"",
         ).json()
-        items += body["data"]
+        items += [with_amounts(item) for item in body["data"]]  # and the contract's decimals-scaled twins
         if not body["meta"]["has_more"]:
             return items
         page += 1
@@ -259,7 +263,8 @@ def test_a_page_of_odd_items_is_written_as_the_stdlib_writes_each(big, many):
     big.add_fault("GET", "^/breeze-balances/", 200, body, times=None)
     result = positions_all(big)
     assert result.returncode == 0, result.stderr.decode()
-    expected = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in json.loads(body)["data"])
+    items = [with_amounts(item) for item in json.loads(body)["data"]]
+    expected = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
     assert result.stdout == expected.encode("utf-8")
 
 

@@ -144,14 +144,14 @@ def test_unknown_mint_needs_raw_only_where_nothing_can_tell_its_decimals(chain):
 
 
 def test_the_services_word_never_sets_a_mints_decimals(chain):
-    # The sandbox's PYUSD-like mint is no known token, and the service lists its decimals in the
+    # The sandbox's WIF is no known token, and the service lists its decimals in the
     # wallet's balances: with the RPC unreachable they are still not taken from there (a service that
     # said 9 would turn "1" into a thousand), so token units are refused and base units still go.
-    from yieldcli.sandbox.demo import PYUSD_MINT
+    mint = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm"  # (PYUSD, this test's mint before, is a known token now)
 
-    balances = chain("balances", "-o", "json").json()
-    assert any(b["token_address"] == str(PYUSD_MINT) and b["decimals"] == 6 for b in balances["data"])
-    review = ("deposit", "--asset", str(PYUSD_MINT), "-u", "http://127.0.0.1:9")
+    balances = chain("balances", "--all", "-o", "json").json()
+    assert any(b["token_address"] == mint and b["decimals"] == 6 for b in balances["data"])
+    review = ("deposit", "--asset", mint, "-u", "http://127.0.0.1:9")
     refused = chain(*review, "--amount", "1")
     assert refused.code == 2 and "--raw" in refused.stderr, refused.stderr
 

@@ -35,4 +35,5 @@ def test_the_mcp_inspector_lists_the_tools_and_calls_a_read(sandbox, isolated):
     called = inspector("--method", "tools/call", "--tool-name", "positions", "--tool-arg", "asset=USDC")
     positions = called["structuredContent"]["positions"]
     assert [p["token_symbol"] for p in positions] == ["USDC"]
-    assert positions[0]["value"] == {"base_units": "2547318402", "token_units": "2547.318402"}
+    assert positions[0]["total_position_value"] == "2547318402"
+    assert positions[0]["total_position_value_ui_amount_string"] == "2547.318402"

@@ -104,14 +104,13 @@ def test_every_read_answers_exact_strings_that_match_the_library(env, sandbox):
     assert positions["wallet"] == DEMO_WALLET and len(positions["positions"]) == len(expected)
     for item in positions["positions"]:
         truth = expected[item["token_symbol"]]
-        assert item["value"] == {
-            "base_units": str(truth.total_position_value),
-            "token_units": format(truth.total_position_value_decimal, "f"),
-        }
+        assert item["total_position_value"] == str(truth.total_position_value)
+        assert item["total_position_value_ui_amount_string"] == truth.total_position_value_ui_amount_string
+        assert item["decimals"] == truth.decimals
     balances = structured(answers["balances"])["balances"]
-    assert balances and all(isinstance(b["total"]["base_units"], str) for b in balances)
+    assert balances and all(isinstance(b["total_balance"], str) for b in balances)
     earnings = structured(answers["earnings"])["earnings"]
-    assert earnings and all(isinstance(e["yield_earned"]["base_units"], str) for e in earnings)
+    assert earnings and all(isinstance(e["yield_earned"], str) for e in earnings)
     for result in answers.values():  # no float anywhere a number of the service went
         assert not any(isinstance(v, float) for v in _leaves(result.structured_content))
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from yieldcli.api.pagination import PageResult
 from yieldcli.cli import app, completion
 from yieldcli.cli.render import formats
+from yieldcli.cli.render.amount_fields import columns_with_amounts
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.resources import RESOURCES
 from yieldcli.environment import Environment
@@ -69,7 +70,7 @@ BALANCE = {
 
 def test_a_kinds_csv_columns_and_parser_are_its_descriptors():
     header = _written("csv", _page("balances", [BALANCE])).splitlines()[0]
-    assert tuple(header.split(",")) == RESOURCES["balances"].columns
+    assert tuple(header.split(",")) == columns_with_amounts("balances", RESOURCES["balances"].columns)
     assert {"positions", "balances", "earnings", "strategy"} <= set(RESOURCES)
 
 

@@ -4,8 +4,9 @@ The raw dict is kept beside the typed fields: JSON output mirrors the service by
 meaning, while tables read the typed fields. Anything malformed becomes one clear ServiceError.
 
 Amounts: each amount field is the service's exact integer of base units (`total_position_value`),
-and a `*_decimal` property gives the same amount in token units as an exact `Decimal`, scaled by
-the token's decimals (`Decimal("1.5")` for 1_500_000 of a 6-decimal token). The models are
+a `*_decimal` property gives the same amount in token units as an exact `Decimal`, scaled by
+the token's decimals (`Decimal("1.5")` for 1_500_000 of a 6-decimal token), and a
+`*_ui_amount_string` property the same as exact text ("1.5"), the name the JSON output uses. The models are
 NamedTuples: immutable, and free to import (dataclasses would cost start-up time on every read).
 """
 
@@ -14,6 +15,20 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import TYPE_CHECKING, Annotated, Any, Generic, NamedTuple, TypeVar
 
+from yieldcli.api.fields import (
+    BodyError as BodyError,  # named here too: the service's shape errors, as callers know them
+)
+from yieldcli.api.fields import (
+    _require,
+    _tokens,
+    _where,
+    integer,
+    number,
+    obj,
+    optional_integer,
+    text,
+    token_decimals,
+)
 from yieldcli.errors import ServiceError
 
 if TYPE_CHECKING:
@@ -23,77 +38,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class BodyError(ServiceError):
-    """The service's answer does not have the shape the interface describes."""
+def _ui(raw: int | None, decimals: int | None) -> str | None:
+    """The amount in token units as exact text (`tokens.ui_amount_string`), the name the command line's
+    JSON, NDJSON and CSV and the agent server's reads give it; None when the amount or decimals are unknown."""
+    from yieldcli.tokens import ui_amount_string
 
-    kind = "service.body"
-
-
-def _tokens(raw: int, decimals: int) -> Decimal:
-    from yieldcli.amounts import scale  # decimal is imported only by who asks for token units
-
-    return scale(raw, decimals)
-
-
-def _where(what: str, index: int | None) -> str:
-    return what if index is None else f"{what} #{index + 1}"
-
-
-def _require(item: dict[str, Any], name: str, where: str) -> Any:
-    if name not in item:
-        raise BodyError(f"the service sent {where} without the field {name!r}")
-    return item[name]
-
-
-def integer(item: dict[str, Any], name: str, where: str) -> int:
-    """An exact integer; decimal integer text is accepted too (some fields are strings by design)."""
-    return _integer(_require(item, name, where), name, where)
-
-
-def token_decimals(item: dict[str, Any], where: str) -> int:
-    """A mint's decimals: a u8 on chain, so 0-255; anything else would make amounts nonsense (or,
-    with 10**decimals, make formatting them take forever)."""
-    value = integer(item, "decimals", where)
-    if not 0 <= value <= 255:
-        raise BodyError(f"the service sent {where} with decimals={value}, which no token has (0-255)")
-    return value
-
-
-def optional_integer(item: dict[str, Any], name: str, where: str) -> int | None:
-    """A field the interface documents as nullable: an exact integer or None."""
-    value = _require(item, name, where)
-    return None if value is None else _integer(value, name, where)
-
-
-def _integer(value: object, name: str, where: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    raise BodyError(f"the service sent {where} with {name}={value!r}, which is not an integer")
-
-
-def text(item: dict[str, Any], name: str, where: str, *, default: str | None = None) -> str:
-    value = item.get(name, default)
-    if value is None and default is not None:
-        return default
-    if not isinstance(value, str):
-        raise BodyError(f"the service sent {where} with {name}={value!r}, which is not text")
-    return value
-
-
-def number(item: dict[str, Any], name: str, where: str) -> float | int | None:
-    """APY-like figures: not money, so a JSON number as the service sent it (or None)."""
-    value = item.get(name)
-    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
-        return value
-    raise BodyError(f"the service sent {where} with {name}={value!r}, which is not a number")
-
-
-def obj(body: Any, what: str) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise BodyError(f"the service sent {what} that is not a JSON object ({type(body).__name__})")
-    return body
+    return None if raw is None or decimals is None else ui_amount_string(raw, decimals)
 
 
 class Meta(NamedTuple):
@@ -190,6 +140,18 @@ class Position(NamedTuple):
     @property
     def yield_earned_decimal(self) -> Decimal:
         return _tokens(self.yield_earned, self.decimals)
+
+    @property
+    def total_deposited_value_ui_amount_string(self) -> str | None:
+        return _ui(self.total_deposited_value, self.decimals)
+
+    @property
+    def total_position_value_ui_amount_string(self) -> str | None:
+        return _ui(self.total_position_value, self.decimals)
+
+    @property
+    def yield_earned_ui_amount_string(self) -> str | None:
+        return _ui(self.yield_earned, self.decimals)
 
 
 # Every field of the usual item in one C call, and the types it then has (apy a plain float).
@@ -335,6 +297,22 @@ class Balance(NamedTuple):
     def amount_of_yield_decimal(self) -> Decimal | None:
         return None if self.amount_of_yield is None else _tokens(self.amount_of_yield, self.decimals)
 
+    @property
+    def wallet_part_ui_amount_string(self) -> str | None:
+        return _ui(self.wallet_part, self.decimals)
+
+    @property
+    def total_balance_ui_amount_string(self) -> str | None:
+        return _ui(self.total_balance, self.decimals)
+
+    @property
+    def funds_ui_amount_string(self) -> str | None:
+        return _ui(self.funds, self.decimals)
+
+    @property
+    def amount_of_yield_ui_amount_string(self) -> str | None:
+        return _ui(self.amount_of_yield, self.decimals)
+
 
 def balance(item: dict[str, Any], index: int | None = None) -> Balance:
     where = _where("balance", index)
@@ -384,6 +362,14 @@ class YieldRecord(NamedTuple):
     def yield_earned_decimal(self) -> Decimal | None:
         decimals = self.decimals
         return None if decimals is None else _tokens(self.yield_earned, decimals)
+
+    @property
+    def position_value_ui_amount_string(self) -> str | None:
+        return _ui(self.position_value, self.decimals)
+
+    @property
+    def yield_earned_ui_amount_string(self) -> str | None:
+        return _ui(self.yield_earned, self.decimals)
 
 
 def yield_record(item: dict[str, Any], index: int | None = None) -> YieldRecord:

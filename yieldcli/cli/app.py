@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from yieldcli.cli.render.formats import FORMATS, MODES_TEXT
+from yieldcli.cli.render.text import wrapped
 from yieldcli.client.actions import ACTIONS
 from yieldcli.errors import ExitCode
 
@@ -310,9 +311,9 @@ def _errors_as_json(args: list[str]) -> bool:
 def _fail(exc: BaseException, debug: bool, described: "Described", args: list[str]) -> None:
     if debug:
         traceback.print_exception(exc, file=sys.stderr)
-    label = "\x1b[31merror:\x1b[0m" if _STDERR_COLOR else "error:"
-    line = f"{label} {described.message}" + (f" (hint: {described.hint})" if described.hint else "")
-    lines = [line.replace("\n", " ")]
+    line = f"error: {described.message}" + (f" (hint: {described.hint})" if described.hint else "")
+    line = wrapped(line.replace("\n", " "), sys.stderr)  # at word boundaries on a terminal, else one line
+    lines = ["\x1b[31merror:\x1b[0m" + line.removeprefix("error:") if _STDERR_COLOR else line]
     if _errors_as_json(args):
         # After the human line, so a person reads the same first line in every mode and a script
         # parses the last line of stderr: one JSON object.

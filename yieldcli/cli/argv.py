@@ -8,9 +8,12 @@ an option of the same name (write commands have their own --timeout, say) or it 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from typer._click.core import Command
 from typer.core import TyperOption
+
+from yieldcli.errors import UsageError
 
 
 def hoist_global_options(root: Command, args: list[str]) -> list[str]:
@@ -117,3 +120,22 @@ def negative_numbers_as_values() -> None:
             super()._process_opts(arg, state)
 
     setattr(core, "_OptionParser", Parser)  # noqa: B010 -- a name core does not export
+
+
+# Global options that cannot both be meant: the first ignores the second, or each undoes the other.
+CONFLICTS = (
+    ("sandbox", "api_url", "--sandbox", "--api-url", "--sandbox talks to its own embedded service"),
+    ("verbose", "quiet", "-v/--verbose", "-q/--quiet", "one asks for more on stderr, the other for less"),
+)
+
+
+def check_conflicts(options: Any) -> None:
+    """Refuse (exit 2) global options of which one would be ignored without a word: `--sandbox --api-url X`
+    never reaches X, `-vq` would let one win. `options` is the run's `session.GlobalOptions`."""
+    for first, second, first_flag, second_flag, why in CONFLICTS:
+        if getattr(options, first) and getattr(options, second) not in (None, False):
+            raise UsageError(
+                f"{first_flag} and {second_flag} cannot be used together: {why}",
+                hint=f"drop one of {first_flag} and {second_flag}",
+                kind="usage.conflict",
+            )

@@ -20,7 +20,8 @@ HINTS: dict[str, str] = {
     "auth": LOGIN_HINT,
     "auth.missing_key": LOGIN_HINT,
     "auth.rejected": LOGIN_HINT,
-    "network": "check --api-url and the network",
+    "network": "check the network and the service URL (`yield config show` says which; "
+    "`yield config set api_url URL` changes it)",
     "network.timeout": "check the network or raise --timeout",
     "network.rpc.timeout": "try again, or choose another RPC with --url",
     "network.rpc.unreachable": "check the URL (--url) and your network connection",

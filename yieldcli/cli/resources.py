@@ -46,6 +46,7 @@ RESOURCES: dict[str, Resource] = {
                 "apy",
                 "decimals",
                 "fund_id",
+                "fund_status",
                 "last_updated",
                 "strategy_id",
                 "strategy_name",
@@ -157,7 +158,10 @@ OTHER_TABLES = {"health": "draw_health"}
 
 
 def csv_columns(kind: str) -> tuple[str, ...]:
-    return RESOURCES[kind].columns if kind in RESOURCES else OTHER_COLUMNS[kind]
+    """The stable columns, with `decimals` and each base-unit amount's token-unit twin beside it."""
+    from yieldcli.cli.render.amount_fields import columns_with_amounts
+
+    return columns_with_amounts(kind, RESOURCES[kind].columns) if kind in RESOURCES else OTHER_COLUMNS[kind]
 
 
 def table_of(kind: str) -> PageTable | str:

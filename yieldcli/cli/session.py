@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from yieldcli import config as cfg
 from yieldcli.addresses import b58encode, check_pubkey
+from yieldcli.cli.argv import check_conflicts
 from yieldcli.cli.render.ascii_fallback import protect
 from yieldcli.cli.render.output import Output, resolve_mode
 from yieldcli.config import API_KEY_ENV
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from yieldcli.cli.render.jq_filter import JqFilter
     from yieldcli.client.clients import Client
     from yieldcli.client.prepared import ChainSettings
-    from yieldcli.errors import AuthError
     from yieldcli.sandbox.server import SandboxServer
     from yieldcli.secrets import ApiKey
 
@@ -60,6 +60,7 @@ def check_json_flag(as_json: bool, requested: str | None) -> None:
 
 class Session:
     def __init__(self, env: Environment, options: GlobalOptions):
+        check_conflicts(options)  # before anything is read or started
         self.env = env
         self.options = options
         self._settings: cfg.Settings | None = None
@@ -256,8 +257,7 @@ class Session:
             strategy_id, where = origin
             error.message = f"{error.message}: {strategy_id!r} (from {where})"
             error.hint = (
-                "check the id with `yield strategy info --strategy ID`; "
-                "`yield config show` says where each setting comes from"
+                "check the id with `yield strategy info ID`; `yield config show` says where each setting comes from"
             )
 
     def wallet(

@@ -184,9 +184,34 @@ class _Construction:
         )
 
     @classmethod
-    def from_profile(cls: type[C], name: str | None = None, **overrides: Any) -> C:
-        """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`)."""
-        return cls(**profile_arguments(name, overrides))
+    def from_profile(
+        cls: type[C],
+        name: str | None = None,
+        *,
+        api_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | None = None,
+        strategy: str | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        transport: Transport | AsyncTransport | None = None,
+        rpc_url: str | None = None,
+        keypair: Signer | Keypair | str | Path | None = None,
+        journal_path: str | Path | None = None,
+        strategy_program: str | None = None,
+        trust_file: str | Path | None = None,
+        priority_fee: int | str | None = None,
+        max_fee: int | None = None,
+    ) -> C:
+        """A client configured as `yield --profile NAME` would be (None: YIELD_PROFILE or `default`), each
+        keyword given (not None) overriding the profile's setting. No API key found is a `ConfigError` here,
+        not at the first request."""
+        given: dict[str, Any] = {"api_url": api_url, "api_key": api_key, "timeout": timeout, "strategy": strategy}
+        given.update(rpc_url=rpc_url, keypair=keypair, strategy_program=strategy_program)
+        given.update(priority_fee=priority_fee, max_fee=max_fee)
+        settings = profile_arguments(name, {key: value for key, value in given.items() if value is not None})
+        return cls(
+            **settings, concurrency=concurrency, transport=transport, journal_path=journal_path, trust_file=trust_file
+        )
 
     @staticmethod
     def _service(
@@ -197,6 +222,10 @@ class _Construction:
     @property
     def api_url(self) -> str:
         return str(self._api.base_url)
+
+
+# A wrong keyword names the method a caller called, not the base class it is written in.
+vars(_Construction)["from_profile"].__func__.__qualname__ = "from_profile"
 
 
 class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):

@@ -102,8 +102,17 @@ def load_profile(name: str | None = None) -> Profile:
 
 
 def profile_arguments(name: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
-    """The constructor arguments a profile gives (as `yield --profile NAME` resolves them), overrides winning."""
+    """The constructor arguments a profile gives (as `yield --profile NAME` resolves them), overrides winning.
+    No API key from either is refused now: every request would fail with "Missing credentials"."""
     profile = load_profile(name)
+    if profile.api_key is None and overrides.get("api_key") is None:
+        from yieldcli.config import API_KEY_ENV  # loaded by load_profile already
+
+        raise ConfigError(
+            f"no API key for profile {profile.name!r}: {API_KEY_ENV} is not set and the OS keyring holds none",
+            hint=f"set {API_KEY_ENV}, pass api_key=..., or store the profile's key in the OS keyring",
+            kind="config.api_key.missing",
+        )
     return {
         "api_url": profile.api_url,
         "api_key": profile.api_key,

@@ -1,6 +1,7 @@
 """The read tools: strategy, positions, balances, earnings, health of the configured wallet.
 
-Amounts are exact strings, in base units and in token units; names and symbols from the service
+Amounts are exact strings, in base units and in token units (`<name>_ui_amount_string`, the names the
+command line's JSON and the library's models use); names and symbols from the service
 are made inert (`results.inert`); no read takes a wallet, a strategy or a URL from the model.
 """
 
@@ -16,7 +17,7 @@ from pydantic import BaseModel
 
 from yieldcli.amounts import scale
 from yieldcli.mcp.results import failure, inert, ok
-from yieldcli.tokens import asset_filter
+from yieldcli.tokens import resolve_asset, ui_amount_string
 
 ITEM_LIMIT = 200  # items per read: enough for one wallet, bounded for the model's context
 
@@ -35,31 +36,49 @@ class StrategyOut(BaseModel):
     apy: str | None  # variable, never guaranteed
 
 
+# The read tools name each amount as the command line's JSON and the library's models do: the base-unit
+# amount (here exact text) and beside it `<name>_ui_amount_string`, the token units as exact text (None when
+# the token's decimals are unknown), with the record's `decimals`.
+
+
 class PositionOut(BaseModel):
     token_symbol: str
     token_address: str
+    decimals: int
     fund_id: str
     strategy_name: str
-    deposited: Amount
-    value: Amount
-    yield_earned: Amount
+    total_deposited_value: str
+    total_deposited_value_ui_amount_string: str | None
+    total_position_value: str
+    total_position_value_ui_amount_string: str | None
+    yield_earned: str
+    yield_earned_ui_amount_string: str | None
     apy: str | None
 
 
 class BalanceOut(BaseModel):
     token_symbol: str
     token_address: str
-    total: Amount
-    in_wallet: Amount
-    in_strategy: Amount | None
+    decimals: int
+    total_balance: str
+    total_balance_ui_amount_string: str | None
+    wallet_part: str  # in the wallet, outside the strategy
+    wallet_part_ui_amount_string: str | None
+    funds: str | None  # in the strategy; None: no position in this token
+    funds_ui_amount_string: str | None
+    amount_of_yield: str | None
+    amount_of_yield_ui_amount_string: str | None
 
 
 class EarningOut(BaseModel):
     fund_id: str
     fund_name: str
     base_asset: str
-    position_value: Amount
-    yield_earned: Amount
+    decimals: int | None
+    position_value: str
+    position_value_ui_amount_string: str | None
+    yield_earned: str
+    yield_earned_ui_amount_string: str | None
     apy: str | None
 
 
@@ -87,6 +106,18 @@ class Health(BaseModel):
 
 def amount(raw: int, decimals: int | None) -> Amount:
     return Amount(base_units=str(raw), token_units=None if decimals is None else format(scale(raw, decimals), "f"))
+
+
+def _amounts(record: Any, *names: str) -> dict[str, Any]:
+    """Each named base-unit amount of a library model as exact text, and its `_ui_amount_string` twin."""
+    out: dict[str, Any] = {}
+    for name in names:
+        raw = getattr(record, name)
+        out[name] = None if raw is None else str(raw)
+        out[f"{name}_ui_amount_string"] = (
+            None if raw is None or record.decimals is None else ui_amount_string(raw, record.decimals)
+        )
+    return out
 
 
 def _apy(value: Any) -> str | None:
@@ -137,11 +168,10 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
                     PositionOut(
                         token_symbol=inert(p.token_symbol, 16),
                         token_address=inert(p.token_address),
+                        decimals=p.decimals,
                         fund_id=inert(p.fund_id),
                         strategy_name=inert(p.strategy_name),
-                        deposited=amount(p.total_deposited_value, p.decimals),
-                        value=amount(p.total_position_value, p.decimals),
-                        yield_earned=amount(p.yield_earned, p.decimals),
+                        **_amounts(p, "total_deposited_value", "total_position_value", "yield_earned"),
                         apy=_apy(p.apy),
                     )
                     for p in items
@@ -161,9 +191,8 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
                     BalanceOut(
                         token_symbol=inert(b.token_symbol, 16),
                         token_address=inert(b.token_address),
-                        total=amount(b.total_balance, b.decimals),
-                        in_wallet=amount(b.wallet_part, b.decimals),
-                        in_strategy=None if b.funds is None else amount(b.funds, b.decimals),
+                        decimals=b.decimals,
+                        **_amounts(b, "total_balance", "wallet_part", "funds", "amount_of_yield"),
                     )
                     for b in items
                 ],
@@ -183,8 +212,8 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
                         fund_id=inert(e.fund_id),
                         fund_name=inert(e.fund_name),
                         base_asset=inert(e.base_asset, 16),
-                        position_value=amount(e.position_value, e.decimals),
-                        yield_earned=amount(e.yield_earned, e.decimals),
+                        decimals=e.decimals,
+                        **_amounts(e, "position_value", "yield_earned"),
                         apy=_apy(e.apy),
                     )
                     for e in items
@@ -199,4 +228,5 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
 
 
 def _asset(value: str | None) -> str | None:
-    return None if value is None else asset_filter(value)
+    """A known symbol as its mint, or a mint address; an unknown symbol is the model's error, naming the known ones."""
+    return None if value is None else resolve_asset(value, "asset")

@@ -203,7 +203,8 @@ def budget_instructions(unit_limit: int, unit_price: int, keep: ComputeBudget = 
         raise UsageError(f"invalid compute-unit limit {unit_limit}: expected 1 to {MAX_COMPUTE_UNIT_LIMIT}")
     if not 0 <= unit_price <= MAX_U64:
         raise UsageError(f"invalid compute-unit price {unit_price}: expected 0 to {MAX_U64} micro-lamports")
-    out = [set_compute_unit_limit(unit_limit), set_compute_unit_price(unit_price)]
+    # A price of 0 is no price: `auto` on quiet accounts gives 0, and an instruction saying so only costs bytes.
+    out = [set_compute_unit_limit(unit_limit), *([set_compute_unit_price(unit_price)] if unit_price else [])]
     if keep.heap_bytes is not None:
         out.append(request_heap_frame(keep.heap_bytes))
     if keep.loaded_accounts_bytes is not None:

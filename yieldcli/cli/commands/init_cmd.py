@@ -57,15 +57,29 @@ def init(
     session.creates_profile = True  # the profile named is the one being set up
     say = Output(session.env, "table", color=False, quiet=session.options.quiet)
     _api_key(session, say, api_key_stdin)
-    changes = {"strategy": _strategy(session, say, strategy), "rpc_url": _rpc(session, say, url)}
-    if keypair is not None:
-        changes["keypair"] = keypair
+    # Every setting given on the command line is kept, the global -u/-k/--api-url before `init` too:
+    # the next command reads the config file, not this command line.
+    changes = {
+        "api_url": _given(session, "api_url", session.options.api_url),
+        "strategy": _strategy(session, say, strategy),
+        "rpc_url": _rpc(session, say, url if url is not None else session.options.url),
+        "keypair": _given(session, "keypair", keypair if keypair is not None else session.options.keypair),
+    }
     _write(session, say, {k: v for k, v in changes.items() if v is not None})
     from yieldcli.cli.commands.doctor import doctor
 
     say.info("\nChecking the setup (yield doctor):")
     ctx.invoke(doctor, ctx=ctx, url=None, keypair_path=None, output=None, json_=False)
-    say.info("Ready: try `yield strategy info` and `yield positions WALLET`.")
+    # Reached only when no check failed (a failure ends the run with its error line): the verdict is the last word.
+    say.info("Ready: `yield doctor` found nothing failing; try `yield strategy info` and `yield positions WALLET`.")
+
+
+def _given(session: Session, key: str, value: Optional[str]) -> Optional[str]:
+    """A setting given as a flag, to write (None: not given, or the config file says it already)."""
+    if value is None:
+        return None
+    written = session.settings.config.lookup(key, session.settings.profile.value)
+    return None if written is not None and written[0] == value else value
 
 
 def _api_key(session: Session, say: Output, from_stdin: bool) -> None:
@@ -101,7 +115,7 @@ def _strategy(session: Session, say: Output, flag: Optional[str]) -> Optional[st
     body = session.client().answer("strategy", checked)  # a wrong id ends here, saying where it came from
     name = body.get("strategy_name") if isinstance(body, dict) else None
     say.info(f"Strategy: {checked}" + (f" ({name})" if name else ""))
-    return value if value is not None and value != current.value else None
+    return _given(session, "strategy", value)
 
 
 def _rpc(session: Session, say: Output, flag: Optional[str]) -> Optional[str]:
@@ -115,7 +129,7 @@ def _rpc(session: Session, say: Output, flag: Optional[str]) -> Optional[str]:
     shown = str(value or current.value)
     rpc_url_of(shown, "-u/--url")
     say.info(f"Solana RPC: {shown}")
-    return value if value is not None and value != current.value else None
+    return _given(session, "rpc_url", value)
 
 
 def _ask(question: str, default: Optional[str]) -> str:

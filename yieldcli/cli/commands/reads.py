@@ -152,7 +152,24 @@ def __getattr__(name: str) -> "Callable[..., None]":
 
 
 def resolve_asset(value: Optional[str]) -> Optional[str]:
-    return None if value is None else tokens.asset_filter(value)
+    """A known symbol as its mint, or a mint address; anything else is refused (exit 2) with the known
+    symbols: a typo must not read as "no balances" to a script."""
+    return None if value is None else tokens.resolve_asset(value)
+
+
+def _check_fund(session: "Session", wallets: list[str] | str, fund: str) -> None:
+    """A --fund the wallet has no earnings in is refused (exit 2) naming the funds it has, not answered
+    with an empty list. Many wallets: a fund some of them lack is no typo, and is not checked."""
+    if not isinstance(wallets, str):
+        return
+    known = {record.fund_id: record.fund_name for record in session.client().iter_earnings(wallets)}
+    if fund not in known:
+        listed = ", ".join(f"{fid} ({name})" if name else fid for fid, name in sorted(known.items()))
+        raise UsageError(
+            f"--fund {fund!r}: wallet {wallets} has no earnings in such a fund",
+            hint=f"its funds: {listed}" if listed else "it has no earnings in any fund yet",
+            kind="usage.fund.unknown",
+        )
 
 
 @strategy_app.command("info")
@@ -293,6 +310,8 @@ def earnings(
     session = session_of(ctx)
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
+    if fund is not None:
+        _check_fund(session, wallets, fund)
 
     _emit(
         session,

@@ -2,8 +2,9 @@
 
 A table is a list of `Column`s of ready-made text. To fit a width, ids and addresses are first
 shortened in the middle, then whole columns are dropped, least important first; amount cells are
-never wrapped or truncated. When nothing more can be dropped the table is drawn at its natural
-width: the terminal wraps it, but no digit is lost.
+never wrapped or truncated. When nothing more can be dropped and a row still does not fit, each row
+is drawn as a block of `Header: value` lines (every column, none hidden): no digit is lost, and the
+terminal has nothing to wrap.
 """
 
 from __future__ import annotations
@@ -213,11 +214,39 @@ def fit(
             if squeezed is None and droppable:
                 visible.remove(max(droppable, key=lambda i: columns[i].drop))
                 continue
-            # Squeezed to fit, or nothing left to drop: then it is drawn whole, wider than the
-            # screen, rather than cut a number.
-            widths = squeezed or widths
+            if squeezed is None:  # too narrow for any row on one line: a record per block, each cell whole
+                return stacked(columns, limit, title=title, indent=indent)
+            widths = squeezed
         table = build(shown, texts, widths, title=title, total_row=total_row, indent=indent)
         return Fitted(table, hidden, sum(widths) + gaps + indent)
+
+
+def stacked(columns: Sequence[Column], width: int, *, title: str | None = None, indent: int = 0) -> Fitted:
+    """Every column of every row as `Header: value` lines, a blank line between rows (a totals row is
+    one more block): on a screen too narrow for the rows, nothing is hidden and no line is wrapped by
+    the terminal in the middle of a number. Empty cells are left out; an address too long is shortened."""
+    out = Text()
+    margin = " " * indent
+    key_width = max((cell_len(col.header) for col in columns), default=0)
+    texts = _cells(columns, False)
+    widest = 0
+    if title:
+        out.append(margin + printable(title) + "\n", style="bold")
+        widest = cell_len(printable(title))
+    for i in range(len(texts[0]) if texts else 0):
+        if i:
+            out.append("\n")
+        for col, cells in zip(columns, texts, strict=True):
+            value = cells[i].strip()
+            if not value:
+                continue
+            key = f"{margin}{col.header}:".ljust(indent + key_width + 2)
+            if col.address and cell_len(key + value) > width:
+                value = short_id(value)
+            out.append(key, style="bold")
+            out.append(value + "\n", style=col.styles[i] if col.styles else None)
+            widest = max(widest, cell_len(key + value))
+    return Fitted(out, [], widest)
 
 
 def draw(

@@ -13,7 +13,9 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from yieldcli.cli.render.amount_fields import add_amounts
 from yieldcli.cli.render.formats import FORMATS, MODES
+from yieldcli.cli.render.text import wrapped
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError, YieldError
 
@@ -74,7 +76,7 @@ class Output:
         held = self._hold(result.entries, progress)
         if held is not result.entries:
             result.entries, result.pages = held, None  # the stream is read: only the held list is left
-        self.format.page(self, result)
+        self.format.page(self, result if self.mode == "table" else add_amounts(result))
 
     def wallet_pages(
         self, kind: str, results: Iterable[tuple[str, PageResult | YieldError]], progress: Bar | None = None
@@ -91,7 +93,7 @@ class Output:
                     self.env.stderr.write(f"{self.paint('error:', 'red')} wallet {wallet}: {result}\n")
                     self.env.stderr.flush()
                     continue
-                yield wallet, result
+                yield wallet, result if self.mode == "table" else add_amounts(result)
 
         self.format.wallet_pages(self, kind, rows(), len(results) if isinstance(results, list) else None, failures)
         return failures
@@ -190,11 +192,12 @@ class Output:
 
     def info(self, text: str) -> None:
         if not self.quiet:
-            self.env.stderr.write(text + "\n")
+            self.env.stderr.write(wrapped(text, self.env.stderr) + "\n")
             self.env.stderr.flush()
 
     def warn(self, text: str) -> None:
-        self.env.stderr.write(f"{self.paint('warning:', 'yellow')} {text}\n")
+        line = wrapped(f"warning: {text}", self.env.stderr)  # at word boundaries on a terminal
+        self.env.stderr.write(self.paint("warning:", "yellow") + line.removeprefix("warning:") + "\n")
         self.env.stderr.flush()
 
     def paint(self, text: str, colour: str, *, stderr: bool = True) -> str:

@@ -6,6 +6,8 @@ A leaf module (the standard library only), so the sink (`output`) and the drawin
 
 from __future__ import annotations
 
+import os
+import textwrap
 from typing import Any
 
 _CONTROLS = {c: "\ufffd" for c in (*range(0x20), *range(0x7F, 0xA0))}
@@ -22,3 +24,21 @@ def dumps(value: Any) -> str:
     import json  # on first use: `yield --help` and completion import the formats' registry, not json
 
     return json.dumps(value, ensure_ascii=False)
+
+
+def wrapped(text: str, stream: Any) -> str:
+    """`text` broken at word boundaries to the width of the terminal `stream` is on, each line at most
+    that wide (a word longer than a line, a URL or an address, stays whole on its own line); as it is
+    when `stream` is no terminal: a script reads each message on one line."""
+    try:
+        if not stream.isatty():
+            return text
+        width = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return text
+    if width <= 0 or all(len(line) <= width for line in text.split("\n")):
+        return text
+    return "\n".join(
+        textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) if len(line) > width else line
+        for line in text.split("\n")
+    )
