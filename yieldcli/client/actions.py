@@ -36,6 +36,7 @@ class Option:
     # default (`--x/--no-x`); "address": a public key.
     form: str = "flag"
     agents: bool = True  # an agent may set it (a recipient of funds is the person's choice only)
+    sol_only: bool = False  # it means something for SOL (wrapped SOL) only: set for another asset, it is refused
 
     @property
     def flag(self) -> str:
@@ -116,14 +117,22 @@ WITHDRAW = Action(
             "For SOL: create the wrapped-SOL account if missing (service default: yes).",
             form="switch",
             agents=False,
+            sol_only=True,
         ),
         Option(
             "unwrap_wsol",
             "unwrap_wsol_ata",
             "For SOL: unwrap to native SOL at the end (service default: no).",
             form="switch",
+            sol_only=True,
         ),
-        Option("detect_wsol", "detect_wsol_ata", "For SOL: let the service choose the two flags above.", agents=False),
+        Option(
+            "detect_wsol",
+            "detect_wsol_ata",
+            "For SOL: let the service choose the two flags above.",
+            agents=False,
+            sol_only=True,
+        ),
     ),
     drift_percent=1,
 )

@@ -29,6 +29,7 @@ from yieldcli.client import orders
 from yieldcli.client.actions import TRANSACTION, Action, action_named
 from yieldcli.errors import NetworkError, UsageError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
+from yieldcli.tokens import WSOL_MINT
 
 if TYPE_CHECKING:
     from solders.transaction import VersionedTransaction
@@ -250,6 +251,9 @@ async def order_of(settings: ChainSettings, ask: Write) -> Order:
     if ask.asset is None and position is None:
         raise UsageError(f"{row.name} needs its asset", kind="usage.asset.missing")
     mint = tokens.resolve_asset(ask.asset, "asset") if ask.asset is not None else None
+    meaningless = [o.keyword for o in row.options if o.sol_only and ask.options.get(o.keyword) and mint != WSOL_MINT]
+    if meaningless and mint is not None:
+        raise UsageError(f"{', '.join(meaningless)}: for SOL only, not {_named(mint)}", kind="usage.option.sol_only")
     units = None
     if row.amount:
         assert mint is not None
@@ -273,6 +277,11 @@ async def order_of(settings: ChainSettings, ask: Write) -> Order:
         token_account=token_account,
         options=ask.options,
     )
+
+
+def _named(mint: str) -> str:
+    known = tokens.by_mint(mint)
+    return known.symbol if known else mint
 
 
 async def decimals_of_mint(mint: str, rpc_url: str | None, timeout: float) -> int | None:

@@ -94,7 +94,12 @@ def write_of(session: "Session", tx: "TxOptions", action: Action, flags: dict[st
     if account is None and asset is None:
         raise UsageError("name the fund account with --account, or give --strategy and --asset")
     if asset is not None:
-        tokens.resolve_asset(asset)
+        mint = tokens.resolve_asset(asset)
+        meaningless = [
+            o.flag for o in action.options if o.sol_only and flags.get(o.keyword) and mint != tokens.WSOL_MINT
+        ]
+        if meaningless:
+            raise UsageError(f"{', '.join(meaningless)} is for SOL only, not {asset}", hint="leave it out")
     token_account = _pubkey_option(flags.get("token_account"), "--token-account")
     strategy_id = session.strategy(strategy) if account is None else None
     payer = _pubkey_option(flags.get("payer"), "--payer")
