@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from solders.keypair import Keypair
 
     from yieldcli.chain.keys.sign import Signer
-    from yieldcli.chain.transact.confirm import Confirmed, Outcome
+    from yieldcli.chain.transact.outcomes import Confirmed, Waited
     from yieldcli.chain.tx.nonce import NonceAccount
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
@@ -170,16 +170,16 @@ def _write_keypair(path: Path, keypair: "Keypair") -> None:
         json.dump(list(bytes(keypair)), handle)
 
 
-def _confirmed(outcome: "Outcome") -> "Confirmed":
+def _confirmed(outcome: "Waited") -> "Confirmed":
     """The Confirmed outcome, or the error for any other."""
-    from yieldcli.chain.transact import confirm
+    from yieldcli.chain.transact import outcomes
 
-    if isinstance(outcome, confirm.Confirmed):
+    if isinstance(outcome, outcomes.Confirmed):
         return outcome
     sig = outcome.signature
-    if isinstance(outcome, confirm.Failed):
+    if isinstance(outcome, outcomes.Failed):
         raise TransactionFailed(f"transaction {sig} failed on chain: {outcome.reason}")
-    if isinstance(outcome, confirm.Expired):
+    if isinstance(outcome, outcomes.Expired):
         raise TransactionExpired(
             f"transaction {sig} expired without landing; nothing was spent", hint="run the command again"
         )
