@@ -10,11 +10,9 @@ signatures, one send rebroadcast as the same bytes, the wait, one outcome.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from yieldcli.errors import Refused, UsageError
-from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
 if TYPE_CHECKING:
     from solders.keypair import Keypair
@@ -50,13 +48,19 @@ def check_signature(text: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
 class NonceCreated:
-    """A durable-nonce account created and read back; `outcome` is its transaction's."""
+    """A durable-nonce account created and read back; `outcome` is its transaction's. (A plain class:
+    `from yieldcli import Client` loads this module, and a dataclass or a named tuple costs it time.)"""
 
-    account: NonceAccount  # address, authority, nonce, lamports
-    keypair: Keypair  # the new account's; using the nonce needs only its authority
-    outcome: Confirmed  # signature, slot, and the whole record in `result` (review, fee, sends)
+    __slots__ = ("account", "keypair", "outcome")
+
+    def __init__(self, account: NonceAccount, keypair: Keypair, outcome: Confirmed):
+        self.account = account  # address, authority, nonce, lamports
+        self.keypair = keypair  # the new account's; using the nonce needs only its authority
+        self.outcome = outcome  # signature, slot, and the whole record in `result` (review, fee, sends)
+
+    def __repr__(self) -> str:
+        return f"NonceCreated(address={self.account.address}, signature={self.outcome.signature})"
 
     @property
     def signature(self) -> str:
@@ -93,8 +97,8 @@ class _Chain(Generic[S, N]):
         *,
         account: Keypair | None = None,
         confirm: Confirm | None = None,
-        commitment: str = DEFAULT_COMMITMENT,
-        timeout: float = DEFAULT_CONFIRM_TIMEOUT,
+        commitment: str | None = None,
+        timeout: float | None = None,
         progress: Progress | None = None,
         on_sent: Say | None = None,
         warn: Say | None = None,
@@ -104,13 +108,17 @@ class _Chain(Generic[S, N]):
         by the client's keypair, as `solana create-nonce-account` does: an 80-byte System account
         funded with the rent-exempt minimum. `account`: its keypair (default: a new one). Built here,
         simulated and checked, then `confirm(question, prepared)` is asked (none: nothing is signed),
-        signed, sent once and waited for (`commitment`, `timeout` seconds); `NonceCreated`, or the
+        signed, sent once and waited for (`commitment`, default confirmed; `timeout` seconds, default
+        as the writes'); `NonceCreated`, or the
         outcome's error (failed, expired, pending). `on_sent(signature)` as soon as it is sent,
         `progress(stage, commitment seen)` while it is awaited; `warn` and `log` hear the pipeline's
         warnings and details (default: the `yieldcli` logger)."""
         from yieldcli.addresses import check_pubkey
+        from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 
         check_pubkey(authority, "authority")
+        commitment = DEFAULT_COMMITMENT if commitment is None else commitment
+        timeout = DEFAULT_CONFIRM_TIMEOUT if timeout is None else timeout
         settings = self._writes.settings(self._api.base_url)
         payer = settings.need_keypair()
         if account is None:
@@ -150,15 +158,15 @@ async def _status(settings: ChainSettings, signature: str) -> TransactionStatus:
         return await transaction_status(rpc, settings.rpc_url, settings.journal(), signature)
 
 
-@dataclass
 class _Calls:
     """What the caller of `create_nonce_account` hears and answers."""
 
-    confirm: Confirm | None
-    progress: Progress | None
-    on_sent: Say | None
-    warn: Say | None
-    log: Say | None
+    __slots__ = ("confirm", "log", "on_sent", "progress", "warn")
+
+    def __init__(
+        self, confirm: Confirm | None, progress: Progress | None, on_sent: Say | None, warn: Say | None, log: Say | None
+    ):
+        self.confirm, self.progress, self.on_sent, self.warn, self.log = confirm, progress, on_sent, warn, log
 
 
 async def _create(
@@ -236,6 +244,7 @@ def _hooks(
     from yieldcli.chain.transact.outcomes import ConfirmationRequired
 
     seen: list[Prepared] = []
+    told: list[str] = []  # the signature, once the caller was told it was sent
 
     def confirm(_text: str, prepared: Prepared) -> bool | Awaitable[bool]:
         check(prepared)
@@ -245,9 +254,9 @@ def _hooks(
         return calls.confirm(question, prepared)
 
     def progress(stage: str, commitment: str | None) -> None:
-        if calls.on_sent is not None and seen and stage == "waiting" and commitment is None:
-            on_sent, calls.on_sent = calls.on_sent, None  # once: the first wait follows the send
-            on_sent(str(seen[0].result["signature"]))
+        if calls.on_sent is not None and seen and not told and stage == "waiting" and commitment is None:
+            told.append(str(seen[0].result["signature"]))  # once: the first wait follows the send
+            calls.on_sent(told[0])
         if calls.progress is not None:
             calls.progress(stage, commitment)
 

@@ -12,6 +12,7 @@ from solders.pubkey import Pubkey
 from yieldcli.chain.rpc.types import SignatureStatus
 from yieldcli.chain.transact.journal import InFlight, Journal
 from yieldcli.errors import ConfigError
+from yieldcli.solana.transaction_errors import describe_error
 
 
 @dataclass
@@ -126,7 +127,6 @@ async def transaction_status(rpc: Any, rpc_url: str, journal: Journal, signature
     seen is pending until its lifetime is over (read before its status), then expired. A settled
     signature leaves the journal; a damaged journal is only no help (its hint is to check here)."""
     from yieldcli.chain.rpc.adapter import explorer_url
-    from yieldcli.solana.transaction_errors import describe_error
 
     usable, entry = True, None
     try:
