@@ -109,8 +109,8 @@ class _Chain(Generic[S, N]):
         funded with the rent-exempt minimum. `account`: its keypair (default: a new one). Built here,
         simulated and checked, then `confirm(question, prepared)` is asked (none: nothing is signed),
         signed, sent once and waited for (`commitment`, default confirmed; `timeout` seconds, default
-        as the writes'); `NonceCreated`, or the
-        outcome's error (failed, expired, pending). `on_sent(signature)` as soon as it is sent,
+        as the writes'): `NonceCreated`, or the outcome's error (failed, expired, pending) raised.
+        `on_sent(signature)` as soon as it is sent,
         `progress(stage, commitment seen)` while it is awaited; `warn` and `log` hear the pipeline's
         warnings and details (default: the `yieldcli` logger)."""
         from yieldcli.addresses import check_pubkey
