@@ -17,7 +17,8 @@ from solders.system_program import TransferParams, transfer
 
 from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
-from yieldcli.chain.transact.confirm import Confirmed, Rebroadcast, wait_for
+from yieldcli.chain.transact.confirm import Rebroadcast, wait_for
+from yieldcli.chain.transact.outcomes import Confirmed
 from yieldcli.chain.tx.nonce import build_on_nonce, fetch_nonce, nonce_lifetime
 from yieldcli.errors import TransactionExpired
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW

@@ -30,7 +30,8 @@ from solders.system_program import AdvanceNonceAccountParams, TransferParams, ad
 from yieldcli.chain.fees import compute_budget as cb
 from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
-from yieldcli.chain.transact.confirm import Confirmed, wait_for
+from yieldcli.chain.transact.confirm import wait_for
+from yieldcli.chain.transact.outcomes import Confirmed
 from yieldcli.chain.tx.instructions import build_transaction, decompile_message, fetch_lookup_table, recompile_message
 from yieldcli.chain.tx.nonce import (
     advance_instruction,

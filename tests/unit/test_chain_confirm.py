@@ -12,7 +12,8 @@ from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.rpc.types import SignatureStatus, TransactionRecord
-from yieldcli.chain.transact.confirm import Confirmed, Expired, Failed, Pending, wait_for
+from yieldcli.chain.transact.confirm import wait_for
+from yieldcli.chain.transact.outcomes import Confirmed, Failed, Pending, confirmed, expired, pending
 from yieldcli.errors import NetworkError, UsageError
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime
@@ -81,7 +82,7 @@ def run(rpc, **kwargs):
 def test_confirmed_after_processed():
     rpc = ScriptedRpc([None, status("processed"), status("confirmed", slot=80)])
     outcome, clock = run(rpc)
-    assert outcome == Confirmed(SIG, 80, "confirmed")
+    assert outcome == confirmed(SIG, 80, "confirmed")
     assert len(clock.sleeps) == 2
 
 
@@ -109,19 +110,19 @@ def test_failed_with_logs():
     outcome, _ = run(ScriptedRpc([None, status("confirmed", err=err)]))
     assert isinstance(outcome, Failed)
     assert outcome.err == err
-    assert outcome.logs == ("Program log: boom",)
+    assert outcome.logs == ["Program log: boom"]
     assert outcome.reason == "instruction 0 failed: custom program error 0x1 (1)"
 
 
 def test_failed_even_when_logs_cannot_be_read():
     outcome, _ = run(ScriptedRpc([status("processed", err="InsufficientFundsForRent")], logs=None))
-    assert isinstance(outcome, Failed) and outcome.logs is None
+    assert isinstance(outcome, Failed) and outcome.logs == [] and outcome.result["logs"] == []
 
 
 def test_expired_after_one_more_look():
     rpc = ScriptedRpc([None], heights=[LVBH - 1, LVBH, LVBH + 1])
     outcome, _ = run(rpc)
-    assert outcome == Expired(SIG, LVBH, LVBH + 1)
+    assert outcome == expired(SIG, LVBH, LVBH + 1)
     # statuses, height (x3 rounds), then the last look at the statuses
     assert rpc.calls[-3:] == ["statuses", "height", "statuses"]
 
@@ -129,7 +130,7 @@ def test_expired_after_one_more_look():
 def test_not_expired_when_the_last_look_finds_it():
     rpc = ScriptedRpc([None, status("confirmed", slot=99)], heights=[LVBH + 1])
     outcome, _ = run(rpc)
-    assert outcome == Confirmed(SIG, 99, "confirmed")
+    assert outcome == confirmed(SIG, 99, "confirmed")
 
 
 def test_the_deadline_is_inclusive():
@@ -140,7 +141,7 @@ def test_the_deadline_is_inclusive():
 
 def test_pending_at_timeout_keeps_the_last_status():
     outcome, clock = run(ScriptedRpc([None, status("processed")]), timeout_s=5, poll_interval=0.5)
-    assert outcome == Pending(SIG, "processed", None)
+    assert outcome == pending(SIG, "processed", None)
     assert clock.now == pytest.approx(5.0)
 
 
@@ -148,7 +149,7 @@ def test_network_errors_do_not_end_the_wait():
     rpc = ScriptedRpc([NetworkError("cannot connect to RPC http://x"), status("confirmed")])
     assert isinstance(run(rpc)[0], Confirmed)
     outcome, _ = run(ScriptedRpc([NetworkError("cannot connect to RPC http://x")]), timeout_s=2)
-    assert outcome == Pending(SIG, None, "cannot connect to RPC http://x")
+    assert outcome == pending(SIG, None, "cannot connect to RPC http://x")
 
 
 def test_on_status_reports_progress():

@@ -14,7 +14,8 @@ from solders.system_program import TransferParams, transfer
 from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.rpc.types import AccountInfo, SignatureStatus
-from yieldcli.chain.transact.confirm import Confirmed, Expired, Pending, Rebroadcast, wait_for
+from yieldcli.chain.transact.confirm import Rebroadcast, wait_for
+from yieldcli.chain.transact.outcomes import Confirmed, Expired, expired, pending
 from yieldcli.chain.tx.instructions import build_transaction
 from yieldcli.chain.tx.nonce import NonceLifetime
 from yieldcli.errors import NetworkError
@@ -116,7 +117,7 @@ def test_pending_at_the_timeout_while_still_resending():
     clock = Clock()
     network = DroppingNetwork(clock, drop=10**6)
     outcome, rebroadcast = wait(network, clock, b"x", timeout_s=5)
-    assert outcome == Pending(SIG, None, None)
+    assert outcome == pending(SIG, None, None)
     assert rebroadcast.sends == 3  # at 0, 2 and 4 s
 
 
@@ -154,7 +155,7 @@ def test_a_nonce_transaction_waits_past_any_block_height_until_the_nonce_moves()
             network, SIG, None, sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, nonce=lifetime, timeout_s=600
         )
     )
-    assert outcome == Expired(SIG, None, None, str(account))
+    assert outcome == expired(SIG, None, None, str(account))
     assert clock.now == 30.0  # far past the blockhash's height: a nonce transaction does not expire by height
     assert rebroadcast.sends == 15
 

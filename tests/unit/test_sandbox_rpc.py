@@ -27,7 +27,8 @@ from yieldcli.addresses import b58encode
 from yieldcli.chain.guard.signers import check_signable
 from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import PreflightFailed, Rpc, RpcError
-from yieldcli.chain.transact.confirm import Confirmed, Expired, Failed, Pending, wait_for
+from yieldcli.chain.transact.confirm import wait_for
+from yieldcli.chain.transact.outcomes import Confirmed, Expired, Failed, Pending
 from yieldcli.chain.tx.instructions import build_from_ix, build_transaction, fetch_lookup_table
 from yieldcli.chain.tx.review import review_transaction
 from yieldcli.errors import NetworkError, TransactionExpired

@@ -21,7 +21,8 @@ from solders.transaction import VersionedTransaction
 from tests.contract.openapi_doc import pointer, template, validator
 from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
-from yieldcli.chain.transact.confirm import Confirmed, wait_for
+from yieldcli.chain.transact.confirm import wait_for
+from yieldcli.chain.transact.outcomes import Confirmed
 from yieldcli.chain.tx.decode import decode_transaction
 from yieldcli.chain.tx.instructions import build_from_ix
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, SECOND_STRATEGY_ID, demo_keypair

@@ -24,6 +24,7 @@ from yieldcli.api import models
 from yieldcli.api.closing import AsyncCloses, Closes
 from yieldcli.api.endpoints import Endpoints
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
+from yieldcli.client.chain_methods import AsyncClientChain, ClientChain
 from yieldcli.client.profile import Profile, load_profile, profile_arguments
 from yieldcli.client.reads import Ask, AsyncReads, Listing, Read, SyncReads, page_of
 from yieldcli.client.shared import DEFAULT_TIMEOUT, ReadDefaults, WriteSettings, health_text, public_service_url
@@ -228,7 +229,7 @@ class _Construction:
 vars(_Construction)["from_profile"].__func__.__qualname__ = "from_profile"
 
 
-class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
+class Client(_Construction, ClientWrites, ClientChain, SyncReads, Reads, Closes):
     """The service, blocking. Thread-safe: `iter_*` keep pages in flight from the calling thread.
 
     Writes (`deposit`, `withdraw`, `close_account`) need `rpc_url` and `keypair`; they return a
@@ -267,7 +268,7 @@ class Client(_Construction, ClientWrites, SyncReads, Reads, Closes):
         self._api.close()
 
 
-class AsyncClient(_Construction, AsyncClientWrites, AsyncReads, Reads, AsyncCloses):
+class AsyncClient(_Construction, AsyncClientWrites, AsyncClientChain, AsyncReads, Reads, AsyncCloses):
     """The service, for asyncio. Same methods as `Client`, awaited; `iter_*` are async iterators."""
 
     _api: AsyncServiceClient

@@ -8,6 +8,7 @@ a pending outcome, or an error that carries it (`signature`), the result so far 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.rpc.cluster_identity import check_same_cluster
@@ -23,6 +24,9 @@ from yieldcli.chain.transact.outcomes import (
     Result,
     Sent,
     SentThenInterrupted,
+    Waited,
+    confirmed,
+    failed,
     with_report,
     with_signature,
 )
@@ -158,8 +162,6 @@ async def report_if_landed(
     """A transaction signed earlier may have been sent and landed already: its outcome, else None."""
     from solders.signature import Signature
 
-    from yieldcli.chain.transact import confirm
-
     first = tx.signatures[0] if tx.signatures else Signature.default()
     if first == Signature.default():
         return None  # not signed yet: it cannot have been sent
@@ -169,11 +171,11 @@ async def report_if_landed(
         return None
     signature = str(first)
     result.update(signature=signature, already_processed=True)
-    ended: confirm.Outcome
+    ended: Waited
     if status.err is not None:
-        ended = confirm.Failed(signature, status.slot, status.err, None)
+        ended = failed(signature, status.slot, status.err, None)
     elif status.reached(options.commitment):
-        ended = confirm.Confirmed(signature, status.slot, status.confirmation_status or "finalized")
+        ended = confirmed(signature, status.slot, status.confirmation_status or "finalized")
     else:  # landed, not yet at the commitment asked for: a landed transaction cannot expire
         ended = await wait(rpc, signature, (await rpc.latest_blockhash()).last_valid_block_height, options, hooks)
     return outcome_of(ended, journal, result, rpc_url, hooks)
@@ -252,7 +254,7 @@ async def wait(
     *,
     rebroadcast: confirm.Rebroadcast | None = None,
     nonce: NonceLifetime | None = None,
-) -> confirm.Outcome:
+) -> Waited:
     from yieldcli.chain.transact import confirm
 
     if nonce is not None:
@@ -291,46 +293,29 @@ def _settled(journal: Journal, signature: str, hooks: Hooks) -> None:
     _when_shown(hooks, lambda: _forget(journal, signature, hooks))
 
 
-def outcome_of(ended: confirm.Outcome, journal: Journal, result: Result, rpc_url: str, hooks: Hooks) -> Outcome:
-    """The wait's end as the pipeline's outcome; a settled signature leaves the journal."""
+def outcome_of(ended: Waited, journal: Journal, result: Result, rpc_url: str, hooks: Hooks) -> Outcome:
+    """The wait's end with the whole record as its result; a settled signature leaves the journal."""
     from yieldcli.chain.rpc.adapter import explorer_url
-    from yieldcli.chain.transact import confirm
 
     sig = ended.signature
     again = bool(result.get("already_processed"))
-    if isinstance(ended, confirm.Confirmed):
+    if isinstance(ended, Confirmed):
         _settled(journal, sig, hooks)
-        result.update(
-            status="confirmed", slot=ended.slot, commitment=ended.commitment, explorer=explorer_url(sig, rpc_url)
-        )
-        return Confirmed(result, sig, ended.slot, ended.commitment, again)
-    if isinstance(ended, confirm.Failed):
+        result.update(ended.result, explorer=explorer_url(sig, rpc_url))
+        return replace(ended, result=result, already_processed=again)
+    if isinstance(ended, Failed) or (isinstance(ended, Expired) and not again):
         _settled(journal, sig, hooks)
-        logs = list(ended.logs or ())
-        result.update(status="failed", slot=ended.slot, error=ended.reason, logs=logs)
-        return Failed(result, sig, ended.slot, ended.reason, logs)
-    if isinstance(ended, confirm.Expired) and not again:
-        _settled(journal, sig, hooks)
-        result.update(
-            status="expired",
-            block_height=ended.block_height,
-            last_valid_block_height=ended.last_valid_block_height,
-            nonce_account=ended.nonce_account,
-        )
-        if ended.nonce_account is not None or ended.last_valid_block_height is None:
-            why = f"its durable nonce (account {ended.nonce_account or 'unknown'}) moved on"
-        else:
-            why = f"its blockhash passed (block height {ended.block_height} > {ended.last_valid_block_height})"
-        return Expired(result, sig, why)
+        result.update(ended.result)
+        return replace(ended, result=result)
     # Pending, or "already processed" by the RPC's word while its status cannot be found: never "nothing was spent".
-    seen = getattr(ended, "last_status", None)
+    waited = ended if isinstance(ended, Pending) else None
+    seen = waited.last_status if waited is not None else None
     result.update(status="pending", seen=seen)
-    why = (
-        "the RPC says it was already processed, but does not show its status"
-        if again
-        else f"still pending after the timeout (seen: {seen or 'not yet'}){_until(journal, sig)}"
-    )
-    return Pending(result, sig, why)
+    if waited is None or again:
+        why = "the RPC says it was already processed, but does not show its status"
+    else:
+        why = f"{waited.why}{_until(journal, sig)}"
+    return Pending(result, sig, why, seen, waited.last_error if waited is not None else None)
 
 
 def _until(journal: Journal, signature: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from solders.pubkey import Pubkey
@@ -14,10 +13,10 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.rpc.types import AccountInfo, SignatureStatus, TransactionRecord
+from yieldcli.chain.transact.outcomes import Expired, Waited, confirmed, expired, failed, pending
 from yieldcli.chain.tx.nonce import NonceLifetime, nonce_moved_on
 from yieldcli.errors import NetworkError, YieldError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT, commitment_rank
-from yieldcli.solana.transaction_errors import describe_error
 
 
 class ConfirmRpc(Protocol):
@@ -72,43 +71,6 @@ class Rebroadcast:
         self.sends += 1
 
 
-@dataclass(frozen=True)
-class Confirmed:
-    signature: str
-    slot: int
-    commitment: str  # the status reached, at least the one asked for
-
-
-@dataclass(frozen=True)
-class Failed:
-    signature: str
-    slot: int
-    err: Any  # the RPC's JSON form of the transaction error
-    logs: tuple[str, ...] | None  # None when the node could not give them
-
-    @property
-    def reason(self) -> str:
-        return describe_error(self.err)
-
-
-@dataclass(frozen=True)
-class Expired:
-    signature: str
-    last_valid_block_height: int | None  # None for a durable-nonce transaction
-    block_height: int | None  # the height seen past the deadline; the transaction can no longer land
-    nonce_account: str | None = None  # set when the transaction's nonce moved on without it
-
-
-@dataclass(frozen=True)
-class Pending:
-    signature: str
-    last_status: str | None  # the commitment seen so far, None if the cluster has not seen it
-    last_error: str | None = None  # a network error from the last poll, if any
-
-
-Outcome = Confirmed | Failed | Expired | Pending
-
-
 async def wait_for(
     rpc: ConfirmRpc,
     signature: Signature | str,
@@ -122,14 +84,15 @@ async def wait_for(
     on_status: Callable[[str | None], Any] | None = None,
     rebroadcast: Rebroadcast | None = None,
     nonce: NonceLifetime | None = None,
-) -> Outcome:
+) -> Waited:
     """Poll until `signature` reaches `commitment`, fails, expires, or `timeout_s` passes.
 
     Expired means the block height went past `last_valid_block_height` (for a durable-nonce
     transaction: its nonce account moved on) while the cluster still did not know the signature,
     and one more look found nothing: the transaction can no longer land. Network errors while
     polling do not end the wait; they are reported in `Pending.last_error`. With `rebroadcast`,
-    the transaction is sent again while unseen and not expired.
+    the transaction is sent again while unseen and not expired. The outcome is the pipeline's own
+    (`outcomes.py`), its `result` holding what the wait learnt.
     """
     commitment_rank(commitment)
     if nonce is None and last_valid_block_height is None:
@@ -156,14 +119,14 @@ async def wait_for(
             status, last_error = None, exc.message
         if status is not None:
             if status.err is not None:
-                return Failed(sig, status.slot, status.err, await _logs(rpc, sig))
+                return failed(sig, status.slot, status.err, await _logs(rpc, sig))
             if status.reached(commitment):
-                return Confirmed(sig, status.slot, status.confirmation_status or "finalized")
+                return confirmed(sig, status.slot, status.confirmation_status or "finalized")
             last_seen = status.confirmation_status
         if on_status is not None:
             on_status(last_seen)
         if clock() >= deadline:
-            return Pending(sig, last_seen, last_error)
+            return pending(sig, last_seen, last_error)
         await sleep(min(poll_interval, max(0.0, deadline - clock())))
 
 
@@ -172,10 +135,10 @@ async def _lifetime_over(
 ) -> Expired | None:
     """The Expired outcome if the blockhash (or nonce) can no longer carry the transaction, else None."""
     if nonce is not None:
-        return Expired(sig, None, None, str(nonce.account)) if await nonce_moved_on(rpc, nonce) else None
+        return expired(sig, None, None, str(nonce.account)) if await nonce_moved_on(rpc, nonce) else None
     assert last_valid_block_height is not None
     height = await rpc.block_height(commitment)
-    return Expired(sig, last_valid_block_height, height) if height > last_valid_block_height else None
+    return expired(sig, last_valid_block_height, height) if height > last_valid_block_height else None
 
 
 async def _status(rpc: ConfirmRpc, sig: str) -> SignatureStatus | None:

@@ -23,6 +23,7 @@ from yieldcli.errors import (
     TransactionPending,
     YieldError,
 )
+from yieldcli.solana.transaction_errors import describe_error
 
 Result = dict[str, Any]
 # How the review says the RPC was out of reach (the simulation's `skipped`); a review-only run then
@@ -106,7 +107,7 @@ class Sent(Outcome):
 class Confirmed(Outcome):
     signature: str = ""
     slot: int = 0
-    commitment: str = ""
+    commitment: str = ""  # the status reached, at least the one asked for
     already_processed: bool = False  # it had landed before: nothing new was sent
 
 
@@ -117,7 +118,8 @@ class Failed(Outcome):
     signature: str = ""
     slot: int = 0
     reason: str = ""
-    logs: list[str] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)  # empty when the node could not give them
+    err: Any = None  # the RPC's JSON form of the transaction error
 
     def error(self) -> YieldError:
         return with_signature(
@@ -132,6 +134,9 @@ class Expired(Outcome):
 
     signature: str = ""
     why: str = ""
+    last_valid_block_height: int | None = None  # None for a durable-nonce transaction
+    block_height: int | None = None  # the height seen past the deadline; the transaction can no longer land
+    nonce_account: str | None = None  # set when the transaction's nonce moved on without it
 
     def error(self) -> YieldError:
         return with_signature(
@@ -149,11 +154,55 @@ class Pending(Outcome):
 
     signature: str = ""
     why: str = ""
+    last_status: str | None = None  # the commitment seen so far, None if the cluster has not seen it
+    last_error: str | None = None  # a network error from the wait's last poll, if any
 
     def error(self) -> YieldError:
         return with_signature(
             TransactionPending(f"transaction {self.signature}: {self.why}", kind="tx.pending"), self.signature
         )
+
+
+# How a wait for a sent transaction ends (`confirm.wait_for`): the same classes the pipeline returns,
+# their `result` holding what the wait learnt; the pipeline adds the rest of the record to it.
+Waited = Confirmed | Failed | Expired | Pending
+
+
+def confirmed(signature: str, slot: int, commitment: str) -> Confirmed:
+    result = {"signature": signature, "status": "confirmed", "slot": slot, "commitment": commitment}
+    return Confirmed(result, signature, slot, commitment)
+
+
+def failed(signature: str, slot: int, err: Any, logs: Sequence[str] | None) -> Failed:
+    """Landed and failed: `err` as the RPC gives it, `logs` None when the node could not give them."""
+    reason, lines = describe_error(err), list(logs or ())
+    result = {"signature": signature, "status": "failed", "slot": slot, "error": reason, "logs": lines}
+    return Failed(result, signature, slot, reason, lines, err)
+
+
+def expired(
+    signature: str, last_valid_block_height: int | None, block_height: int | None, nonce_account: str | None = None
+) -> Expired:
+    """Past its deadline unseen: its block height passed, or (`nonce_account`) its durable nonce moved on."""
+    if nonce_account is not None or last_valid_block_height is None:
+        why = f"its durable nonce (account {nonce_account or 'unknown'}) moved on"
+    else:
+        why = f"its blockhash passed (block height {block_height} > {last_valid_block_height})"
+    result = {
+        "signature": signature,
+        "status": "expired",
+        "block_height": block_height,
+        "last_valid_block_height": last_valid_block_height,
+        "nonce_account": nonce_account,
+    }
+    return Expired(result, signature, why, last_valid_block_height, block_height, nonce_account)
+
+
+def pending(signature: str, last_status: str | None, last_error: str | None = None) -> Pending:
+    """Not seen at the commitment asked for when the wait ended; `last_status`: what was seen."""
+    why = f"still pending after the timeout (seen: {last_status or 'not yet'})"
+    result = {"signature": signature, "status": "pending", "seen": last_status}
+    return Pending(result, signature, why, last_status, last_error)
 
 
 class SentThenInterrupted(YieldError):

@@ -3,25 +3,20 @@
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
-from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.errors import ConfigError, UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
-from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
     from solders.keypair import Keypair
 
-    from yieldcli.chain.keys.sign import Signer
-    from yieldcli.chain.transact.confirm import Confirmed, Outcome
     from yieldcli.chain.tx.nonce import NonceAccount
-    from yieldcli.cli.render.output import Output
-    from yieldcli.cli.session import Session
 
 nonce_app = opt.command_group(
     "Create and show durable-nonce accounts (for transactions signed long before they are sent)."
@@ -69,11 +64,47 @@ def create(
     if outfile is not None and Path(outfile).expanduser().exists():
         raise UsageError(f"{outfile} already exists; not overwriting a keypair file", hint="choose another --outfile")
     signer = session.load_signer(str(session.keypair_source(keypair).value))
-    import asyncio  # not at the top: `yield --help` loads this module, and asyncio is heavy
+    from solders.keypair import Keypair
 
-    result = asyncio.run(
-        _create(session, out, session.rpc_url(url), signer, authority, outfile, yes, commitment, timeout)
-    )
+    from yieldcli import Client
+    from yieldcli.client.orders import journal_path
+
+    nonce_keypair = Keypair()
+
+    def confirm(question: str, prepared: object) -> bool:
+        """The person's yes (not asked with --yes); then the new account's keypair file, before the send."""
+        if not yes:
+            from yieldcli.cli.prompts import ask
+
+            if not ask(question):
+                return False
+        if outfile is not None:
+            _write_keypair(Path(outfile).expanduser(), nonce_keypair)
+        return True
+
+    def sent(signature: str) -> None:
+        # Even with --quiet: if the wait is interrupted, the user still knows what may land.
+        session.env.stderr.write(f"sent {signature}\n")
+        session.env.stderr.flush()
+
+    rpc_url = session.rpc_url(url)
+    with Client(
+        rpc_url=rpc_url, keypair=signer, journal_path=journal_path(session.env), timeout=session.timeout()
+    ) as client:
+        created = client.create_nonce_account(
+            authority,
+            account=nonce_keypair,
+            confirm=confirm,
+            commitment=commitment,
+            timeout=timeout,
+            on_sent=sent,
+            warn=out.warn,
+            log=session.log,
+        )
+    result = {
+        **created.to_dict(),
+        "keypair_file": str(Path(outfile).expanduser()) if outfile is not None else None,
+    }
     out.report(
         result,
         lambda: (
@@ -81,74 +112,6 @@ def create(
             f"nonce: {result['nonce']}",
         ),
     )
-
-
-async def _create(
-    session: "Session",
-    out: "Output",
-    rpc_url: str,
-    payer: "Signer",
-    authority: str,
-    outfile: Optional[str],
-    yes: bool,
-    commitment: str,
-    timeout: float,
-) -> dict[str, Any]:
-    from solders.keypair import Keypair
-    from solders.pubkey import Pubkey
-
-    from yieldcli.chain.keys.sign import sign_transaction
-    from yieldcli.chain.rpc.adapter import Rpc
-    from yieldcli.chain.transact import confirm
-    from yieldcli.chain.tx.instructions import build_transaction
-    from yieldcli.chain.tx.nonce import NONCE_ACCOUNT_LENGTH, create_nonce_instructions, fetch_nonce
-
-    nonce_keypair = Keypair()
-    async with Rpc(rpc_url, timeout=session.timeout(), commitment=commitment) as rpc:
-        lamports = await rpc.minimum_balance_for_rent_exemption(NONCE_ACCOUNT_LENGTH)
-        address = nonce_keypair.pubkey()
-        if not yes:
-            question = (
-                f"Create nonce account {address} on {redact_url(rpc_url)}, authority {authority}, "
-                f"funded with {lamports} lamports ({_sol(lamports)} SOL) "
-                f"by {payer.pubkey()}?"
-            )
-            from yieldcli.cli.prompts import ask
-
-            if not ask(question):
-                raise typer.Abort()
-        if outfile is not None:
-            _write_keypair(Path(outfile).expanduser(), nonce_keypair)
-        latest = await rpc.latest_blockhash()
-        instructions = create_nonce_instructions(payer.pubkey(), address, Pubkey.from_string(authority), lamports)
-        tx = sign_transaction(
-            build_transaction(instructions, payer.pubkey(), latest.blockhash), [payer, nonce_keypair]
-        ).transaction
-        signature = await rpc.send(tx)
-        # Even with --quiet: if the wait is interrupted, the user still knows what may land.
-        session.env.stderr.write(f"sent {signature}\n")
-        session.env.stderr.flush()
-        rebroadcast = confirm.Rebroadcast(rpc, bytes(tx))
-        outcome = await confirm.wait_for(
-            rpc, signature, latest.last_valid_block_height, commitment, timeout, rebroadcast=rebroadcast
-        )
-        session.log(
-            f"sent {rebroadcast.sends} time(s)"
-            + (
-                f"; {rebroadcast.failed_sends} resend(s) failed: {rebroadcast.last_error}"
-                if rebroadcast.failed_sends
-                else ""
-            )
-        )
-        confirmed = _confirmed(outcome)
-        created = await fetch_nonce(rpc, address)
-    return {
-        **created.to_dict(),
-        "signature": str(signature),
-        "slot": confirmed.slot,
-        "sends": rebroadcast.sends,
-        "keypair_file": str(Path(outfile).expanduser()) if outfile is not None else None,
-    }
 
 
 def _sol(lamports: int) -> str:
@@ -168,24 +131,6 @@ def _write_keypair(path: Path, keypair: "Keypair") -> None:
         raise ConfigError(f"cannot write the nonce keypair to {path}: {exc.strerror or type(exc).__name__}") from None
     with os.fdopen(fd, "w") as handle:
         json.dump(list(bytes(keypair)), handle)
-
-
-def _confirmed(outcome: "Outcome") -> "Confirmed":
-    """The Confirmed outcome, or the error for any other."""
-    from yieldcli.chain.transact import confirm
-
-    if isinstance(outcome, confirm.Confirmed):
-        return outcome
-    sig = outcome.signature
-    if isinstance(outcome, confirm.Failed):
-        raise TransactionFailed(f"transaction {sig} failed on chain: {outcome.reason}")
-    if isinstance(outcome, confirm.Expired):
-        raise TransactionExpired(
-            f"transaction {sig} expired without landing; nothing was spent", hint="run the command again"
-        )
-    raise TransactionPending(
-        f"transaction {sig} is still pending after the timeout", hint=f"check later with `yield tx status {sig}`"
-    )
 
 
 @nonce_app.command("show")

@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -10,12 +10,11 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.client.actions import ACTIONS
-from yieldcli.errors import ConfigError, TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.files import PIPE_HINT, read_small_file, read_small_stream, reads_stdin
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
-    from yieldcli.chain.transact.journal import InFlight
     from yieldcli.cli.commands.txflow import TxOptions
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
@@ -256,16 +255,14 @@ def status(
     """
     session = session_of(ctx)
     out = session.output(output, json_)
-    from solders.signature import Signature
+    from yieldcli import Client
+    from yieldcli.client.chain_methods import check_signature
+    from yieldcli.client.orders import journal_path
 
-    try:
-        Signature.from_string(signature)
-    except ValueError:
-        raise UsageError(f"invalid signature {signature!r}: expected base58 text of 64 bytes") from None
-    import asyncio
-
+    check_signature(signature)
     rpc_url = session.rpc_url(url)
-    result = asyncio.run(_status(session, rpc_url, signature))
+    with Client(rpc_url=rpc_url, journal_path=journal_path(session.env), timeout=session.timeout()) as client:
+        result = client.transaction_status(signature).to_dict()
     out.report(
         result,
         lambda: [f"{signature}: {result['status']}" + (f" in slot {result['slot']}" if result.get("slot") else "")],
@@ -292,56 +289,3 @@ def status(
         raise TransactionPending(
             f"transaction {signature} is processed, not yet confirmed", kind="tx.pending", hint="check again later"
         )
-
-
-async def _status(session: "Session", rpc_url: str, signature: str) -> dict[str, Any]:
-    from yieldcli.chain.rpc.adapter import Rpc, explorer_url
-    from yieldcli.chain.transact.journal import Journal
-    from yieldcli.client.orders import journal_path
-    from yieldcli.solana.transaction_errors import describe_error
-
-    opened = Journal(journal_path(session.env))
-    journal: Journal | None = opened
-    entry: InFlight | None = None
-    try:
-        entry = opened.find(signature)
-    except ConfigError:
-        # The hint for a damaged journal is to check its signatures here: the journal is only a help.
-        journal = None
-    from yieldcli.chain.transact.settle import lifetimes_over
-
-    async with Rpc(rpc_url, timeout=session.timeout()) as rpc:
-        # Before the status: not seen once its blockhash passed (or its nonce moved on), it never lands.
-        over, height = (await lifetimes_over(rpc, [entry])) if entry is not None else ({}, None)
-        statuses = await rpc.signature_statuses([signature])
-        found = statuses[0] if statuses else None
-        if found is None and entry is not None and not over[signature]:
-            # Sent from here and not seen yet: it can land until its deadline, which the person is told.
-            return {
-                "signature": signature,
-                "status": "pending",
-                "last_valid_block_height": entry.last_valid_block_height,
-                "block_height": height,
-                "nonce_account": entry.nonce_account,
-                "deadline": entry.deadline(height),
-            }
-        if found is None:
-            if entry is not None and journal is not None and over[signature]:
-                journal.remove(signature)
-                lifetime = (
-                    {"nonce_account": entry.nonce_account}
-                    if entry.last_valid_block_height is None
-                    else {"last_valid_block_height": entry.last_valid_block_height}
-                )
-                return {"signature": signature, "status": "expired", **lifetime}
-            return {"signature": signature, "status": "unknown"}
-        if journal is not None:
-            journal.remove(signature)
-        if found.err is not None:
-            return {"signature": signature, "status": "failed", "slot": found.slot, "error": describe_error(found.err)}
-        return {
-            "signature": signature,
-            "status": found.confirmation_status or "finalized",
-            "slot": found.slot,
-            "explorer": explorer_url(signature, rpc_url),
-        }
