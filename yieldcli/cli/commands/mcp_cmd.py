@@ -2,6 +2,7 @@
 `yield mcp audit`: print the agent server's audit log and check its hash chain."""
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -13,6 +14,7 @@ from yieldcli.cli.commands.context import session_of
 from yieldcli.config import config_dir, data_dir
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.files import reads_stdin
+from yieldcli.urls import url_secrets
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
@@ -69,14 +71,15 @@ def audit(ctx: typer.Context) -> None:
 
     env = session_of(ctx).env
     log = default_audit(data_dir(env), config_dir(env))
-    entries = log.entries()
+    # Read once, under the lock (a line cut short is then damage, not an append in flight): what is
+    # printed is the very bytes the check passed on, and nothing is printed from a log that failed it.
+    with log.locked():
+        seen = log.snapshot(locked=True)
+        entries = seen.entries
+    if seen.problem:
+        raise ConfigError(f"the audit log {log.path} was altered: {seen.problem}", kind="config.audit")
     for entry in entries:
         sys.stdout.write(json.dumps(entry, ensure_ascii=False) + "\n")
-    # A line cut short may be an append in flight: looked at again once, under the lock, it is damage.
-    with log.locked():
-        broken = log.verify(locked=True)
-    if broken:
-        raise ConfigError(f"the audit log {log.path} was altered: {broken}", kind="config.audit")
     sys.stderr.write(f"{len(entries)} entries; keyed hash chain intact and as long as its anchor ({log.path})\n")
 
 
@@ -94,16 +97,25 @@ def _served(
     policy = load_policy(policy_path, required=policy_flag is not None)
     api_url, api_key = session.service()
     keypair = session.keypair_source(keypair_flag).value
+    rpc_url = session.rpc_url(url_flag)
     client = Client(
         api_url,
         api_key,
         timeout=session.timeout(),
         strategy=session.strategy(None),
-        rpc_url=session.rpc_url(url_flag),
+        rpc_url=rpc_url,
         keypair=str(keypair),
         strategy_program=session.settings.value("strategy_program"),
     )
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
     audit = default_audit(data_dir(session.env), config_dir(session.env))
     audit.check_places()
-    return Served(client, wallet, policy, audit, secrets=(api_key,))
+    hidden = (*url_secrets(api_url), *url_secrets(rpc_url), *path_forms(str(keypair)))
+    return Served(client, wallet, policy, audit, secrets=(api_key,), hidden=hidden)
+
+
+def path_forms(path: str) -> list[str]:
+    """A path as a message may name it: as given, absolute, every link resolved, from `~`."""
+    forms = [path, os.path.abspath(path), os.path.realpath(path)]
+    home = os.path.expanduser("~")
+    return [*forms, *("~" + form[len(home) :] for form in forms if home != "~" and form.startswith(home + "/"))]
