@@ -247,7 +247,7 @@ def read_checked(path: Path, *, follow: bool, limit: int | None = None) -> tuple
     if fd is None:
         return None
     try:
-        problem = others_can_change(real.parent)
+        problem = folders_can_change(real, check_opened(fd).st_uid)
         if problem is not None:
             raise Unsafe(f"is in the folder {problem.where}, which {problem.why}")
         data = read_fd(fd, limit)
@@ -282,7 +282,13 @@ def others_can_change(path: Path, info: os.stat_result | None = None) -> Change 
         return Change("file", "belongs to another user", real)
     if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return Change("file", "can be written by others", real)
-    entry_owner = target.st_uid
+    return folders_can_change(real, target.st_uid)
+
+
+def folders_can_change(real: Path, entry_owner: int) -> Change | None:
+    """Why the folders above `real` (a path with every link resolved, of a file owned by `entry_owner`)
+    would let others replace it, or None; see `others_can_change`."""
+    uid = os.getuid()
     for folder in real.parents:
         st = os.stat(folder)
         if st.st_uid not in (uid, 0):
@@ -305,6 +311,13 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def path_forms(path: str) -> list[str]:
+    """A path as a message may name it: as given, absolute, every link resolved, and from `~`."""
+    forms = [path, os.path.abspath(path), os.path.realpath(path)]
+    home = os.path.expanduser("~")
+    return [*forms, *("~" + form[len(home) :] for form in forms if home != "~" and form.startswith(home + "/"))]
 
 
 def printable(text: str) -> str:

@@ -32,8 +32,15 @@ from pathlib import Path
 from typing import Any
 
 from yieldcli.errors import ConfigError, Refused
-from yieldcli.files import Unsafe, open_checked, others_can_change, read_checked, read_fd, take_file_lock
-from yieldcli.files import write_atomically
+from yieldcli.files import (
+    Unsafe,
+    open_checked,
+    others_can_change,
+    read_checked,
+    read_fd,
+    take_file_lock,
+    write_atomically,
+)
 
 GENESIS = "0" * 64
 DAY = 24 * 3600
@@ -94,7 +101,9 @@ class AuditLog:
         try:
             fd = open_checked(self.path)
         except (Unsafe, OSError) as exc:
-            raise ConfigError(f"the audit log {self.path} {_why(exc)}: refusing to start", kind="config.audit") from None
+            raise ConfigError(
+                f"the audit log {self.path} {_why(exc)}: refusing to start", kind="config.audit"
+            ) from None
         if fd is not None:
             os.close(fd)
 

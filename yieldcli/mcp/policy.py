@@ -165,7 +165,9 @@ def load_policy(path: Path, *, required: bool) -> Policy:
     except FileNotFoundError:
         found = None
     except Unsafe as exc:
-        raise ConfigError(f"the policy file {_shown(path, real)} {exc.why}: refusing it", kind="config.policy") from None
+        raise ConfigError(
+            f"the policy file {_shown(path, real)} {exc.why}: refusing it", kind="config.policy"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the policy {path}: {exc.strerror}", kind="config.policy") from None
     if found is None:

@@ -2,7 +2,6 @@
 `yield mcp audit`: print the agent server's audit log and check its hash chain."""
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -13,7 +12,7 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.config import config_dir, data_dir
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import reads_stdin
+from yieldcli.files import path_forms, reads_stdin
 from yieldcli.urls import url_secrets
 
 if TYPE_CHECKING:
@@ -112,10 +111,3 @@ def _served(
     audit.check_places()
     hidden = (*url_secrets(api_url), *url_secrets(rpc_url), *path_forms(str(keypair)))
     return Served(client, wallet, policy, audit, secrets=(api_key,), hidden=hidden)
-
-
-def path_forms(path: str) -> list[str]:
-    """A path as a message may name it: as given, absolute, every link resolved, from `~`."""
-    forms = [path, os.path.abspath(path), os.path.realpath(path)]
-    home = os.path.expanduser("~")
-    return [*forms, *("~" + form[len(home) :] for form in forms if home != "~" and form.startswith(home + "/"))]
