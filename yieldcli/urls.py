@@ -70,7 +70,7 @@ _MIN_PIECE = 4
 
 def url_secrets(url: str | None) -> list[str]:
     """Every part of `url` that is not its scheme, host or port, as a server may write it back: the
-    user name and password, the path and each of its segments, the query, each of its values (and
+    user name and password (together too, as HTTP Basic sends them), the path and each of its segments, the query, each of its values (and
     `name=value`) and the fragment; each as written, decoded and in the forms of `secret_forms`.
     Providers put their keys in any of these (`/v2/KEY`, `?api-key=KEY`, `https://KEY@host`)."""
     if not url:
@@ -81,6 +81,7 @@ def url_secrets(url: str | None) -> list[str]:
     except ValueError:
         return []
     pieces = [user or "", password or "", parts.path.rstrip("/"), parts.query, parts.fragment]
+    pieces += [f"{user}:{password}", parts.netloc.rpartition("@")[0]] if user or password else []  # Basic auth
     pieces += parts.path.split("/")
     pieces += [part for item in parts.query.split("&") for part in (item, *item.split("=", 1)[1:])]
     pieces += [value for _, value in parse_qsl(parts.query, keep_blank_values=True)]
