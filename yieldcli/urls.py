@@ -70,8 +70,9 @@ _MIN_PIECE = 4
 
 def url_secrets(url: str | None) -> list[str]:
     """Every part of `url` that is not its scheme, host or port, as a server may write it back: the
-    user name and password (together too, as HTTP Basic sends them), the path and each of its segments, the query, each of its values (and
-    `name=value`) and the fragment; each as written, decoded and in the forms of `secret_forms`.
+    user name and password (together too, as HTTP Basic sends them), the path and each of its
+    segments, the query, each of its values (and `name=value`) and the fragment; each as written,
+    decoded and in the forms of `secret_forms`.
     Providers put their keys in any of these (`/v2/KEY`, `?api-key=KEY`, `https://KEY@host`)."""
     if not url:
         return []
