@@ -107,3 +107,38 @@ def test_every_part_of_a_url_but_scheme_host_and_port_is_a_secret_in_every_form(
     for part in ("QueryKey456", "PathKey123", "alice", "S3cretPass", "UXVlcnlLZXk0NTY", "51756572794b6579343536"):
         assert part not in shown, (part, shown)
     assert "FragKey789" not in shown and "rpc.example:8899" in shown
+
+
+def test_a_verbose_line_shows_no_key_no_part_of_either_url_and_not_the_keypairs_path(tmp_path):
+    """`-v` lines carry text from the service, the RPC and the system (a failed resend's error, a
+    retry's reason): whoever wrote it, the line is scrubbed of what this run holds secret."""
+    import io
+
+    from yieldcli.cli.session import GlobalOptions, Session
+    from yieldcli.environment import Environment
+
+    keypair = tmp_path / "keys" / "id.json"
+    service = "https://svc.example/t/SvcPathKey-e5f6?token=SvcQueryKey-g7h8"
+    variables = {
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "YIELD_API_URL": service,
+        "YIELD_API_KEY": "ApiKey-0123456789abcdef",
+        "YIELD_KEYPAIR": str(keypair),
+    }
+    stderr = io.StringIO()
+    session = Session(
+        Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=stderr, vars=variables),
+        GlobalOptions(verbose=True),
+    )
+    session.service()
+    session.rpc_url(URL)
+    session.keypair_source(None)
+    session.log(
+        "resend failed: bad key QueryKey456 in /v2/PathKey123/t for alice:S3cretPass; service said "
+        f"SvcPathKey-e5f6 SvcQueryKey-g7h8 ApiKey-0123456789abcdef; cannot read {keypair}: gone"
+    )
+    line = stderr.getvalue().splitlines()[-1]
+    assert line.startswith("[yield] resend failed: bad key")
+    for secret in ("QueryKey456", "PathKey123", "S3cretPass", "SvcPathKey", "SvcQueryKey", "ApiKey-0123", str(keypair)):
+        assert secret not in line, (secret, line)
