@@ -11,7 +11,7 @@ import base64
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 import anyio
 import pytest
@@ -46,13 +46,18 @@ class Repeating:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 rest = self.path[len(outer.prefix) :] if self.path.startswith(outer.prefix) else self.path
                 if hostile(rest, body):
+                    basic = [
+                        base64.b64decode(v.split()[-1]).decode()
+                        for k, v in self.headers.items()
+                        if k.lower() == "authorization"
+                    ]
+                    parts = urlsplit(self.path)
                     sent = " | ".join(
                         [self.path, unquote(self.path), *(f"{k}: {v}" for k, v in self.headers.items())]
-                        + [
-                            base64.b64decode(v.split()[-1]).decode()
-                            for k, v in self.headers.items()
-                            if k.lower() == "authorization"
-                        ]
+                        # each part on its own too: "unknown tenant KEY", "user NAME", "password PASS"
+                        + [f"tenant {segment}" for segment in parts.path.split("/")]
+                        + [f"value {value}" for _, value in parse_qsl(parts.query)]
+                        + [*basic, *(f"who {part}" for pair in basic for part in pair.split(":"))]
                         + [extra]
                     )
                     if rpc:
