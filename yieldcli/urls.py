@@ -4,11 +4,14 @@ may travel. Pure and cheap: no httpx import (start-up time)."""
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlsplit
 
 from yieldcli.errors import UsageError
 from yieldcli.files import printable
 
+T = TypeVar("T")
 # Real service and RPC URLs (an API key included) are under 200 characters; the HTTP clients refuse
 # much longer ones with errors of their own, after the command has already started.
 MAX_URL_LENGTH = 2048
@@ -66,6 +69,13 @@ def hide_all(text: str, pieces: list[str]) -> str:
 
 
 _MIN_PIECE = 4
+
+
+def keep(into: list[str], value: T, forms: Callable[[str], list[str]] | None = None, shown: str | None = None) -> T:
+    """`value`, once what of it must never be shown (`forms` of `shown`, or of the value itself; by
+    default a URL's `url_secrets`) is added to `into`: a run's secrets, recorded where they are read."""
+    into.extend((forms or url_secrets)(str(value) if shown is None else shown))
+    return value
 
 
 def url_secrets(url: str | None) -> list[str]:

@@ -19,13 +19,14 @@ from yieldcli.errors import AuthError, ConfigError, ServiceError, UsageError
 from yieldcli.files import path_forms, read_small_stream, reads_stdin, write_atomically
 from yieldcli.numbers import parse_seconds
 from yieldcli.solana.cluster import MAINNET_URL, MONIKERS, resolve_rpc_url
-from yieldcli.urls import check_base_url, check_http_url, hide_all, secret_forms, url_secrets
+from yieldcli.urls import check_base_url, check_http_url, hide_all, keep, secret_forms
 
 if TYPE_CHECKING:
     from yieldcli.api.sync import ServiceClient
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.cli.render.jq_filter import JqFilter
     from yieldcli.client.clients import Client
+    from yieldcli.errors import AuthError
     from yieldcli.sandbox.server import SandboxServer
     from yieldcli.secrets import ApiKey
 
@@ -213,14 +214,14 @@ class Session:
             return server.url, server.api_key
         from yieldcli.secrets import find_api_key
 
-        url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
-        self._key_found, self._why_no_key = found, why_none = find_api_key(self.env, self.profile)  # for `explain`
-        self._hidden += url_secrets(url) + secret_forms(found.value if found else None)
+        url = keep(self._hidden, self.settings.checked("api_url", lambda value, name: check_base_url(value)))
+        found, why_none = find_api_key(self.env, self.profile)
+        self._key_found, self._why_no_key = found, why_none  # for `explain`
         if found is None:
             self.log("no API key found" + (f" ({why_none})" if why_none else ""))
             return url, None
         self.log(f"API key from {found.source}")
-        return url, found.value
+        return url, keep(self._hidden, found.value, secret_forms)
 
     def sandbox(self) -> SandboxServer:
         """The embedded sandbox: started on first use, on an ephemeral loopback port, state in the data dir."""
@@ -327,8 +328,7 @@ class Session:
         settings = self.settings.with_flags(rpc_url=flag)
         if settings.value("rpc_url") is None:
             return MAINNET_URL
-        self._hidden += url_secrets(url := settings.checked("rpc_url", rpc_url_of))
-        return url
+        return keep(self._hidden, settings.checked("rpc_url", rpc_url_of))
 
     def keypair_source(self, flag: str | None) -> cfg.Setting:
         setting = self._keypair_setting(self.settings.with_flags(keypair=flag))
@@ -337,8 +337,7 @@ class Session:
                 "no keypair configured",
                 hint="pass -k/--keypair PATH (or - for stdin), set YIELD_KEYPAIR, or `yield config set keypair PATH`",
             )
-        self._hidden += path_forms(str(setting.value))
-        return setting
+        return keep(self._hidden, setting, path_forms, str(setting.value))
 
     @staticmethod
     def _keypair_setting(settings: cfg.Settings) -> cfg.Setting:
