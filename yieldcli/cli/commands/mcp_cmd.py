@@ -96,18 +96,17 @@ def _served(
     policy = load_policy(policy_path, required=policy_flag is not None)
     api_url, api_key = session.service()
     keypair = session.keypair_source(keypair_flag).value
-    rpc_url = session.rpc_url(url_flag)
     client = Client(
         api_url,
         api_key,
         timeout=session.timeout(),
         strategy=session.strategy(None),
-        rpc_url=rpc_url,
+        rpc_url=session.rpc_url(url_flag),
         keypair=str(keypair),
         strategy_program=session.settings.value("strategy_program"),
     )
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
     audit = default_audit(data_dir(session.env), config_dir(session.env))
     audit.check_places()
-    hidden = (*url_secrets(api_url), *url_secrets(rpc_url), *path_forms(str(keypair)))
+    hidden = (*url_secrets(api_url), *url_secrets(session.rpc_url(url_flag)), *path_forms(str(keypair)))
     return Served(client, wallet, policy, audit, secrets=(api_key,), hidden=hidden)
