@@ -128,7 +128,7 @@ class AuditLog:
             if os.stat(path, follow_symlinks=False).st_mode & 0o077:
                 raise ConfigError(f"the audit log's key {path} can be read by others", kind="config.audit")
         except (Unsafe, OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read the audit log's key {path}: {_why(exc)}", kind="config.audit") from None
+            raise ConfigError(f"the audit log's key {path} {_why(exc)}", kind="config.audit") from None
         try:
             self._key_cache = bytes.fromhex(text)
         except ValueError:

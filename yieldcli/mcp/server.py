@@ -72,7 +72,9 @@ def build(served: Served) -> MCPServer:
         # One read: the entries shown are the bytes the check passed on; a log that failed it shows none.
         seen = served.audit.snapshot()
         if seen.problem is not None:
-            return hide(json.dumps({"chain": f"altered: {seen.problem}", "entries": []}))
+            return hide(
+                json.dumps({"chain": f"altered: the audit log {served.audit.path}: {seen.problem}", "entries": []})
+            )
         return hide(json.dumps({"chain": "intact", "entries": seen.entries[-200:]}))
 
     return server
