@@ -7,6 +7,7 @@ without blocking, and never past a small limit.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -15,6 +16,8 @@ from typing import Literal, NamedTuple, TextIO, overload
 from yieldcli.errors import YieldError
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+# Never follow a symlink in the last part of the path, never wait on a FIFO, never take a terminal.
+_SAFE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 _KINDS = (
     (stat.S_ISFIFO, "a named pipe"),
     (stat.S_ISCHR, "a character device"),
@@ -149,17 +152,110 @@ def write_atomically(path: Path, data: str | bytes) -> None:
 
 def take_file_lock(path: Path) -> int:
     """An exclusive `flock` on `path` (created 0600, with its folder), held by the returned descriptor:
-    closing it lets the lock go, and so does the process dying (no stale lock after a kill -9)."""
+    closing it lets the lock go, and so does the process dying (no stale lock after a kill -9). A
+    symlink in its place is not followed (no file is created where it points), and what is not a
+    regular file is an OSError: only the lock itself is waited for."""
     import fcntl
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | _SAFE_FLAGS, 0o600)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         fcntl.flock(fd, fcntl.LOCK_EX)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+class Unsafe(Exception):
+    """A file that must not be used as it is; `why` says what it is ("is a named pipe, not a regular
+    file"), to follow the file's name in a message."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
+
+
+def open_checked(path: Path, flags: int = os.O_RDONLY, *, create: bool = False) -> int | None:
+    """A descriptor of the file at `path` (None when there is none and `create` is false), opened once
+    and judged on that descriptor: `Unsafe` unless it is a regular file of ours (or root's) that
+    nobody else may write, with one name only. A symlink in its place is never followed (not even a
+    dangling one to create its target), a FIFO never waited on (`O_NONBLOCK`): both are `Unsafe`.
+    With `create`, a missing file is made, 0600, and only a new one (`O_EXCL`): a name that appears
+    in between is not ours. The folders above are the caller's to judge."""
+    extra = os.O_CREAT | os.O_EXCL if create else 0
+    try:
+        fd = os.open(path, flags | extra | _SAFE_FLAGS, 0o600)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Unsafe("is a symbolic link (not followed)") from None
+        if exc.errno == errno.ENXIO:  # opened for writing: a FIFO nobody reads
+            raise Unsafe("is a named pipe, not a regular file") from None
+        if exc.errno == errno.EISDIR:
+            raise Unsafe("is a directory, not a file") from None
+        raise
+    try:
+        check_opened(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_opened(fd: int) -> os.stat_result:
+    """`Unsafe` unless the open file `fd` is a regular file of ours or root's, writable by nobody else,
+    with one link (another name, in a folder an agent reaches, would let it be changed there)."""
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        raise Unsafe("is a directory, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+        raise Unsafe(f"is {kind}, not a regular file")
+    if info.st_uid not in (os.getuid(), 0):
+        raise Unsafe("belongs to another user")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise Unsafe("can be written by others")
+    if info.st_nlink != 1:
+        raise Unsafe(f"has {info.st_nlink} hard links (another name could change it)")
+    return info
+
+
+def read_fd(fd: int, limit: int | None = None) -> bytes:
+    """Everything from the start of `fd` (at most `limit` + 1 bytes, so a caller sees it is too long)."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    if limit is not None:
+        return _read_at_most(fd, limit + 1)
+    chunks: list[bytes] = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def read_checked(path: Path, *, follow: bool, limit: int | None = None) -> tuple[bytes, Path] | None:
+    """The bytes of the file at `path` and where it really is, read through one checked descriptor
+    (`open_checked`); None when it does not exist. `follow`: `path` may be a symlink (a policy a
+    dotfile manager links), resolved now, every time: the file it names and every folder above it
+    are judged (`others_can_change`), and the file is opened without following a link, so one
+    swapped in after the resolution is refused, never read. Without `follow`, only the folders of
+    `path` are resolved. `Unsafe` says what is wrong; an OSError is one the system gave."""
+    real = Path(os.path.realpath(path)) if follow else Path(os.path.realpath(path.parent)) / path.name
+    fd = open_checked(real)
+    if fd is None:
+        return None
+    try:
+        problem = folders_can_change(real, check_opened(fd).st_uid)
+        if problem is not None:
+            raise Unsafe(f"is in the folder {problem.where}, which {problem.why}")
+        data = read_fd(fd, limit)
+        if limit is not None and len(data) > limit:
+            raise Unsafe(f"is too large (more than {limit} bytes)")
+        return data, real
+    finally:
+        os.close(fd)
 
 
 class Change(NamedTuple):
@@ -186,7 +282,13 @@ def others_can_change(path: Path, info: os.stat_result | None = None) -> Change 
         return Change("file", "belongs to another user", real)
     if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return Change("file", "can be written by others", real)
-    entry_owner = target.st_uid
+    return folders_can_change(real, target.st_uid)
+
+
+def folders_can_change(real: Path, entry_owner: int) -> Change | None:
+    """Why the folders above `real` (a path with every link resolved, of a file owned by `entry_owner`)
+    would let others replace it, or None; see `others_can_change`."""
+    uid = os.getuid()
     for folder in real.parents:
         st = os.stat(folder)
         if st.st_uid not in (uid, 0):
@@ -209,6 +311,13 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def path_forms(path: str) -> list[str]:
+    """A path as a message may name it: as given, absolute, every link resolved, and from `~`."""
+    forms = [path, os.path.abspath(path), os.path.realpath(path)]
+    home = os.path.expanduser("~")
+    return [*forms, *("~" + form[len(home) :] for form in forms if home != "~" and form.startswith(home + "/"))]
 
 
 def printable(text: str) -> str:

@@ -14,7 +14,9 @@ given for one strategy, cluster or token never lets another through. Nothing is 
     added = "2026-11-25T13:00:00Z"
 
 The file is private (0600), written under a lock beside it, and refused (exit 3) when others could
-change it: whoever can write it decides where deposits may go. No agent tool writes it.
+change it: whoever can write it decides where deposits may go. No agent tool writes it. It is read
+through one descriptor, opened without following a link (a symlink is resolved first, the place it
+names judged), and judged on what was opened: a regular file with one name, of the user or root.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from yieldcli.addresses import is_pubkey
 from yieldcli.config import config_dir
 from yieldcli.errors import ConfigError
-from yieldcli.files import others_can_change, read_small_file, take_file_lock, write_atomically
+from yieldcli.files import Unsafe, others_can_change, read_checked, take_file_lock, write_atomically
 
 if TYPE_CHECKING:
     from yieldcli.environment import Environment
@@ -75,10 +77,13 @@ def load_trusted(path: Path) -> list[Trusted]:
         what = "trust file" if which == "file" else f"folder {where} of the trust file"
         fix = f" (chmod go-w {where})" if why == "can be written by others" else ""
         raise _error(f"the {what} {path} {why}: refusing to use it{fix}")
-    found = read_small_file(
-        str(path), label=f"trust file {path}", limit=TRUST_MAX_BYTES, error=ConfigError, missing_ok=True
-    )
-    return [] if found is None else parse(found.data, path)
+    try:
+        found = read_checked(path, follow=True, limit=TRUST_MAX_BYTES)
+    except Unsafe as exc:
+        raise _error(f"the trust file {path} {exc.why}: refusing to use it") from None
+    except OSError as exc:
+        raise _error(f"cannot read the trust file {path}: {exc.strerror or type(exc).__name__}") from None
+    return [] if found is None else parse(found[0], path)
 
 
 def parse(data: bytes, path: Path) -> list[Trusted]:

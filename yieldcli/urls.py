@@ -4,11 +4,14 @@ may travel. Pure and cheap: no httpx import (start-up time)."""
 from __future__ import annotations
 
 import ipaddress
-from urllib.parse import SplitResult, quote, urlsplit
+from collections.abc import Callable
+from typing import TypeVar
+from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlsplit
 
 from yieldcli.errors import UsageError
 from yieldcli.files import printable
 
+T = TypeVar("T")
 # Real service and RPC URLs (an API key included) are under 200 characters; the HTTP clients refuse
 # much longer ones with errors of their own, after the command has already started.
 MAX_URL_LENGTH = 2048
@@ -48,22 +51,57 @@ def scrub(text: str, url: str, *secrets: str | None) -> str:
     `secrets` (the API key), replaced by `…`.
 
     Servers echo the path they were asked for ("Not found: GET /v1/KEY/health") or the key itself
-    ("invalid x-api-key KEY"); the path, query and userinfo of the URL we were given are what
-    `redact_url` hides, so they go here too. A secret goes in every form a server may echo it:
-    as it is, percent-encoded, base64 and hex.
+    ("invalid x-api-key KEY"); every part of the URL but its scheme, host and port (`url_secrets`)
+    goes, and a secret in every form a server may echo it: as it is, percent-encoded, base64 and hex.
     """
-    try:
-        parts = urlsplit(url)
-        pieces = [parts.path.rstrip("/"), parts.query, parts.password or "", parts.username or ""]
-    except ValueError:
-        pieces = []
+    pieces = url_secrets(url)
     for secret in secrets:
         pieces += secret_forms(secret)
-    # Longest first, so a path is replaced whole before a shorter piece of it; tiny pieces
-    # ("/v1", "a") would only garble the message.
-    for piece in sorted((s for s in pieces if len(s) >= 4), key=len, reverse=True):
+    return hide_all(text, pieces)
+
+
+def hide_all(text: str, pieces: list[str]) -> str:
+    """`text` with each of `pieces` replaced by `…`, longest first (a path goes whole before a shorter
+    piece of it); pieces under 4 characters ("/v1", "a") are no secret and would only garble it."""
+    for piece in sorted({s for s in pieces if len(s) >= _MIN_PIECE}, key=len, reverse=True):
         text = text.replace(piece, "…")
     return text
+
+
+_MIN_PIECE = 4
+
+
+def keep(into: list[str], value: T, forms: Callable[[str], list[str]] | None = None, shown: str | None = None) -> T:
+    """`value`, once what of it must never be shown (`forms` of `shown`, or of the value itself; by
+    default a URL's `url_secrets`) is added to `into`: a run's secrets, recorded where they are read."""
+    into.extend((forms or url_secrets)(str(value) if shown is None else shown))
+    return value
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """Every part of `url` that is not its scheme, host or port, as a server may write it back: the
+    user name and password (together too, as HTTP Basic sends them), the path and each of its
+    segments, the query, each of its values (and `name=value`) and the fragment; each as written,
+    decoded and in the forms of `secret_forms`.
+    Providers put their keys in any of these (`/v2/KEY`, `?api-key=KEY`, `https://KEY@host`)."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        return []
+    pieces = [user or "", password or "", parts.path.rstrip("/"), parts.query, parts.fragment]
+    pieces += [f"{user}:{password}", parts.netloc.rpartition("@")[0]] if user or password else []  # Basic auth
+    pieces += parts.path.split("/")
+    pieces += [part for item in parts.query.split("&") for part in (item, *item.split("=", 1)[1:])]
+    pieces += [value for _, value in parse_qsl(parts.query, keep_blank_values=True)]
+    found: list[str] = []
+    for piece in pieces:
+        for form in (piece, unquote(piece)):
+            if len(form) >= _MIN_PIECE:
+                found += [form, quote(form, safe=""), *secret_forms(form)]
+    return list(dict.fromkeys(found))
 
 
 def secret_forms(secret: str | None) -> list[str]:

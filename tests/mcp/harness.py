@@ -161,3 +161,25 @@ def secret_forms(secret: str) -> list[str]:
     from urllib.parse import quote
 
     return [secret, quote(secret, safe=""), base64.b64encode(secret.encode()).decode(), secret.encode().hex()]
+
+
+def bounded(step, seconds: float = 10):
+    """`step()`'s result (or its exception, raised here), failing the test when it has not returned in
+    `seconds`: a FIFO or a lock waited on is a hang, and a hang is a failure, never a stuck run."""
+    import threading
+
+    done: dict = {}
+
+    def body():
+        try:
+            done["value"] = step()
+        except BaseException as exc:  # handed to the test
+            done["error"] = exc
+
+    worker = threading.Thread(target=body, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still waiting after {seconds} s: a FIFO or a lock was waited on"
+    if "error" in done:
+        raise done["error"]
+    return done["value"]

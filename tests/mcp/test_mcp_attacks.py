@@ -230,6 +230,8 @@ def test_a_policy_reached_through_a_symlink_is_judged_where_it_really_is(env, ho
 
 
 def test_an_audit_log_reached_through_a_symlink_into_an_open_folder_stops_the_server(env, home):
+    """The log's own name is never followed (issue 36): a symlink there is refused whatever it points
+    at; a data folder that is itself a symlink into an open folder is judged where it really is."""
     shared = home / "shared"
     shared.mkdir(mode=0o700)
     os.chmod(shared, 0o777)
@@ -237,6 +239,11 @@ def test_an_audit_log_reached_through_a_symlink_into_an_open_folder_stops_the_se
     data.mkdir(parents=True)
     (data / "mcp-audit.jsonl").symlink_to(shared / "audit.jsonl")
     (shared / "audit.jsonl").write_text("")
+    refused = start(env)
+    assert refused.returncode == 3 and "is a symbolic link" in refused.stderr, refused.stderr
+    (data / "mcp-audit.jsonl").unlink()
+    data.rmdir()
+    data.symlink_to(shared)
     refused = start(env)
     assert refused.returncode == 3 and "can be written by others" in refused.stderr, refused.stderr
 

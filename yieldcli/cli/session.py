@@ -17,10 +17,10 @@ from yieldcli.cli.render.output import Output, resolve_mode
 from yieldcli.config import API_KEY_ENV
 from yieldcli.environment import Environment
 from yieldcli.errors import AuthError, ConfigError, ServiceError, UsageError
-from yieldcli.files import read_small_stream, reads_stdin, write_atomically
+from yieldcli.files import path_forms, read_small_stream, reads_stdin, write_atomically
 from yieldcli.numbers import parse_seconds
 from yieldcli.solana.cluster import MAINNET_URL, MONIKERS, resolve_rpc_url
-from yieldcli.urls import check_base_url, check_http_url
+from yieldcli.urls import check_base_url, check_http_url, hide_all, keep, secret_forms
 
 if TYPE_CHECKING:
     from yieldcli.api.sync import ServiceClient
@@ -76,6 +76,7 @@ class Session:
         self._key_found: ApiKey | None = None
         self._why_no_key: str | None = None
         self._jq: JqFilter | None = None
+        self._hidden: list[str] = []  # never in a -v line: the API key, the URLs' parts but host, the keypair's path
         if options.jq is not None:
             from yieldcli.cli.render.jq_filter import JqFilter
 
@@ -174,10 +175,10 @@ class Session:
         return mode
 
     def log(self, text: str) -> None:
-        """--verbose diagnostics on stderr."""
+        """--verbose diagnostics on stderr, without a secret of this run (`_hidden`), whoever wrote the text."""
         if self.options.verbose or self.options.debug:
             try:
-                self.env.stderr.write(f"[yield] {text}\n")
+                self.env.stderr.write(f"[yield] {hide_all(text, self._hidden)}\n")
                 self.env.stderr.flush()
             except (OSError, ValueError):
                 pass  # a diagnostic no one reads any more must not replace what it was about (a send's outcome)
@@ -215,14 +216,14 @@ class Session:
             return server.url, server.api_key
         from yieldcli.secrets import find_api_key
 
-        url = self.settings.checked("api_url", lambda value, name: check_base_url(value))
+        url = keep(self._hidden, self.settings.checked("api_url", lambda value, name: check_base_url(value)))
         found, why_none = find_api_key(self.env, self.profile)
         self._key_found, self._why_no_key = found, why_none  # for `explain`
         if found is None:
             self.log("no API key found" + (f" ({why_none})" if why_none else ""))
             return url, None
         self.log(f"API key from {found.source}")
-        return url, found.value
+        return url, keep(self._hidden, found.value, secret_forms)
 
     def sandbox(self) -> SandboxServer:
         """The embedded sandbox: started on first use, on an ephemeral loopback port, state in the data dir."""
@@ -281,7 +282,6 @@ class Session:
                     "no wallet given and no keypair configured",
                     hint="pass a WALLET address, or --keypair / YIELD_KEYPAIR / `yield config set keypair PATH`",
                 )
-
         if reads_stdin(str(keypair.value)):
             from yieldcli.chain.keys.keypairs import read_keypair_bytes
 
@@ -329,7 +329,7 @@ class Session:
         settings = self.settings.with_flags(rpc_url=flag)
         if settings.value("rpc_url") is None:
             return MAINNET_URL
-        return settings.checked("rpc_url", rpc_url_of)
+        return keep(self._hidden, settings.checked("rpc_url", rpc_url_of))
 
     def keypair_source(self, flag: str | None) -> cfg.Setting:
         setting = self._keypair_setting(self.settings.with_flags(keypair=flag))
@@ -338,7 +338,7 @@ class Session:
                 "no keypair configured",
                 hint="pass -k/--keypair PATH (or - for stdin), set YIELD_KEYPAIR, or `yield config set keypair PATH`",
             )
-        return setting
+        return keep(self._hidden, setting, path_forms, str(setting.value))
 
     @staticmethod
     def _keypair_setting(settings: cfg.Settings) -> cfg.Setting:

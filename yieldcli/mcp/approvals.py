@@ -51,7 +51,11 @@ def asker(book: Book) -> Any:
             proposal = book.find(proposal_id)
         except Exception:
             return NotNeeded()  # the tool body reports the unknown proposal
-        if proposal.state != "open" or book.current_decision(proposal).verdict != "approval":
+        try:
+            verdict = book.current_decision(proposal).verdict
+        except Exception:  # a log the limits cannot be counted from: the tool body refuses, with why
+            return NotNeeded()  # (asked nothing, approved nothing: execute decides again, unapproved)
+        if proposal.state != "open" or verdict != "approval":
             return NotNeeded()
         capabilities = ctx.client_capabilities
         if capabilities is None or capabilities.elicitation is None:

@@ -24,13 +24,23 @@ import hmac
 import json
 import os
 import secrets
+import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from yieldcli.errors import ConfigError, Refused
-from yieldcli.files import others_can_change, take_file_lock, write_atomically
+from yieldcli.files import (
+    Unsafe,
+    open_checked,
+    others_can_change,
+    read_checked,
+    read_fd,
+    take_file_lock,
+    write_atomically,
+)
 
 GENESIS = "0" * 64
 DAY = 24 * 3600
@@ -39,6 +49,18 @@ AUDIT_HINT = (
     "`yield mcp audit` shows the log and what is wrong; keep a copy, then move the log and the seal's "
     "anchor file away (docs/manual/agents.md): a new log starts at the next start"
 )
+
+
+@dataclass
+class Snapshot:
+    """One read of the log, through one checked descriptor: what is wrong with it (None: whole and as
+    long as its anchor), its entries and their bytes. Whatever is decided from the log (the chain, the
+    limits, what is shown) is decided from one of these, never from a second read."""
+
+    problem: str | None
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    data: bytes = b""
+    fd: int | None = None  # under the lock: the open log, where the next entry is appended
 
 
 def default_audit(data_dir: Path, config_dir: Path) -> AuditLog:
@@ -56,19 +78,19 @@ class AuditLog:
         # starts with the very same bytes needs only its new entries checked, so an append costs a hash
         # of the file, not a keyed hash of every entry ever written.
         self._checked: tuple[int, int, str] = (0, 0, hashlib.sha256(b"").hexdigest())
+        self._held: dict[int, Snapshot | None] = {}  # by thread holding the lock: the log as read under it
 
     # --- where the files are ----------------------------------------------------------------------
 
     def check_places(self) -> None:
-        """Refuse a log or seal that others could change, judged where they really are (symlinks
-        resolved, every folder above); from here on the real paths are used."""
+        """Refuse a log or seal that others could change, judged where they really are (the folders'
+        symlinks resolved, every folder above); from here on the real folders are used. The log's own
+        name is never followed: a symlink, FIFO or hard link there is refused now, and at every use."""
         for folder in (self.path.parent, self.seal):
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.path = Path(os.path.realpath(self.path))
+        self.path = Path(os.path.realpath(self.path.parent)) / self.path.name
         self.seal = Path(os.path.realpath(self.seal))
-        for what, target in (("audit log", self.path), ("audit log's seal folder", self.seal)):
-            if not target.exists():
-                target = target.parent
+        for what, target in (("audit log's folder", self.path.parent), ("audit log's seal folder", self.seal)):
             problem = others_can_change(target)
             if problem is not None:
                 which, why, where = problem
@@ -76,6 +98,14 @@ class AuditLog:
                     f"the {what} {target}: {'it' if which == 'file' else where} {why}: refusing to start",
                     kind="config.audit",
                 )
+        try:
+            fd = open_checked(self.path)
+        except (Unsafe, OSError) as exc:
+            raise ConfigError(
+                f"the audit log {self.path} {_why(exc)}: refusing to start", kind="config.audit"
+            ) from None
+        if fd is not None:
+            os.close(fd)
 
     @property
     def _anchor_path(self) -> Path:
@@ -86,18 +116,19 @@ class AuditLog:
             return self._key_cache
         path = self.seal / "key"
         try:
-            text = path.read_text(encoding="ascii").strip()
-        except FileNotFoundError:
-            if not create:
+            found = read_checked(path, follow=False, limit=4096)
+            if found is None and create:
+                self.seal.mkdir(parents=True, exist_ok=True, mode=0o700)
+                os.chmod(self.seal, 0o700)
+                write_atomically(path, secrets.token_hex(32) + "\n")  # 0600
+                found = read_checked(path, follow=False, limit=4096)
+            if found is None:
                 return None
-            self.seal.mkdir(parents=True, exist_ok=True, mode=0o700)
-            os.chmod(self.seal, 0o700)
-            write_atomically(path, secrets.token_hex(32) + "\n")  # 0600
-            text = path.read_text(encoding="ascii").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read the audit log's key {path}: {exc}", kind="config.audit") from None
-        if os.stat(path).st_mode & 0o077:
-            raise ConfigError(f"the audit log's key {path} can be read by others", kind="config.audit")
+            text = found[0].decode("ascii").strip()
+            if os.stat(path, follow_symlinks=False).st_mode & 0o077:
+                raise ConfigError(f"the audit log's key {path} can be read by others", kind="config.audit")
+        except (Unsafe, OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"the audit log's key {path} {_why(exc)}", kind="config.audit") from None
         try:
             self._key_cache = bytes.fromhex(text)
         except ValueError:
@@ -116,11 +147,17 @@ class AuditLog:
     def locked(self) -> Iterator[None]:
         """Hold the log's lock: what is read and appended inside is one step for every process. It lives
         in the seal folder, beside the key: whoever can write the log's folder could delete a lock file
-        there, and every server after would lock a new file of its own."""
+        there, and every server after would lock a new file of its own. Inside, the log is opened once
+        (on first use) and everything read or appended goes through that one descriptor."""
         fd = take_file_lock(self.seal / "audit.lock")
+        me = threading.get_ident()
+        self._held[me] = None
         try:
             yield
         finally:
+            held = self._held.pop(me, None)
+            if held is not None and held.fd is not None:
+                os.close(held.fd)
             os.close(fd)
 
     def append(self, event: str, **data: Any) -> dict[str, Any]:
@@ -129,49 +166,95 @@ class AuditLog:
 
     def append_locked(self, event: str, **data: Any) -> dict[str, Any]:
         """Append one entry, then move the anchor to it; the caller holds `locked()`. A log found
-        altered takes nothing more (Refused `refused.audit`)."""
-        fresh = not self.path.exists() and not self._anchor_path.exists()
-        key = self._key(create=fresh)
-        broken, entries = self._verify(locked=True)
-        if broken is not None or key is None:
-            raise Refused(
-                f"the audit log {self.path} was altered ({broken or 'its key is missing'}): nothing more is "
-                "written to it and nothing is signed",
-                hint=AUDIT_HINT,
-                kind="refused.audit",
-            )
-        prev = entries[-1]["hash"] if entries else GENESIS
-        entry = {"seq": len(entries) + 1, "time": round(self._clock(), 3), "event": event, **data, "prev": prev}
-        entry["hash"] = self._digest(entry, key)
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        altered, or that is no regular file of ours, takes nothing more (Refused `refused.audit`)."""
+        seen = self.snapshot(locked=True)
+        fresh = seen.fd is None and not seen.entries and self._anchor() is None
         try:
-            os.fchmod(fd, 0o600)
-            os.write(fd, (json.dumps(entry, ensure_ascii=True, separators=(",", ":")) + "\n").encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            key = self._key(create=fresh)
+        except ConfigError as exc:
+            seen.problem = seen.problem or exc.message
+            key = None
+        if seen.problem is not None or key is None:
+            raise self._altered(seen.problem or "its key is missing")
+        prev = seen.entries[-1]["hash"] if seen.entries else GENESIS
+        entry = {"seq": len(seen.entries) + 1, "time": round(self._clock(), 3), "event": event, **data, "prev": prev}
+        entry["hash"] = self._digest(entry, key)
+        line = (json.dumps(entry, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
+        if seen.fd is None:  # a new log: made here, never through a name that appeared meanwhile
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                seen.fd = open_checked(self.path, os.O_RDWR | os.O_APPEND, create=True)
+                if seen.fd is None:
+                    raise FileNotFoundError(2, "its folder is gone")
+            except (Unsafe, OSError) as exc:
+                seen.problem = f"it {_why(exc)}"
+                raise self._altered(seen.problem) from None
+        os.write(seen.fd, line)
+        os.fsync(seen.fd)
+        seen.entries.append(entry)
+        seen.data += line
+        self._checked = (len(seen.entries), len(seen.data), hashlib.sha256(seen.data).hexdigest())
         # After the line: a crash between the two leaves a log one keyed entry past its anchor, which
         # only `yield` could have written; the other order would leave an anchor past its log.
         write_atomically(self._anchor_path, json.dumps({"seq": entry["seq"], "hash": entry["hash"]}) + "\n")
         return entry
 
+    def _altered(self, problem: str) -> Refused:
+        return Refused(
+            f"the audit log {self.path} was altered ({problem}): nothing more is written to it and nothing is signed",
+            hint=AUDIT_HINT,
+            kind="refused.audit",
+        )
+
     # --- reading ----------------------------------------------------------------------------------
 
     def entries(self) -> list[dict[str, Any]]:
-        """Every whole entry. A last line without its newline is an append still being written by
-        another server or thread (a read does not take the lock), so it is not read yet."""
-        return self._read()[0]
+        """Every whole entry of a log whose check passed on these very bytes (Refused `refused.audit`
+        otherwise). A last line without its newline is an append still being written by another
+        server or thread (a read outside the lock), so it is not read yet."""
+        seen = self.snapshot()
+        if seen.problem is not None:
+            raise self._altered(seen.problem)
+        return seen.entries
 
-    def _read(self) -> tuple[list[dict[str, Any]], bool, bytes]:
-        """The whole entries, whether a line without its newline follows them, and their bytes."""
+    def verify(self, *, locked: bool = False) -> str | None:
+        """None when the log is whole and as long as its anchor says, else what is wrong. `locked`:
+        the caller holds the lock, so nobody is writing and a line cut short is damage."""
+        return self.snapshot(locked=locked).problem
+
+    def snapshot(self, *, locked: bool = False) -> Snapshot:
+        """The log read once and checked: under the lock (`locked`, by this thread), the one read of
+        the lock's hold, kept open for the appends; otherwise a read of its own, closed after."""
+        me = threading.get_ident()
+        held = self._held.get(me)
+        if held is not None:
+            return held
+        keep = locked and me in self._held
         try:
-            data = self.path.read_bytes()
-            text = data.decode("utf-8")
-        except FileNotFoundError:
+            fd = open_checked(self.path, os.O_RDWR | os.O_APPEND if keep else os.O_RDONLY)
+        except (Unsafe, OSError) as exc:
+            seen = Snapshot(f"it {_why(exc)}")
+        else:
+            seen = Snapshot(None, fd=fd)
+            try:
+                seen.problem = self._problem(seen, locked)
+            finally:
+                if fd is not None and not keep:
+                    os.close(fd)
+                    seen.fd = None
+        if keep:
+            self._held[me] = seen
+        return seen
+
+    def _read(self, fd: int | None) -> tuple[list[dict[str, Any]], bool, bytes]:
+        """The whole entries, whether a line without its newline follows them, and their bytes."""
+        if fd is None:
             return [], False, b""
+        try:
+            data = read_fd(fd)
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read the audit log {self.path}: {exc}", kind="config.audit") from None
+            raise ConfigError(f"the audit log {self.path} {_why(exc)}", kind="config.audit") from None
         whole, _, tail = text.rpartition("\n")  # one append is one write of a line and its newline
         entries = []
         for number, line in enumerate(whole.split("\n") if whole else (), 1):
@@ -188,28 +271,19 @@ class AuditLog:
 
     def _anchor(self) -> tuple[int, str] | None:
         try:
-            body = json.loads(self._anchor_path.read_text(encoding="utf-8"))
+            found = read_checked(self._anchor_path, follow=False, limit=4096)
+            if found is None:
+                return None
+            body = json.loads(found[0].decode("utf-8"))
             return int(body["seq"]), str(body["hash"])
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, KeyError, TypeError):
-            return -1, ""  # unreadable: never matches
+        except (Unsafe, OSError, ValueError, KeyError, TypeError):
+            return -1, ""  # unreadable or not a file of ours: never matches
 
-    def verify(self, *, locked: bool = False) -> str | None:
-        """None when the log is whole and as long as its anchor says, else what is wrong. `locked`:
-        the caller holds the lock, so nobody is writing and a line cut short is damage."""
-        return self._verify(locked)[0]
-
-    def _verify(self, locked: bool) -> tuple[str | None, list[dict[str, Any]]]:
-        """What `verify` says, and the entries it read (an append needs them too)."""
-        entries: list[dict[str, Any]] = []
-        return self._problem(locked, entries), entries
-
-    def _problem(self, locked: bool, found: list[dict[str, Any]]) -> str | None:
+    def _problem(self, seen: Snapshot, locked: bool) -> str | None:
         try:
             anchor = self._anchor()  # before the log: appends move the log first, the anchor after
-            entries, torn, data = self._read()
-            found.extend(entries)
+            entries, torn, data = self._read(seen.fd)
+            seen.entries, seen.data = entries, data
             key = self._key(create=False)
         except ConfigError as exc:
             return exc.message
@@ -264,3 +338,12 @@ class AuditLog:
                 day += raw
                 auto += raw if entry.get("automatic") else 0
         return day, auto, writes
+
+
+def _why(exc: BaseException) -> str:
+    """What is wrong with a file, to follow its name: what `Unsafe` says, or the system's reason."""
+    if isinstance(exc, Unsafe):
+        return exc.why
+    if isinstance(exc, UnicodeDecodeError):
+        return "is not text"
+    return f"cannot be read: {getattr(exc, 'strerror', None) or type(exc).__name__}"

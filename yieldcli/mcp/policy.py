@@ -12,10 +12,12 @@
     daily = "500"                 # never more in a rolling 24 h, even with a yes
 
 The file is read at start: a change made while the server runs (by an agent's other tools) takes
-effect only when the person restarts it, with one exception that can only stop writes: the kill
-switch is read again before every prepare and every execute (`kill_switch_now`). The file is judged
-where it really is (every symlink resolved): neither it nor any folder above it may be writable by
-anyone but its owner, and each must belong to the user or root.
+effect only when the person restarts it, with one exception that can only stop writes: the file is
+read again, by its path, before every decision (`kill_switch_now`), and the kill switch or writes
+turned off stop the next write. The file is judged where it really is (every symlink resolved, now):
+neither it nor any folder above it may be writable by anyone but its owner, each must belong to the
+user or root, and the file itself is opened once, without following a link, and judged on that
+open file (a regular file with one name), whose bytes are the ones parsed.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from yieldcli import tokens
 from yieldcli.amounts import Amount, format_units
 from yieldcli.client.actions import ACTIONS, action_named
 from yieldcli.errors import ConfigError, Refused, UsageError
-from yieldcli.files import others_can_change
+from yieldcli.files import Unsafe, others_can_change, read_checked
 
 _TOP_KEYS = {"writes", "kill_switch", "actions", "writes_per_hour", "assets"}
 _LIMIT_KEYS = ("auto_per_call", "auto_daily", "per_call", "daily")
@@ -56,7 +58,7 @@ class Policy:
     assets: dict[str, AssetLimits] = field(default_factory=dict)  # by mint
     source: str = "(none: writes are off)"
     text: str = ""
-    real: str = ""  # the file read, every symlink resolved: what the kill switch is read from again
+    real: str = ""  # the file read at start, every symlink resolved (the path is resolved afresh each time)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -147,44 +149,60 @@ def default_policy_path(config_dir: Path) -> Path:
     return config_dir / "mcp-policy.toml"
 
 
+POLICY_MAX_BYTES = 1 << 20  # a policy is a few hundred bytes; more is not one a person wrote
+
+
 def load_policy(path: Path, *, required: bool) -> Policy:
-    """The policy at `path`; a missing file is no policy (writes off) unless `required`."""
+    """The policy at `path`; a missing file is no policy (writes off) unless `required`. `path` may be
+    a symlink: it is resolved now, and the file it names is opened once without following a link and
+    judged on what was opened (a regular file of the user's or root's, writable by nobody else, with
+    one name); its bytes are what is parsed."""
     try:
         real = Path(os.path.realpath(path))
         _check_private(path, real)
+        found = read_checked(path, follow=True, limit=POLICY_MAX_BYTES)
     except FileNotFoundError:
-        if required:
-            raise ConfigError(f"no policy file at {path}", kind="config.policy") from None
-        return Policy()
+        found = None
+    except Unsafe as exc:
+        raise ConfigError(
+            f"the policy file {_shown(path, real)} {exc.why}: refusing it", kind="config.policy"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the policy {path}: {exc.strerror}", kind="config.policy") from None
-    text = _read(real, path)
+    if found is None:
+        if required:
+            raise ConfigError(f"no policy file at {path}", kind="config.policy")
+        return Policy()
+    data, real = found
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read the policy {path}: not UTF-8 text", kind="config.policy") from None
     return _parse(text, str(path), str(real))
 
 
 def kill_switch_now(policy: Policy) -> str | None:
-    """Why writes must stop now, read afresh from the policy file (None: they need not). Only the kill
-    switch is taken from the file as it is now; a file that cannot be read or trusted any more stops
-    writes too (fail closed). Nothing else in it changes while the server runs."""
+    """Why writes must stop now, from the policy file read afresh by the path it was given as (None:
+    they need not). A symlink re-pointed, a file renamed over it or edited in place: whatever is
+    there now is resolved, opened and judged as at start (`load_policy`). Only what stops writes is
+    taken from it: the kill switch, or writes turned off; a file that is gone, cannot be read or
+    trusted, or does not parse stops writes too (fail closed). Nothing else changes while the server
+    runs (a looser limit would be an agent's to write)."""
     if policy.kill_switch:
         return "the policy's kill switch is on"
     if not policy.real:
         return None  # no file: writes are off anyway
     try:
-        _check_private(Path(policy.source), Path(policy.real))
-        now = _parse(_read(Path(policy.real), Path(policy.source)), policy.source, policy.real)
-    except (OSError, ConfigError) as exc:
-        why = exc.message if isinstance(exc, ConfigError) else (exc.strerror or type(exc).__name__)
-        return f"the policy file cannot be read now ({why})"
-    return "the policy's kill switch is on" if now.kill_switch else None
+        now = load_policy(Path(policy.source), required=True)
+    except ConfigError as exc:
+        return f"the policy file cannot be read now ({exc.message})"
+    if now.kill_switch:
+        return "the policy's kill switch is on"
+    return None if now.writes else "writes are off in the policy now"
 
 
-def _read(real: Path, path: Path) -> str:
-    try:
-        return real.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise ConfigError(f"cannot read the policy {path}: {why}", kind="config.policy") from None
+def _shown(path: Path, real: Path) -> str:
+    return f"{path} (really {real})" if real != path else str(path)
 
 
 def _check_private(path: Path, real: Path) -> None:
@@ -193,9 +211,8 @@ def _check_private(path: Path, real: Path) -> None:
     if problem is not None:
         which, why, where = problem
         what = "policy file" if which == "file" else f"folder {where} of the policy file"
-        shown = f"{path} (really {real})" if real != path else str(path)
         fix = f" (chmod go-w {where})" if why == "can be written by others" else ""
-        raise ConfigError(f"the {what} {shown} {why}: refusing to start{fix}", kind="config.policy")
+        raise ConfigError(f"the {what} {_shown(path, real)} {why}: refusing to start{fix}", kind="config.policy")
 
 
 def _parse(text: str, source: str, real: str) -> Policy:

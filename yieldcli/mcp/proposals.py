@@ -100,7 +100,7 @@ class Book:
         until a person has looked (a restart, after moving the log away)."""
         if self._altered is None:
             broken = self.audit.verify(locked=True)
-            present = {entry.get("hash") for entry in self.audit.entries()}
+            present = {entry.get("hash") for entry in self.audit.entries()} if broken is None else set()
             if broken is None and any(h not in present for h in self._reservations):
                 broken = "entries this server wrote are missing"
             self._altered = broken

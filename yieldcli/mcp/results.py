@@ -39,11 +39,22 @@ _IGNORABLE = (
 _hidden: list[str] = []  # the secrets of this process, in every form (`conceal`)
 
 
-def conceal(*secrets: str | None) -> None:
-    """Never let these (the API key) reach the model, whichever text of the service carries them."""
+def conceal(*secrets: str | None, pieces: tuple[str, ...] = ()) -> None:
+    """Never let these reach the model, whichever text (of the service, the RPC, the system) carries
+    them: `secrets` (the API key) in every form a server may echo, `pieces` as they are (the parts of
+    the service and RPC URLs but scheme, host and port, in their forms; the keypair's path)."""
     for secret in secrets:
         _hidden.extend(form for form in secret_forms(secret) if form not in _hidden)
+    _hidden.extend(piece for piece in pieces if len(piece) >= 4 and piece not in _hidden)
     _hidden.sort(key=len, reverse=True)
+
+
+def hide(text: str) -> str:
+    """`text` with every concealed secret replaced by `…` (for what is not made inert: the audit log
+    and the policy as resources, whose text is ours and must stay as it is otherwise)."""
+    for form in _hidden:
+        text = text.replace(form, "…")
+    return text
 
 
 def _ignorable(ch: str) -> bool:

@@ -19,7 +19,7 @@ from yieldcli.mcp.audit import AuditLog
 from yieldcli.mcp.policy import Policy
 from yieldcli.mcp.proposals import Book
 from yieldcli.mcp.reads import register_reads
-from yieldcli.mcp.results import conceal
+from yieldcli.mcp.results import conceal, hide
 from yieldcli.mcp.writes import register_writes
 from yieldcli.version import __version__
 
@@ -39,11 +39,12 @@ class Served:
     policy: Policy
     audit: AuditLog
     secrets: tuple[str | None, ...] = ()  # the API key: kept out of every text the model reads
+    hidden: tuple[str, ...] = ()  # so are these: the URLs' parts but scheme, host and port; the keypair's path
 
 
 def build(served: Served) -> MCPServer:
     server = MCPServer("yield", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    conceal(*served.secrets)
+    conceal(*served.secrets, pieces=served.hidden)
     # Outside the SDK's requestState boundary, whose refusals it turns into tool errors (outermost if
     # a later SDK names it otherwise: the order there is not part of its stable interface).
     boundary = next((i for i, m in enumerate(server.middleware) if type(m).__name__ == "RequestStateBoundary"), 0)
@@ -59,7 +60,7 @@ def build(served: Served) -> MCPServer:
         description="The user's policy for writes (read-only: no tool changes it).",
     )
     def policy() -> str:
-        return json.dumps(served.policy.to_dict(), indent=2)
+        return hide(json.dumps(served.policy.to_dict(), indent=2))
 
     @server.resource(
         "yield://audit",
@@ -68,7 +69,13 @@ def build(served: Served) -> MCPServer:
         description="The audit log: every proposal, decision and execution, hash-chained.",
     )
     def audit() -> str:
-        return json.dumps({"chain": served.audit.verify() or "intact", "entries": served.audit.entries()[-200:]})
+        # One read: the entries shown are the bytes the check passed on; a log that failed it shows none.
+        seen = served.audit.snapshot()
+        if seen.problem is not None:
+            return hide(
+                json.dumps({"chain": f"altered: the audit log {served.audit.path}: {seen.problem}", "entries": []})
+            )
+        return hide(json.dumps({"chain": "intact", "entries": seen.entries[-200:]}))
 
     return server
 

@@ -13,6 +13,7 @@ from typing import Any
 from yieldcli.chain.rpc.types import RpcError
 from yieldcli.errors import ConfigError, NetworkError, TransactionExpired, TransactionFailed, YieldError
 from yieldcli.solana.transaction_errors import describe_error
+from yieldcli.urls import scrub
 
 
 class PreflightFailed(TransactionFailed):
@@ -32,6 +33,7 @@ class RpcErrors:
     """The errors of one RPC, named by its shown (redacted) URL."""
 
     shown_url: str
+    url: str
     timeout: float
 
     def unreadable(self, method: str) -> RpcError:
@@ -70,6 +72,7 @@ class RpcErrors:
         )
 
     def answer_error(self, method: str, code: int, message: str, data: Any) -> YieldError:
+        message = scrub(str(message), self.url)  # providers repeat the URL, and its key, in their errors
         where = f"RPC {self.shown_url}"
         if code == -32002 and method == "sendTransaction":
             err = data.get("err") if isinstance(data, dict) else None

@@ -7,7 +7,10 @@ still here, and refuses while one could still land.
 Entries are keyed by the cluster's identity (its genesis hash), never by how the RPC URL is
 spelled. Several processes share the file: every read-modify-write holds an exclusive `flock` on a
 lock file beside it, and every write goes to a fresh temporary file that replaces the journal
-atomically, so a reader sees the old list or the new one, never half of one. A journal that cannot
+atomically, so a reader sees the old list or the new one, never half of one. The journal lives in the
+data folder, which other programs of the user's (an agent's file tools) may reach: it is read through
+one descriptor, opened without following a symlink or waiting on a FIFO and judged on what was opened;
+a replacement by rename never writes through a link either. A journal that cannot
 be read is an error that names it: treating it as empty would forget transactions that may land.
 """
 
@@ -22,7 +25,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from yieldcli.errors import ConfigError
-from yieldcli.files import take_file_lock, write_atomically
+from yieldcli.files import Unsafe, read_checked, take_file_lock, write_atomically
 
 
 @dataclass(frozen=True)
@@ -139,10 +142,16 @@ class Journal:
                     ) from None
 
     def _read(self) -> list[InFlight]:
+        """The entries, read through one descriptor opened without following a symlink or waiting on
+        a FIFO, and judged on it: a regular file of ours, writable by nobody else, with one name. A
+        journal that is anything else is refused with its path, never waited on nor treated as empty."""
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
+            found = read_checked(self.path, follow=False)
+            if found is None:
+                return []
+            text = found[0].decode("utf-8")
+        except Unsafe as exc:
+            raise self._damaged(f"it {exc.why}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise self._damaged(getattr(exc, "strerror", None) or type(exc).__name__) from None
         try:

@@ -12,7 +12,8 @@ from yieldcli.cli.commands import options as opt
 from yieldcli.cli.commands.context import session_of
 from yieldcli.config import config_dir, data_dir
 from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import reads_stdin
+from yieldcli.files import path_forms, reads_stdin
+from yieldcli.urls import url_secrets
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
@@ -69,14 +70,15 @@ def audit(ctx: typer.Context) -> None:
 
     env = session_of(ctx).env
     log = default_audit(data_dir(env), config_dir(env))
-    entries = log.entries()
+    # Read once, under the lock (a line cut short is then damage, not an append in flight): what is
+    # printed is the very bytes the check passed on, and nothing is printed from a log that failed it.
+    with log.locked():
+        seen = log.snapshot(locked=True)
+        entries = seen.entries
+    if seen.problem:
+        raise ConfigError(f"the audit log {log.path} was altered: {seen.problem}", kind="config.audit")
     for entry in entries:
         sys.stdout.write(json.dumps(entry, ensure_ascii=False) + "\n")
-    # A line cut short may be an append in flight: looked at again once, under the lock, it is damage.
-    with log.locked():
-        broken = log.verify(locked=True)
-    if broken:
-        raise ConfigError(f"the audit log {log.path} was altered: {broken}", kind="config.audit")
     sys.stderr.write(f"{len(entries)} entries; keyed hash chain intact and as long as its anchor ({log.path})\n")
 
 
@@ -110,4 +112,5 @@ def _served(
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
     audit = default_audit(data_dir(session.env), config_dir(session.env))
     audit.check_places()
-    return Served(client, wallet, policy, audit, secrets=(api_key,))
+    hidden = (*url_secrets(api_url), *url_secrets(session.rpc_url(url_flag)), *path_forms(str(keypair)))
+    return Served(client, wallet, policy, audit, secrets=(api_key,), hidden=hidden)
