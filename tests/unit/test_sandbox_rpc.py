@@ -107,7 +107,9 @@ def test_async_client_reads_what_the_sandbox_serves(chain):
             assert (await client.get_version()).value.solana_core
             mints = (await client.get_multiple_accounts([Pubkey.from_string(t.mint) for t in KNOWN_TOKENS])).value
             assert [m.data[44] for m in mints] == [t.decimals for t in KNOWN_TOKENS]
-            tx = (await client.get_transaction(signature, "json", ConfirmedLevel, max_supported_transaction_version=0)).value
+            tx = (
+                await client.get_transaction(signature, "json", ConfirmedLevel, max_supported_transaction_version=0)
+            ).value
             assert tx.slot == status.slot and tx.transaction.meta.fee == 5000
 
     arun(main())

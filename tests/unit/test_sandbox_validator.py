@@ -174,7 +174,9 @@ def test_rpc_answers_parse_as_a_validators(tmp_path):
             message = MessageV0.try_compile(user.pubkey(), ixs, [], latest.blockhash)
             tx = VersionedTransaction(message, [user])
             signature = (await client.send_transaction(tx)).value
-            got = (await client.get_transaction(signature, "json", Confirmed, max_supported_transaction_version=0)).value
+            got = (
+                await client.get_transaction(signature, "json", Confirmed, max_supported_transaction_version=0)
+            ).value
             accounts = (await client.get_multiple_accounts([source, destination, Keypair().pubkey()])).value
             owned = (await client.get_token_accounts_by_owner(recipient, _mint_filter(USDC))).value
             return genesis, sim, got, accounts, owned

@@ -64,7 +64,9 @@ def test_a_restart_keeps_the_api_key_and_the_rpc_port(run, isolated):
         assert second["api_key"] == first["api_key"] and second["rpc_url"] == first["rpc_url"]
         # The same chain, still moving: the saved profile's RPC answers where it did.
         assert result(second["rpc_url"], "getSlot", [{"commitment": "processed"}]) >= slot
-        ok = run("--api-url", second["url"], "strategy", "info", DEMO_STRATEGY_ID, env={"YIELD_API_KEY": first["api_key"]})
+        ok = run(
+            "--api-url", second["url"], "strategy", "info", DEMO_STRATEGY_ID, env={"YIELD_API_KEY": first["api_key"]}
+        )
         assert ok.code == 0, ok.stderr
     finally:
         stop(proc)

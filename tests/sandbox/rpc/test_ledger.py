@@ -135,7 +135,11 @@ def test_a_finalized_blockhash_is_older_and_still_lands(still):
             height = (await client.get_block_height(Finalized)).value
             newest = (await client.get_latest_blockhash(Processed)).value
             message = Message.new_with_blockhash(
-                [transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=Keypair().pubkey(), lamports=SOL // 100))],
+                [
+                    transfer(
+                        TransferParams(from_pubkey=payer.pubkey(), to_pubkey=Keypair().pubkey(), lamports=SOL // 100)
+                    )
+                ],
                 payer.pubkey(),
                 final.blockhash,
             )

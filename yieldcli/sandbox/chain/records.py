@@ -10,7 +10,6 @@ from typing import Any
 
 from solders.account import Account
 from solders.message import Message, MessageV0
-from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
@@ -93,10 +92,11 @@ def live(account: Account | None) -> Account | None:
 
 
 def return_data_json(meta: Any) -> dict[str, Any] | None:
-    """A transaction's return data in the RPC's shape (UiTransactionReturnData); None when no program set any."""
+    """A transaction's return data in the RPC's shape (UiTransactionReturnData). As a validator records
+    it: trailing zero bytes cut off, and None when nothing is left (no program set any)."""
     found = meta.return_data()
-    data = bytes(found.data) if found is not None else b""
-    if found is None or (not data and found.program_id == Pubkey.default()):
+    data = bytes(found.data).rstrip(b"\x00") if found is not None else b""
+    if found is None or not data:
         return None
     return {"programId": str(found.program_id), "data": [base64.b64encode(data).decode("ascii"), "base64"]}
 

@@ -147,7 +147,8 @@ class SetupHelpers:
     def execute(
         self, instructions: Sequence[Instruction], signers: Sequence[Keypair], *, payer: Keypair | None = None
     ) -> TxRecord:
-        """Run instructions in a legacy transaction signed by `signers` (payer: the first, or `payer`); raise on failure."""
+        """Run instructions in a legacy transaction signed by `signers` (payer: the first, or `payer`);
+        raise on failure."""
         with self._lock:
             fee_payer = payer or signers[0]
             everyone = [fee_payer, *(s for s in signers if s.pubkey() != fee_payer.pubkey())]

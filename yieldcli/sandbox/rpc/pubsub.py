@@ -235,7 +235,8 @@ class PubSubServer:
             out += self._per_slot(history)
         if history.finalized != self._root:
             self._root = history.finalized
-            out += [self._note(n, s, "root", history.finalized) for n, s in list(self._subscriptions.items()) if s.kind == "root"]
+            roots = [(n, s) for n, s in list(self._subscriptions.items()) if s.kind == "root"]
+            out += [self._note(n, s, "root", history.finalized) for n, s in roots]
         return out
 
     def _per_slot(self, history: History) -> list[tuple[ServerConnection, dict[str, Any]]]:
