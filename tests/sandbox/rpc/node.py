@@ -22,6 +22,14 @@ def node(tmp_path):
     server.stop()
 
 
+@pytest.fixture
+def still(tmp_path):
+    """A chain whose slots pass only when a transaction lands or the test moves them."""
+    runtime = Runtime(tmp_path / "chain.json", network=Network(slot_ms=0))
+    with RpcServer(runtime) as server:
+        yield runtime, server
+
+
 def call(url: str, method: str, params: list | None = None) -> dict:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}).encode()
     request = urllib.request.Request(url, body, {"Content-Type": "application/json"})

@@ -11,6 +11,7 @@ import struct
 
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Confirmed
+from solders.address_lookup_table_account import AddressLookupTableAccount
 from solders.hash import Hash
 from solders.instruction import AccountMeta, Instruction
 from solders.keypair import Keypair
@@ -23,7 +24,6 @@ from solders.system_program import (
     create_nonce_account,
     transfer,
 )
-from solders.address_lookup_table_account import AddressLookupTableAccount
 from solders.transaction import VersionedTransaction
 from spl.token import instructions as spl
 from spl.token import models

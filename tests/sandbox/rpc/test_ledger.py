@@ -9,7 +9,6 @@ import asyncio
 import threading
 import time
 
-import pytest
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Confirmed, Finalized, Processed
 from solders.hash import Hash
@@ -38,12 +37,12 @@ def pay(runtime: Runtime, payer: Keypair, lamports: int = 1_000_000) -> Versione
     return VersionedTransaction(message, [payer])
 
 
-def test_the_ledger_starts_at_the_genesis_block_and_early_blocks_need_no_version(node):
-    runtime, server = node
+def test_the_ledger_starts_at_the_genesis_block_and_early_blocks_need_no_version(still):
+    runtime, server = still
     user = Keypair()
     runtime.airdrop(user.pubkey(), 10 * SOL)  # the sandbox's own set-up transactions, in the first blocks
     runtime.mint_to(user.pubkey(), USDC, 5_000_000)
-    runtime.advance_slots(FINALITY_DEPTH + 1)
+    runtime.advance_slots(FINALITY_DEPTH + 6)  # block 5 finalized
 
     async def main():
         async with AsyncClient(server.url) as client:
@@ -61,14 +60,6 @@ def test_the_ledger_starts_at_the_genesis_block_and_early_blocks_need_no_version
     assert all(str(b.previous_blockhash) == str(a.blockhash) for a, b in zip(blocks[1:], blocks[2:], strict=False))
     landed = [t for b in blocks for t in b.transactions]
     assert len(landed) >= 2 and all(t.version is None for t in landed)  # legacy: readable without a version
-
-
-@pytest.fixture
-def still(tmp_path):
-    """A chain whose slots pass only when a transaction lands or the test moves them."""
-    runtime = Runtime(tmp_path / "chain.json", network=Network(slot_ms=0))
-    with RpcServer(runtime) as server:
-        yield runtime, server
 
 
 def test_start_slot_gives_mainnet_like_numbers(tmp_path):
