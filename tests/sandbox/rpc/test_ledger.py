@@ -6,6 +6,7 @@ and raw JSON-RPC."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import threading
 import time
 
@@ -185,3 +186,19 @@ def test_a_block_watcher_that_reads_each_block_once_sees_every_transaction(node)
     thread.join()
     assert len(sent) == 20 and set(sent) <= set(seen)
     assert read == set(range(min(read), end))  # every block once, none skipped
+
+
+def test_an_unknown_blockhash_near_genesis_is_simply_not_found(still):
+    runtime, server = still
+    payer = Keypair()
+    runtime.airdrop(payer.pubkey(), SOL)
+    unknown = Hash.new_unique()  # looked for back to the genesis block and no further
+    assert result(server.url, "isBlockhashValid", [str(unknown), {"commitment": "processed"}])["value"] is False
+    message = Message.new_with_blockhash(
+        [transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=Keypair().pubkey(), lamports=SOL // 10))],
+        payer.pubkey(),
+        unknown,
+    )
+    tx = base64.b64encode(bytes(VersionedTransaction(message, [payer]))).decode()
+    simulated = result(server.url, "simulateTransaction", [tx, {"encoding": "base64"}])["value"]
+    assert simulated["err"] == "BlockhashNotFound"

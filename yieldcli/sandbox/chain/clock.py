@@ -128,7 +128,7 @@ class Clock:
             return None
         # Recent blockhashes first: that is where almost every lookup ends. The hash handed out in
         # `slot` is the hash of block `slot - 1`: valid, as a validator counts, `window` blocks after it.
-        for slot in range(self.slot, self.slot - self.window - 1, -1):
+        for slot in range(self.slot, max(self.slot - self.window - 1, -1), -1):  # none before genesis
             if self.blockhash(slot) == blockhash:
                 return slot - 1 - self.height_offset + self.window
         return None
