@@ -151,9 +151,10 @@ def test_a_block_watcher_that_reads_each_block_once_sees_every_transaction(node)
     payer = Keypair()
     runtime.airdrop(payer.pubkey(), 10 * SOL)
     sent: list[str] = []
-    done = threading.Event()
+    done, watching = threading.Event(), threading.Event()
 
     def sender():
+        watching.wait(30)  # sends from after the watcher's first look on
         for _ in range(20):
             record = runtime.send_transaction(pay(runtime, payer)).record
             assert record is not None
@@ -166,6 +167,7 @@ def test_a_block_watcher_that_reads_each_block_once_sees_every_transaction(node)
         read: set[int] = set()
         async with AsyncClient(server.url) as client:  # finalized, every client's default
             next_slot = (await client.get_slot()).value
+            watching.set()
             while True:
                 finished = done.is_set() and next_slot > max(runtime.status(s).slot for s in sent)
                 top = (await client.get_slot()).value
