@@ -12,6 +12,7 @@ from solders.pubkey import Pubkey
 from solders.rpc.responses import parse_websocket_message
 from websockets.asyncio.client import connect
 
+from yieldcli.sandbox.chain.clock import FINALITY_DEPTH
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime
 from yieldcli.solana import programs
@@ -71,6 +72,7 @@ def test_subscriptions_in_a_batch_and_every_kind_of_notification(served):
             numbers = [a["result"] for a in answers]
             assert len(set(numbers)) == 7
             await asyncio.to_thread(runtime.mint_to, user.pubkey(), USDC, 3_000_000)
+            await asyncio.to_thread(runtime.advance_slots, FINALITY_DEPTH + 1)  # the root moves
             got = await until(
                 ws,
                 {
@@ -100,7 +102,7 @@ def test_subscriptions_in_a_batch_and_every_kind_of_notification(served):
     assert program["pubkey"] == str(token_account) and program["account"]["data"][1] == "base64"
     assert got["logsNotification"][0]["result"]["value"]["err"] is None
     slot = got["slotNotification"][0]["result"]
-    assert slot["parent"] == slot["slot"] - 1 == slot["root"]
+    assert slot["parent"] == slot["slot"] - 1 and slot["root"] == max(slot["parent"] - FINALITY_DEPTH, 0)
     assert {u["result"]["type"] for u in got["slotsUpdatesNotification"]} >= {"createdBank", "frozen", "root"}
     vote = got["voteNotification"][0]["result"]
     assert vote["slots"] and vote["votePubkey"]
@@ -121,7 +123,7 @@ def test_refusals_and_a_signature_told_once(served):
                 (2, "accountSubscribe", ["not-a-key"]),
                 (3, "accountSubscribe", [str(user.pubkey()), {"encoding": "yaml"}]),
                 (4, "blockSubscribeNope", []),
-                (5, "signatureSubscribe", [signature, {"commitment": "finalized"}]),
+                (5, "signatureSubscribe", [signature, {"commitment": "confirmed"}]),
             ]:
                 await ws.send(json.dumps(request(rid, method, params)))
                 answers.append(json.loads(await ws.recv()))

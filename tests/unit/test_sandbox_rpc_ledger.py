@@ -21,6 +21,7 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58encode
+from yieldcli.sandbox.chain.clock import FINALITY_DEPTH
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime
 from yieldcli.solana import programs
@@ -70,6 +71,7 @@ def ledger(tmp_path_factory):
     )
     token = runtime.send_transaction(VersionedTransaction(v0, [user])).record
     assert sol is not None and token is not None and sol.err is None and token.err is None
+    runtime.advance_slots(FINALITY_DEPTH + 1)  # finalized: what getBlock and its kin serve by default
     yield {
         "url": server.url,
         "runtime": runtime,
@@ -126,10 +128,10 @@ def test_what_a_block_cannot_be(ledger):
     assert v0["code"] == -32015 and "maxSupportedTransactionVersion" in v0["message"]
     future = call(url, "getBlock", [token.slot + 10_000])["error"]
     assert future == {"code": -32004, "message": f"Block not available for slot {token.slot + 10_000}"}
-    first = call(url, "getFirstAvailableBlock")["result"]
-    assert call(url, "minimumLedgerSlot")["result"] == first
-    gone = call(url, "getBlockTime", [first - 1])["error"]
-    assert gone["code"] == -32001 and f"First available block: {first}" in gone["message"]
+    # The ledger starts at the genesis block, slot 0, as a test validator's.
+    assert call(url, "getFirstAvailableBlock")["result"] == 0 and call(url, "minimumLedgerSlot")["result"] == 0
+    genesis = call(url, "getBlock", [0])["result"]
+    assert genesis["parentSlot"] == 0 and genesis["blockHeight"] == 0 and genesis["transactions"] == []
     processed = call(url, "getBlock", [token.slot, {"commitment": "processed"}])["error"]
     assert processed["code"] == -32602 and "below `confirmed`" in processed["message"]
     assert call(url, "getBlocks", [0, 600_000])["error"]["message"] == "Slot range too large; max 500000"

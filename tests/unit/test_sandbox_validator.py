@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 from solana.rpc.async_api import AsyncClient
+from solana.rpc.commitment import Confirmed
 from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
 from solders.hash import Hash
 from solders.keypair import Keypair
@@ -63,7 +64,7 @@ def test_slots_pass_with_the_clock_when_nothing_lands(tmp_path):
     clock.ms += 1
     assert runtime.slot == slot + 1 and runtime.latest_blockhash()[0] != blockhash
     clock.ms += 4000
-    assert runtime.slot == slot + 11 and runtime.block_height == runtime.slot - 20_000_000
+    assert runtime.slot == slot + 11 and runtime.block_height == runtime.slot
     # Another process on the same folder sees the same slot and blockhash without anything saved since.
     other = Runtime(tmp_path / "chain.json", now_ms=clock)
     assert (other.slot, other.latest_blockhash()) == (runtime.slot, runtime.latest_blockhash())
@@ -74,8 +75,9 @@ def test_a_blockhash_expires_after_its_window(tmp_path):
     runtime = Runtime(tmp_path / "chain.json", network=Network(blockhash_window=5), now_ms=clock)
     payer = funded(runtime)
     blockhash, last_valid = runtime.latest_blockhash()
-    assert last_valid == runtime.block_height + 5
-    clock.ms += 5 * 400
+    # The hash of the last complete block, valid 5 blocks after that block, as a validator counts.
+    assert last_valid == runtime.block_height - 1 + 5
+    clock.ms += 4 * 400
     assert runtime.is_blockhash_valid(blockhash) and runtime.block_height == last_valid
     clock.ms += 400
     assert not runtime.is_blockhash_valid(blockhash)
@@ -172,7 +174,9 @@ def test_rpc_answers_parse_as_a_validators(tmp_path):
             message = MessageV0.try_compile(user.pubkey(), ixs, [], latest.blockhash)
             tx = VersionedTransaction(message, [user])
             signature = (await client.send_transaction(tx)).value
-            got = (await client.get_transaction(signature, max_supported_transaction_version=0)).value
+            got = (
+                await client.get_transaction(signature, "json", Confirmed, max_supported_transaction_version=0)
+            ).value
             accounts = (await client.get_multiple_accounts([source, destination, Keypair().pubkey()])).value
             owned = (await client.get_token_accounts_by_owner(recipient, _mint_filter(USDC))).value
             return genesis, sim, got, accounts, owned

@@ -34,10 +34,11 @@ from yieldcli.sandbox.chain import store
 from yieldcli.sandbox.chain.clock import (
     BLOCKHASH_WINDOW,
     FIRST_SLOT,
-    HEIGHT_OFFSET,
+    LEGACY_HEIGHT_OFFSET,
     SLOT_HASHES_KEPT,
     Clock,
     blockhash_bytes,
+    height_offset_for,
     new_genesis_hash,
 )
 from yieldcli.sandbox.chain.clock import now_ms as clock_now_ms
@@ -62,7 +63,7 @@ from yieldcli.sandbox.chain.setup import (
 )
 from yieldcli.solana import programs
 
-FIRST_BLOCK_HEIGHT = FIRST_SLOT - HEIGHT_OFFSET
+FIRST_BLOCK_HEIGHT = FIRST_SLOT - height_offset_for(FIRST_SLOT)
 
 
 class Runtime(SetupHelpers, Landing, FaultControls):
@@ -101,8 +102,12 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         self._sends: dict[str, int] = {}  # times each signature was sent, for network.drop_sends
         self._stamp: tuple[int, int, int] | None = None
         self._svm = self._new_svm()
+        start = network.start_slot
         self._clock = Clock(
             new_genesis_hash(),
+            slot=start + 1,
+            first_block=start,
+            height_offset=height_offset_for(start),
             started_ms=now_ms(),
             slot_ms=network.slot_ms,
             window=network.blockhash_window,
@@ -179,14 +184,24 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         with self._lock:
             return self._clock.height
 
+    def commitment_slot(self, commitment: str | None) -> int:
+        """The slot of a commitment level (processed, confirmed, finalized; None: finalized)."""
+        with self._lock:
+            return self._clock.commitment_slot(commitment)
+
+    def height_of(self, slot: int) -> int:
+        return slot - self._clock.height_offset
+
     @property
     def blockhash_window(self) -> int:
         return self._clock.window
 
-    def latest_blockhash(self) -> tuple[str, int]:
-        """(blockhash, last valid block height)."""
+    def latest_blockhash(self, commitment: str | None = "processed") -> tuple[str, int]:
+        """(blockhash, last valid block height) of the bank at `commitment` (the newest by default)."""
         with self._lock:
-            return self._clock.blockhash(), self._clock.height + self._clock.window
+            clock = self._clock
+            block = min(clock.commitment_slot(commitment), clock.slot - 1)  # the newest complete block there
+            return clock.blockhash(block + 1), block - clock.height_offset + clock.window
 
     def last_valid_block_height(self, blockhash: str) -> int | None:
         with self._lock:
@@ -224,6 +239,9 @@ class Runtime(SetupHelpers, Landing, FaultControls):
                 clock.slot_ms,
                 clock.transactions,
                 tuple(self._records.values()),
+                height_offset=clock.height_offset,
+                confirmed=clock.commitment_slot("confirmed"),
+                finalized=clock.commitment_slot("finalized"),
             )
 
     # ---- accounts
@@ -317,6 +335,7 @@ class Runtime(SetupHelpers, Landing, FaultControls):
             # A chain saved before these were kept: its oldest record's block, and the records it has.
             first_block=int(clock.get("first_block", records[0].slot if records else clock["slot"])),
             transactions=int(clock.get("transactions", len(records))),
+            height_offset=int(clock.get("height_offset", LEGACY_HEIGHT_OFFSET)),
         )
         self._clock.catch_up()
         self._new_slot()

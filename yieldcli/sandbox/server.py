@@ -213,6 +213,7 @@ class SandboxServer:
         *,
         allow_remote: bool = False,
         network: Network | None = None,
+        rpc_port: int = 0,
     ):
         if not is_loopback(host) and not allow_remote:
             raise ValueError(
@@ -224,6 +225,7 @@ class SandboxServer:
         if network is None:
             self._network = Network.from_env(os.environ)
         self.api_key = api_key if api_key is not None else secrets.token_urlsafe(24)
+        self._rpc_port = rpc_port  # 0: the port this folder's chain used last when free, else any
         self.ledger = Ledger(_state_file(state_path), seed_positions=seed_positions, seed_wallets=seed_wallets)
         self.service = Service(self.ledger, self.api_key, latency_ms=latency_ms)
         bind_host = host.strip("[]")
@@ -273,6 +275,9 @@ class SandboxServer:
         from yieldcli.sandbox.strategy_rpc import StrategyRpcServer
 
         port_file = self.chain_path.with_name(RPC_PORT_FILE)
+        if self._rpc_port:
+            # Asked for: that port or an error (PubSub takes the next one).
+            return StrategyRpcServer(chain, host, self._rpc_port).start()
         try:
             preferred = int(port_file.read_text().strip())
         except (OSError, ValueError):

@@ -38,8 +38,18 @@ def serve(
     ctx: typer.Context,
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback unless --allow-remote)."),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
+    rpc_port: int = typer.Option(
+        0,
+        "--rpc-port",
+        min=0,
+        max=65534,
+        help="Port of the Solana RPC; PubSub takes the next one (0: the last one used when free, else any).",
+    ),
     api_key: Optional[str] = typer.Option(
-        None, "--api-key", help="Key clients must send (default: a random one).", show_default=False
+        None,
+        "--api-key",
+        help="Key clients must send (default: the one kept with the sandbox's state, made on first use).",
+        show_default=False,
     ),
     allow_remote: bool = typer.Option(False, "--allow-remote", help="Allow a non-loopback --host."),
     latency_ms: int = typer.Option(0, "--latency-ms", min=0, help="Delay added to every API response."),
@@ -82,6 +92,14 @@ def serve(
         "(env YIELD_SANDBOX_MIN_PRIORITY_FEE).",
         show_default=False,
     ),
+    start_slot: Optional[int] = typer.Option(
+        None,
+        "--start-slot",
+        min=0,
+        help="Slot of a new chain's genesis block (default 0, as a test validator; env YIELD_SANDBOX_START_SLOT). "
+        "A chain already saved keeps its own.",
+        show_default=False,
+    ),
 ) -> None:
     """Serve the sandbox over HTTP until interrupted, printing its URL, API key and Solana RPC URL.
 
@@ -98,13 +116,22 @@ def serve(
         blockhash_window=blockhash_window,
         drop_sends=drop_sends,
         min_priority_fee=min_priority_fee,
+        start_slot=start_slot,
     )
     state = sandbox_state_path(session.env)
+    if api_key is None:
+        from yieldcli.sandbox.keyfile import kept_api_key
+
+        api_key, key_file = kept_api_key(state.parent)
+        key_source, key_note = "kept", f"kept in {key_file}; the same after a restart"
+    else:
+        key_source, key_note = "given", "given by --api-key"
     try:
         server = SandboxServer(
             state,
             host=host,
             port=port,
+            rpc_port=rpc_port,
             api_key=api_key,
             allow_remote=allow_remote,
             latency_ms=latency_ms,
@@ -121,13 +148,27 @@ def serve(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}",
             hint="pick another --port, or --port 0 for any free one",
         ) from None
+    try:
+        rpc_url = server.rpc_url
+    except OSError as exc:
+        server.stop()
+        raise UsageError(
+            f"cannot serve the Solana RPC on port {rpc_port} (and PubSub on {rpc_port + 1}): {exc.strerror or exc}",
+            hint="pick another --rpc-port, or leave it out for any free one",
+        ) from None
     _emit(
         session,
-        {"url": server.url, "api_key": server.api_key, "rpc_url": server.rpc_url, "ws_url": server.rpc.ws_url},
+        {
+            "url": server.url,
+            "api_key": server.api_key,
+            "api_key_source": key_source,
+            "rpc_url": rpc_url,
+            "ws_url": server.rpc.ws_url,
+        },
         [
             f"sandbox service at {server.url}",
-            f"API key: {server.api_key}",
-            f"Solana RPC at {server.rpc_url}, PubSub (WebSocket) at {server.rpc.ws_url}",
+            f"API key: {server.api_key} ({key_note})",
+            f"Solana RPC at {rpc_url}, PubSub (WebSocket) at {server.rpc.ws_url}",
             f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
         ],
     )

@@ -23,9 +23,13 @@ from yieldcli.addresses import b58encode
 
 SLOT_MS = 400
 BLOCKHASH_WINDOW = 150
-FIRST_SLOT = 300_000_000
-# Block height trails the slot, as on a real cluster (skipped slots): clients that mix them up fail here.
-HEIGHT_OFFSET = 20_000_000
+# A new chain's genesis block is block 0, as a test validator's ledger starts; `--start-slot N` starts
+# it at N instead, for mainnet-like numbers.
+FIRST_SLOT = 0
+# Chains saved before the height offset was kept started at slot 300,000,000 with block height 20,000,000 behind.
+LEGACY_HEIGHT_OFFSET = 20_000_000
+# Finalized trails confirmed by this many slots, as a one-node cluster's root trails its tip.
+FINALITY_DEPTH = 32
 # Slots whose hashes the SlotHashes sysvar holds, and recent prioritization fees cover.
 SLOT_HASHES_KEPT = 150
 
@@ -39,14 +43,30 @@ def blockhash_bytes(genesis: str, slot: int) -> bytes:
     return hashlib.sha256(b"yield-sandbox-blockhash" + genesis.encode() + struct.pack("<Q", slot)).digest()
 
 
+def commitment_level(commitment: str | None) -> str:
+    """processed, confirmed or finalized, from any name a validator reads (none given: finalized)."""
+    if commitment in ("processed", "recent"):
+        return "processed"
+    if commitment in ("confirmed", "single", "singleGossip"):
+        return "confirmed"
+    return "finalized"
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def height_offset_for(start_slot: int) -> int:
+    """How far block height trails the slot on a chain started at `start_slot`: none from genesis at 0
+    (no slot skipped), one slot in fifteen before a later start (mainnet's skip rate), so clients that
+    mix the two up fail here."""
+    return start_slot // 15
 
 
 @dataclass
 class Clock:
     genesis: str
-    slot: int = FIRST_SLOT
+    slot: int = FIRST_SLOT + 1  # the slot being made: the genesis block before it is complete
     started_ms: int = field(default_factory=now_ms)  # when `slot` began
     slot_ms: int = SLOT_MS
     window: int = BLOCKHASH_WINDOW
@@ -56,14 +76,32 @@ class Clock:
     # transactions ever landed: getFirstAvailableBlock and getTransactionCount.
     first_block: int = -1
     transactions: int = 0
+    height_offset: int = 0  # block height = slot - height_offset
 
     def __post_init__(self) -> None:
         if self.first_block < 0:
-            self.first_block = self.slot
+            self.first_block = self.slot - 1
 
     @property
     def height(self) -> int:
-        return self.slot - HEIGHT_OFFSET
+        return self.slot - self.height_offset
+
+    @property
+    def finality_depth(self) -> int:
+        """Slots between confirmed and finalized: 32, or half a shorter blockhash window (so a
+        finalized blockhash can still land)."""
+        return min(FINALITY_DEPTH, self.window // 2)
+
+    def commitment_slot(self, commitment: str | None) -> int:
+        """The slot a commitment level stands at: processed is the slot being made, confirmed the last
+        complete block, finalized `finality_depth` blocks before that (never before the first block)."""
+        level = commitment_level(commitment)
+        if level == "processed":
+            return self.slot
+        confirmed = self.slot - 1
+        if level == "confirmed":
+            return confirmed
+        return max(confirmed - self.finality_depth, min(self.first_block, confirmed))
 
     def catch_up(self) -> bool:
         """Let the slots that passed since the last look pass; True if the slot moved."""
@@ -88,10 +126,11 @@ class Clock:
         """The last block height at which `blockhash` may land; None if it was never issued here or was revoked."""
         if blockhash in self.revoked:
             return None
-        # Recent blockhashes first: that is where almost every lookup ends.
-        for slot in range(self.slot, self.slot - self.window - 1, -1):
+        # Recent blockhashes first: that is where almost every lookup ends. The hash handed out in
+        # `slot` is the hash of block `slot - 1`: valid, as a validator counts, `window` blocks after it.
+        for slot in range(self.slot, max(self.slot - self.window - 1, -1), -1):  # none before genesis
             if self.blockhash(slot) == blockhash:
-                return slot - HEIGHT_OFFSET + self.window
+                return slot - 1 - self.height_offset + self.window
         return None
 
     def revoke_current(self) -> None:
@@ -105,4 +144,5 @@ class Clock:
             "revoked": self.revoked,
             "first_block": self.first_block,
             "transactions": self.transactions,
+            "height_offset": self.height_offset,
         }

@@ -16,7 +16,7 @@ from solders.transaction_metadata import FailedTransactionMetadata, SimulatedTra
 
 from yieldcli.addresses import b58encode
 from yieldcli.amounts import scale
-from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, with_blockhash
+from yieldcli.sandbox.chain.records import RuntimeRpcError, err_json, live, return_data_json, with_blockhash
 from yieldcli.solana import programs
 
 if TYPE_CHECKING:
@@ -54,8 +54,10 @@ class ExecutionHelpers:
         sig_verify: bool = False,
         replace_recent_blockhash: bool = False,
         accounts: Sequence[Pubkey] = (),
+        inner_instructions: bool = False,
     ) -> dict[str, Any]:
-        """The `value` of a simulateTransaction answer (err, logs, accounts, unitsConsumed, ...)."""
+        """The `value` of a simulateTransaction answer (err, logs, accounts, unitsConsumed, ...); inner
+        instructions only when asked for, as a validator gives them."""
         with self._lock:
             if sig_verify and replace_recent_blockhash:
                 raise RuntimeRpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash")
@@ -70,7 +72,7 @@ class ExecutionHelpers:
                 "innerInstructions": None,
             }
             if replace_recent_blockhash:
-                blockhash, last_valid = self._clock.blockhash(), self._clock.height + self._clock.window
+                blockhash, last_valid = self._clock.blockhash(), self._clock.height - 1 + self._clock.window
                 tx = with_blockhash(tx, Hash.from_string(blockhash))
                 value["replacementBlockhash"] = {"blockhash": blockhash, "lastValidBlockHeight": last_valid}
             elif not self.lifetime_ok(tx):
@@ -85,7 +87,9 @@ class ExecutionHelpers:
             meta = result.meta()
             value["logs"] = list(meta.logs())
             value["unitsConsumed"] = meta.compute_units_consumed()
-            value["innerInstructions"] = inner_instructions_json(meta)
+            value["returnData"] = return_data_json(meta)
+            if inner_instructions:
+                value["innerInstructions"] = inner_instructions_json(meta)
             if accounts:
                 if isinstance(result, SimulatedTransactionInfo):
                     post = dict(result.post_accounts())

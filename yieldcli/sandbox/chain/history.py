@@ -1,7 +1,9 @@
 """The sandbox chain's blocks, as a validator's ledger holds them.
 
-Every slot from the first kept one to the current one is a block (one node, none skipped); a landed
-transaction closes its slot, so a block holds at most one, and most are empty. A block's hash is the
+Every slot from the first kept one up to the one being made is a block (one node, none skipped); a
+landed transaction closes its slot, so a block holds at most one, and most are empty. Only complete
+blocks are served, so a block never changes once read: the slot being made is processed, the last
+complete block confirmed, and finalized trails it by a fixed depth (see `Clock.commitment_slot`). A block's hash is the
 blockhash handed out while the next slot was current: a transaction in slot s was built on the hash
 of block s - 1, as on a real cluster.
 """
@@ -16,7 +18,7 @@ from typing import Any
 from solders.transaction import VersionedTransaction
 
 from yieldcli.addresses import b58encode
-from yieldcli.sandbox.chain.clock import HEIGHT_OFFSET, blockhash_bytes
+from yieldcli.sandbox.chain.clock import blockhash_bytes, commitment_level
 from yieldcli.sandbox.chain.records import TxRecord
 
 
@@ -37,6 +39,9 @@ class History:
     slot_ms: int
     transactions: int  # ever landed
     records: tuple[TxRecord, ...]  # oldest first
+    height_offset: int = 0
+    confirmed: int = 0  # the last complete block
+    finalized: int = 0
     _keys: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
@@ -48,13 +53,27 @@ class History:
         return slots
 
     def has_block(self, slot: int) -> bool:
-        return self.first_block <= slot <= self.slot
+        return self.first_block <= slot <= self.confirmed
+
+    def commitment_slot(self, commitment: str | None) -> int:
+        level = commitment_level(commitment)
+        return self.slot if level == "processed" else self.confirmed if level == "confirmed" else self.finalized
+
+    def status_of(self, slot: int) -> str:
+        """The confirmationStatus of a transaction landed in `slot`."""
+        return "finalized" if slot <= self.finalized else "confirmed" if slot <= self.confirmed else "processed"
 
     def blockhash(self, slot: int) -> str:
         return b58encode(blockhash_bytes(self.genesis, slot + 1))
 
+    def parent(self, slot: int) -> tuple[int, str]:
+        """(parentSlot, previousBlockhash): the genesis block at slot 0 is its own parent, on the zero hash."""
+        if slot == 0:
+            return 0, b58encode(bytes(32))
+        return slot - 1, self.blockhash(slot - 1)
+
     def block_height(self, slot: int) -> int:
-        return slot - HEIGHT_OFFSET
+        return slot - self.height_offset
 
     def block_time(self, slot: int) -> int:
         """When the block was made: its transaction's time, else counted back from the current slot."""

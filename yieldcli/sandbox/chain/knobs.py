@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.errors import ConfigError
-from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, SLOT_MS
+from yieldcli.sandbox.chain.clock import BLOCKHASH_WINDOW, FIRST_SLOT, SLOT_MS
 
 if TYPE_CHECKING:  # records import solders; the knobs are read before any chain starts
     from solders.transaction import VersionedTransaction
@@ -43,18 +43,22 @@ class Network:
       congested leader does; a rebroadcast of the same bytes after them lands.
     min_priority_fee: transactions paying less than this many microlamports per compute unit are
       accepted and never land (they expire); getRecentPrioritizationFees reports at least this.
+    start_slot: the slot of a new chain's genesis block (0, as a test validator's; a chain already
+      saved keeps its own).
     """
 
     slot_ms: int = SLOT_MS
     blockhash_window: int = BLOCKHASH_WINDOW
     drop_sends: int = 0
     min_priority_fee: int = 0
+    start_slot: int = FIRST_SLOT
 
     ENV = {
         "slot_ms": "YIELD_SANDBOX_SLOT_MS",
         "blockhash_window": "YIELD_SANDBOX_BLOCKHASH_WINDOW",
         "drop_sends": "YIELD_SANDBOX_DROP_SENDS",
         "min_priority_fee": "YIELD_SANDBOX_MIN_PRIORITY_FEE",
+        "start_slot": "YIELD_SANDBOX_START_SLOT",
     }
 
     @classmethod
@@ -75,6 +79,7 @@ class Network:
             or network.blockhash_window < 1
             or network.drop_sends < 0
             or network.min_priority_fee < 0
+            or network.start_slot < 0
         ):
             raise ConfigError("sandbox network knobs must not be negative, and the blockhash window must be at least 1")
         return network

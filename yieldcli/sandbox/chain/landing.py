@@ -17,7 +17,15 @@ from solders.transaction_metadata import FailedTransactionMetadata
 
 from yieldcli.sandbox.chain.clock import SLOT_HASHES_KEPT
 from yieldcli.sandbox.chain.execution import ExecutionHelpers, inner_instructions_json
-from yieldcli.sandbox.chain.records import NOT_LANDED, RuntimeRpcError, SendOutcome, TxRecord, compute_budget, err_json
+from yieldcli.sandbox.chain.records import (
+    NOT_LANDED,
+    RuntimeRpcError,
+    SendOutcome,
+    TxRecord,
+    compute_budget,
+    err_json,
+    return_data_json,
+)
 from yieldcli.solana.transaction_errors import describe_error
 
 if TYPE_CHECKING:
@@ -143,6 +151,7 @@ class Landing(ExecutionHelpers):
             post_token_balances=self._token_balances(keys),
             inner_instructions=inner_instructions_json(meta),
             compute_unit_price=compute_budget(tx.message)[0],
+            return_data=return_data_json(meta),
         )
         self._remember(record)
         self._clock.transactions += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import struct
 from dataclasses import dataclass, field
@@ -73,6 +74,8 @@ class TxRecord:
     post_token_balances: list[dict[str, Any]] = field(default_factory=list)
     inner_instructions: list[dict[str, Any]] = field(default_factory=list)
     compute_unit_price: int = 0
+    # What the last program to set it returned: {"programId", "data": [base64, "base64"]}; None if none did.
+    return_data: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,16 @@ class SendOutcome:
 def live(account: Account | None) -> Account | None:
     """None for an account that does not exist (closed accounts linger with 0 lamports)."""
     return account if account is not None and (account.lamports or account.data) else None
+
+
+def return_data_json(meta: Any) -> dict[str, Any] | None:
+    """A transaction's return data in the RPC's shape (UiTransactionReturnData). As a validator records
+    it: trailing zero bytes cut off, and None when nothing is left (no program set any)."""
+    found = meta.return_data()
+    data = bytes(found.data).rstrip(b"\x00") if found is not None else b""
+    if found is None or not data:
+        return None
+    return {"programId": str(found.program_id), "data": [base64.b64encode(data).decode("ascii"), "base64"]}
 
 
 def err_json(result: FailedTransactionMetadata) -> Any:

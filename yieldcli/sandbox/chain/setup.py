@@ -14,7 +14,7 @@ from solders.account import Account
 from solders.address_lookup_table_account import AddressLookupTable
 from solders.hash import Hash
 from solders.keypair import Keypair
-from solders.message import MessageV0
+from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.token.state import Mint
@@ -147,12 +147,14 @@ class SetupHelpers:
     def execute(
         self, instructions: Sequence[Instruction], signers: Sequence[Keypair], *, payer: Keypair | None = None
     ) -> TxRecord:
-        """Run instructions in a v0 transaction signed by `signers` (payer: the first, or `payer`); raise on failure."""
+        """Run instructions in a legacy transaction signed by `signers` (payer: the first, or `payer`);
+        raise on failure."""
         with self._lock:
             fee_payer = payer or signers[0]
             everyone = [fee_payer, *(s for s in signers if s.pubkey() != fee_payer.pubkey())]
-            message = MessageV0.try_compile(
-                fee_payer.pubkey(), list(instructions), [], Hash.from_string(self._clock.blockhash())
+            # Legacy, so a client that asks for blocks without maxSupportedTransactionVersion reads them.
+            message = Message.new_with_blockhash(
+                list(instructions), fee_payer.pubkey(), Hash.from_string(self._clock.blockhash())
             )
             tx = VersionedTransaction(message, everyone)
             record = self._land(tx)

@@ -83,9 +83,13 @@ def account_json(
         "executable": account.executable,
         "lamports": account.lamports,
         "owner": owner,
-        "rentEpoch": account.rent_epoch,
+        # Every account is rent-exempt now: a validator reports u64::MAX, whatever the runtime keeps.
+        "rentEpoch": RENT_EXEMPT_EPOCH,
         "space": len(whole),
     }
+
+
+RENT_EXEMPT_EPOCH = 2**64 - 1
 
 
 def _status(err: Any) -> dict[str, Any]:
@@ -138,6 +142,8 @@ def transaction_with_meta(
         meta["logMessages"] = record.logs
         if encoding != "jsonParsed":
             meta["loadedAddresses"] = {"writable": record.loaded_writable, "readonly": record.loaded_readonly}
+        if record.return_data is not None:
+            meta["returnData"] = record.return_data
         meta["computeUnitsConsumed"] = record.units_consumed
     if with_version:
         out["version"] = record.version

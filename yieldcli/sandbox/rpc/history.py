@@ -48,13 +48,14 @@ def _slot(value: Any) -> int:
 
 
 class LedgerMethods(Answering):
-    def _block_of(self, history: History, slot: int) -> None:
+    def _block_of(self, history: History, slot: int, commitment: str | None = "confirmed") -> None:
+        """Refuse a block not kept any more, or not yet complete at `commitment` (blocks never change once served)."""
         if slot < history.first_block:
             raise RuntimeRpcError(
                 -32001,
                 f"Block {slot} cleaned up, does not exist on node. First available block: {history.first_block}",
             )
-        if slot > history.slot:
+        if slot > history.commitment_slot(commitment):
             raise RuntimeRpcError(-32004, f"Block not available for slot {slot}")
 
     def _get_block(self, params: list[Any]) -> dict[str, Any]:
@@ -67,14 +68,15 @@ class LedgerMethods(Answering):
             raise unknown(details, DETAILS)
         rewards = config.get("rewards", True) is not False
         history = self.runtime.history()
-        self._block_of(history, slot)
+        self._block_of(history, slot, config.get("commitment"))
         landed = history.by_slot.get(slot, [])
+        parent_slot, previous = history.parent(slot)
         block: dict[str, Any] = {
             "blockHeight": history.block_height(slot),
             "blockTime": history.block_time(slot),
             "blockhash": history.blockhash(slot),
-            "parentSlot": slot - 1,
-            "previousBlockhash": history.blockhash(slot - 1),
+            "parentSlot": parent_slot,
+            "previousBlockhash": previous,
         }
         if details in ("full", "accounts"):
             block["transactions"] = [
@@ -92,24 +94,30 @@ class LedgerMethods(Answering):
     def _get_blocks(self, params: list[Any]) -> list[int]:
         start = _slot(param(params, 0))
         end_given = param(params, 1, None)
+        config = end_given if isinstance(end_given, dict) else options(params, 2)
+        at_least_confirmed(config)
         history = self.runtime.history()
-        end = history.slot if end_given is None or isinstance(end_given, dict) else _slot(end_given)
+        top = history.commitment_slot(config.get("commitment"))
+        end = top if end_given is None or isinstance(end_given, dict) else _slot(end_given)
         if end - start > MAX_SLOT_RANGE:
             raise Invalid(f"Slot range too large; max {MAX_SLOT_RANGE}")
-        return list(range(max(start, history.first_block), min(end, history.slot) + 1))
+        return list(range(max(start, history.first_block), min(end, top) + 1))
 
     def _get_blocks_with_limit(self, params: list[Any]) -> list[int]:
         start, limit = _slot(param(params, 0)), _slot(param(params, 1))
         if limit > MAX_SLOT_RANGE:
             raise Invalid(f"Limit too large; max {MAX_SLOT_RANGE}")
+        config = options(params, 2)
+        at_least_confirmed(config)
         history = self.runtime.history()
         first = max(start, history.first_block)
-        return list(range(first, min(first + limit, history.slot + 1)))
+        return list(range(first, min(first + limit, history.commitment_slot(config.get("commitment")) + 1)))
 
     def _get_block_time(self, params: list[Any]) -> int:
         slot = _slot(param(params, 0))
         history = self.runtime.history()
-        self._block_of(history, slot)
+        # As a validator: a rooted block's time, or a confirmed one's.
+        self._block_of(history, slot, "confirmed")
         return history.block_time(slot)
 
     def _get_first_available_block(self, params: list[Any]) -> int:
@@ -119,9 +127,16 @@ class LedgerMethods(Answering):
         return self.runtime.history().transactions
 
     def _get_block_commitment(self, params: list[Any]) -> dict[str, Any]:
-        _slot(param(params, 0))
-        # Everything here is rooted at once; a validator answers null for rooted blocks.
-        return {"commitment": None, "totalStake": ACTIVATED_STAKE}
+        slot = _slot(param(params, 0))
+        history = self.runtime.history()
+        if slot <= history.finalized:  # a validator answers null for rooted blocks
+            return {"commitment": None, "totalStake": ACTIVATED_STAKE}
+        # Otherwise the stake voting on the block, by lockout depth (index 31: the deepest): the one node votes on each.
+        depth = min(max(history.confirmed - slot, 0), 31) if slot <= history.confirmed else None
+        commitment = [0] * 32
+        if depth is not None:
+            commitment[31 - depth] = ACTIVATED_STAKE
+        return {"commitment": commitment if depth is not None else None, "totalStake": ACTIVATED_STAKE}
 
     def _get_transaction(self, params: list[Any]) -> dict[str, Any] | None:
         config = encoding_options(params, 1)
@@ -131,7 +146,7 @@ class LedgerMethods(Answering):
             raise Invalid("Invalid param: Invalid")
         record = self.runtime.status(signature)
         history = self.runtime.history()
-        if record is None or record.slot > history.slot:
+        if record is None or record.slot > history.commitment_slot(config.get("commitment")):
             return None
         answer = transaction_with_meta(
             record, config.get("encoding", "json"), with_version=with_version(record, config)
@@ -147,6 +162,7 @@ class LedgerMethods(Answering):
             raise Invalid(f"Invalid limit; max {MAX_SIGNATURES}")
         before, until = config.get("before"), config.get("until")
         history = self.runtime.history()
+        top = history.commitment_slot(config.get("commitment"))
         found: list[dict[str, Any]] = []
         started = before is None
         for record in reversed(history.records):
@@ -155,7 +171,7 @@ class LedgerMethods(Answering):
             if not started:
                 started = record.signature == before
                 continue
-            if address not in history.account_keys(record):
+            if record.slot > top or address not in history.account_keys(record):
                 continue
             found.append(
                 {
@@ -164,7 +180,7 @@ class LedgerMethods(Answering):
                     "err": record.err,
                     "memo": _memo(record, history),
                     "blockTime": history.block_time(record.slot),
-                    "confirmationStatus": "finalized",
+                    "confirmationStatus": history.status_of(record.slot),
                 }
             )
             if len(found) == limit:
@@ -177,7 +193,7 @@ class LedgerMethods(Answering):
             raise Invalid(f"Invalid limit; max {MAX_SAMPLES}")
         history = self.runtime.history()
         samples: list[dict[str, Any]] = []
-        top = history.slot
+        top = history.confirmed
         while len(samples) < limit and top > history.first_block:
             bottom = max(top - SAMPLE_SLOTS, history.first_block)
             count = sum(len(history.by_slot.get(s, [])) for s in range(bottom + 1, top + 1))

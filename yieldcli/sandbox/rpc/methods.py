@@ -10,7 +10,7 @@ from solders.pubkey import Pubkey
 
 from yieldcli.sandbox.chain.records import fee_for
 from yieldcli.sandbox.rpc.encoding import account_json
-from yieldcli.sandbox.rpc.params import Answering, Invalid, b64, decode_tx, options, param, pubkey
+from yieldcli.sandbox.rpc.params import Answering, Invalid, asked_commitment, b64, decode_tx, options, param, pubkey
 from yieldcli.sandbox.runtime import Runtime, token_amount_json
 from yieldcli.solana import programs
 
@@ -22,14 +22,14 @@ class Methods(Answering):
         return account_json(account, config.get("encoding", default), config.get("dataSlice"), self._decimals)
 
     def _get_latest_blockhash(self, params: list[Any]) -> dict[str, Any]:
-        blockhash, last_valid = self.runtime.latest_blockhash()
+        blockhash, last_valid = self.runtime.latest_blockhash(asked_commitment())
         return self._context({"blockhash": blockhash, "lastValidBlockHeight": last_valid})
 
     def _get_epoch_info(self, params: list[Any]) -> dict[str, Any]:
-        slot = self.runtime.slot
+        slot = self._asked_slot()
         return {
             "absoluteSlot": slot,
-            "blockHeight": self.runtime.block_height,
+            "blockHeight": self.runtime.height_of(slot),
             "epoch": slot // 432_000,
             "slotIndex": slot % 432_000,
             "slotsInEpoch": 432_000,
@@ -56,6 +56,7 @@ class Methods(Answering):
             sig_verify=bool(config.get("sigVerify", False)),
             replace_recent_blockhash=bool(config.get("replaceRecentBlockhash", False)),
             accounts=addresses,
+            inner_instructions=bool(config.get("innerInstructions", False)),
         )
         if value["accounts"] is not None:
             value["accounts"] = [account_json(a, encoding, None, self._decimals) for a in value["accounts"]]
@@ -66,19 +67,21 @@ class Methods(Answering):
         if not isinstance(signatures, list) or len(signatures) > 256:
             raise Invalid("Invalid params: expected an array of at most 256 signatures")
         statuses: list[dict[str, Any] | None] = []
+        history = self.runtime.history()
         for signature in signatures:
             record = self.runtime.status(str(signature))
             if record is None:
                 statuses.append(None)
                 continue
+            level = history.status_of(record.slot)
             statuses.append(
                 {
                     "slot": record.slot,
-                    "confirmations": None,
+                    # Blocks voted on since (the one node votes on each), null once rooted, as a validator counts.
+                    "confirmations": None if level == "finalized" else max(history.confirmed - record.slot, 0),
                     "err": record.err,
                     "status": {"Ok": None} if record.err is None else {"Err": record.err},
-                    # One node, no forks: a landed transaction is final at once.
-                    "confirmationStatus": "finalized",
+                    "confirmationStatus": level,
                 }
             )
         return self._context(statuses)

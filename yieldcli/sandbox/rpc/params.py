@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 from typing import Any
 
 from solders.pubkey import Pubkey
@@ -15,13 +16,31 @@ from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, decode_wire_trans
 API_VERSION = "2.2.0"
 
 
+# The commitment the request being answered on this thread asked for (None: finalized, a node's default).
+_asked = threading.local()
+
+
+def set_commitment(commitment: str | None) -> None:
+    _asked.commitment = commitment
+
+
+def asked_commitment() -> str | None:
+    value: str | None = getattr(_asked, "commitment", None)
+    return value
+
+
 class Answering:
     """What every group of methods answers from: the runtime, and the `context` wrapping."""
 
     runtime: Runtime
 
     def _context(self, value: Any) -> dict[str, Any]:
-        return {"context": {"apiVersion": API_VERSION, "slot": self.runtime.slot}, "value": value}
+        slot = self.runtime.commitment_slot(asked_commitment())
+        return {"context": {"apiVersion": API_VERSION, "slot": slot}, "value": value}
+
+    def _asked_slot(self) -> int:
+        """The slot of the commitment the request asked for."""
+        return self.runtime.commitment_slot(asked_commitment())
 
     def _decimals(self, mint: str) -> int | None:
         return self.runtime.mint_decimals(Pubkey.from_string(mint))

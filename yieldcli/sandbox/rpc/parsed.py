@@ -1,9 +1,11 @@
 """`jsonParsed`: instructions and accounts of the programs a validator parses, in its shapes.
 
-What is parsed here: the System program (transfers, account creation, nonces), SPL Token and
-Token-2022 (the base instructions and account layouts), the Associated Token Account program and
-Memo. Anything else is answered as a validator answers what it cannot parse: partially decoded
-instructions ({programId, accounts, data}) and base64 account data.
+What is parsed: the System program (transfers, account creation, nonces), SPL Token and Token-2022
+(`parsed_token`: instructions, mints and token accounts with their extensions), the Associated
+Token Account program, Address Lookup Tables (instructions and tables) and Memo. Anything else is
+answered as a validator answers what it cannot parse (the Compute Budget program among them: a
+validator leaves it raw too): partially decoded instructions ({programId, accounts, data}) and base64
+account data.
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from solders.address_lookup_table_account import AddressLookupTable
 from solders.pubkey import Pubkey
-from solders.token.state import Mint, TokenAccount, TokenAccountState
 
 from yieldcli.addresses import b58encode
-from yieldcli.sandbox.chain.execution import token_amount_json
+from yieldcli.sandbox.rpc import parsed_token
+from yieldcli.sandbox.rpc.parsed_token import typed as _typed
 from yieldcli.solana import programs
 
 Info = dict[str, Any]
+_U64_MAX = 2**64 - 1
 
 
 def instruction(program_id: str, accounts: list[str], data: bytes, stack_height: int | None) -> dict[str, Any]:
@@ -29,15 +33,11 @@ def instruction(program_id: str, accounts: list[str], data: bytes, stack_height:
     if parser is not None:
         try:
             parsed = parser(accounts, data)
-        except (IndexError, struct.error, UnicodeDecodeError):
+        except (IndexError, struct.error, UnicodeDecodeError, ValueError):
             parsed = None  # malformed for its program: shown undecoded, as a validator does
     if parsed is None:
         return {"programId": program_id, "accounts": accounts, "data": b58encode(data), "stackHeight": stack_height}
     return {"program": _NAMES[program_id], "programId": program_id, "parsed": parsed, "stackHeight": stack_height}
-
-
-def _typed(kind: str, info: Info) -> Info:
-    return {"info": info, "type": kind}
 
 
 def _system(accounts: list[str], data: bytes) -> Info | None:
@@ -62,64 +62,68 @@ def _system(accounts: list[str], data: bytes) -> Info | None:
     if tag == 8:
         (space,) = struct.unpack_from("<Q", data, 4)
         return _typed("allocate", {"account": accounts[0], "space": space})
+    return _system_more(tag, accounts, data)
+
+
+def _seed(data: bytes, at: int) -> tuple[str, int]:
+    """A bincode string (u64 length, then UTF-8) at `at`, and where the next field starts."""
+    (length,) = struct.unpack_from("<Q", data, at)
+    return data[at + 8 : at + 8 + length].decode("utf-8"), at + 8 + length
+
+
+def _system_more(tag: int, a: list[str], data: bytes) -> Info | None:
+    def key(at: int) -> str:
+        return str(Pubkey.from_bytes(data[at : at + 32]))
+
+    if tag == 3:
+        seed, at = _seed(data, 36)
+        lamports, space = struct.unpack_from("<QQ", data, at)
+        info = {"source": a[0], "newAccount": a[1], "base": key(4), "seed": seed, "lamports": lamports}
+        return _typed("createAccountWithSeed", {**info, "space": space, "owner": key(at + 16)})
+    if tag == 5:
+        (lamports,) = struct.unpack_from("<Q", data, 4)
+        names = ("nonceAccount", "destination", "recentBlockhashesSysvar", "rentSysvar", "nonceAuthority")
+        return _typed("withdrawFromNonce", {**dict(zip(names, a[:5], strict=True)), "lamports": lamports})
+    if tag == 6:
+        first = ("nonceAccount", "recentBlockhashesSysvar", "rentSysvar")
+        return _typed("initializeNonce", {**dict(zip(first, a[:3], strict=True)), "nonceAuthority": key(4)})
+    if tag == 7:
+        return _typed("authorizeNonce", {"nonceAccount": a[0], "nonceAuthority": a[1], "newAuthorized": key(4)})
+    if tag == 11:
+        (lamports,) = struct.unpack_from("<Q", data, 4)
+        seed, at = _seed(data, 12)
+        info = {"source": a[0], "sourceBase": a[1], "destination": a[2], "lamports": lamports}
+        return _typed("transferWithSeed", {**info, "sourceSeed": seed, "sourceOwner": key(at)})
+    if tag == 12:
+        return _typed("upgradeNonce", {"nonceAccount": a[0]})
     return None
 
 
-def _amount(data: bytes) -> str:
-    return str(struct.unpack_from("<Q", data, 1)[0])
-
-
-def _checked(data: bytes) -> dict[str, Any]:
-    (amount,) = struct.unpack_from("<Q", data, 1)
-    return token_amount_json(amount, data[9])
-
-
-def _token(accounts: list[str], data: bytes) -> Info | None:
-    tag, a = data[0], accounts
-    simple: dict[int, tuple[str, Callable[[], Info]]] = {
-        1: ("initializeAccount", lambda: {"account": a[0], "mint": a[1], "owner": a[2], "rentSysvar": a[3]}),
-        3: ("transfer", lambda: {"source": a[0], "destination": a[1], "authority": a[2], "amount": _amount(data)}),
-        4: ("approve", lambda: {"source": a[0], "delegate": a[1], "owner": a[2], "amount": _amount(data)}),
-        5: ("revoke", lambda: {"source": a[0], "owner": a[1]}),
-        7: ("mintTo", lambda: {"mint": a[0], "account": a[1], "mintAuthority": a[2], "amount": _amount(data)}),
-        8: ("burn", lambda: {"account": a[0], "mint": a[1], "authority": a[2], "amount": _amount(data)}),
-        9: ("closeAccount", lambda: {"account": a[0], "destination": a[1], "owner": a[2]}),
-        12: (
-            "transferChecked",
-            lambda: {
-                "source": a[0],
-                "mint": a[1],
-                "destination": a[2],
-                "authority": a[3],
-                "tokenAmount": _checked(data),
-            },
-        ),
-        13: (
-            "approveChecked",
-            lambda: {"source": a[0], "mint": a[1], "delegate": a[2], "owner": a[3], "tokenAmount": _checked(data)},
-        ),
-        14: (
-            "mintToChecked",
-            lambda: {"mint": a[0], "account": a[1], "mintAuthority": a[2], "tokenAmount": _checked(data)},
-        ),
-        15: ("burnChecked", lambda: {"account": a[0], "mint": a[1], "authority": a[2], "tokenAmount": _checked(data)}),
-        16: (
-            "initializeAccount2",
-            lambda: {"account": a[0], "mint": a[1], "owner": str(Pubkey.from_bytes(data[1:33])), "rentSysvar": a[2]},
-        ),
-        17: ("syncNative", lambda: {"account": a[0]}),
-        18: (
-            "initializeAccount3",
-            lambda: {"account": a[0], "mint": a[1], "owner": str(Pubkey.from_bytes(data[1:33]))},
-        ),
-    }
-    if tag not in simple:
-        return None
-    kind, info = simple[tag]
-    return _typed(kind, info())
+def _lookup_table(a: list[str], data: bytes) -> Info | None:
+    (tag,) = struct.unpack_from("<I", data)
+    pair = {"lookupTableAccount": a[0], "lookupTableAuthority": a[1]}
+    if tag == 0:
+        slot, bump = struct.unpack_from("<QB", data, 4)
+        info = {**pair, "payerAccount": a[2], "systemProgram": a[3], "recentSlot": slot, "bumpSeed": bump}
+        return _typed("createLookupTable", info)
+    if tag == 1:
+        return _typed("freezeLookupTable", pair)
+    if tag == 2:
+        (count,) = struct.unpack_from("<Q", data, 4)
+        added = [str(Pubkey.from_bytes(data[12 + 32 * i : 44 + 32 * i])) for i in range(count)]
+        extra = {"payerAccount": a[2], "systemProgram": a[3]} if len(a) >= 4 else {}
+        return _typed("extendLookupTable", {**pair, **extra, "newAddresses": added})
+    if tag == 3:
+        return _typed("deactivateLookupTable", pair)
+    if tag == 4:
+        return _typed("closeLookupTable", {**pair, "recipient": a[2]})
+    return None
 
 
 def _associated(accounts: list[str], data: bytes) -> Info | None:
+    if data == b"\x02":
+        nested = ("nestedSource", "nestedMint", "destination", "nestedOwner", "ownerMint", "wallet", "tokenProgram")
+        return _typed("recoverNested", dict(zip(nested, accounts[:7], strict=True)))
     kind = {b"": "create", b"\x00": "create", b"\x01": "createIdempotent"}.get(data)
     if kind is None:
         return None
@@ -131,12 +135,15 @@ def _memo(accounts: list[str], data: bytes) -> str:
     return data.decode("utf-8")
 
 
+MEMO_V1 = "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo"
 _PARSERS: dict[str, Callable[[list[str], bytes], Any]] = {
     programs.SYSTEM_PROGRAM: _system,
-    programs.TOKEN_PROGRAM: _token,
-    programs.TOKEN_2022_PROGRAM: _token,
+    programs.TOKEN_PROGRAM: parsed_token.instruction,
+    programs.TOKEN_2022_PROGRAM: parsed_token.instruction,
     programs.ASSOCIATED_TOKEN_PROGRAM: _associated,
     programs.MEMO_PROGRAM: _memo,
+    MEMO_V1: _memo,
+    programs.ADDRESS_LOOKUP_TABLE_PROGRAM: _lookup_table,
 }
 _NAMES = {
     programs.SYSTEM_PROGRAM: "system",
@@ -144,6 +151,8 @@ _NAMES = {
     programs.TOKEN_2022_PROGRAM: "spl-token-2022",
     programs.ASSOCIATED_TOKEN_PROGRAM: "spl-associated-token-account",
     programs.MEMO_PROGRAM: "spl-memo",
+    MEMO_V1: "spl-memo",
+    programs.ADDRESS_LOOKUP_TABLE_PROGRAM: "address-lookup-table",
 }
 
 # ---- accounts
@@ -152,50 +161,14 @@ _NAMES = {
 def account(owner: str, data: bytes, mint_decimals: Callable[[str], int | None]) -> dict[str, Any] | None:
     """An account's `data` under `jsonParsed`, or None when a validator would fall back to base64."""
     if owner in programs.TOKEN_PROGRAMS:
-        parsed, name = _token_state(data, mint_decimals), _NAMES[owner]
+        parsed, name = parsed_token.state(data, mint_decimals), _NAMES[owner]
     elif owner == programs.SYSTEM_PROGRAM and len(data) == 80:
         parsed, name = _nonce(data), "nonce"
+    elif owner == programs.ADDRESS_LOOKUP_TABLE_PROGRAM:
+        parsed, name = _table(data), "address-lookup-table"
     else:
         return None
     return None if parsed is None else {"program": name, "parsed": parsed, "space": len(data)}
-
-
-def _token_state(data: bytes, mint_decimals: Callable[[str], int | None]) -> Info | None:
-    if len(data) == programs.MINT_SIZE or (len(data) > programs.TOKEN_ACCOUNT_SIZE and data[165:166] == b"\x01"):
-        mint = Mint.from_bytes(data[: programs.MINT_SIZE])
-        return _typed(
-            "mint",
-            {
-                "mintAuthority": _optional(mint.mint_authority),
-                "supply": str(mint.supply),
-                "decimals": mint.decimals,
-                "isInitialized": mint.is_initialized,
-                "freezeAuthority": _optional(mint.freeze_authority),
-            },
-        )
-    if len(data) < programs.TOKEN_ACCOUNT_SIZE:
-        return None
-    held = TokenAccount.from_bytes(data[: programs.TOKEN_ACCOUNT_SIZE])
-    if held.state == TokenAccountState.Uninitialized:
-        return None
-    decimals = mint_decimals(str(held.mint))
-    if decimals is None:
-        return None
-    info: Info = {
-        "isNative": held.is_native is not None,
-        "mint": str(held.mint),
-        "owner": str(held.owner),
-        "state": "frozen" if held.state == TokenAccountState.Frozen else "initialized",
-        "tokenAmount": token_amount_json(held.amount, decimals),
-    }
-    if held.delegate is not None:
-        info["delegate"] = str(held.delegate)
-        info["delegatedAmount"] = token_amount_json(held.delegated_amount, decimals)
-    if held.is_native is not None:
-        info["rentExemptReserve"] = token_amount_json(held.is_native, decimals)
-    if held.close_authority is not None:
-        info["closeAuthority"] = str(held.close_authority)
-    return _typed("account", info)
 
 
 def _nonce(data: bytes) -> Info | None:
@@ -213,5 +186,20 @@ def _nonce(data: bytes) -> Info | None:
     )
 
 
-def _optional(key: Pubkey | None) -> str | None:
-    return None if key is None else str(key)
+def _table(data: bytes) -> Info | None:
+    try:
+        table = AddressLookupTable.deserialize(data)
+    except BaseException as exc:  # pyo3 panics are BaseExceptions
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        return None
+    meta = table.meta
+    info: Info = {
+        "deactivationSlot": str(meta.deactivation_slot),
+        "lastExtendedSlot": str(meta.last_extended_slot),
+        "lastExtendedSlotStartIndex": meta.last_extended_slot_start_index,
+    }
+    if meta.authority is not None:
+        info["authority"] = str(meta.authority)
+    info["addresses"] = [str(k) for k in table.addresses]
+    return _typed("lookupTable", info)

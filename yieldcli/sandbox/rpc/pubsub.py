@@ -59,7 +59,6 @@ class Subscription:
     key: str = ""  # the account, program or signature watched; the address logs must mention ("" for all)
     config: dict[str, Any] = field(default_factory=dict)
     test: Callable[[str, bytes], bool] | None = None  # programSubscribe's filters
-    seen: bool = False  # signature: looked up once after subscribing
 
 
 class PubSubServer:
@@ -78,6 +77,7 @@ class PubSubServer:
         self._ready = threading.Event()
         history = runtime.history()
         self._slot = history.slot
+        self._root = history.finalized
         self._last = history.records[-1].signature if history.records else None
 
     @property
@@ -220,12 +220,10 @@ class PubSubServer:
                     out.append(self._note(number, s, "logs", {"context": {"slot": record.slot}, "value": value}))
         for number, s in list(self._subscriptions.items()):
             if s.kind == "signature":
-                # Looked up once when new (it may have landed before it was subscribed to), then watched.
-                landed = (
-                    self.runtime.status(s.key) if not s.seen else next((r for r in fresh if r.signature == s.key), None)
-                )
-                s.seen = True
-                if landed is not None:
+                # Told once the transaction reaches the subscription's commitment (it may have landed
+                # before it was subscribed to): confirmed at once, finalized some slots later.
+                landed = self.runtime.status(s.key)
+                if landed is not None and landed.slot <= history.commitment_slot(s.config.get("commitment")):
                     out.append(self._signature(number, s, landed))
             elif s.kind == "account" and s.key in touched:
                 value = self._encode_account(self.runtime.get_account(Pubkey.from_string(s.key)), s.config)
@@ -235,25 +233,28 @@ class PubSubServer:
         if history.slot != self._slot:
             self._slot = history.slot
             out += self._per_slot(history)
+        if history.finalized != self._root:
+            self._root = history.finalized
+            roots = [(n, s) for n, s in list(self._subscriptions.items()) if s.kind == "root"]
+            out += [self._note(n, s, "root", history.finalized) for n, s in roots]
         return out
 
     def _per_slot(self, history: History) -> list[tuple[ServerConnection, dict[str, Any]]]:
-        """What a new slot tells: the slot, the root (the block before it: everything here is final at
-        once), the bank updates, and the node's own vote on the block just made."""
-        slot, made = history.slot, history.slot - 1
+        """What a new slot tells: the slot, the root (finalized, a fixed depth behind), the bank
+        updates, and the node's own vote on the block just made."""
+        slot, made, root = history.slot, history.slot - 1, history.finalized
         stamp = history.started_ms
         counts = [r.err is None for r in history.by_slot.get(made, [])]
         updates = [
             {"type": "frozen", "slot": made, "timestamp": stamp, "stats": _bank_stats(counts)},
-            {"type": "root", "slot": made, "timestamp": stamp},
+            {"type": "optimisticConfirmation", "slot": made, "timestamp": stamp},
+            {"type": "root", "slot": root, "timestamp": stamp},
             {"type": "createdBank", "slot": slot, "parent": made, "timestamp": stamp},
         ]
         out = []
         for number, s in list(self._subscriptions.items()):
             if s.kind == "slot":
-                out.append(self._note(number, s, "slot", {"parent": made, "root": made, "slot": slot}))
-            elif s.kind == "root":
-                out.append(self._note(number, s, "root", made))
+                out.append(self._note(number, s, "slot", {"parent": made, "root": root, "slot": slot}))
             elif s.kind == "slotsUpdates":
                 out += [self._note(number, s, "slotsUpdates", update) for update in updates]
             elif s.kind == "vote":

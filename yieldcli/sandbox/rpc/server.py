@@ -31,7 +31,7 @@ from yieldcli.sandbox.rpc.cluster import ClusterMethods
 from yieldcli.sandbox.rpc.encoding import unknown
 from yieldcli.sandbox.rpc.history import LedgerMethods
 from yieldcli.sandbox.rpc.methods import Methods, SandboxControls
-from yieldcli.sandbox.rpc.params import dump, error, param
+from yieldcli.sandbox.rpc.params import dump, error, param, set_commitment
 from yieldcli.sandbox.rpc.pubsub import PubSubServer, bind_pair
 from yieldcli.sandbox.rpc.tokens import AccountSearches
 from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError, TxRecord
@@ -100,8 +100,8 @@ class RpcServer(Served, Methods, LedgerMethods, ClusterMethods, AccountSearches,
         self.address = (str(self._httpd.server_address[0]), int(self._httpd.server_address[1]))
         self._methods: dict[str, Callable[[list[Any]], Any]] = {
             "getLatestBlockhash": self._get_latest_blockhash,
-            "getBlockHeight": lambda params: runtime.block_height,
-            "getSlot": lambda params: runtime.slot,
+            "getBlockHeight": lambda params: runtime.height_of(self._asked_slot()),
+            "getSlot": lambda params: self._asked_slot(),
             "getEpochInfo": self._get_epoch_info,
             "isBlockhashValid": self._is_blockhash_valid,
             "sendTransaction": self._send_transaction,
@@ -243,15 +243,18 @@ class RpcServer(Served, Methods, LedgerMethods, ClusterMethods, AccountSearches,
 
     def _check_config(self, params: list[Any]) -> None:
         """What every method's configuration object may hold: a known commitment, a reached minContextSlot."""
+        set_commitment(None)
         for config in params:
             if not isinstance(config, dict):
                 continue
             commitment = config.get("commitment")
             if commitment is not None and commitment not in COMMITMENTS:
                 raise unknown(commitment, COMMITMENTS)
+            if commitment is not None:
+                set_commitment(commitment)
             least = config.get("minContextSlot")
             if least is not None:
-                slot = self.runtime.slot
+                slot = self._asked_slot()
                 if type(least) is not int or least < 0:
                     raise RuntimeRpcError(-32602, "Invalid params: minContextSlot must be a slot number")
                 if least > slot:

@@ -1,0 +1,1 @@
+from tests.sandbox.rpc.node import node, still  # noqa: F401 (the fixtures)
