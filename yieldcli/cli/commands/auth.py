@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from yieldcli import secrets
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.config import API_KEY_ENV
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.files import read_small_stream

@@ -6,8 +6,8 @@ import typer
 
 from yieldcli import config as cfg
 from yieldcli import secrets
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.cli.commands.trust_cmd import trust_app
 from yieldcli.cli.render.formats import MODES
 from yieldcli.cli.render.output import Output

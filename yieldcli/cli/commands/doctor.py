@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.cli.render.text import printable
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ import typer
 
 from yieldcli import config as cfg
 from yieldcli import secrets
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.session import rpc_url_of
 from yieldcli.errors import UsageError

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.errors import ConfigError
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from yieldcli.addresses import check_pubkey
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.errors import ConfigError, ExitCode, UsageError, YieldError
 from yieldcli.solana.cluster import cluster_named
 
