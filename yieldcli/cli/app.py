@@ -42,6 +42,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "completion": ("yieldcli.cli.commands.completion_cmd", "completion"),
     "mcp": ("yieldcli.cli.commands.mcp_cmd", "mcp_app"),
 }
+# Command groups whose module is a command of its own, under the group they belong to: each command
+# module imports no other (`tests/library/test_commands_self_contained.py`), so they meet here.
+SUBCOMMANDS: dict[str, dict[str, tuple[str, str]]] = {
+    "config": {"trust": ("yieldcli.cli.commands.trust_cmd", "trust_app")},
+}
 
 
 _BUILT: dict[str, "Command"] = {}
@@ -102,7 +107,11 @@ class LazyCommands(TyperGroup):
         target = getattr(importlib.import_module(module), attribute)
         command: Command  # a group for a command group, a plain command otherwise
         if isinstance(target, typer.Typer):
-            command = typer.main.get_group(target)
+            group = typer.main.get_group(target)
+            for sub_name, (sub_module, sub_attribute) in SUBCOMMANDS.get(name, {}).items():
+                sub = typer.main.get_group(getattr(importlib.import_module(sub_module), sub_attribute))
+                group.add_command(sub, sub_name)
+            command = group
         else:
             single = typer.Typer(
                 rich_markup_mode=None, add_completion=False, context_settings={"help_option_names": ["-h", "--help"]}

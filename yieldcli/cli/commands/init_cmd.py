@@ -61,16 +61,16 @@ def init(
     if keypair is not None:
         changes["keypair"] = keypair
     _write(session, say, {k: v for k, v in changes.items() if v is not None})
-    from yieldcli.cli.commands.doctor import doctor
+    from yieldcli.cli.checks.run import check_setup
 
     say.info("\nChecking the setup (yield doctor):")
-    ctx.invoke(doctor, ctx=ctx, url=None, keypair_path=None, output=None, json_=False)
+    check_setup(session, url=None, keypair_path=None)
     say.info("Ready: try `yield strategy info` and `yield positions WALLET`.")
 
 
 def _api_key(session: Session, say: Output, from_stdin: bool) -> None:
     """A key from YIELD_API_KEY, or one stored already, or one read now and stored."""
-    from yieldcli.cli.commands.auth import read_key, store_key
+    from yieldcli.cli.api_key_input import read_key, store_key
 
     found, _ = secrets.find_api_key(session.env, session.profile)  # a malformed one is refused here
     if found is not None and found.source == "env":
@@ -129,7 +129,7 @@ def _write(session: Session, say: Output, changes: dict[str, str]) -> None:
     """The answers into the config file, each checked as `config set` checks it."""
     if not changes:
         return
-    from yieldcli.cli.commands.config_cmd import check_value, target_profile
+    from yieldcli.cli.config_values import check_value, target_profile
 
     checked = {key: check_value(key, value) for key, value in changes.items()}
     profile = target_profile(session)
