@@ -229,6 +229,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     from typer import _click as click  # typer vendors click; its exceptions carry click's exit codes
 
     args = sys.argv[1:] if argv is None else argv
+    _forget_session()  # the root command makes this run's; until then an error knows of no session
     from yieldcli.cli.render.ascii_fallback import protect
 
     protect(sys.stdout)
@@ -270,6 +271,23 @@ def main(argv: Optional[list[str]] = None) -> None:
 
 _STDERR_COLOR = False  # "error:" in red: set once per run, before anything can fail
 _SESSION: Optional["Session"] = None  # this run's, once the root command has made it
+
+
+def _forget_session() -> None:
+    global _SESSION
+    _SESSION = None
+
+
+def end_run() -> None:
+    """Forget what a run left behind, for a process that runs several command lines (`entry.call`):
+    the session, the embedded sandbox it started (an executable leaves that to its exit: the
+    sandbox's thread is a daemon), and the commands built, so that the next run builds its own."""
+    global _SESSION, _STDERR_COLOR
+    session, _SESSION, _STDERR_COLOR = _SESSION, None, False
+    _BUILT.clear()
+    sandbox = session._sandbox if session is not None else None
+    if sandbox is not None:
+        sandbox.stop()
 
 
 def _stderr_color(args: list[str]) -> bool:
