@@ -56,7 +56,6 @@ def exit_status(code: object, stderr: io.TextIOBase) -> int:
 
 def call_yield(args: list[str], *, input: str | None, env: dict[str, str]):
     """One `yield` command line in this process; a `tests.conftest.Result`."""
-    from tests.conftest import Result
     from yieldcli.cli import app, entry
 
     interpreter_only = sorted(name for name in INTERPRETER_ONLY if env.get(name) != os.environ.get(name))
@@ -65,8 +64,20 @@ def call_yield(args: list[str], *, input: str | None, env: dict[str, str]):
             f"{', '.join(interpreter_only)} would change nothing in this process: "
             "mark the test @pytest.mark.process to run `yield` as a process of its own"
         )
+    if threading.current_thread() is not threading.main_thread():
+        # Signal handlers can be set from the main thread only, and the streams are the process's.
+        pytest.fail("`yield` was called in-process from a thread: mark the test @pytest.mark.process")
     if not _ONE_AT_A_TIME.acquire(blocking=False):
-        pytest.fail("a second `yield` ran in-process while one was running: run these as processes")
+        pytest.fail("a second `yield` ran in-process while one was running: mark the test @pytest.mark.process")
+    try:
+        return _call(entry, app, args, input, env)
+    finally:
+        _ONE_AT_A_TIME.release()
+
+
+def _call(entry, app, args: list[str], input: str | None, env: dict[str, str]):
+    from tests.conftest import Result
+
     saved_environ = dict(os.environ)
     saved_argv = sys.argv
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
@@ -125,7 +136,6 @@ def call_yield(args: list[str], *, input: str | None, env: dict[str, str]):
             feeder.join()
         for stream in (stdin, stdout, stderr):
             stream.close()
-        _ONE_AT_A_TIME.release()
 
 
 def _stdin(text: str | None) -> tuple[io.TextIOWrapper, threading.Thread | None]:

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import _chain_env, usdc_position
 from tests.conftest import write_keypair
 from yieldcli.sandbox.demo import demo_keypair
@@ -74,6 +76,7 @@ def _with_top_up(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.process
 def test_a_new_write_action_touches_at_most_five_files_and_runs_on_both_faces(sandbox, run, tmp_path):
     assert len(EDITS) <= 5
     copy = _with_top_up(tmp_path)
