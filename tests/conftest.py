@@ -90,7 +90,7 @@ def _runner(in_process: bool):
         full_env = dict(os.environ)
         full_env.update(env or {})
         if in_process:
-            result = call_yield(list(args), input=input, env=full_env)
+            result = call_yield(list(args), input=input, env=full_env, timeout=timeout)
         else:
             result = run_yield_process(args, input, full_env, timeout)
         if "--debug" not in args:

@@ -1,16 +1,17 @@
 """Running a `yield` command line inside the test's own Python process: what the executable does, minus
 the process.
 
-`call_yield(args, input=..., env=...)` hands `yieldcli.cli.entry.call` the command line as `sys.argv`,
-the environment as `os.environ` (the whole of it, as a child process would get it), standard input
-(a pipe fed with `input`, else /dev/null) and standard output and error (files, read back once the
-command ended), and returns the same `Result` a process gives: the exit code (`SystemExit`'s, 1 and
-a traceback on stderr for an exception that escaped, as Python's own ending writes them), stdout and
-stderr. Afterwards everything a run changes in the process is put back: the environment, argv, the
-streams, the signal handlers, the logging handlers, the keyring backend `keyring` chose from the
-environment, and what `app` remembers of the run (its session, the embedded sandbox it started, the
-commands it built: `app.end_run`); threads the command started and left running are waited for, as
-the interpreter waits for them before a process ends.
+`call_yield(args, input=..., env=..., timeout=...)` hands `yieldcli.cli.entry.call` the command line
+as `sys.argv`, the environment as `os.environ` (the whole of it, as a child process would get it),
+standard input (a pipe fed with `input`, else /dev/null) and standard output and error (files, read
+back once the command ended), and returns the same `Result` a process gives: the exit code
+(`SystemExit`'s, 1 and a traceback on stderr for an exception that escaped, as Python's own ending
+writes them), stdout and stderr; past `timeout` a timer stops the command and `TimeoutExpired` is
+raised, as the process runner does. Afterwards everything a run changes in the process is put back:
+the environment, argv, the streams, the signal handlers, the logging handlers, the keyring backend
+`keyring` chose from the environment, and what `app` remembers of the run (its session, the
+embedded sandbox it started, the commands it built: `app.end_run`); threads the command started and
+left running are waited for, as the interpreter waits for them before a process ends.
 
 What only a new interpreter does cannot happen here, so a command line that needs it runs as a
 process (`@pytest.mark.process`, or the `run_process` fixture): signals sent to it, a terminal
@@ -24,6 +25,7 @@ import io
 import logging
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -54,7 +56,11 @@ def exit_status(code: object, stderr: io.TextIOBase) -> int:
     return 1
 
 
-def call_yield(args: list[str], *, input: str | None, env: dict[str, str]):
+class _TimedOut(BaseException):
+    """Raised in the command by the timer: past what the app catches, as a process is killed past its timeout."""
+
+
+def call_yield(args: list[str], *, input: str | None, env: dict[str, str], timeout: float = 60):
     """One `yield` command line in this process; a `tests.conftest.Result`."""
     from yieldcli.cli import app, entry
 
@@ -70,12 +76,12 @@ def call_yield(args: list[str], *, input: str | None, env: dict[str, str]):
     if not _ONE_AT_A_TIME.acquire(blocking=False):
         pytest.fail("a second `yield` ran in-process while one was running: mark the test @pytest.mark.process")
     try:
-        return _call(entry, app, args, input, env)
+        return _call(entry, app, args, input, env, timeout)
     finally:
         _ONE_AT_A_TIME.release()
 
 
-def _call(entry, app, args: list[str], input: str | None, env: dict[str, str]):
+def _call(entry, app, args: list[str], input: str | None, env: dict[str, str], timeout: float):
     from tests.conftest import Result
 
     saved_environ = dict(os.environ)
@@ -97,9 +103,13 @@ def _call(entry, app, args: list[str], input: str | None, env: dict[str, str]):
         # The library warns through the `yieldcli` logger; with no handler anywhere, as in a process of
         # its own, Python's last resort writes the warning on stderr. pytest's handlers would take it.
         root_logger.handlers = []
+        signal.signal(signal.SIGALRM, _time_out)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
             entry.call(list(args))
             code = 0
+        except _TimedOut:
+            raise subprocess.TimeoutExpired(["yield", *args], timeout) from None
         except SystemExit as exc:
             code = exit_status(exc.code, stderr)
         except KeyboardInterrupt:
@@ -109,6 +119,7 @@ def _call(entry, app, args: list[str], input: str | None, env: dict[str, str]):
             traceback.print_exc(file=stderr)
             code = 1
         finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
             app.end_run()
             # The interpreter waits for the threads that are not daemons before a process ends; the
             # others end with it: here they are given a moment to end (an embedded sandbox's last
@@ -136,6 +147,10 @@ def _call(entry, app, args: list[str], input: str | None, env: dict[str, str]):
             feeder.join()
         for stream in (stdin, stdout, stderr):
             stream.close()
+
+
+def _time_out(signum: int, frame: object) -> None:
+    raise _TimedOut
 
 
 def _stdin(text: str | None) -> tuple[io.TextIOWrapper, threading.Thread | None]:

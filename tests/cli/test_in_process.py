@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import subprocess
 import threading
+import time
 
 import pytest
 
@@ -110,3 +113,14 @@ def test_the_process_mark_runs_the_executable(run):
     # Only an interpreter of its own reads PYTHONIOENCODING at its start: the error line is escaped.
     result = run("config", "get", "é", env={"PYTHONIOENCODING": "ascii"})
     assert result.code == 2 and "unknown setting '\\xe9'" in result.stderr, result.stderr
+
+
+def test_a_command_past_its_timeout_is_stopped_as_a_process_is(run):
+    # A service that takes the connection and never answers: the run's timeout ends the command.
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        started = time.monotonic()
+        with pytest.raises(subprocess.TimeoutExpired):
+            run("health", env={"YIELD_API_URL": url, "YIELD_API_KEY": TEST_API_KEY}, timeout=1)
+        assert time.monotonic() - started < 10
+    assert run("--version").code == 0  # and the next run starts clean
