@@ -8,7 +8,8 @@ back once the command ended), and returns the same `Result` a process gives: the
 (`SystemExit`'s, 1 and a traceback on stderr for an exception that escaped, as Python's own ending
 writes them), stdout and stderr; past `timeout` a timer stops the command and `TimeoutExpired` is
 raised, as the process runner does. Afterwards everything a run changes in the process is put back:
-the environment, argv, the streams, the signal handlers, the logging handlers, the keyring backend
+the environment, argv, the streams (the test's own threads, a served sandbox say, write where they
+wrote before all along), the signal handlers, the logging handlers, the keyring backend
 `keyring` chose from the environment, and what `app` remembers of the run (its session, the
 embedded sandbox it started, the commands it built: `app.end_run`); threads the command started and
 left running are waited for, as the interpreter waits for them before a process ends.
@@ -99,7 +100,13 @@ def _call(entry, app, args: list[str], input: str | None, env: dict[str, str], t
         os.environ.update(env)
         _forget_keyring_backend()
         sys.argv = ["yield", *args]
-        sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+        # The test's own threads (a served sandbox, a stand-in server, and the threads they start) write
+        # where they wrote before, as they would beside a process; the command and its threads write to
+        # the command's streams.
+        threading.Thread.start = _noting_who_starts  # type: ignore[method-assign]
+        sys.stdin = stdin
+        sys.stdout = _ByThread(stdout, saved_streams[1])  # type: ignore[assignment]
+        sys.stderr = _ByThread(stderr, saved_streams[2])  # type: ignore[assignment]
         # The library warns through the `yieldcli` logger; with no handler anywhere, as in a process of
         # its own, Python's last resort writes the warning on stderr. pytest's handlers would take it.
         root_logger.handlers = []
@@ -136,6 +143,7 @@ def _call(entry, app, args: list[str], input: str | None, env: dict[str, str], t
     finally:
         root_logger.handlers = saved_handlers
         sys.stdin, sys.stdout, sys.stderr = saved_streams
+        threading.Thread.start = _START  # type: ignore[method-assign]
         sys.argv = saved_argv
         os.environ.clear()
         os.environ.update(saved_environ)
@@ -147,6 +155,34 @@ def _call(entry, app, args: list[str], input: str | None, env: dict[str, str], t
             feeder.join()
         for stream in (stdin, stdout, stderr):
             stream.close()
+
+
+_START = threading.Thread.start
+
+
+def _noting_who_starts(thread: threading.Thread) -> None:
+    thread._yield_started_by = threading.current_thread()  # type: ignore[attr-defined]
+    _START(thread)
+
+
+def _the_commands(thread: threading.Thread | None) -> bool:
+    """The main thread, where the command runs, and the threads started from it while it ran."""
+    while thread is not None:
+        if thread is threading.main_thread():
+            return True
+        thread = getattr(thread, "_yield_started_by", None)
+    return False
+
+
+class _ByThread:
+    """A standard stream that is the command's for the command's threads, and stays what it was for the
+    test's own threads."""
+
+    def __init__(self, command: io.TextIOWrapper, before: object):
+        self._command, self._before = command, before
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._command if _the_commands(threading.current_thread()) else self._before, name)
 
 
 def _time_out(signum: int, frame: object) -> None:

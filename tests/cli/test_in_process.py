@@ -7,8 +7,10 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -124,3 +126,31 @@ def test_a_command_past_its_timeout_is_stopped_as_a_process_is(run):
             run("health", env={"YIELD_API_URL": url, "YIELD_API_KEY": TEST_API_KEY}, timeout=1)
         assert time.monotonic() - started < 10
     assert run("--version").code == 0  # and the next run starts clean
+
+
+def test_the_tests_own_threads_write_beside_the_command(run):
+    # A server of the test's writes on stderr while the command runs: not the command's stderr, as
+    # beside a process (its request threads are started by the server's thread, not by the command).
+    asked = []
+
+    class Noisy(BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            sys.stderr.write("the test's server speaks\n")
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Noisy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        result = run("health", "-o", "json", env={"YIELD_API_URL": url, "YIELD_API_KEY": TEST_API_KEY})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert asked and result.code != 0
+    assert "the test's server speaks" not in result.stderr and result.stderr.startswith("error:"), result.stderr
