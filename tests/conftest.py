@@ -1,4 +1,10 @@
-"""Shared fixtures: every test gets its own HOME, config, data dir, keyring and environment."""
+"""Shared fixtures: every test gets its own HOME, config, data dir, keyring and environment.
+
+`run` runs a `yield` command line in the test's own process (tests/in_process.py), with the same
+isolation and the same result (exit code, stdout, stderr) as the executable; a test that needs a
+process of its own (signals, a terminal, a closed pipe, the quick exit, start-up time, variables only
+a new interpreter reads) is marked `@pytest.mark.process`, or asks for `run_process`.
+"""
 
 from __future__ import annotations
 
