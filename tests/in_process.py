@@ -133,7 +133,8 @@ def _call(entry, app, args: list[str], input: str | None, env: dict[str, str], t
             # request), so that the next test starts with the threads this one started with.
             deadline = time.monotonic() + DAEMON_GRACE
             for thread in set(threading.enumerate()) - threads_before:
-                thread.join(None if not thread.daemon else max(deadline - time.monotonic(), 0))
+                if _the_commands(thread):  # the test's own (a server's request threads) are its business
+                    _wait_for(thread, None if not thread.daemon else deadline)
             for stream in (stdout, stderr):
                 try:
                     stream.flush()
@@ -183,6 +184,18 @@ class _ByThread:
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._command if _the_commands(threading.current_thread()) else self._before, name)
+
+
+def _wait_for(thread: threading.Thread, deadline: float | None) -> None:
+    """Until `thread` ends, or the deadline; one still being started is waited for too."""
+    while True:
+        try:
+            thread.join(None if deadline is None else max(deadline - time.monotonic(), 0))
+            return
+        except RuntimeError:  # started by a thread of the command but not running yet
+            if deadline is not None and time.monotonic() > deadline:
+                return
+            time.sleep(0.001)
 
 
 def _time_out(signum: int, frame: object) -> None:
