@@ -1,4 +1,10 @@
-"""Shared fixtures: every test gets its own HOME, config, data dir, keyring and environment."""
+"""Shared fixtures: every test gets its own HOME, config, data dir, keyring and environment.
+
+`run` runs a `yield` command line in the test's own process (tests/in_process.py), with the same
+isolation and the same result (exit code, stdout, stderr) as the executable; a test that needs a
+process of its own (signals, a terminal, a closed pipe, the quick exit, start-up time, variables only
+a new interpreter reads) is marked `@pytest.mark.process`, or asks for `run_process`.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from solders.keypair import Keypair
+
+from tests.in_process import call_yield
 
 YIELD = str(Path(sys.executable).with_name("yield"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,27 +69,54 @@ def isolated(tmp_path, monkeypatch):
     return home
 
 
-@pytest.fixture
-def run(isolated):
-    """Run the installed `yield` command as a user would; never a traceback unless --debug."""
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "process: the `run` fixture starts `yield` as a process of its own (signals, terminals, closed pipes, "
+        "the quick exit, start-up time, variables only a new interpreter reads) instead of calling it in-process",
+    )
 
+
+def run_yield_process(args: tuple[str, ...], input: str | None, env: dict[str, str], timeout: float) -> Result:
+    """The installed `yield` executable as a user runs it."""
+    proc = subprocess.run(
+        [YIELD, *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        stdin=None if input is not None else subprocess.DEVNULL,
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _runner(in_process: bool):
     def _run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
         full_env = dict(os.environ)
         full_env.update(env or {})
-        proc = subprocess.run(
-            [YIELD, *args],
-            input=input,
-            capture_output=True,
-            text=True,
-            env=full_env,
-            timeout=timeout,
-            stdin=None if input is not None else subprocess.DEVNULL,
-        )
+        if in_process:
+            result = call_yield(list(args), input=input, env=full_env, timeout=timeout)
+        else:
+            result = run_yield_process(args, input, full_env, timeout)
         if "--debug" not in args:
-            assert "Traceback" not in proc.stderr, proc.stderr
-        return Result(proc.returncode, proc.stdout, proc.stderr)
+            assert "Traceback" not in result.stderr, result.stderr
+        return result
 
     return _run
+
+
+@pytest.fixture
+def run(isolated, request):
+    """Run `yield` as a user would, and check there is no traceback unless --debug: called in this
+    process (tests/in_process.py) unless the test is marked `process`, then as the installed executable."""
+    return _runner(in_process=request.node.get_closest_marker("process") is None)
+
+
+@pytest.fixture
+def run_process(isolated):
+    """Run the installed `yield` executable as a process of its own, whatever the test's marks."""
+    return _runner(in_process=False)
 
 
 @pytest.fixture

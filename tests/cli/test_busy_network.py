@@ -309,6 +309,7 @@ def test_auto_never_pays_more_than_the_default_ceiling_without_max_fee(busy):
     assert wallet_state(cli) == before
 
 
+@pytest.mark.process  # `yield` waits in a thread while the test moves the nonce on
 def test_waiting_for_a_nonce_transaction_ends_expired_when_its_nonce_moves_on(busy, tmp_path, isolated):
     import threading
     import time

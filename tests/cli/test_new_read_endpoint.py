@@ -171,6 +171,7 @@ def test_the_change_touches_four_files(package: Path) -> None:
     assert changed == sorted(EDITS) and len(changed) <= 4
 
 
+@pytest.mark.process
 def test_yield_reads_it_as_a_table_and_as_json(run, edited: dict[str, str]) -> None:
     table = run("rewards", DEMO_WALLET, "-o", "table", env=edited)
     assert table.code == 0, table.stderr

@@ -13,6 +13,7 @@ def _ascii_only(text: str) -> bool:
     return all(ord(c) < 128 for c in text)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_tables_and_reviews_fall_back_to_ascii(run, encoding):
     env = {"PYTHONIOENCODING": encoding}
@@ -28,6 +29,7 @@ def test_tables_and_reviews_fall_back_to_ascii(run, encoding):
     assert _ascii_only(review.stdout) and _ascii_only(review.stderr)
 
 
+@pytest.mark.process
 def test_json_on_an_ascii_stdout_stays_exact(run):
     """The machine formats escape what the stream cannot encode as JSON itself does: same data."""
     plain = run("--sandbox", "deposit", "--asset", "USDC", "--amount", "1", "-o", "json")

@@ -5,6 +5,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 # A process that ends as `yield` does (`quick_exit` armed first), with work of every kind left for
 # the exit: an exit function, unflushed output, a thread still running, an object freed at teardown.
 SCRIPT = textwrap.dedent(
@@ -60,6 +62,7 @@ def test_a_status_that_is_not_a_number_ends_the_usual_way():
     assert done.returncode == 1 and "a message" in done.stderr and "torn down" in done.stderr
 
 
+@pytest.mark.process
 def test_yield_leaves_with_the_command_status_and_every_line(run):
     listed = run("--sandbox", "balances", "--all", "-o", "ndjson")
     whole = run("--sandbox", "balances", "--all", "-o", "json").json()

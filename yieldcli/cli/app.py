@@ -43,6 +43,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "completion": ("yieldcli.cli.commands.completion_cmd", "completion"),
     "mcp": ("yieldcli.cli.commands.mcp_cmd", "mcp_app"),
 }
+# Command groups whose module is a command of its own, under the group they belong to: each command
+# module imports no other (`tests/library/test_commands_self_contained.py`), so they meet here.
+SUBCOMMANDS: dict[str, dict[str, tuple[str, str]]] = {
+    "config": {"trust": ("yieldcli.cli.commands.trust_cmd", "trust_app")},
+}
 
 
 _BUILT: dict[str, "Command"] = {}
@@ -103,7 +108,11 @@ class LazyCommands(TyperGroup):
         target = getattr(importlib.import_module(module), attribute)
         command: Command  # a group for a command group, a plain command otherwise
         if isinstance(target, typer.Typer):
-            command = typer.main.get_group(target)
+            group = typer.main.get_group(target)
+            for sub_name, (sub_module, sub_attribute) in SUBCOMMANDS.get(name, {}).items():
+                sub = typer.main.get_group(getattr(importlib.import_module(sub_module), sub_attribute))
+                group.add_command(sub, sub_name)
+            command = group
         else:
             single = typer.Typer(
                 rich_markup_mode=None, add_completion=False, context_settings={"help_option_names": ["-h", "--help"]}
@@ -221,6 +230,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     from typer import _click as click  # typer vendors click; its exceptions carry click's exit codes
 
     args = sys.argv[1:] if argv is None else argv
+    _forget_session()  # the root command makes this run's; until then an error knows of no session
     from yieldcli.cli.render.ascii_fallback import protect
 
     protect(sys.stdout)
@@ -262,6 +272,23 @@ def main(argv: Optional[list[str]] = None) -> None:
 
 _STDERR_COLOR = False  # "error:" in red: set once per run, before anything can fail
 _SESSION: Optional["Session"] = None  # this run's, once the root command has made it
+
+
+def _forget_session() -> None:
+    global _SESSION
+    _SESSION = None
+
+
+def end_run() -> None:
+    """Forget what a run left behind, for a process that runs several command lines (`entry.call`):
+    the session, the embedded sandbox it started (an executable leaves that to its exit: the
+    sandbox's thread is a daemon), and the commands built, so that the next run builds its own."""
+    global _SESSION, _STDERR_COLOR
+    session, _SESSION, _STDERR_COLOR = _SESSION, None, False
+    _BUILT.clear()
+    sandbox = session._sandbox if session is not None else None
+    if sandbox is not None:
+        sandbox.stop()
 
 
 def _stderr_color(args: list[str]) -> bool:

@@ -5,17 +5,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from yieldcli import secrets
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.api_key_input import read_key, store_key
+from yieldcli.cli.command_context import session_of
 from yieldcli.config import API_KEY_ENV
-from yieldcli.errors import ConfigError, UsageError
-from yieldcli.files import read_small_stream
+from yieldcli.errors import ConfigError
 
 if TYPE_CHECKING:
-    from yieldcli.cli.session import Session
-
-# Where a key comes from (the manual's configuration page, "API key", says the same).
-KEY_HINT = "copy the key the service's customer portal made for your strategy (see `yield init --help`)"
+    pass
 
 auth_app = opt.command_group("Store, check and remove the API key.")
 
@@ -33,33 +30,6 @@ def login(
     """
     session = session_of(ctx)
     store_key(session, read_key(session, with_token))
-
-
-def read_key(session: "Session", from_stdin: bool) -> str:
-    """The API key from standard input or a hidden prompt, once it is known the keyring can keep it:
-    a secret must not be pasted for nothing. A key that cannot be sent is refused, naming where it came from."""
-    env = session.env
-    secrets.check_can_store(session.profile)
-    if from_stdin:
-        source = "standard input"
-        key = read_small_stream(env.stdin, limit=secrets.API_KEY_MAX_LENGTH + 2, what="the API key", error=UsageError)
-        key = key.removesuffix("\n").removesuffix("\r")  # the newline `echo` ends it with, nothing else
-    elif env.interactive:
-        source = "the prompt"
-        key = typer.prompt("API key", hide_input=True, err=True)
-    else:
-        raise UsageError("no terminal to prompt on", hint="pipe the key in with `yield auth login --with-token`")
-    problem = secrets.api_key_problem(key)
-    if problem:
-        raise UsageError(f"the API key from {source} is refused: {problem}", hint=KEY_HINT)
-    return key
-
-
-def store_key(session: "Session", key: str) -> None:
-    location = secrets.store_api_key(session.profile, key)
-    session.output().info(f"API key {secrets.mask(key)} stored for profile {session.profile!r} in the {location}")
-    if session.env.get(API_KEY_ENV):
-        session.output().warn(f"{API_KEY_ENV} is set and takes precedence over the stored key")
 
 
 @auth_app.command("status")
@@ -89,7 +59,7 @@ def status(
     }
     verdict = None
     if check:
-        from yieldcli.cli.commands.doctor_checks import key_accepted
+        from yieldcli.cli.checks.setup import key_accepted
 
         verdict = key_accepted(session)
         body["accepted"] = verdict.status == "ok"
@@ -105,7 +75,7 @@ def status(
 
     out.result(body, lines, kind="auth")
     if verdict is not None and verdict.status == "fail":
-        from yieldcli.cli.commands.doctor_checks import failure
+        from yieldcli.cli.checks.check import failure
 
         raise failure(verdict, verdict.detail)
 

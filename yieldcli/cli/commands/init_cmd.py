@@ -15,8 +15,8 @@ import typer
 
 from yieldcli import config as cfg
 from yieldcli import secrets
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.cli.render.output import Output
 from yieldcli.cli.session import rpc_url_of
 from yieldcli.errors import UsageError
@@ -66,10 +66,10 @@ def init(
         "keypair": _given(session, "keypair", keypair if keypair is not None else session.options.keypair),
     }
     _write(session, say, {k: v for k, v in changes.items() if v is not None})
-    from yieldcli.cli.commands.doctor import doctor
+    from yieldcli.cli.checks.run import check_setup
 
     say.info("\nChecking the setup (yield doctor):")
-    ctx.invoke(doctor, ctx=ctx, url=None, keypair_path=None, output=None, json_=False)
+    check_setup(session, url=None, keypair_path=None)
     # Reached only when no check failed (a failure ends the run with its error line): the verdict is the last word.
     say.info("Ready: `yield doctor` found nothing failing; try `yield strategy info` and `yield positions WALLET`.")
 
@@ -84,7 +84,7 @@ def _given(session: Session, key: str, value: Optional[str]) -> Optional[str]:
 
 def _api_key(session: Session, say: Output, from_stdin: bool) -> None:
     """A key from YIELD_API_KEY, or one stored already, or one read now and stored."""
-    from yieldcli.cli.commands.auth import read_key, store_key
+    from yieldcli.cli.api_key_input import read_key, store_key
 
     found, _ = secrets.find_api_key(session.env, session.profile)  # a malformed one is refused here
     if found is not None and found.source == "env":
@@ -143,7 +143,7 @@ def _write(session: Session, say: Output, changes: dict[str, str]) -> None:
     """The answers into the config file, each checked as `config set` checks it."""
     if not changes:
         return
-    from yieldcli.cli.commands.config_cmd import check_value, target_profile
+    from yieldcli.cli.config_values import check_value, target_profile
 
     checked = {key: check_value(key, value) for key, value in changes.items()}
     profile = target_profile(session)

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -79,19 +79,3 @@ def _confirmed(signer: LedgerSigner) -> Pubkey:
         return signer.confirm_address()
     except LedgerDeclined:
         raise LedgerDeclined("the address was rejected on the Ledger") from None
-
-
-def doctor_facts(url_text: str) -> dict[str, str]:
-    """What `yield doctor` says of a Ledger keypair: the device, the app's version, blind signing, the address."""
-    from yieldcli.chain.keys.ledger.signer import LedgerSigner
-
-    signer = LedgerSigner(url_text)
-    config = signer.configuration()
-    pubkey = signer.pubkey()
-    return {
-        "device": signer.device_name(),
-        "version": config.version,
-        "blind_signing": "on" if config.blind_signing else "off",
-        "address": str(pubkey),
-        "path": signer.url.path,
-    }

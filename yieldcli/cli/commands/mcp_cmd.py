@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.config import config_dir, data_dir
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.files import path_forms, reads_stdin

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from yieldcli.addresses import check_pubkey
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.errors import ConfigError, UsageError
 from yieldcli.solana.cluster import COMMITMENTS, DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT
 

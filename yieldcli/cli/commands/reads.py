@@ -10,8 +10,8 @@ import typer
 from yieldcli import tokens
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
 from yieldcli.api.pagination import PageResult
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.errors import UsageError, YieldError
 
 if TYPE_CHECKING:

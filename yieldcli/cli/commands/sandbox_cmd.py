@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from yieldcli.addresses import check_pubkey
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.cli.session import sandbox_keypair_path, sandbox_state_path
 from yieldcli.errors import UsageError
 from yieldcli.files import write_atomically

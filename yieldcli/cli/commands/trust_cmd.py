@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from yieldcli.addresses import check_pubkey
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
-from yieldcli.errors import ConfigError, ExitCode, UsageError, YieldError
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
+from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import cluster_named
 
 if TYPE_CHECKING:
-    from yieldcli.cli.session import Session
+    pass
 
 trust_app = opt.command_group(
     "Destinations a deposit may move your tokens to by a plain transfer (per cluster and strategy)."
@@ -136,34 +136,6 @@ def remove(
         session.output().info(f"{destination} is no longer trusted ({entries} removed from {path})")
     else:
         session.output().info(f"{destination} was not trusted")
-
-
-def trusted_check(session: Session, genesis: str) -> dict[str, Any]:
-    """`yield doctor`'s line: the destinations trusted for this cluster and the strategy configured."""
-    from yieldcli.chain.guard.text import short, symbol
-    from yieldcli.trust import default_trust_path, load_trusted
-
-    try:
-        entries = [e for e in load_trusted(default_trust_path(session.env)) if e.cluster == genesis]
-    except ConfigError as exc:
-        return {"status": "fail", "detail": exc.message, "hint": "fix or remove the file", "code": ExitCode.CONFIG}
-    try:
-        strategy = session.strategy(None)
-    except YieldError:
-        strategy = None
-    mine = [e for e in entries if e.strategy == strategy]
-    if not mine:
-        where = f"strategy {strategy}" if strategy else "any strategy (none configured)"
-        return {
-            "status": "ok",
-            "detail": f"none for {where} on this cluster: deposits move value only through the strategy program",
-        }
-    listed = ", ".join(f"{short(e.destination)} ({symbol(e.mint)})" for e in mine)
-    return {
-        "status": "ok",
-        "detail": f"{len(mine)} for strategy {strategy} on this cluster: {listed}",
-        "hint": "`yield config trust list` shows them; `yield config trust remove DESTINATION` stops trusting one",
-    }
 
 
 def _read_chain(rpc_url: str, timeout: float, destination: str) -> tuple[str, str | None]:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from yieldcli.addresses import check_pubkey
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.client.actions import ACTIONS
 from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.files import PIPE_HINT, read_small_file, read_small_stream, reads_stdin

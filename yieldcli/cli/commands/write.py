@@ -17,8 +17,8 @@ import typer
 from yieldcli import tokens
 from yieldcli.addresses import check_pubkey
 from yieldcli.amounts import Amount
-from yieldcli.cli.commands import options as opt
-from yieldcli.cli.commands.context import session_of
+from yieldcli.cli import flags as opt
+from yieldcli.cli.command_context import session_of
 from yieldcli.client.actions import ACTIONS, Action, Option
 from yieldcli.errors import UsageError
 

@@ -1,5 +1,6 @@
-"""`yield doctor`'s checks of the chain side: the RPC answers, its cluster (told by its genesis hash) is
-the one the service builds for, and the strategy program the intent check trusts is deployed there.
+"""The checks of a setup's chain side: the RPC answers, its cluster (told by its genesis hash) is the
+one the service builds for, the strategy program the intent check trusts is deployed there, and the
+destinations trusted on that cluster.
 
 A devnet RPC beside a mainnet service makes every review's simulation meaningless, so a cluster
 that differs is a failure, not a warning.
@@ -11,9 +12,11 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from yieldcli.cli.commands.doctor_checks import Check, ms_since
-from yieldcli.errors import ExitCode, YieldError
+from yieldcli.chain.guard.text import short, symbol
+from yieldcli.cli.checks.check import Check, ms_since
+from yieldcli.errors import ConfigError, ExitCode, YieldError
 from yieldcli.solana.cluster import GENESIS_HASHES, SERVICE_CLUSTER, cluster_named
+from yieldcli.trust import default_trust_path, load_trusted
 from yieldcli.urls import is_loopback, redact_url
 
 if TYPE_CHECKING:
@@ -94,9 +97,7 @@ def rpc(session: Session, url_flag: str | None) -> list[Check]:
         checks.append(Check("RPC cluster", "ok", f"{cluster}: {expected_name}, as the service's"))
     if checks[-1].status != "fail":  # on the wrong cluster, its program says nothing more
         checks.append(strategy_program(session, url, genesis))
-        from yieldcli.cli.commands.trust_cmd import trusted_check
-
-        checks.append(Check("trusted destinations", **trusted_check(session, genesis)))
+        checks.append(trusted_destinations(session, genesis))
     return checks
 
 
@@ -135,3 +136,30 @@ def strategy_program(session: Session, url: str, genesis: str) -> Check:
             ExitCode.CONFIG,
         )
     return Check("strategy program", "ok", f"{program} ({source}), deployed")
+
+
+def trusted_destinations(session: Session, genesis: str) -> Check:
+    """The destinations trusted for this cluster and the strategy configured."""
+    try:
+        entries = [e for e in load_trusted(default_trust_path(session.env)) if e.cluster == genesis]
+    except ConfigError as exc:
+        return Check("trusted destinations", "fail", exc.message, "fix or remove the file", ExitCode.CONFIG)
+    try:
+        strategy = session.strategy(None)
+    except YieldError:
+        strategy = None
+    mine = [e for e in entries if e.strategy == strategy]
+    if not mine:
+        where = f"strategy {strategy}" if strategy else "any strategy (none configured)"
+        return Check(
+            "trusted destinations",
+            "ok",
+            f"none for {where} on this cluster: deposits move value only through the strategy program",
+        )
+    listed = ", ".join(f"{short(e.destination)} ({symbol(e.mint)})" for e in mine)
+    return Check(
+        "trusted destinations",
+        "ok",
+        f"{len(mine)} for strategy {strategy} on this cluster: {listed}",
+        "`yield config trust list` shows them; `yield config trust remove DESTINATION` stops trusting one",
+    )

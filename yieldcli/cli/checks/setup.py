@@ -1,8 +1,8 @@
-"""`yield doctor`'s checks of the setup: the config file, the API key and whether the service takes
-it, the service, the keypair (a file, standard input or a Ledger) and the Solana CLI config. Each is
-one `Check`: ok, warn or fail, with a hint, and for a failure the exit code it stands for.
+"""The checks of a setup before the chain: the config file and its values, the API key and whether
+the service takes it, the service, the keypair (a file, standard input or a Ledger) and the Solana
+CLI config. Each is one `Check` (`check.py`).
 
-The RPC and its cluster are checked in `doctor_rpc`; the command and its drawing are in `doctor`.
+The RPC and its cluster are checked in `chain.py`; `run.py` runs them all in order and draws them.
 """
 
 from __future__ import annotations
@@ -11,13 +11,16 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING
 
 from yieldcli import config as cfg
+from yieldcli.chain.keys.ledger.signer import LedgerSigner
 from yieldcli.chain.keys.ledger.urls import is_ledger_url
+from yieldcli.cli.checks.check import Check, home_relative, ms_since
 from yieldcli.cli.cli_errors import hint_for
+from yieldcli.cli.config_values import config_problems
 from yieldcli.cli.session import pubkey_of_keypair_file
-from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, ServiceError, YieldError
+from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, YieldError
 from yieldcli.files import reads_stdin
 from yieldcli.secrets import find_api_key, keyring_problem, mask
 
@@ -27,37 +30,6 @@ if TYPE_CHECKING:
 # Asked for when no strategy is configured: any answer after authentication (even 404) means the
 # key was accepted; this one is the service's public strategy.
 KEY_CHECK_STRATEGY_ID = "43620ba3-354c-456b-aa3c-5bf7fa46a6d4"
-
-
-def failure(check: Check, message: str) -> YieldError:
-    """The error a failed check ends the command with: its class carries the exit code."""
-    classes: dict[int, type[YieldError]] = {
-        ExitCode.CONFIG: ConfigError,
-        ExitCode.AUTH: AuthError,
-        ExitCode.NETWORK: NetworkError,
-    }
-    return classes.get(check.code, ServiceError)(message, hint=check.hint or None)
-
-
-class Check(NamedTuple):
-    name: str
-    status: str  # ok, warn, fail
-    detail: str
-    hint: str = ""
-    code: int = ExitCode.OK  # the exit code a failure stands for
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "detail": self.detail, "hint": self.hint or None}
-
-
-def home_relative(session: Session, path: Path | str) -> str:
-    """A path as people write it: `~/...` under the home directory."""
-    text, home = str(path), session.env.get("HOME")
-    return "~" + text[len(home) :] if home and text.startswith(home.rstrip("/") + "/") else text
-
-
-def ms_since(started: float) -> str:
-    return f"{(time.monotonic() - started) * 1000:.0f} ms"
 
 
 def config_file(session: Session) -> Check:
@@ -73,8 +45,6 @@ def config_file(session: Session) -> Check:
 
 def config_keys(session: Session) -> Check:
     """Names and values in the config file that no setting reads, or that `config set` would refuse."""
-    from yieldcli.cli.commands.config_cmd import config_problems
-
     problems = config_problems(session.settings.config)
     if not problems:
         return Check("config values", "ok", "every setting known and valid")
@@ -198,10 +168,8 @@ def keypair(session: Session, flag: str | None) -> Check:
 
 def ledger(url: str) -> Check:
     """A Ledger keypair: the device, the Solana app's version, blind signing, the configured key's address."""
-    from yieldcli.cli.commands.ledger_cmd import doctor_facts
-
     try:
-        facts = doctor_facts(url)
+        facts = _ledger_facts(url)
     except YieldError as exc:
         return Check("keypair", "fail", f"{url}: {exc.message}", hint_for(exc) or "", int(exc.exit_code))
     detail = (
@@ -232,3 +200,17 @@ def solana_cli_config(session: Session) -> Check:
         f"{home_relative(session, path)} absent",
         "`solana config set --url URL --keypair PATH`, or `yield config set rpc_url/keypair`",
     )
+
+
+def _ledger_facts(url_text: str) -> dict[str, str]:
+    """What is said of a Ledger keypair: the device, the app's version, blind signing, the address."""
+    signer = LedgerSigner(url_text)
+    config = signer.configuration()
+    pubkey = signer.pubkey()
+    return {
+        "device": signer.device_name(),
+        "version": config.version,
+        "blind_signing": "on" if config.blind_signing else "off",
+        "address": str(pubkey),
+        "path": signer.url.path,
+    }
