@@ -9,7 +9,7 @@ import pytest
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
-from tests.cli.commands.test_nonce_cmd import rpc_call
+from tests.cli.commands.test_nonce_cmd_sandbox import rpc_call
 from tests.conftest import TEST_API_KEY, serve_sandbox, write_keypair
 from yieldcli.chain.fees.compute_budget import AUTO_PERCENTILE
 from yieldcli.sandbox.chain.knobs import Network
