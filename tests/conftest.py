@@ -1,4 +1,6 @@
-"""Shared fixtures: every test gets its own HOME, config, data dir, keyring and environment.
+"""Shared fixtures: every test gets its own HOME, config, data dir, keyring and environment; the sandbox
+served over loopback (`serve_sandbox`, the `sandbox` fixture), a client that writes (`writing_client`, the
+`wallet` fixture), and `yield` pointed at the sandbox's chain (`chain`, `chain_env`, `world`).
 
 `run` runs a `yield` command line in the test's own process (tests/in_process.py), with the same
 isolation and the same result (exit code, stdout, stderr) as the executable; a test that needs a
@@ -119,12 +121,20 @@ def run_process(isolated):
     return _runner(in_process=False)
 
 
-@pytest.fixture
-def sandbox(tmp_path):
-    """The sandbox service served over real loopback HTTP, with a known API key."""
+def serve_sandbox(folder: Path, **options):
+    """The sandbox service served over real loopback HTTP from `folder`, with the known API key (unless
+    `options` name another): the one way the tests start one. Stop it with `.stop()`."""
     from yieldcli.sandbox.server import SandboxServer
 
-    server = SandboxServer(tmp_path / "served-sandbox" / "state.json", api_key=TEST_API_KEY).start()
+    return SandboxServer(folder / "state.json", **{"api_key": TEST_API_KEY, **options}).start()
+
+
+@pytest.fixture
+def sandbox(request, tmp_path):
+    """The sandbox service served over real loopback HTTP, with a known API key. A test module asks for
+    other settings with a marker: `pytestmark = pytest.mark.sandbox(seed_positions=120)`."""
+    marker = request.node.get_closest_marker("sandbox")
+    server = serve_sandbox(tmp_path / "served-sandbox", **(marker.kwargs if marker else {}))
     yield server
     server.stop()
 
@@ -150,3 +160,89 @@ def sandbox_chain(tmp_path):
     server = RpcServer(runtime).start()
     yield runtime, server
     server.stop()
+
+
+# ---- a client that writes --------------------------------------------------------------------------
+
+
+def writing_client(sandbox, journal, *, asynchronous: bool = False, **settings):
+    """A `Client` (an `AsyncClient` if `asynchronous`) that can write: the sandbox's service and RPC,
+    signing as the demo wallet, its journal at `journal`; any of its settings replaced by `settings`."""
+    from yieldcli import AsyncClient, Client
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
+
+    base = {
+        "api_url": sandbox.url,
+        "api_key": sandbox.api_key,
+        "strategy": DEMO_STRATEGY_ID,
+        "rpc_url": sandbox.rpc_url,
+        "keypair": demo_keypair(),
+        "journal_path": journal,
+    }
+    return (AsyncClient if asynchronous else Client)(**{**base, **settings})
+
+
+@pytest.fixture
+def journal(tmp_path):
+    """Where a test's sent signatures are kept until settled."""
+    return tmp_path / "in-flight.json"
+
+
+@pytest.fixture
+def wallet(sandbox, journal):
+    """A client that can write: the sandbox's service and RPC, signing as the demo wallet."""
+    with writing_client(sandbox, journal) as client:
+        yield client
+
+
+# ---- `yield` against the sandbox's chain -----------------------------------------------------------
+
+
+def _chain_env(sandbox, keypair: str) -> dict[str, str]:
+    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID
+
+    return {
+        "YIELD_API_URL": sandbox.url,
+        "YIELD_API_KEY": TEST_API_KEY,
+        "YIELD_RPC_URL": sandbox.rpc_url,
+        "YIELD_KEYPAIR": keypair,
+        "YIELD_STRATEGY": DEMO_STRATEGY_ID,
+    }
+
+
+@pytest.fixture
+def chain(sandbox, run, tmp_path):
+    """`yield` pointed at the served sandbox's API and RPC, signing as the demo wallet."""
+    from yieldcli.sandbox.demo import demo_keypair
+
+    keypair = write_keypair(tmp_path / "demo.json", demo_keypair())
+
+    def _yield(*args, env=None, **kwargs):
+        return run(*args, env={**_chain_env(sandbox, keypair), **(env or {})}, **kwargs)
+
+    _yield.keypair = keypair
+    return _yield
+
+
+@pytest.fixture
+def chain_env(sandbox, tmp_path):
+    """The environment `chain` gives `yield`, for commands started in the background."""
+    from yieldcli.sandbox.demo import demo_keypair
+
+    return {**os.environ, **_chain_env(sandbox, write_keypair(tmp_path / "bg-demo.json", demo_keypair()))}
+
+
+@pytest.fixture
+def world(sandbox, run, tmp_path):
+    """The sandbox behind a stand-in service that rewrites the transactions it builds (tests/cli/stand_in.py)."""
+    from tests.cli.stand_in import World
+
+    w = World(sandbox, run, tmp_path)
+    yield w
+    w.stand_in.stop()
+
+
+def usdc_position(chain) -> int:
+    """The demo wallet's USDC position in base units, read through `yield positions`."""
+    body = chain("positions", "--asset", "USDC", "-o", "json").json()
+    return sum(p["total_position_value"] for p in body["data"])

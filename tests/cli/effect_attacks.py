@@ -25,6 +25,7 @@ from solders.signature import Signature
 from solders.system_program import AdvanceNonceAccountParams, advance_nonce_account
 from solders.transaction import VersionedTransaction
 
+from tests.cli.commands.test_trust_cmd import plain_transfer
 from tests.cli.effect_world import (
     CLOSE,
     DEPOSIT,
@@ -38,7 +39,6 @@ from tests.cli.effect_world import (
     position_of,
 )
 from tests.cli.stand_in import USDC_MINT, USER_ATA, WALLET, World, decompile
-from tests.cli.test_intent_trust import plain_transfer
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID
 from yieldcli.solana import programs
 from yieldcli.solana import strategy_program as sp

@@ -13,7 +13,7 @@ import pytest
 from solders.pubkey import Pubkey
 
 from tests.cli.stand_in import TOKEN, USDC_MINT, USER_ATA, WALLET, World
-from tests.conftest import TEST_API_KEY
+from tests.conftest import TEST_API_KEY, serve_sandbox
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.solana import strategy_program as sp
 from yieldcli.tokens import WSOL_MINT, by_symbol
@@ -31,10 +31,8 @@ def shared_world(tmp_path_factory) -> World:
     """A sandbox served over loopback with the stand-in in front of it, for a whole module; the other
     USDC position reduced to 15 USDC (so that 1 % of a withdrawal of 8 JitoSOL, in raw units, or of 2,000
     USDC covers it); the stranger has an account of each mint an attack pays it in."""
-    from yieldcli.sandbox.server import SandboxServer
-
     root = tmp_path_factory.mktemp("effect-attacks")
-    server = SandboxServer(root / "sandbox" / "state.json", api_key=TEST_API_KEY).start()
+    server = serve_sandbox(root / "sandbox")
     world = World(server, None, root)
     prepare_chain(world)
     world.positions = positions(world)

@@ -1,7 +1,7 @@
 """A stand-in service in front of the sandbox's that rewrites the transactions it builds, and the
 `World` of the intent tests around it: the sandbox, the stand-in, a stranger with a USDC account, and
 `yield` pointed at the stand-in. Shared by the intent tests of the command line, the library and the
-agent server (the `world` fixture is in tests/cli/conftest.py).
+agent server (the `world` fixture is in tests/conftest.py).
 
 A rewritten transaction is decompiled, changed, and compiled again with solders for the same payer and
 blockhash.
@@ -25,7 +25,7 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
-from tests.conftest import TEST_API_KEY, write_keypair
+from tests.conftest import TEST_API_KEY, write_keypair, writing_client
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
 from yieldcli.solana import programs, strategy_program
 from yieldcli.tokens import by_symbol
@@ -169,17 +169,7 @@ class World:
 
     def client(self, **more):
         """The library's `Client` with the settings `env()` gives `yield`."""
-        from yieldcli.client.clients import Client
-
-        return Client(
-            api_url=self.stand_in.url,
-            api_key=TEST_API_KEY,
-            strategy=DEMO_STRATEGY_ID,
-            rpc_url=self.sandbox.rpc_url,
-            keypair=demo_keypair(),
-            journal_path=self.keypair + ".journal",
-            **more,
-        )
+        return writing_client(self.sandbox, self.keypair + ".journal", api_url=self.stand_in.url, **more)
 
     def doctor(self, change, extra_tables: dict | None = None):
         """Serve the sandbox's transactions with `change(instructions)` applied."""

@@ -22,8 +22,7 @@ from pathlib import Path
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
-from tests.cli.conftest import _chain_env, usdc_position
-from tests.conftest import TEST_API_KEY, write_keypair
+from tests.conftest import TEST_API_KEY, _chain_env, usdc_position, write_keypair
 from tests.mcp.harness import POLICY, server_env, structured, write_private
 from tests.mcp.harness import run as run_async
 from yieldcli import Client, UsageError

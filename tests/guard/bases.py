@@ -30,7 +30,9 @@ def legitimate_orders(world: World) -> list[tuple[str, orders.Order]]:
     user = str(world.wallet)
 
     def deposit(strategy: str, symbol: str, amount: int | None) -> orders.Order:
-        return orders.order_for(DEPOSIT, strategy_id=strategy, mint=_mint(symbol), wallet=user, payer=user, amount=amount)
+        return orders.order_for(
+            DEPOSIT, strategy_id=strategy, mint=_mint(symbol), wallet=user, payer=user, amount=amount
+        )
 
     def withdraw(strategy: str, symbol: str, amount: int | None, **flags: bool) -> orders.Order:
         mint = _mint(symbol)
@@ -62,7 +64,9 @@ def ask_of(order: orders.Order) -> Ask:
     r = order.request
     assert r.strategy_id is not None and r.mint is not None
     recipient = Pubkey.from_string(r.funds_recipient) if r.funds_recipient else None
-    return Ask(order.action.name, r.strategy_id, Pubkey.from_string(r.mint), r.amount, r.exclude_fees, r.unwrap, recipient)
+    return Ask(
+        order.action.name, r.strategy_id, Pubkey.from_string(r.mint), r.amount, r.exclude_fees, r.unwrap, recipient
+    )
 
 
 def legitimate_bases(world: World) -> list[Base]:

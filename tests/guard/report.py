@@ -20,7 +20,9 @@ def message(tally: Tally, limit: int = 12) -> str:
     lines = [tally.summary(), f"{len(kinds)} kinds of failing case; the first of each (up to {limit}):", ""]
     for failure in kinds[:limit]:
         lines += [failure.text(), ""]
-    lines.append("Run one again: YIELD_FUZZ_SEED=<seed> YIELD_FUZZ_CASE=<case> pytest tests/guard")
+    lines.append(
+        "Run one again: YIELD_FUZZ_SEED=<seed> YIELD_FUZZ_CASE=<case> pytest tests/chain/guard/test_guard_fuzz.py"
+    )
     return "\n".join(lines)
 
 

@@ -26,6 +26,7 @@ from solders.system_program import CreateAccountParams, InitializeNonceAccountPa
 from solders.system_program import initialize_nonce_account as init_nonce
 from solders.transaction import VersionedTransaction
 
+from tests.conftest import serve_sandbox
 from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.sandbox.server import SandboxServer
@@ -150,7 +151,7 @@ THROWAWAY = tuple(keypair_named(f"throwaway {i}") for i in range(3))
 
 def build_world(folder: Path) -> World:
     """The sandbox and the cast around the demo wallet (a few seconds, once per test session)."""
-    server = SandboxServer(folder / "state.json", api_key="fuzz-key", network=Network(slot_ms=0)).start()
+    server = serve_sandbox(folder, api_key="fuzz-key", network=Network(slot_ms=0))
     rt = server.runtime
     user, attacker, grantor = demo_keypair(), keypair_named("attacker"), keypair_named("grantor")
     bystander = keypair_named("bystander").pubkey()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from tests.conftest import writing_client
 from yieldcli.sandbox.demo import DEMO_WALLET
 from yieldcli.tokens import by_symbol
 
@@ -26,17 +27,7 @@ class Asked:
 
 def async_wallet(sandbox, journal):
     """An `AsyncClient` that can write, as the `wallet` fixture's `Client`: `async with async_wallet(...)`."""
-    from yieldcli import AsyncClient
-    from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, demo_keypair
-
-    return AsyncClient(
-        api_url=sandbox.url,
-        api_key=sandbox.api_key,
-        strategy=DEMO_STRATEGY_ID,
-        rpc_url=sandbox.rpc_url,
-        keypair=demo_keypair(),
-        journal_path=journal,
-    )
+    return writing_client(sandbox, journal, asynchronous=True)
 
 
 def landed(sandbox, signature: str):

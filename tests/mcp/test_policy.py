@@ -98,7 +98,7 @@ def test_the_budget_counts_reservations_until_released_within_their_windows(tmp_
 def test_a_proposal_past_its_expiry_cannot_be_executed(tmp_path, policy):
     from yieldcli.errors import Refused
     from yieldcli.mcp.policy import Decision
-    from yieldcli.mcp.proposals import PROPOSAL_SECONDS, Book, AgentAsk, Proposal
+    from yieldcli.mcp.proposals import PROPOSAL_SECONDS, AgentAsk, Book, Proposal
 
     now = [1_000.0]
     book = Book(None, policy, AuditLog(tmp_path / "audit.jsonl", tmp_path / "seal"), clock=lambda: now[0])

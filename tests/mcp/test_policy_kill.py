@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import YIELD
 from tests.mcp.harness import POLICY, answering, server_env, session, structured, write_private
-from tests.mcp.test_mcp_attacks import usdc
+from tests.mcp.test_server_attacks import usdc
 from tests.mcp.test_policy_files import KILLED, edit_in_place, rename_over, repoint
 
 

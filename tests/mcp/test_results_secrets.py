@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import TEST_API_KEY
 from tests.mcp.harness import POLICY, answering, server_env, session, structured, write_private
-from tests.mcp.test_mcp_attacks import usdc
+from tests.mcp.test_server_attacks import usdc
 
 SERVICE_KEYS = ("svcuser-a1b2", "SvcPass-c3d4", "SvcPathKey-e5f6", "SvcQueryKey-g7h8", "SvcFrag-i9j0")
 RPC_KEYS = ("rpcuser-k1l2", "RpcPass-m3n4", "RpcPathKey-o5p6", "RpcQueryKey-q7r8", "RpcFrag-s9t0")

@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import YIELD
 from tests.mcp.harness import POLICY, answering, server_env, session, structured, write_private
-from tests.mcp.test_mcp_attacks import audit_path, usdc
+from tests.mcp.test_server_attacks import audit_path, usdc
 
 BOUND = 90  # seconds for one whole conversation with the server: far above a normal one
 # Up to 6 USDC a call and 10 a day without asking; never more than 10 a day even with a yes.

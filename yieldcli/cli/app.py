@@ -44,7 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("yieldcli.cli.commands.mcp_cmd", "mcp_app"),
 }
 # Command groups whose module is a command of its own, under the group they belong to: each command
-# module imports no other (`tests/library/test_commands_self_contained.py`), so they meet here.
+# module imports no other (`tests/architecture/test_commands_self_contained.py`), so they meet here.
 SUBCOMMANDS: dict[str, dict[str, tuple[str, str]]] = {
     "config": {"trust": ("yieldcli.cli.commands.trust_cmd", "trust_app")},
 }

@@ -10,8 +10,8 @@ import json
 from solders.keypair import Keypair
 from solders.system_program import TransferParams, transfer
 
+from tests.architecture.test_layers import PACKAGE, runtime_imports, under
 from tests.conftest import write_keypair
-from tests.library.test_layers import PACKAGE, runtime_imports, under
 from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.transact.journal import Journal, new_entry

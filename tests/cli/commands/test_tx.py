@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from tests.library.test_layers import PACKAGE, under
+from tests.architecture.test_layers import PACKAGE, under
 
 TX = PACKAGE / "cli" / "commands" / "tx.py"
 

@@ -2,7 +2,7 @@
 
     python3 yieldcli/sandbox/program/build.py [--sbpf DIR] [--out FILE]
 
-The same source and tools give the same bytes; tests/unit/test_sandbox_program_build.py rebuilds
+The same source and tools give the same bytes; tests/sandbox/program/test_build.py rebuilds
 into a temporary file and compares it with the committed strategy.so.
 """
 
