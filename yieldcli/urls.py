@@ -105,15 +105,29 @@ def url_secrets(url: str | None) -> list[str]:
 
 
 def secret_forms(secret: str | None) -> list[str]:
-    """The ways a secret may be written back to us: as it is, percent-encoded, base64, hex."""
+    """The ways a secret may be written back to us: as it is, percent-encoded (as a URL quotes it, and
+    every byte), base64 (standard and URL-safe, inside a longer encoded text too) and hex."""
     if not secret or len(secret) < 8:  # shorter is no key; replacing it would garble messages
         return []
+    raw = secret.encode("utf-8", "surrogatepass")
+    every_byte = "".join(f"%{byte:02X}" for byte in raw)
+    forms = [secret, quote(secret, safe=""), every_byte, every_byte.lower(), *_base64_cores(raw)]
+    return list(dict.fromkeys([*forms, raw.hex(), raw.hex().upper()]))
+
+
+def _base64_cores(raw: bytes) -> list[str]:
+    """`raw` in base64 wherever it starts in a longer text (`k=KEY`, `user:KEY` as HTTP Basic sends it):
+    for each of the three byte offsets, the characters that only `raw`'s bits decide."""
     import base64
 
-    raw = secret.encode("utf-8", "surrogatepass")
-    b64 = base64.b64encode(raw).decode()
-    forms = [secret, quote(secret, safe=""), b64, b64.rstrip("="), base64.urlsafe_b64encode(raw).decode()]
-    return list(dict.fromkeys([*forms, raw.hex(), raw.hex().upper()]))
+    cores = []
+    for offset in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(bytes(offset) + raw).decode()
+            cores.append(text[-(-8 * offset // 6) : 8 * (offset + len(raw)) // 6])
+        if offset == 0:
+            cores += [base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()]
+    return cores
 
 
 def check_http_url(url: str, what: str) -> SplitResult:
