@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from yieldcli.client.actions import Action, action_named
-from yieldcli.errors import Refused, TransactionExpired, TransactionFailed, UsageError
+from yieldcli.errors import Refused, UsageError
 from yieldcli.mcp.audit import AUDIT_HINT, AuditLog
 from yieldcli.mcp.moved import moved
 from yieldcli.mcp.policy import (
@@ -252,9 +252,10 @@ class Book:
             kind = getattr(exc, "kind", type(exc).__name__)
             self.audit.append("failed", proposal=proposal.id, kind=kind, signed=bool(reserved))
             # Before the reservation nothing was signed. After it, only the refusals below are known to
-            # have sent nothing; after any other error a send may have happened, so the amount stays
-            # reserved (the limits over-count rather than under-count).
-            if reserved and (kind in NOTHING_SENT or isinstance(exc, (TransactionFailed, TransactionExpired))):
+            # have sent nothing; after any other error a send may have happened (a failure or an
+            # expiry is the RPC's word, which a lying provider can give for a deposit that landed), so
+            # the amount stays reserved: the limits over-count rather than under-count.
+            if reserved and kind in NOTHING_SENT:
                 self.audit.append("released", proposal=proposal.id, why=kind)
             raise
         status = outcome.result.get("status")
@@ -262,10 +263,10 @@ class Book:
         self.audit.append(
             "outcome", proposal=proposal.id, status=status, signature=signature, slot=getattr(outcome, "slot", None)
         )
-        # A reservation is released only on what the chain showed: the transaction landed and failed (nothing
-        # moved), or its blockhash passed with the signature never seen (it can no longer land).
+        # A sent transaction's reservation stays, whatever the RPC then says of it: "failed" or "expired"
+        # is the provider's word, and one that lies would free the limits for a deposit that landed.
+        # The limits over-count a write that truly failed, never under-count one that moved money.
         if status in ("failed", "expired"):
-            self.audit.append("released", proposal=proposal.id, why=status, signature=signature)
             return Executed(outcome, str(status))
         if getattr(outcome, "already_processed", False):
             # These exact bytes had landed already (an identical write built in the same slot, by this
