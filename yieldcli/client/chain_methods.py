@@ -185,13 +185,13 @@ async def _create(
         Prepared,
         TransactionToReview,
         TransactOptions,
-        UserRequest,
         complete,
         prepare,
     )
     from yieldcli.chain.transact.outcomes import Confirmed
     from yieldcli.chain.tx.instructions import build_transaction
     from yieldcli.chain.tx.nonce import NONCE_ACCOUNT_LENGTH, create_nonce_instructions, fetch_nonce
+    from yieldcli.client.orders import built_here
 
     address, wallet = account.pubkey(), payer.pubkey()
     journal = settings.journal()
@@ -205,9 +205,7 @@ async def _create(
             built.append(build_transaction(instructions, wallet, latest.blockhash))
             return TransactionToReview(built[-1], latest.last_valid_block_height)
 
-        request = UserRequest(
-            NONCE_ACTION, expected_payer=str(wallet), named_signers={str(address)}, wallet=str(wallet)
-        )
+        request = built_here(NONCE_ACTION, payer=str(wallet), signers={str(address)})
         # No action row says what creating a nonce account does (it pays rent into a new account), so
         # the guard's check (fees only) lists that as differences; they are accepted only after
         # `_check_creation` proved the message is exactly the one built here and its simulated effect

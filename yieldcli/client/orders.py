@@ -198,6 +198,13 @@ def expected_cluster(api_url: str | None) -> str | None:
 # --- a transaction built elsewhere, and what its sender says it does -----------------------------
 
 
+def built_here(name: str, *, payer: str, signers: set[str]) -> UserRequest:
+    """What a transaction built here, not by the service, must do (`name`: how it is called, a nonce
+    account's creation): paid by `payer`, signed by `signers` too; the guard checks it as one that
+    costs only the fee, and its caller proves what more it may do."""
+    return UserRequest(name, payer, {payer, *signers}, payer, trust=False)
+
+
 def stated_request(
     action: str = TRANSACTION,
     *,
