@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.architecture.test_layers import PACKAGE, module_name, runtime_imports, under
-from yieldcli.cli.app import COMMANDS, SUBCOMMANDS, listing_commands
+from yieldcli.cli.app import SUBCOMMANDS, every_command
 
 COMMANDS_DIR = PACKAGE / "cli" / "commands"
 # The write path's helpers: the pipeline's adapter for `deposit`/`withdraw`/`close-account` and
@@ -31,7 +31,7 @@ WRITE_PATH_HELPERS = {
 
 def command_modules() -> set[str]:
     """Every module a command of `yield` is loaded from."""
-    found = {module for module, _ in [*COMMANDS.values(), *listing_commands().values()]}
+    found = {module for module, _ in every_command().values()}
     found.update(module for group in SUBCOMMANDS.values() for module, _ in group.values())
     return found
 

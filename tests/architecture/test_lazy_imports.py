@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TEST_API_KEY, YIELD, serve_sandbox
-from yieldcli.cli.app import COMMANDS
+from yieldcli.cli.app import every_command
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 
 PACKAGE = Path(__file__).resolve().parents[2] / "yieldcli"
@@ -271,7 +271,7 @@ def start_up_paths(url: str) -> dict[str, list[str]]:
         "yield health": [YIELD, "health"],
         "yield config show": [YIELD, "config", "show"],
         # Each command's help: its module loaded, nothing run.
-        **{f"yield {name} --help": [YIELD, name, "--help"] for name in COMMANDS},
+        **{f"yield {name} --help": [YIELD, name, "--help"] for name in every_command()},
     }
 
 

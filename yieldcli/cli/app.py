@@ -12,7 +12,6 @@ from typer.core import TyperGroup
 
 from yieldcli.cli.render.formats import FORMATS, MODES_TEXT
 from yieldcli.cli.render.text import wrapped
-from yieldcli.client.actions import ACTIONS
 from yieldcli.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -32,8 +31,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "health": ("yieldcli.cli.commands.reads", "health"),
     "init": ("yieldcli.cli.commands.init_cmd", "init"),
     "doctor": ("yieldcli.cli.commands.doctor", "doctor"),
-    # One write command per action row (`yieldcli.client.actions`): a new row is a new command.
-    **{name: ("yieldcli.cli.commands.write", name) for name in ACTIONS},
     "tx": ("yieldcli.cli.commands.tx", "tx_app"),
     "nonce": ("yieldcli.cli.commands.nonce_cmd", "nonce_app"),
     "ledger": ("yieldcli.cli.commands.ledger_cmd", "ledger_app"),
@@ -62,15 +59,36 @@ def listing_commands() -> dict[str, tuple[str, str]]:
     return {name: ("yieldcli.cli.commands.reads", name) for name in made}
 
 
+WRITES_AFTER = "doctor"  # where the write commands stand in the list of every command
+
+
+def action_commands() -> dict[str, tuple[str, str]]:
+    """The write commands, one per action row (`yieldcli.client.actions`): a new row is a new command.
+    Read only to list every command, or for a name not above (a read never loads the rows)."""
+    from yieldcli.client.actions import ACTIONS
+
+    return {name: ("yieldcli.cli.commands.write", name) for name in ACTIONS}
+
+
+def every_command() -> dict[str, tuple[str, str]]:
+    """Every command in the order `yield --help` lists them."""
+    listed: dict[str, tuple[str, str]] = {}
+    for name, where in COMMANDS.items():
+        listed[name] = where
+        if name == WRITES_AFTER:
+            listed.update(action_commands())
+    return {**listed, **listing_commands()}
+
+
 def _where(name: str) -> Optional[tuple[str, str]]:
-    return COMMANDS.get(name) or listing_commands().get(name)
+    return COMMANDS.get(name) or action_commands().get(name) or listing_commands().get(name)
 
 
 class LazyCommands(TyperGroup):
     """The root group: commands are loaded by name, on demand."""
 
     def list_commands(self, ctx: "Context") -> list[str]:
-        return [*COMMANDS, *listing_commands()]
+        return list(every_command())
 
     def get_command(self, ctx: "Context", name: str) -> Optional["Command"]:
         if _where(name) is None:
@@ -104,7 +122,9 @@ class LazyCommands(TyperGroup):
 
     @staticmethod
     def _build(name: str) -> "Command":
-        module, attribute = COMMANDS[name] if name in COMMANDS else listing_commands()[name]
+        found = _where(name)
+        assert found is not None  # get_command asked _where first
+        module, attribute = found
         target = getattr(importlib.import_module(module), attribute)
         command: Command  # a group for a command group, a plain command otherwise
         if isinstance(target, typer.Typer):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from yieldcli.errors import ConfigError
 
@@ -11,11 +10,11 @@ if TYPE_CHECKING:
     from yieldcli.config import Settings
 
 
-@dataclass(frozen=True)
-class WriteDefaults:
+class WriteDefaults(NamedTuple):
     """The defaults of every write that a profile (or the environment) sets: the command line,
     `Client.from_profile` and `yield mcp` all read them here. A write's own values win; a transaction
-    already signed keeps its fee whatever the default."""
+    already signed keeps its fee whatever the default. (A NamedTuple: a read loads this module, and
+    would pay for `dataclasses`.)"""
 
     priority_fee: int | str | None = None  # micro-lamports per compute unit, or "auto"
     priority_fee_source: str = "request"  # where it came from, for the log: env or config
