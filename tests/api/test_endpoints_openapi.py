@@ -19,6 +19,8 @@ def recorded_requests(sandbox):
 
 
 def test_every_read_request_conforms(api, sandbox):
+    # A fund the wallet has: `--fund` is checked against them (an unknown one is exit 2, asking nothing more).
+    fund = api("earnings", DEMO_WALLET, "-o", "json").json()["data"][0]["fund_id"]
     seen = recorded_requests(sandbox)
     commands = [
         ["strategy", "info", DEMO_STRATEGY_ID],
@@ -41,7 +43,7 @@ def test_every_read_request_conforms(api, sandbox):
         ["positions", DEMO_WALLET, "--strategy", DEMO_STRATEGY_ID, "--all", "--limit", "2"],
         ["balances", DEMO_WALLET, "--asset", "SOL", "--order", "asc", "--limit", "5"],
         ["balances", DEMO_WALLET, "--all"],
-        ["earnings", DEMO_WALLET, "--fund", "f-1", "--page", "2", "--limit", "1"],
+        ["earnings", DEMO_WALLET, "--fund", fund, "--page", "2", "--limit", "1"],
         ["health"],
     ]
     for command in commands:

@@ -11,6 +11,7 @@ from solders.pubkey import Pubkey
 
 from tests.cli.commands.test_nonce_cmd_sandbox import rpc_call
 from tests.conftest import TEST_API_KEY, serve_sandbox, write_keypair
+from yieldcli.amounts import format_units
 from yieldcli.chain.fees.compute_budget import AUTO_PERCENTILE
 from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, demo_keypair
@@ -84,7 +85,8 @@ def test_without_a_priority_fee_it_expires_and_with_auto_it_lands(busy):
     assert fee["total"] == fee["base"] + fee["priority"] and fee["base"] == 5_000
     # The effect the guard checked, and what the review prints, count the priority fee.
     assert body["effect"]["observed"]["fee"] == fee["total"]
-    assert f"(priority 0.{fee['priority']:09d})" in body["effect"]["summary"]
+    # In SOL, trailing zeros dropped (70 lamports: 0.00000007), as every amount the summary writes.
+    assert f"(priority {format_units(fee['priority'], 9, min_fraction=0)})" in body["effect"]["summary"]
     assert "compute units:" in auto.stderr and f"price {MIN_PRICE} micro-lamports" in auto.stderr
     lamports, position = wallet_state(cli)
     assert position == before[1] + 1_000_000
