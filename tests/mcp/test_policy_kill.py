@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import YIELD
 from tests.mcp.harness import POLICY, answering, server_env, session, structured, write_private
-from tests.mcp.test_server_attacks import usdc
 from tests.mcp.test_policy_files import KILLED, edit_in_place, rename_over, repoint
+from tests.mcp.test_server_attacks import usdc
 
 
 @pytest.mark.parametrize("change", [rename_over, repoint, edit_in_place], ids=["rename-over", "re-pointed", "in-place"])
