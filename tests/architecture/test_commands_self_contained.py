@@ -18,15 +18,6 @@ from tests.architecture.test_layers import PACKAGE, module_name, runtime_imports
 from yieldcli.cli.app import SUBCOMMANDS, every_command
 
 COMMANDS_DIR = PACKAGE / "cli" / "commands"
-# The write path's helpers: the pipeline's adapter for `deposit`/`withdraw`/`close-account` and
-# `tx` (its options, its report, the signals held around a send). They are being reworked into the
-# library's write path (issue 33, "one write path"), which takes them out of this folder; until then
-# they are the only modules here that are not commands, and no new one may join them.
-WRITE_PATH_HELPERS = {
-    "yieldcli.cli.commands.txflow",
-    "yieldcli.cli.commands.txflow_report",
-    "yieldcli.cli.commands.send_signals",
-}
 
 
 def command_modules() -> set[str]:
@@ -57,8 +48,8 @@ def test_no_module_of_the_command_line_imports_a_command(path):
 def test_every_module_in_the_commands_folder_is_a_command():
     here = {module_name(p) for p in COMMANDS_DIR.glob("*.py") if p.name != "__init__.py"}
     not_commands = here - command_modules()
-    assert not_commands <= WRITE_PATH_HELPERS, (
-        f"{sorted(not_commands - WRITE_PATH_HELPERS)} are in cli/commands/ but are no command: "
+    assert not not_commands, (
+        f"{sorted(not_commands)} are in cli/commands/ but are no command: "
         "a module several commands share goes outside the folder (cli/flags.py, cli/checks/, ...)"
     )
     assert command_modules() <= here

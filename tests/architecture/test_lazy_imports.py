@@ -79,8 +79,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ): "a Ledger's message hash, only when one signs",
     ("yieldcli.chain.keys.keypairs", "yieldcli.chain.keys.ledger.signer"): "a Ledger's signer, only for a Ledger URL",
     # The service's models and pages (12 ms): a write draws the position with them only once it landed.
-    ("yieldcli.cli.commands.txflow_report", "yieldcli.api.models"): "the position drawn after a confirmed send",
-    ("yieldcli.cli.commands.txflow_report", "yieldcli.api.pagination"): "the position drawn after a confirmed send",
+    ("yieldcli.cli.writing.report", "yieldcli.api.models"): "the position drawn after a confirmed send",
+    ("yieldcli.cli.writing.report", "yieldcli.api.pagination"): "the position drawn after a confirmed send",
 }
 
 

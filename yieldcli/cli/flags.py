@@ -268,7 +268,7 @@ def with_tx_options(*, exclude: tuple[str, ...] = ()) -> Callable[[Callable[...,
 
         # Any: typer passes each flag's parsed value, of the type its annotation above says.
         def wrapper(*args: Any, **kwargs: Any) -> R:
-            from yieldcli.cli.commands.txflow import TxOptions
+            from yieldcli.cli.writing.flow import TxOptions
             from yieldcli.client.writes import WriteOptions
 
             values = {name: kwargs.pop(name) for name in names if name in kwargs and name not in taken}

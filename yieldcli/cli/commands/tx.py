@@ -15,9 +15,9 @@ from yieldcli.files import PIPE_HINT, read_small_file, read_small_stream, reads_
 from yieldcli.urls import redact_url
 
 if TYPE_CHECKING:
-    from yieldcli.cli.commands.txflow import TxOptions
     from yieldcli.cli.render.output import Output
     from yieldcli.cli.session import Session
+    from yieldcli.cli.writing.flow import TxOptions
 
 tx_app = opt.command_group("Inspect, sign and send transactions from anywhere; check a signature.")
 
@@ -132,7 +132,7 @@ def _run_on(
     expect: Optional[str],
     nonce: Optional[str] = None,
 ) -> None:
-    from yieldcli.cli.commands.txflow import run
+    from yieldcli.cli.writing.flow import run
     from yieldcli.client.writes import Handed
 
     if expect is None:

@@ -23,8 +23,8 @@ from yieldcli.client.actions import ACTIONS, Action, Option
 from yieldcli.errors import UsageError
 
 if TYPE_CHECKING:
-    from yieldcli.cli.commands.txflow import TxOptions
     from yieldcli.cli.session import Session
+    from yieldcli.cli.writing.flow import TxOptions
     from yieldcli.client.writes import Write
 
 AmountOpt = Annotated[
@@ -145,7 +145,7 @@ def command_for(action: Action) -> Callable[..., None]:
     """`yield ACTION`: its flags from the row, its run through the library's write path."""
 
     def command(ctx: typer.Context, **flags: Any) -> None:
-        from yieldcli.cli.commands.txflow import run
+        from yieldcli.cli.writing.flow import run
 
         tx: TxOptions = flags.pop("tx")
         session = session_of(ctx)

@@ -1,7 +1,7 @@
 """The transaction commands' side of the pipeline (`yieldcli.chain.transact.engine` does the work).
 
 Here: the shared flags and their refusals, the callbacks (the prompt, warnings, the spinner while
-waiting, SIGTERM as a cancellation); the review and the outcome are drawn by `txflow_report`; the
+waiting, SIGTERM as a cancellation); the review and the outcome are drawn by `report`; the
 hints that name flags and commands come from `yieldcli.cli.cli_errors`.
 """
 
@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Optional, Union
 from yieldcli.addresses import check_pubkey
 from yieldcli.chain.keys.keypairs import nonce_authority
 from yieldcli.cli import cli_errors
-from yieldcli.cli.commands.send_signals import SendSignals
-from yieldcli.cli.commands.txflow_report import cluster_name, hash_line, public_result, render_outcome, show_review
 from yieldcli.cli.prompts import ask
 from yieldcli.cli.render.output import Output, silence_stdout
 from yieldcli.cli.session import Session
 from yieldcli.cli.trust_hint import trust_hint
+from yieldcli.cli.writing.report import cluster_name, hash_line, public_result, render_outcome, show_review
+from yieldcli.cli.writing.signals import SendSignals
 from yieldcli.client.orders import expected_cluster, journal_path
 from yieldcli.client.prepared import ChainSettings
 from yieldcli.client.profile import write_defaults

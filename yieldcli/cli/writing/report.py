@@ -1,5 +1,5 @@
 """What the transaction commands draw: the review between preparing and signing, and the outcome
-(the result for scripts, a note for people; a confirmed deposit's refreshed position). `txflow`
+(the result for scripts, a note for people; a confirmed deposit's refreshed position). `flow`
 drives the pipeline and calls these."""
 
 from __future__ import annotations
