@@ -75,6 +75,7 @@ def _with_top_up(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.process  # the copy of the package is found through PYTHONPATH, which only a new interpreter reads
 def test_a_new_action_is_one_row_and_runs_on_every_face(sandbox, run, tmp_path):
     copy = _with_top_up(tmp_path)
     keypair = write_keypair(tmp_path / "demo.json", demo_keypair())
