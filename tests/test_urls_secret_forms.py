@@ -46,3 +46,19 @@ def test_every_byte_percent_encoded_and_hex_are_scrubbed(secret):
         secret.encode().hex().upper(),
     ):
         assert form not in scrub(f"bad request: {form}", URL, KEY)
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        KEY.upper(),
+        "".join(f"\\u{ord(c):04x}" for c in KEY),
+        "".join(f"&#{ord(c)};" for c in KEY),
+        "".join(f"&#x{ord(c):x};" for c in KEY),
+        KEY.encode().hex(":"),
+        "RPCSECRET99",
+    ],
+    ids=["upper-cased", "json-escaped", "html-entities", "html-hex-entities", "hex-with-colons", "url-part-upper"],
+)
+def test_a_secret_echoed_in_another_case_or_escaped_is_scrubbed(echo):
+    assert echo.lower() not in scrub(f"error: {echo}", URL, KEY).lower()

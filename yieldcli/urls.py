@@ -61,10 +61,14 @@ def scrub(text: str, url: str, *secrets: str | None) -> str:
 
 
 def hide_all(text: str, pieces: list[str]) -> str:
-    """`text` with each of `pieces` replaced by `…`, longest first (a path goes whole before a shorter
-    piece of it); pieces under 4 characters ("/v1", "a") are no secret and would only garble it."""
+    """`text` with each of `pieces` replaced by `…` in any case (a server may echo a key upper-cased),
+    longest first (a path goes whole before a shorter piece of it); pieces under 4 characters ("/v1",
+    "a") are no secret and would only garble it."""
+    import re
+
     for piece in sorted({s for s in pieces if len(s) >= _MIN_PIECE}, key=len, reverse=True):
-        text = text.replace(piece, "…")
+        if piece.lower() in text.lower():
+            text = re.sub(re.escape(piece), "…", text, flags=re.IGNORECASE)
     return text
 
 
@@ -111,8 +115,13 @@ def secret_forms(secret: str | None) -> list[str]:
         return []
     raw = secret.encode("utf-8", "surrogatepass")
     every_byte = "".join(f"%{byte:02X}" for byte in raw)
-    forms = [secret, quote(secret, safe=""), every_byte, every_byte.lower(), *_base64_cores(raw)]
-    return list(dict.fromkeys([*forms, raw.hex(), raw.hex().upper()]))
+    escaped = [
+        "".join(f"\\u{ord(c):04x}" for c in secret),  # as JSON escapes every character
+        "".join(f"&#{ord(c)};" for c in secret),  # as HTML entities
+        "".join(f"&#x{ord(c):x};" for c in secret),
+    ]
+    forms = [secret, quote(secret, safe=""), every_byte, *escaped, *_base64_cores(raw)]
+    return list(dict.fromkeys([*forms, raw.hex(), raw.hex(":")]))
 
 
 def _base64_cores(raw: bytes) -> list[str]:
