@@ -4,6 +4,7 @@ may travel. Pure and cheap: no httpx import (start-up time)."""
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable
 from typing import TypeVar
 from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlsplit
@@ -64,8 +65,6 @@ def hide_all(text: str, pieces: list[str]) -> str:
     """`text` with each of `pieces` replaced by `…` in any case (a server may echo a key upper-cased),
     longest first (a path goes whole before a shorter piece of it); pieces under 4 characters ("/v1",
     "a") are no secret and would only garble it."""
-    import re
-
     for piece in sorted({s for s in pieces if len(s) >= _MIN_PIECE}, key=len, reverse=True):
         if piece.lower() in text.lower():
             text = re.sub(re.escape(piece), "…", text, flags=re.IGNORECASE)
