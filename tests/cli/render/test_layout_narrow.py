@@ -10,7 +10,9 @@ import pytest
 
 from tests.cli.tmux import TMUX, Screen
 
-pytestmark = pytest.mark.skipif(not TMUX, reason="tmux is not installed")
+pytestmark = pytest.mark.skipif(
+    not TMUX, reason="tmux is not installed (the README's test command installs it as root)"
+)
 
 
 def screen_of(tmp_path, width: int, command: str) -> list[str]:
