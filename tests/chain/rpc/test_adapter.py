@@ -212,7 +212,8 @@ def test_unknown_error_code_keeps_its_message(stub):
     stub.error(-32000, "Too many requests for a specific RPC call")
     err = failure(stub.url)
     assert isinstance(err, RpcError) and err.code == -32000
-    assert "error -32000: Too many requests" in err.message and err.exit_code == ExitCode.SERVICE
+    assert "error -32000: Too many requests" in err.message and err.exit_code == ExitCode.NETWORK
+    assert err.kind == "network.rpc"  # the RPC's error, never the service's
 
 
 @pytest.mark.parametrize("code", [-32002, -32005, -32016])

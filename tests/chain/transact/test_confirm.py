@@ -14,6 +14,7 @@ from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.rpc.types import SignatureStatus, TransactionRecord
 from yieldcli.chain.transact.confirm import wait_for
 from yieldcli.chain.transact.outcomes import Confirmed, Failed, Pending, confirmed, expired, pending
+from yieldcli.chain.transact.proof import Lifetime, RpcDisagrees
 from yieldcli.errors import NetworkError, UsageError
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import Runtime
@@ -40,14 +41,20 @@ class FakeClock:
 
 
 class ScriptedRpc:
-    """Answers getSignatureStatuses from `statuses` and getBlockHeight from `heights`, one per call;
-    the last item repeats. Items that are exceptions are raised."""
+    """Answers getSignatureStatuses from `statuses` and the block height from `heights`, one per call;
+    the last item repeats. Items that are exceptions are raised. Its blockhash is valid while the height
+    is within LVBH (or as `valid` says); getTransaction gives the last status's transaction (its error,
+    its slot) unless `records` scripts it."""
 
-    def __init__(self, statuses, heights=(LVBH - 10,), logs=("Program log: boom",)):
+    def __init__(self, statuses, heights=(LVBH - 10,), logs=("Program log: boom",), valid=None, records=None):
         self.statuses = list(statuses)
         self.heights = list(heights)
         self.logs = logs
+        self.valid = None if valid is None else list(valid)
+        self.records = None if records is None else list(records)
         self.calls: list[str] = []
+        self.last_status = None
+        self.last_height = 0
 
     @staticmethod
     def _next(items):
@@ -59,23 +66,35 @@ class ScriptedRpc:
     async def signature_statuses(self, signatures, *, search_history=True):
         assert search_history
         self.calls.append("statuses")
-        return [self._next(self.statuses)]
+        self.last_status = self._next(self.statuses)
+        return [self.last_status]
 
-    async def block_height(self, commitment=None):
+    async def height_and_slot(self, commitment=None, *, min_context_slot=None):
         self.calls.append("height")
-        return self._next(self.heights)
+        self.last_height = self._next(self.heights)
+        return self.last_height, 2 * self.last_height
+
+    async def blockhash_validity(self, blockhash, commitment=None, *, min_context_slot=None):
+        self.calls.append("valid")
+        valid = self._next(self.valid) if self.valid is not None else self.last_height <= LVBH
+        return valid, 2 * self.last_height
 
     async def transaction(self, signature, *, commitment=None):
         self.calls.append("transaction")
         if self.logs is None:
             raise NetworkError("gone")
-        return TransactionRecord(77, {"InstructionError": [0, {"Custom": 1}]}, tuple(self.logs), 5000)
+        if self.records is not None:
+            return self._next(self.records)
+        if self.last_status is None:
+            return None
+        return TransactionRecord(self.last_status.slot, self.last_status.err, tuple(self.logs), 5000)
 
 
 def run(rpc, **kwargs):
     clock = FakeClock()
     kwargs.setdefault("timeout_s", 30)
-    outcome = asyncio.run(wait_for(rpc, SIG, LVBH, sleep=clock.sleep, clock=clock, **kwargs))
+    lifetime = Lifetime("11111111111111111111111111111111", LVBH)
+    outcome = asyncio.run(wait_for(rpc, SIG, lifetime, sleep=clock.sleep, clock=clock, **kwargs))
     return outcome, clock
 
 
@@ -114,23 +133,61 @@ def test_failed_with_logs():
     assert outcome.reason == "instruction 0 failed: custom program error 0x1 (1)"
 
 
-def test_failed_even_when_logs_cannot_be_read():
-    outcome, _ = run(ScriptedRpc([status("processed", err="InsufficientFundsForRent")], logs=None))
-    assert isinstance(outcome, Failed) and outcome.logs == [] and outcome.result["logs"] == []
+def test_a_failure_is_proven_at_the_commitment_asked():
+    err = "InsufficientFundsForRent"
+    outcome, _ = run(ScriptedRpc([status("processed", err=err), status("confirmed", err=err)]))
+    assert isinstance(outcome, Failed) and outcome.reason
 
 
-def test_expired_after_one_more_look():
+def test_a_failure_whose_transaction_cannot_be_read_is_not_proven():
+    outcome, _ = run(ScriptedRpc([status("confirmed", err="InsufficientFundsForRent")], logs=None), timeout_s=2)
+    assert isinstance(outcome, Pending) and outcome.last_error == "gone"
+
+
+def test_expired_only_when_its_own_blockhash_is_invalid_and_then_unseen():
     rpc = ScriptedRpc([None], heights=[LVBH - 1, LVBH, LVBH + 1])
     outcome, _ = run(rpc)
     assert outcome == expired(SIG, LVBH, LVBH + 1)
-    # statuses, height (x3 rounds), then the last look at the statuses
-    assert rpc.calls[-3:] == ["statuses", "height", "statuses"]
+    # the height past the deadline, then its own blockhash, then the signature and the transaction
+    assert rpc.calls[-5:] == ["statuses", "height", "valid", "statuses", "transaction"]
 
 
-def test_not_expired_when_the_last_look_finds_it():
-    rpc = ScriptedRpc([None, status("confirmed", slot=99)], heights=[LVBH + 1])
-    outcome, _ = run(rpc)
-    assert outcome == confirmed(SIG, 99, "confirmed")
+def test_a_deadline_from_another_blockhash_does_not_expire_it():
+    # A cached getLatestBlockhash gave a deadline behind its own: the height passes it, its own
+    # blockhash is still valid, so it may land: pending at the timeout, never "nothing was spent".
+    rpc = ScriptedRpc([None], heights=[LVBH + 5], valid=[True])
+    outcome, _ = run(rpc, timeout_s=3)
+    assert isinstance(outcome, Pending)
+
+
+def test_a_height_that_goes_backwards_is_the_rpc_disagreeing():
+    rpc = ScriptedRpc([None], heights=[LVBH - 1, LVBH - 5])
+    with pytest.raises(RpcDisagrees, match="went back"):
+        run(rpc)
+
+
+def test_a_status_the_transaction_contradicts_is_the_rpc_disagreeing():
+    failure = TransactionRecord(77, {"InstructionError": [0, {"Custom": 1}]}, (), 5000)
+    with pytest.raises(RpcDisagrees, match="succeeded in slot 77, the transaction itself failed"):
+        run(ScriptedRpc([status("confirmed")], records=[failure]))
+    with pytest.raises(RpcDisagrees):
+        run(ScriptedRpc([status("confirmed")], records=[TransactionRecord(78, None, (), 5000)]))
+
+
+def test_a_status_without_its_transaction_is_no_success():
+    rpc = ScriptedRpc([status("confirmed")], records=[None])
+    outcome, _ = run(rpc, timeout_s=2)
+    assert isinstance(outcome, Pending) and "does not give the transaction" in outcome.why
+    # once its lifetime is over, the status it keeps giving is a contradiction
+    rpc = ScriptedRpc([status("confirmed")], records=[None], heights=[LVBH + 1])
+    with pytest.raises(RpcDisagrees, match="lifetime is over"):
+        run(rpc)
+
+
+def test_unknown_status_with_a_transaction_given_is_the_rpc_disagreeing():
+    record = TransactionRecord(90, None, (), 5000)
+    with pytest.raises(RpcDisagrees, match="gives the transaction"):
+        run(ScriptedRpc([None], heights=[LVBH + 1], records=[record]))
 
 
 def test_the_deadline_is_inclusive():
@@ -176,9 +233,8 @@ def test_against_the_sandbox_rpc():
                 ix = transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=to.pubkey(), lamports=10**8))
                 tx = VersionedTransaction(MessageV0.try_compile(payer.pubkey(), [ix], [], latest.blockhash), [payer])
                 signature = await rpc.send(tx)
-                outcome = await wait_for(
-                    rpc, signature, latest.last_valid_block_height, "finalized", timeout_s=20, poll_interval=0.05
-                )
+                lifetime = Lifetime(str(latest.blockhash), latest.last_valid_block_height)
+                outcome = await wait_for(rpc, signature, lifetime, "finalized", timeout_s=20, poll_interval=0.05)
                 return signature, outcome, await rpc.balance(to.pubkey())
 
         signature, outcome, balance = asyncio.run(main())

@@ -13,15 +13,16 @@ from solders.system_program import TransferParams, transfer
 
 from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
-from yieldcli.chain.rpc.types import AccountInfo, SignatureStatus
+from yieldcli.chain.rpc.types import AccountInfo, SignatureStatus, TransactionRecord
 from yieldcli.chain.transact.confirm import Rebroadcast, wait_for
 from yieldcli.chain.transact.outcomes import Confirmed, Expired, expired, pending
+from yieldcli.chain.transact.proof import Lifetime
 from yieldcli.chain.tx.instructions import build_transaction
-from yieldcli.chain.tx.nonce import NonceLifetime
 from yieldcli.errors import NetworkError
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW
 
 SIG = "5" * 88
+BLOCKHASH = "11111111111111111111111111111111"
 LVBH = 1_000
 
 
@@ -63,11 +64,16 @@ class DroppingNetwork:
     async def signature_statuses(self, signatures, *, search_history=True):
         return [SignatureStatus(9, None, None, "finalized") if self.landed else None]
 
-    async def block_height(self, commitment=None):
-        return self.start_height + int(self.clock.now)
+    async def height_and_slot(self, commitment=None, *, min_context_slot=None):
+        height = self.start_height + int(self.clock.now)
+        return height, height
+
+    async def blockhash_validity(self, blockhash, commitment=None, *, min_context_slot=None):
+        height = self.start_height + int(self.clock.now)
+        return height <= LVBH, height
 
     async def transaction(self, signature, *, commitment=None):
-        return None
+        return TransactionRecord(9, None, (), 5000) if self.landed else None
 
     async def account_info(self, address, *, commitment=None):
         return self.nonce_account
@@ -77,7 +83,9 @@ def wait(network: DroppingNetwork, clock: Clock, wire: bytes, **kwargs):
     rebroadcast = Rebroadcast(network, wire)
     asyncio.run(network.send(wire))  # the first send, as the caller makes it
     outcome = asyncio.run(
-        wait_for(network, SIG, LVBH, sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, **kwargs)
+        wait_for(
+            network, SIG, Lifetime(BLOCKHASH, LVBH), sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, **kwargs
+        )
     )
     return outcome, rebroadcast
 
@@ -138,7 +146,7 @@ def test_a_nonce_transaction_waits_past_any_block_height_until_the_nonce_moves()
     network = DroppingNetwork(
         clock, drop=10**6, blocks_left=1, nonce_account=nonce_account_info(account, authority, value)
     )
-    lifetime = NonceLifetime(account, authority, value)
+    lifetime = Lifetime(None, None, str(account), str(value))
     rebroadcast = Rebroadcast(network, b"x")
 
     # Someone else advances the nonce after 30 s: our transaction can no longer land.
@@ -151,9 +159,7 @@ def test_a_nonce_transaction_waits_past_any_block_height_until_the_nonce_moves()
 
     clock.sleep = sleep
     outcome = asyncio.run(
-        wait_for(
-            network, SIG, None, sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, nonce=lifetime, timeout_s=600
-        )
+        wait_for(network, SIG, lifetime, sleep=clock.sleep, clock=clock, rebroadcast=rebroadcast, timeout_s=600)
     )
     assert outcome == expired(SIG, None, None, str(account))
     assert clock.now == 30.0  # far past the blockhash's height: a nonce transaction does not expire by height
@@ -168,11 +174,10 @@ def test_a_nonce_transaction_that_lands_is_confirmed_not_expired():
         wait_for(
             network,
             SIG,
-            None,
+            Lifetime(None, None, str(account), str(value)),
             sleep=clock.sleep,
             clock=clock,
             rebroadcast=Rebroadcast(network, b"x"),
-            nonce=NonceLifetime(account, authority, value),
         )
     )
     assert isinstance(outcome, Confirmed)
@@ -195,7 +200,7 @@ def test_sandbox_holds_back_the_first_sends_and_rebroadcast_lands_exactly_one(sa
             outcome = await wait_for(
                 rpc,
                 signature,
-                latest.last_valid_block_height,
+                Lifetime(str(latest.blockhash), latest.last_valid_block_height),
                 timeout_s=20,
                 poll_interval=0.02,
                 rebroadcast=rebroadcast,
@@ -231,7 +236,7 @@ def test_sandbox_never_lands_it_and_resending_ends_when_the_blockhash_passes(san
             outcome = await wait_for(
                 rpc,
                 signature,
-                latest.last_valid_block_height,
+                Lifetime(str(latest.blockhash), latest.last_valid_block_height),
                 timeout_s=20,
                 poll_interval=0.02,
                 rebroadcast=rebroadcast,

@@ -19,6 +19,7 @@ from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.transact.confirm import Rebroadcast, wait_for
 from yieldcli.chain.transact.outcomes import Confirmed
+from yieldcli.chain.transact.proof import Lifetime
 from yieldcli.chain.tx.nonce import build_on_nonce, fetch_nonce, nonce_lifetime
 from yieldcli.errors import TransactionExpired
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW
@@ -151,7 +152,12 @@ def test_a_nonce_transaction_lands_long_after_its_blockhash_would_have_expired(n
             signature = await rpc.send(signed.transaction)
             rebroadcast = Rebroadcast(rpc, bytes(signed.transaction), interval=0.05)
             outcome = await wait_for(
-                rpc, signature, None, timeout_s=20, poll_interval=0.02, rebroadcast=rebroadcast, nonce=lifetime
+                rpc,
+                signature,
+                Lifetime(None, None, str(lifetime.account), str(lifetime.value)),
+                timeout_s=20,
+                poll_interval=0.02,
+                rebroadcast=rebroadcast,
             )
             with pytest.raises(TransactionExpired):  # the nonce moved on: the same bytes can never land again
                 await rpc.send(signed.transaction)

@@ -96,6 +96,8 @@ class RpcErrors:
                 err="SignatureFailure",
                 hint="a required signature is missing or does not match the message",
             )
+        if code == -32016:  # asked with minContextSlot: this node is behind what another already showed
+            return NetworkError(f"{where} answered {method} from a node behind the cluster", kind="network.rpc.behind")
         if code == -32005:
             return NetworkError(
                 f"{where} is unhealthy or behind the cluster: {message}", hint="try again, or use another RPC"

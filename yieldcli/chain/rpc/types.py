@@ -10,13 +10,17 @@ from typing import Any
 from solders.hash import Hash
 from solders.pubkey import Pubkey
 
-from yieldcli.errors import ServiceError, YieldError
+from yieldcli.errors import ExitCode, YieldError
 from yieldcli.solana.cluster import commitment_rank
 
 
-class RpcError(ServiceError):
-    """The RPC node answered with a JSON-RPC error (here, not in rpc.py, so that the readers rpc.py
-    calls on, such as read_around, can raise it without importing rpc.py round a circle)."""
+class RpcError(YieldError):
+    """The RPC node answered with a JSON-RPC error or an answer that cannot be read: the RPC's fault,
+    never the service's (the network's exit code, kind `network.rpc`). Here, not in rpc.py, so that
+    the readers rpc.py calls on, such as read_around, can raise it without importing rpc.py round a circle."""
+
+    exit_code = ExitCode.NETWORK
+    kind = "network.rpc"
 
     def __init__(self, message: str, *, code: int | None = None, data: Any = None, hint: str | None = None):
         super().__init__(message, hint=hint)

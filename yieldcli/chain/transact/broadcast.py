@@ -12,9 +12,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.rpc.cluster_identity import check_same_cluster
-from yieldcli.chain.transact.checks import message_of
 from yieldcli.chain.transact.consent import said_yes
-from yieldcli.chain.transact.journal import new_entry
+from yieldcli.chain.transact.journal import new_entry, rpc_key
 from yieldcli.chain.transact.outcomes import (
     Confirmed,
     Expired,
@@ -25,15 +24,12 @@ from yieldcli.chain.transact.outcomes import (
     Sent,
     SentThenInterrupted,
     Waited,
-    confirmed,
-    failed,
     with_report,
     with_signature,
 )
 from yieldcli.errors import (
     ConfigError,
     Declined,
-    NetworkError,
     Refused,
     TransactionExpired,
     TransactionFailed,
@@ -48,9 +44,9 @@ if TYPE_CHECKING:
 
     from yieldcli.chain.transact import confirm
     from yieldcli.chain.transact.journal import InFlight, Journal
+    from yieldcli.chain.transact.proof import Lifetime
     from yieldcli.chain.transact.settle import Settled
     from yieldcli.chain.transact.types import Hooks, TransactOptions, UserRequest
-    from yieldcli.chain.tx.nonce import NonceLifetime
 
 
 async def send_and_wait(
@@ -65,15 +61,15 @@ async def send_and_wait(
     result: Result,
 ) -> Outcome:
     from yieldcli.chain.rpc.adapter import AlreadyProcessed
-    from yieldcli.chain.tx.nonce import nonce_lifetime
+    from yieldcli.chain.transact.proof import Lifetime
 
     # The cluster again, cheaply (its genesis hash is cached): an RPC unreachable before the simulation
-    # was not checked. Not the blockhash: after a long prompt it may have expired, which the send reports.
+    # was not checked. Not the blockhash: after a long prompt it may have expired, which the wait proves.
     cluster = await check_same_cluster(rpc, tx, options.expected_cluster, blockhash=False)
     wallet = request.wallet or str(tx.message.account_keys[0])
     signature = str(tx.signatures[0])
-    nonce = nonce_lifetime(message_of(tx))
-    await _settle_before_send(rpc, journal, cluster, wallet, request, options, hooks)
+    lifetime = Lifetime.of(tx, last_valid)
+    await _settle_before_send(rpc, rpc_url, journal, cluster, wallet, request, options, hooks)
     with hooks.while_sending():
         try:
             # Written before sending and under the journal's lock: if we die mid-send the next run
@@ -82,45 +78,47 @@ async def send_and_wait(
                 new_entry(
                     signature,
                     cluster,
-                    None if nonce else last_valid,
+                    lifetime.last_valid_block_height,
                     request.action,
                     wallet,
-                    *((str(nonce.account), str(nonce.value)) if nonce else ()),
+                    lifetime.nonce_account,
+                    lifetime.nonce_value,
+                    blockhash=lifetime.blockhash,
+                    rpc=rpc_key(rpc_url),
                     # Not yet "detached" with --no-wait: that waits until the send was reported
                     # (`_settled`), else a run killed before telling it would be settled unasked.
                 )
             )
             if others:
                 raise _earlier_pending(others[0])
+            resend = True  # the same bytes again while unseen; not after the node refused them at preflight
             try:
                 await rpc.send(tx)
             except AlreadyProcessed:
                 result["already_processed"] = True  # this exact transaction landed before: find out how
-            except NetworkError as exc:
-                raise _may_land(
-                    TransactionPending,
-                    result,
-                    f"the transaction {signature} may or may not have been received ({exc.message})",
-                ) from None
-            except (TransactionFailed, TransactionExpired):
-                journal.remove(signature)  # refused before broadcast: it can never land
-                raise
-            except YieldError as exc:  # any other answer leaves it unknown whether the node took it
-                raise _may_land(
-                    TransactionPending,
-                    result,
-                    f"the send of {signature} ended in an error ({exc.message}); it may or may not have been received",
-                ) from None
-            if not options.wait and not result.get("already_processed"):
+            except YieldError as exc:
+                # No answer of a send is proof it was not forwarded (a node may forward, then fail; a
+                # lagging one says BlockhashNotFound for a blockhash another has): the chain is asked.
+                resend = not isinstance(exc, (TransactionFailed, TransactionExpired))
+                result["send_error"] = exc.message
+                hooks.warn(
+                    f"the send of {signature} ended in an error ({exc.message}); asking the chain whether it arrived"
+                )
+            if not options.wait and "send_error" not in result and not result.get("already_processed"):
                 result["status"] = "sent"
                 _when_shown(hooks, lambda: journal.detach(signature))
                 return Sent(result, signature)
             from yieldcli.chain.transact.confirm import Rebroadcast
+            from yieldcli.chain.transact.proof import RpcDisagrees
 
             # The same signed bytes, again every ~2 s while the cluster has not seen them: never a new signature.
-            rebroadcast = None if result.get("already_processed") else Rebroadcast(rpc, bytes(tx))
+            rebroadcast = Rebroadcast(rpc, bytes(tx)) if resend and not result.get("already_processed") else None
+            if rebroadcast is not None and "send_error" in result:
+                rebroadcast.sends = 0  # the first send is not known to have reached anything
             try:
-                ended = await wait(rpc, signature, last_valid, options, hooks, rebroadcast=rebroadcast, nonce=nonce)
+                ended = await wait(rpc, signature, lifetime, options, hooks, rebroadcast=rebroadcast)
+            except RpcDisagrees as exc:
+                raise _may_land(TransactionPending, result, exc.message, kind=exc.kind, hint=exc.hint) from None
             except YieldError as exc:
                 raise _may_land(
                     TransactionPending,
@@ -159,41 +157,55 @@ async def report_if_landed(
     tx: VersionedTransaction,
     result: Result,
 ) -> Outcome | None:
-    """A transaction signed earlier may have been sent and landed already: its outcome, else None."""
+    """A transaction signed earlier may have been sent and landed already: its outcome, else None.
+    Landed means proven (`proof.py`): a status the transaction itself backs, then waited for up to the
+    commitment asked."""
     from solders.signature import Signature
+
+    from yieldcli.chain.transact.proof import Lifetime, RpcDisagrees, Witness
 
     first = tx.signatures[0] if tx.signatures else Signature.default()
     if first == Signature.default():
         return None  # not signed yet: it cannot have been sent
-    statuses = await rpc.signature_statuses([first])
-    status = statuses[0] if statuses else None
+    signature = str(first)
+    witness = Witness(rpc, signature, options.commitment)
+    status = await witness.status()
     if status is None:
         return None
-    signature = str(first)
     result.update(signature=signature, already_processed=True)
-    ended: Waited
-    if status.err is not None:
-        ended = failed(signature, status.slot, status.err, None)
-    elif status.reached(options.commitment):
-        ended = confirmed(signature, status.slot, status.confirmation_status or "finalized")
-    else:  # landed, not yet at the commitment asked for: a landed transaction cannot expire
-        ended = await wait(rpc, signature, (await rpc.latest_blockhash()).last_valid_block_height, options, hooks)
+    try:
+        ended: Waited | None = await witness.landed(status) if status.reached(options.commitment) else None
+        if ended is None:  # seen, not yet proven at the commitment asked: waited for, with no deadline of ours
+            ended = await wait(rpc, signature, Lifetime.of(tx, None), options, hooks)
+    except RpcDisagrees as exc:
+        raise _may_land(TransactionPending, result, exc.message, kind=exc.kind, hint=exc.hint) from None
     return outcome_of(ended, journal, result, rpc_url, hooks)
 
 
-def _may_land(error: type[YieldError], result: Result, message: str) -> YieldError:
-    """The outcome is unknown: the error carries the signature and the result so far."""
-    kind = "tx.interrupted" if error is SentThenInterrupted else "tx.pending.unknown"
-    return with_report(with_signature(error(message, kind=kind), str(result["signature"])), result, "pending")
+def _may_land(
+    error: type[YieldError], result: Result, message: str, *, kind: str | None = None, hint: str | None = None
+) -> YieldError:
+    """The outcome is unknown: the error carries the signature and the result so far; the record stays."""
+    kind = kind or ("tx.interrupted" if error is SentThenInterrupted else "tx.pending.unknown")
+    signature = str(result["signature"])
+    hint = hint or f"it may have landed: check with `yield tx status {signature}`"
+    return with_report(with_signature(error(message, hint=hint, kind=kind), signature), result, "pending")
 
 
 async def _settle_before_send(
-    rpc: Any, journal: Journal, cluster: str, wallet: str, request: UserRequest, options: TransactOptions, hooks: Hooks
+    rpc: Any,
+    rpc_url: str,
+    journal: Journal,
+    cluster: str,
+    wallet: str,
+    request: UserRequest,
+    options: TransactOptions,
+    hooks: Hooks,
 ) -> None:
     """Refuse while an earlier transaction for this wallet may land; make a send after one that landed explicit."""
     from yieldcli.chain.transact.settle import settle
 
-    settled = await settle(journal, rpc, cluster, wallet)
+    settled = await settle(journal, rpc, cluster, wallet, rpc_url)
     for entry, status in settled.failed:
         hooks.warn(f"your earlier {entry.action} {entry.signature} failed on chain in slot {status.slot}")
     _settle_detached(journal, settled, hooks)
@@ -248,26 +260,22 @@ def _earlier_pending(entry: InFlight, block_height: int | None = None) -> Transa
 async def wait(
     rpc: Any,
     signature: str,
-    last_valid: int | None,
+    lifetime: Lifetime,
     options: TransactOptions,
     hooks: Hooks,
     *,
     rebroadcast: confirm.Rebroadcast | None = None,
-    nonce: NonceLifetime | None = None,
 ) -> Waited:
     from yieldcli.chain.transact import confirm
 
-    if nonce is not None:
-        last_valid = None  # a durable nonce, not a block height, ends its life
     hooks.progress("waiting", None)
     return await confirm.wait_for(
         rpc,
         signature,
-        last_valid,
+        lifetime,
         options.commitment,
         options.timeout,
         rebroadcast=rebroadcast,
-        nonce=nonce,
         on_status=lambda seen: hooks.progress("waiting", seen),
     )
 

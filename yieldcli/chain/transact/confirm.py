@@ -1,5 +1,6 @@
-"""Wait for a sent transaction as the Solana CLI does: statuses until the commitment, blockhash (or
-durable nonce) as deadline, the same signed bytes sent again every ~2 s until the cluster sees them."""
+"""Wait for a sent transaction as the Solana CLI does, ending only on proof (`proof.py`): statuses
+until the commitment and the transaction itself, its own blockhash (or durable nonce) as deadline,
+the same signed bytes sent again every ~2 s until the cluster sees them."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from yieldcli.chain.rpc.types import AccountInfo, SignatureStatus, TransactionRecord
-from yieldcli.chain.transact.outcomes import Expired, Waited, confirmed, expired, failed, pending
-from yieldcli.chain.tx.nonce import NonceLifetime, nonce_moved_on
-from yieldcli.errors import NetworkError, YieldError
+from yieldcli.chain.transact.outcomes import Confirmed, Expired, Failed, Waited, pending
+from yieldcli.chain.transact.proof import Lifetime, RpcDisagrees, Witness
+from yieldcli.errors import YieldError
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, DEFAULT_CONFIRM_TIMEOUT, commitment_rank
 
 
@@ -23,7 +24,12 @@ class ConfirmRpc(Protocol):
     async def signature_statuses(
         self, signatures: Sequence[Signature | str], *, search_history: bool = True
     ) -> list[SignatureStatus | None]: ...
-    async def block_height(self, commitment: str | None = None) -> int: ...
+    async def height_and_slot(
+        self, commitment: str | None = None, *, min_context_slot: int | None = None
+    ) -> tuple[int, int]: ...
+    async def blockhash_validity(
+        self, blockhash: str, commitment: str | None = None, *, min_context_slot: int | None = None
+    ) -> tuple[bool, int]: ...
     async def transaction(
         self, signature: Signature | str, *, commitment: str | None = None
     ) -> TransactionRecord | None: ...
@@ -74,7 +80,7 @@ class Rebroadcast:
 async def wait_for(
     rpc: ConfirmRpc,
     signature: Signature | str,
-    last_valid_block_height: int | None,
+    lifetime: Lifetime,
     commitment: str = DEFAULT_COMMITMENT,
     timeout_s: float = DEFAULT_CONFIRM_TIMEOUT,
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
@@ -83,72 +89,70 @@ async def wait_for(
     poll_interval: float = 0.5,
     on_status: Callable[[str | None], Any] | None = None,
     rebroadcast: Rebroadcast | None = None,
-    nonce: NonceLifetime | None = None,
 ) -> Waited:
-    """Poll until `signature` reaches `commitment`, fails, expires, or `timeout_s` passes.
+    """Poll until `signature` is proven landed, failed or never to land (`proof.py`), or `timeout_s` passes.
 
-    Expired means the block height went past `last_valid_block_height` (for a durable-nonce
-    transaction: its nonce account moved on) while the cluster still did not know the signature,
-    and one more look found nothing: the transaction can no longer land. Network errors while
-    polling do not end the wait; they are reported in `Pending.last_error`. With `rebroadcast`,
-    the transaction is sent again while unseen and not expired. The outcome is the pipeline's own
-    (`outcomes.py`), its `result` holding what the wait learnt.
+    Any error while polling (the network, an RPC's unreadable answer, a node behind) does not end the
+    wait: it is reported in `Pending.last_error`. An RPC that contradicts itself ends it in
+    `RpcDisagrees` (raised, the signature on it). With `rebroadcast`, the transaction is sent again
+    while unseen. The outcome is the pipeline's own (`outcomes.py`), its `result` holding what the
+    wait learnt.
     """
     commitment_rank(commitment)
-    if nonce is None and last_valid_block_height is None:
-        raise ValueError("a transaction without a durable nonce needs its last valid block height")
-    sig = str(signature)
+    witness = Witness(rpc, str(signature), commitment)
     deadline = clock() + timeout_s
     last_seen: str | None = None
     last_error: str | None = None
+    unconfirmed: str | None = None  # a status at the commitment whose transaction the RPC does not give
     while True:
         try:
-            status = await _status(rpc, sig)
-            if status is None:
-                expired = await _lifetime_over(rpc, sig, commitment, last_valid_block_height, nonce)
-                if expired is not None:
-                    # It may have landed just before the deadline (landing advances a nonce, too):
-                    # look once more before saying so.
-                    status = await _status(rpc, sig)
-                    if status is None:
-                        return expired
-                elif rebroadcast is not None:
-                    await rebroadcast.tick(clock())
+            ended = await _look(witness, lifetime, rebroadcast, clock)
             last_error = None
-        except NetworkError as exc:
-            status, last_error = None, exc.message
-        if status is not None:
-            if status.err is not None:
-                return failed(sig, status.slot, status.err, await _logs(rpc, sig))
-            if status.reached(commitment):
-                return confirmed(sig, status.slot, status.confirmation_status or "finalized")
-            last_seen = status.confirmation_status
+            if isinstance(ended, (Confirmed, Failed, Expired)):
+                return ended
+            if ended is not None:
+                last_seen = ended.confirmation_status
+                unconfirmed = _unproven(ended) if ended.reached(commitment) else None
+        except RpcDisagrees:
+            raise
+        except YieldError as exc:
+            last_error = exc.message
         if on_status is not None:
             on_status(last_seen)
         if clock() >= deadline:
-            return pending(sig, last_seen, last_error)
+            return pending(witness.signature, last_seen, last_error, unconfirmed)
         await sleep(min(poll_interval, max(0.0, deadline - clock())))
 
 
-async def _lifetime_over(
-    rpc: ConfirmRpc, sig: str, commitment: str, last_valid_block_height: int | None, nonce: NonceLifetime | None
-) -> Expired | None:
-    """The Expired outcome if the blockhash (or nonce) can no longer carry the transaction, else None."""
-    if nonce is not None:
-        return expired(sig, None, None, str(nonce.account)) if await nonce_moved_on(rpc, nonce) else None
-    assert last_valid_block_height is not None
-    height = await rpc.block_height(commitment)
-    return expired(sig, last_valid_block_height, height) if height > last_valid_block_height else None
-
-
-async def _status(rpc: ConfirmRpc, sig: str) -> SignatureStatus | None:
-    statuses = await rpc.signature_statuses([sig], search_history=True)
-    return statuses[0] if statuses else None
-
-
-async def _logs(rpc: ConfirmRpc, sig: str) -> tuple[str, ...] | None:
-    try:
-        record = await rpc.transaction(sig)
-    except YieldError:
+async def _look(
+    witness: Witness, lifetime: Lifetime, rebroadcast: Rebroadcast | None, clock: Callable[[], float]
+) -> Confirmed | Failed | Expired | SignatureStatus | None:
+    """One round: an outcome proven, else the status seen (None: not seen)."""
+    status = await witness.status()
+    if status is None:
+        gone = await witness.never_landed(lifetime)
+        if gone is not None:
+            return gone
+        if rebroadcast is not None:
+            await rebroadcast.tick(clock())
         return None
-    return record.logs if record is not None else None
+    if not status.reached(witness.commitment):
+        return status  # seen, not yet at the commitment asked (a failure too: a fork may drop it)
+    proven = await witness.landed(status)
+    if proven is not None:
+        return proven
+    # The status says it reached the commitment, the node does not give the transaction: once its
+    # lifetime is over that is no lag but a contradiction.
+    if await witness.lifetime_over(lifetime) is not None:
+        raise witness.disagrees(
+            f"its status says {status.confirmation_status or 'finalized'} in slot {status.slot}, yet its "
+            "lifetime is over and the transaction itself is not found"
+        )
+    return status
+
+
+def _unproven(status: SignatureStatus) -> str:
+    return (
+        f"the RPC reports it {status.confirmation_status or 'finalized'} in slot {status.slot} "
+        "but does not give the transaction itself"
+    )

@@ -42,6 +42,12 @@ class InFlight:
     # Sent without waiting (--no-wait): its sender reported it as sent and moved on, so its landing
     # is expected and settles it; one whose sender was killed or timed out must be acknowledged.
     detached: bool = False
+    # Its own recent blockhash: whether it is still valid is the chain's word on its deadline (None
+    # for a durable nonce, and in records written before it was kept).
+    blockhash: str | None = None
+    # The RPC URL it was sent through, as its SHA-256 (URLs carry keys): the same URL reporting another
+    # cluster while this record is open is a stop, not a new chain (`rpc_key`).
+    rpc: str | None = None
 
     def deadline(self, block_height: int | None = None) -> str:
         """Until when it can land, for the person waiting: `until block height 280,000,150 (about 52 s
@@ -65,7 +71,7 @@ def about(ms: int) -> str:
 
 _FIELDS = {f.name: f.type for f in fields(InFlight)}
 # Journals written before durable nonces lack these; their entries all have a block-height deadline.
-_OPTIONAL = {"nonce_account", "nonce_value", "detached"}
+_OPTIONAL = {"nonce_account", "nonce_value", "detached", "blockhash", "rpc"}
 
 
 class Journal:
@@ -183,12 +189,31 @@ def new_entry(
     nonce_value: str | None = None,
     *,
     detached: bool = False,
+    blockhash: str | None = None,
+    rpc: str | None = None,
 ) -> InFlight:
     if last_valid_block_height is None and (nonce_account is None or nonce_value is None):
         raise ValueError("a journal entry needs a last valid block height or a durable nonce")
     return InFlight(
-        signature, cluster, last_valid_block_height, action, wallet, time.time(), nonce_account, nonce_value, detached
+        signature,
+        cluster,
+        last_valid_block_height,
+        action,
+        wallet,
+        time.time(),
+        nonce_account,
+        nonce_value,
+        detached,
+        blockhash,
+        rpc,
     )
+
+
+def rpc_key(url: str) -> str:
+    """How a record names the RPC URL it was sent through: its SHA-256, never the URL (it may carry a key)."""
+    import hashlib
+
+    return hashlib.sha256(url.encode()).hexdigest()
 
 
 def _entry(item: object) -> InFlight:
@@ -207,6 +232,7 @@ def _entry(item: object) -> InFlight:
         and lifetime_ok
         and isinstance(entry.sent_at, (int, float))
         and isinstance(entry.detached, bool)
+        and all(v is None or isinstance(v, str) for v in (entry.blockhash, entry.rpc))
     ):
         raise ValueError("an entry has a field of the wrong type")
     return entry

@@ -6,44 +6,51 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from solders.hash import Hash
-from solders.pubkey import Pubkey
-
-from yieldcli.chain.rpc.types import SignatureStatus
-from yieldcli.chain.transact.journal import InFlight, Journal
-from yieldcli.errors import ConfigError
-from yieldcli.solana.transaction_errors import describe_error
+from yieldcli.chain.transact.journal import InFlight, Journal, rpc_key
+from yieldcli.chain.transact.outcomes import Confirmed, Expired, Failed, with_signature
+from yieldcli.chain.transact.proof import Lifetime, RpcDisagrees, Witness
+from yieldcli.errors import ConfigError, TransactionPending
+from yieldcli.solana.cluster import cluster_named
 
 
 @dataclass
 class Settled:
-    landed: list[tuple[InFlight, SignatureStatus]] = field(default_factory=list)  # succeeded since they were sent
-    failed: list[tuple[InFlight, SignatureStatus]] = field(default_factory=list)  # landed and failed: only a fee spent
-    expired: list[InFlight] = field(default_factory=list)  # can never land
-    pending: list[InFlight] = field(default_factory=list)  # may still land
-    block_height: int | None = None  # read before the statuses; None when no entry has a block-height deadline
+    landed: list[tuple[InFlight, Confirmed]] = field(default_factory=list)  # proven to have succeeded
+    failed: list[tuple[InFlight, Failed]] = field(default_factory=list)  # proven to have failed: only a fee spent
+    expired: list[InFlight] = field(default_factory=list)  # proven never to land
+    pending: list[InFlight] = field(default_factory=list)  # may still land, or not proven either way
+    block_height: int | None = None  # the highest height read; None when none was needed
 
 
-async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settled:
-    """Look up every journal entry for `wallet` on `cluster`; drop the failed and the expired.
+async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str, rpc_url: str | None = None) -> Settled:
+    """What became of every journal entry for `wallet` on `cluster`, each proven (`proof.py`); drop the
+    failed and the expired.
 
-    Those still pending stay in the journal, and so do those that landed: they are dropped only once
-    the user has been told and chose to send again, so a blind retry is refused every time. The
-    block height is read before the statuses: a transaction not seen after its deadline had passed
-    can never land.
+    Those not proven stay in the journal, and so do those that landed: they are dropped only once
+    the user has been told and chose to send again, so a blind retry is refused every time. An entry
+    sent through `rpc_url` while it said another cluster is a stop (`ClusterChanged`): a provider that
+    switched backends must not hide a transaction that may land.
     """
     out = Settled()
-    entries = journal.entries(cluster, wallet)
-    if not entries:
-        return out
-    over, out.block_height = await lifetimes_over(rpc, entries)
-    statuses = await rpc.signature_statuses([e.signature for e in entries])
-    # An answer shorter than asked must not let an entry slip through unsettled: missing means unknown.
-    statuses = list(statuses)[: len(entries)] + [None] * (len(entries) - len(statuses))
-    for entry, status in zip(entries, statuses, strict=True):
-        if status is not None:
-            (out.landed if status.err is None else out.failed).append((entry, status))
-        elif over[entry.signature]:
+    mine = journal.entries(wallet=wallet)
+    if rpc_url is not None:
+        key = rpc_key(rpc_url)
+        moved = [e for e in mine if e.cluster != cluster and e.rpc == key]
+        if moved:
+            raise cluster_changed(moved[0], cluster)
+    for entry in (e for e in mine if e.cluster == cluster):
+        witness = Witness(rpc, entry.signature, "confirmed")
+        try:
+            proven = await prove(witness, Lifetime.of_entry(entry))
+        except RpcDisagrees:
+            proven = None
+        if witness.height is not None:
+            out.block_height = max(out.block_height or 0, witness.height)
+        if isinstance(proven, Confirmed):
+            out.landed.append((entry, proven))
+        elif isinstance(proven, Failed):
+            out.failed.append((entry, proven))
+        elif isinstance(proven, Expired):
             out.expired.append(entry)
         else:
             out.pending.append(entry)
@@ -53,30 +60,27 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str) -> Settl
     return out
 
 
-async def lifetimes_over(rpc: Any, entries: list[InFlight]) -> tuple[dict[str, bool], int | None]:
-    """By signature: has the entry's blockhash passed (or its durable nonce moved on)? And the block
-    height read (None when no entry has a block-height deadline).
+async def prove(witness: Witness, lifetime: Lifetime) -> Confirmed | Failed | Expired | None:
+    """Its fate when proven (landed, failed at the witness's commitment, or never to land), else None."""
+    status = await witness.status()
+    if status is None:
+        return await witness.never_landed(lifetime)
+    return await witness.landed(status) if status.reached(witness.commitment) else None
 
-    Read BEFORE the statuses: a transaction the cluster does not know after its lifetime was over
-    can never land. A nonce moves on when its transaction lands, too, so only a status seen after
-    this look tells the two apart.
-    """
-    from yieldcli.chain.tx.nonce import nonce_used
 
-    over: dict[str, bool] = {}
-    height: int | None = None
-    if any(e.last_valid_block_height is not None for e in entries):
-        height = await rpc.block_height()
-    for entry in entries:
-        if entry.last_valid_block_height is not None:
-            over[entry.signature] = height is not None and height > entry.last_valid_block_height
-        elif entry.nonce_account is not None and entry.nonce_value is not None:
-            over[entry.signature] = await nonce_used(
-                rpc, Pubkey.from_string(entry.nonce_account), Hash.from_string(entry.nonce_value)
-            )
-        else:
-            over[entry.signature] = False  # neither a deadline nor a nonce: never assumed gone
-    return over, height
+def cluster_changed(entry: InFlight, genesis: str) -> TransactionPending:
+    """The RPC an open record was sent through now reports another cluster."""
+    was = cluster_named(entry.cluster) or f"genesis hash {entry.cluster}"
+    now = cluster_named(genesis) or f"genesis hash {genesis}"
+    return with_signature(
+        TransactionPending(
+            f"your earlier {entry.action} {entry.signature} was sent through this RPC while it served {was}; "
+            f"it now serves {now}. Not sending another until that transaction's fate is known",
+            hint=f"check it with `yield tx status {entry.signature}` against an RPC of {was}",
+            kind="tx.pending.earlier.cluster_changed",
+        ),
+        entry.signature,
+    )
 
 
 @dataclass(frozen=True)
@@ -123,9 +127,9 @@ class TransactionStatus:
 
 
 async def transaction_status(rpc: Any, rpc_url: str, journal: Journal, signature: str) -> TransactionStatus:
-    """What became of `signature`, by the RPC's word and the journal's: one sent from here that is not
-    seen is pending until its lifetime is over (read before its status), then expired. A settled
-    signature leaves the journal; a damaged journal is only no help (its hint is to check here)."""
+    """What became of `signature`, proven (`proof.py`): one sent from here that is not proven either
+    way is pending, with until when it can land; unknown when nothing here says when it was sent. A
+    settled signature leaves the journal; a damaged journal is only no help (its hint is to check here)."""
     from yieldcli.chain.rpc.adapter import explorer_url
 
     usable, entry = True, None
@@ -133,33 +137,37 @@ async def transaction_status(rpc: Any, rpc_url: str, journal: Journal, signature
         entry = journal.find(signature)
     except ConfigError:
         usable = False
-    # Before the status: not seen once its blockhash passed (or its nonce moved on), it never lands.
-    over, height = (await lifetimes_over(rpc, [entry])) if entry is not None else ({}, None)
-    statuses = await rpc.signature_statuses([signature])
-    found = statuses[0] if statuses else None
-    if found is None and entry is not None and not over[signature]:
-        # Sent from here and not seen yet: it can land until its deadline, which the person is told.
-        return TransactionStatus(
-            signature,
-            "pending",
-            last_valid_block_height=entry.last_valid_block_height,
-            block_height=height,
-            nonce_account=entry.nonce_account,
-            deadline=entry.deadline(height),
-        )
-    if found is None:
-        if entry is not None and usable and over[signature]:
-            journal.remove(signature)
+    witness = Witness(rpc, signature, "processed")
+    status = await witness.status()
+    if status is None:
+        gone = await witness.never_landed(Lifetime.of_entry(entry)) if entry is not None else None
+        if gone is None:
+            if entry is None:
+                return TransactionStatus(signature, "unknown")
+            # Sent from here and not proven gone: it can land until its deadline, which the person is told.
             return TransactionStatus(
                 signature,
-                "expired",
+                "pending",
                 last_valid_block_height=entry.last_valid_block_height,
-                nonce_account=entry.nonce_account if entry.last_valid_block_height is None else None,
+                block_height=witness.height,
+                nonce_account=entry.nonce_account,
+                deadline=entry.deadline(witness.height),
             )
-        return TransactionStatus(signature, "unknown")
-    if usable:
+        if usable:
+            journal.remove(signature)
+        return TransactionStatus(
+            signature,
+            "expired",
+            last_valid_block_height=entry.last_valid_block_height if entry is not None else None,
+            nonce_account=entry.nonce_account if entry is not None and entry.last_valid_block_height is None else None,
+        )
+    landed = await witness.landed(status)  # the transaction itself, at confirmed, backs the status
+    if landed is None:
+        # Processed only, or the node does not give the transaction yet: what its status says, kept.
+        return TransactionStatus(signature, status.confirmation_status or "processed", slot=status.slot)
+    if usable and entry is not None:
         journal.remove(signature)
-    if found.err is not None:
-        return TransactionStatus(signature, "failed", slot=found.slot, error=describe_error(found.err))
-    status = found.confirmation_status or "finalized"
-    return TransactionStatus(signature, status, slot=found.slot, explorer=explorer_url(signature, rpc_url))
+    if isinstance(landed, Failed):
+        return TransactionStatus(signature, "failed", slot=landed.slot, error=landed.reason)
+    commitment = status.confirmation_status or "finalized"
+    return TransactionStatus(signature, commitment, slot=landed.slot, explorer=explorer_url(signature, rpc_url))
