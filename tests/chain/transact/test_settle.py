@@ -2,14 +2,16 @@
 
 import asyncio
 
+import pytest
 from solders.keypair import Keypair
 from solders.signature import Signature
 
 from yieldcli.chain.rpc.adapter import Rpc
-from yieldcli.chain.transact.journal import Journal, new_entry
+from yieldcli.chain.transact.journal import Journal, new_entry, rpc_key
 from yieldcli.chain.transact.settle import settle
 from yieldcli.sandbox.rpc import RpcServer
-from yieldcli.sandbox.runtime import Runtime
+from yieldcli.errors import TransactionPending
+from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW, Runtime
 
 
 def test_settling_sorts_earlier_entries_and_keeps_the_landed_until_acknowledged(tmp_path):
@@ -111,3 +113,46 @@ def test_a_journal_written_before_durable_nonces_is_still_read(tmp_path):
 
     with pytest.raises(ConfigError):  # neither a deadline nor a nonce: it could never be settled
         Journal(path).entries()
+
+
+def test_a_record_whose_own_blockhash_is_still_valid_is_not_settled_as_expired(tmp_path):
+    # Its deadline came from a cached answer, behind its own: the height is past it, but the chain
+    # still takes its blockhash, so it may land and stays open.
+    runtime = Runtime(tmp_path / "chain.json")
+    with RpcServer(runtime) as server:
+        runtime.advance_slots(10)
+        own = runtime.latest_blockhash()
+        height = runtime.advance_slots(3)
+        unseen = str(Signature.new_unique())
+        journal = Journal(tmp_path / "in-flight.json")
+        journal.add(new_entry(unseen, "G", height - 2, "deposit", "w", blockhash=str(own[0])))
+
+        async def go():
+            async with Rpc(server.url) as rpc:
+                return await settle(journal, rpc, "G", "w")
+
+        settled = asyncio.run(go())
+        assert [e.signature for e in settled.pending] == [unseen] and settled.expired == []
+        runtime.advance_slots(BLOCKHASH_WINDOW + 1)  # now its own blockhash has passed too
+        settled = asyncio.run(go())
+    assert [e.signature for e in settled.expired] == [unseen] and journal.entries() == []
+
+
+def test_the_same_rpc_serving_another_cluster_while_a_record_is_open_is_a_stop(tmp_path):
+    runtime = Runtime(tmp_path / "chain.json")
+    with RpcServer(runtime) as server:
+        height = runtime.advance_slots(10)
+        sent = str(Signature.new_unique())
+        journal = Journal(tmp_path / "in-flight.json")
+        journal.add(new_entry(sent, "old-genesis", height + 100, "deposit", "w", rpc=rpc_key(server.url)))
+
+        async def go(url):
+            async with Rpc(server.url) as rpc:
+                return await settle(journal, rpc, "new-genesis", "w", url)
+
+        with pytest.raises(TransactionPending) as stop:
+            asyncio.run(go(server.url))
+        # Another URL on another cluster is another chain: the record does not hold it back.
+        assert asyncio.run(go("http://127.0.0.1:1/other")).pending == []
+    assert stop.value.kind == "tx.pending.earlier.cluster_changed" and stop.value.signature == sent
+    assert [e.signature for e in journal.entries()] == [sent]  # kept
