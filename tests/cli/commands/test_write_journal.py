@@ -251,6 +251,22 @@ def test_sending_a_transaction_that_already_landed_reports_its_outcome(chain, sa
     assert usdc_position(chain) == before + UNIT
 
 
+def test_sending_a_landed_file_whose_blockhash_passed_says_it_landed(chain, sandbox, tmp_path):
+    from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW
+
+    signed = chain("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-o", "json")
+    assert signed.code == 0, signed.stderr
+    before = usdc_position(chain)
+    sandbox.runtime.advance_slots(BLOCKHASH_WINDOW + 5)  # long ago: its blockhash has passed
+    path = tmp_path / "landed.json"
+    path.write_text(signed.stdout)
+    again = chain("tx", "send", str(path), "--yes", "-o", "json")
+    # Not "the RPC does not know its blockhash" (exit 10): it landed, nothing is sent again.
+    assert again.code == 0, again.stderr
+    assert again.json()["already_processed"] is True and again.json()["signature"] == signed.json()["signature"]
+    assert usdc_position(chain) == before
+
+
 @pytest.mark.parametrize("content", ["{half a journ", '[{"signature": 5}]'])
 def test_a_damaged_journal_exits_3_naming_the_file(chain, sandbox, isolated, content):
     path = journal_path(isolated)

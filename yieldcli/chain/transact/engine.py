@@ -171,10 +171,12 @@ async def _landed_already(
     # A durable nonce is no recent blockhash: `deadline_for` checks it against its nonce account.
     try:
         if same_cluster:
-            await check_same_cluster(
-                rpc, tx, options.expected_cluster, blockhash=nonce_lifetime(message_of(tx)) is None
-            )
-        return await report_if_landed(rpc, rpc_url, journal, options, hooks, tx, result)
+            await check_same_cluster(rpc, tx, options.expected_cluster, blockhash=False)
+        landed = await report_if_landed(rpc, rpc_url, journal, options, hooks, tx, result)
+        if landed is None and same_cluster and nonce_lifetime(message_of(tx)) is None:
+            # Its blockhash, once it is known not to have landed: a landed one's blockhash has often passed.
+            await check_same_cluster(rpc, tx, options.expected_cluster)
+        return landed
     except NetworkError:
         return None  # unreachable: the simulation step says so, and the check runs again before any send
 
