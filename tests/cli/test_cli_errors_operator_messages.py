@@ -86,7 +86,7 @@ def test_strategy_not_found_says_where_the_id_came_from(api, run, sandbox):
     assert "(from YIELD_STRATEGY)" in api("positions", DEMO_WALLET, env={"YIELD_STRATEGY": "nope"}).stderr
     assert run("--profile", "p", "config", "set", "strategy", "nope").code == 0
     result = api("--profile", "p", "positions", DEMO_WALLET)
-    assert result.code == 5 and "[profiles.p]" in result.stderr and "yield strategy info" in result.stderr
+    assert result.code == 2 and "[profiles.p]" in result.stderr and "yield strategy info" in result.stderr
 
 
 def test_auth_messages_name_the_key_and_where_it_came_from(run, sandbox):

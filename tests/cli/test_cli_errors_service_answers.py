@@ -30,9 +30,11 @@ def test_invalid_key_is_exit_4_with_the_service_message(run, sandbox):
     assert "API key invalid or doesn't exist" in one_line_error(result)
 
 
-def test_unknown_strategy_shows_the_service_message(api):
+def test_unknown_strategy_shows_the_service_message_and_is_bad_input(api):
     result = api("strategy", "info", "no-such-strategy")
-    assert result.code == 5 and "Strategy not found" in one_line_error(result)
+    # A typo in CI fails as bad input (2), as an unknown asset does, not as a service failure (5).
+    assert result.code == 2 and "Strategy not found" in one_line_error(result)
+    assert _json_error(result)["kind"] == "usage.strategy.unknown"
 
 
 @pytest.mark.parametrize(
@@ -165,7 +167,7 @@ def test_debug_shows_a_traceback_and_plain_runs_do_not(api):
     plain = api("strategy", "info", "nope")
     debug = api("--debug", "strategy", "info", "nope")
     assert "Traceback" not in plain.stderr and "Traceback" in debug.stderr
-    assert plain.code == debug.code == 5
+    assert plain.code == debug.code == 2
 
 
 def _json_error(result) -> dict:
@@ -181,10 +183,10 @@ def test_in_json_modes_an_error_is_also_one_json_object_on_stderr(api, sandbox):
     assert usage.stderr.startswith("error: ")  # the human line comes first, as in every mode
 
     service = api("--json", "strategy", "info", "no-such-strategy")
-    assert service.code == 5
+    assert service.code == 2
     assert _json_error(service) == {
-        "code": 5,
-        "kind": service_kind(service),
+        "code": 2,
+        "kind": "usage.strategy.unknown",
         "message": "Strategy not found: 'no-such-strategy' (from the command line)",
         "hint": ("check the id with `yield strategy info ID`; `yield config show` says where each setting comes from"),
     }
@@ -206,9 +208,9 @@ def service_kind(result) -> str:
 
 def test_json_because_stdout_is_not_a_terminal_writes_it_too_and_a_table_does_not(api):
     piped = api("strategy", "info", "no-such-strategy")  # stdout is a pipe here: JSON by default
-    assert piped.code == 5 and _json_error(piped)["message"].startswith("Strategy not found")
+    assert piped.code == 2 and _json_error(piped)["message"].startswith("Strategy not found")
     table = api("strategy", "info", "no-such-strategy", "-o", "table")
-    assert table.code == 5 and table.stderr.strip().splitlines() == [one_line_error(table)]
+    assert table.code == 2 and table.stderr.strip().splitlines() == [one_line_error(table)]
     assert "{" not in table.stderr
 
     bad_flag = api("positions", "--no-such-flag")  # refused by the parser, before any session

@@ -16,7 +16,7 @@ from yieldcli.cli.render.ascii_fallback import protect
 from yieldcli.cli.render.output import Output, resolve_mode
 from yieldcli.config import API_KEY_ENV
 from yieldcli.environment import Environment
-from yieldcli.errors import AuthError, ConfigError, ServiceError, UsageError
+from yieldcli.errors import AuthError, ConfigError, ExitCode, ServiceError, UsageError
 from yieldcli.files import path_forms, read_small_stream, reads_stdin, write_atomically
 from yieldcli.numbers import parse_seconds
 from yieldcli.solana.cluster import MAINNET_URL, MONIKERS, resolve_rpc_url
@@ -257,6 +257,9 @@ class Session:
         if origin and isinstance(error, ServiceError) and "strategy not found" in error.message.lower():
             strategy_id, where = origin
             error.message = f"{error.message}: {strategy_id!r} (from {where})"
+            # A name the service does not know is bad input, as an unknown asset is: never a service failure.
+            error.exit_code = ExitCode.USAGE
+            error.kind = "usage.strategy.unknown"
             error.hint = (
                 "check the id with `yield strategy info ID`; `yield config show` says where each setting comes from"
             )

@@ -43,7 +43,7 @@ def test_yield_api_key_is_used_as_it_is_and_a_script_must_name_the_strategy(run,
     assert done.code == 0, done.stderr
     assert "from YIELD_API_KEY (nothing stored)" in done.stderr
     wrong = run("init", "--strategy", "no-such-strategy", env=env)
-    assert wrong.code == 5 and "'no-such-strategy' (from --strategy)" in wrong.error_lines()[-1]
+    assert wrong.code == 2 and "'no-such-strategy' (from --strategy)" in wrong.error_lines()[-1]
 
 
 def test_a_key_the_service_refuses_fails_before_anything_is_written(run, sandbox, isolated):

@@ -24,7 +24,7 @@ def test_embedded_sandbox_needs_no_key_and_defaults_to_the_demo_wallet_and_strat
 
 def test_embedded_sandbox_honours_a_named_strategy(run):
     result = run("--sandbox", "strategy", "info", "nope")
-    assert result.code == 5 and "Strategy not found" in result.stderr
+    assert result.code == 2 and "Strategy not found" in result.stderr
 
 
 def test_embedded_sandbox_state_lives_in_the_data_dir_and_reset_starts_afresh(run, isolated):
