@@ -188,3 +188,15 @@ def test_a_mistyped_command_option_or_flag_is_found():
     assert problem_with(["deposit", "-vz"]) == "-vz is no option of `deposit`"
     assert problem_with(["tx"]) == "`tx` needs one of its commands"
     assert problem_with(["-vq", "tx", "sign", "-ojson", "signed.json", "--expect", "deposit:USDC:10"]) is None
+
+
+def test_every_editable_install_in_the_manual_is_the_one_type_checkers_follow():
+    # setuptools' default editable install loads the package through an import hook mypy and pyright
+    # do not see: an install line without compat mode would replace the type-checkable one.
+    found = []
+    for page in PAGES:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if re.search(r"pip install[^&|;]* -e ", line):
+                found.append(line)
+                assert "editable_mode=compat" in line, f"{page.name}: {line.strip()}"
+    assert len(found) >= 3  # the README's two commands and the manual site's
