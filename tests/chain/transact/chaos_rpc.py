@@ -186,9 +186,7 @@ class ForwardThenBlockhashNotFound(Fault):
     def after(self, proxy: ChaosRpc, call: Call, answer: Answer) -> Answer:
         if call["method"] != "sendTransaction":
             return answer
-        return error(
-            call, -32002, "Transaction simulation failed: Blockhash not found", dict(BLOCKHASH_NOT_FOUND_DATA)
-        )
+        return error(call, -32002, "Transaction simulation failed: Blockhash not found", dict(BLOCKHASH_NOT_FOUND_DATA))
 
 
 class ForwardThenHttp(Fault):
@@ -280,11 +278,11 @@ class MislabelledBatch(Fault):
 class Malformed(Fault):
     """`method`'s result replaced by something of the wrong shape."""
 
-    def __init__(self, method: str, value: Any = "not what was asked") -> None:
-        self.method, self.value = method, value
+    def __init__(self, method: str, value: Any = "not what was asked", *, after_send: bool = False) -> None:
+        self.method, self.value, self.after_send = method, value, after_send
 
     def after(self, proxy: ChaosRpc, call: Call, answer: Answer) -> Answer:
-        if call["method"] == self.method and proxy.forwarded:
+        if call["method"] == self.method and (proxy.forwarded or not self.after_send):
             answer["result"] = self.value
         return answer
 
