@@ -320,6 +320,7 @@ class ChaosRpc:
         self.forwarded: list[str] = []  # every sendTransaction that reached the node
         self.sent: set[str] = set()  # every signature a sendTransaction carried, forwarded or not
         self.methods: list[str] = []
+        self.batches = 0  # exchanges that asked several questions at once
         self._lock = threading.Lock()
         proxy = self
 
@@ -358,6 +359,7 @@ class ChaosRpc:
     def _exchange(self, handler: BaseHTTPRequestHandler) -> None:
         asked = json.loads(handler.rfile.read(int(handler.headers.get("Content-Length") or 0)))
         calls: list[Call] = asked if isinstance(asked, list) else [asked]
+        self.batches += len(calls) > 1
         fault = self.fault
         answers: list[Answer | None] = []
         for call in calls:

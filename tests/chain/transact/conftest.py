@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +58,7 @@ class Judge:
     sandbox: object
     proxy: ChaosRpc
     home: Path
+    chain: Callable[..., Result]  # `yield` against the sandbox's own RPC
     outputs: list[Result] = field(default_factory=list)
 
     def landed(self) -> list[str]:
@@ -77,19 +79,27 @@ class Judge:
         return result
 
     def named_or_kept(self) -> None:
-        """Every signature that reached the node is in some output, or still in the journal."""
+        """Every signature that reached the node is in some output, or still in the journal, where
+        `yield tx status SIG` (asked of the chain directly) still knows it."""
         said = " ".join(r.stdout + r.stderr for r in self.outputs)
         journal = kept(self.home)
         for signature in dict.fromkeys(self.proxy.forwarded):
             assert signature in said or signature in journal, f"{signature} forwarded, then lost"
+            if signature in journal:
+                status = self.chain("tx", "status", signature, "-o", "json")
+                assert status.code in (0, 8), status.stderr
+                body = status.json()
+                assert body["signature"] == signature and body["status"] in ("pending", "confirmed", "finalized")
+                if body["status"] == "pending":
+                    assert body.get("last_valid_block_height") is not None, body  # the journal's deadline
 
     def at_most_one(self) -> None:
         assert len(self.succeeded()) <= 1, f"landed twice for one intent: {self.succeeded()}"
 
 
 @pytest.fixture
-def judge(sandbox, proxy, isolated):
-    return Judge(sandbox, proxy, isolated)
+def judge(sandbox, proxy, isolated, chain):
+    return Judge(sandbox, proxy, isolated, chain)
 
 
 def error_of(result: Result) -> dict:
