@@ -169,15 +169,8 @@ class DropSend(Fault):
         return result(call, self.dropped[-1])
 
 
-BLOCKHASH_NOT_FOUND_DATA = {
-    "accounts": None,
-    "err": "BlockhashNotFound",
-    "innerInstructions": None,
-    "logs": [],
-    "replacementBlockhash": None,
-    "returnData": None,
-    "unitsConsumed": 0,
-}
+# As a node answers it: the preflight's simulation result, its `err` the reason.
+BLOCKHASH_NOT_FOUND_DATA = {"err": "BlockhashNotFound", "logs": [], "accounts": None, "unitsConsumed": 0}
 
 
 class ForwardThenBlockhashNotFound(Fault):
@@ -336,6 +329,7 @@ class ChaosRpc:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        self._server.handle_error = lambda request, address: None  # type: ignore[method-assign]  # a reset is the point
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
