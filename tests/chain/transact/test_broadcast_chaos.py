@@ -189,3 +189,32 @@ def test_a_transaction_the_rpc_contradicts_is_not_success(via_proxy, proxy, judg
     retry = via_proxy(*DEPOSIT, *TIMEOUT)
     assert retry.code == 10, retry.stderr
     judge.at_most_one()
+
+
+# ---- what the chain does prove still ends the run: 9 and 7 are not lost to caution --------------------
+
+
+def test_a_send_proven_never_landed_is_expired_and_the_retry_sends(via_proxy, proxy, judge, sandbox):
+    dropped = DropSend()
+    # The node never had it; while the run waits, the chain moves past its blockhash's lifetime.
+    proxy.fault = When(dropped, "getSignatureStatuses", lambda: sandbox.runtime.advance_slots(WINDOW + 5))
+    first = via_proxy(*DEPOSIT, *TIMEOUT, bound=20)
+    assert first.code == 9 and error_of(first)["kind"] == "tx.expired", first.stderr
+    assert dropped.dropped[0] in first.stderr and "nothing was spent" in first.stderr
+    assert kept(judge.home) == set() and judge.succeeded() == []
+    proxy.fault = Fault()
+    retry = via_proxy(*DEPOSIT, *TIMEOUT)
+    assert retry.code == 0, retry.stderr
+    assert judge.succeeded() == [retry.json()["signature"]]
+
+
+def test_a_failure_the_chain_shows_is_exit_7_and_the_retry_sends(via_proxy, proxy, judge, sandbox):
+    sandbox.runtime.set_fault("fail", count=1)  # it lands and fails: fee paid, nothing else
+    first = via_proxy(*DEPOSIT, *TIMEOUT, bound=20)
+    assert first.code == 7 and error_of(first)["kind"] == "tx.failed", first.stderr
+    signature = proxy.forwarded[0]
+    assert sandbox.runtime.status(signature).err is not None and signature in first.stderr
+    assert kept(judge.home) == set()
+    retry = via_proxy(*DEPOSIT, *TIMEOUT)
+    assert retry.code == 0, retry.stderr
+    assert judge.succeeded() == [retry.json()["signature"]]
