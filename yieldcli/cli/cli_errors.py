@@ -108,10 +108,15 @@ class Described(NamedTuple):
     kind: str
     message: str
     hint: str | None
+    signature: str | None = None  # a transaction sent (or signed) before the error: never lost
 
     def to_json(self) -> dict[str, dict[str, object]]:
-        """The JSON modes' error object: {"error": {"code", "kind", "message", "hint"}}."""
-        return {"error": {"code": self.code, "kind": self.kind, "message": self.message, "hint": self.hint}}
+        """The JSON modes' error object: {"error": {"code", "kind", "message", "hint"}}, and "signature"
+        when a transaction was sent before it (a script checks it with `yield tx status`)."""
+        error: dict[str, object] = {"code": self.code, "kind": self.kind, "message": self.message, "hint": self.hint}
+        if self.signature is not None:
+            error["signature"] = self.signature
+        return {"error": error}
 
 
 def hint_for(error: YieldError) -> str | None:
@@ -133,7 +138,14 @@ def _hint_for_kind(kind: str, fields: dict[str, object] | None = None) -> str | 
 
 
 def describe(error: YieldError) -> Described:
-    return Described(int(error.exit_code), error.kind, error.message, hint_for(error))
+    signature = getattr(error, "signature", None)
+    return Described(
+        int(error.exit_code),
+        error.kind,
+        error.message,
+        hint_for(error),
+        signature if isinstance(signature, str) else None,
+    )
 
 
 def _known(code: int, kind: str, message: str, hint: str | None = None) -> Described:

@@ -240,11 +240,14 @@ def test_preflight_failure_on_send(stub):
     )
     err = failure(stub.url, "send", tx)
     assert isinstance(err, PreflightFailed) and err.exit_code == ExitCode.TX_FAILED
-    assert err.logs == tuple(logs) and "custom program error 0x1" in err.message and "nothing was sent" in err.message
+    assert (
+        err.logs == tuple(logs) and "custom program error 0x1" in err.message and "nothing was sent" not in err.message
+    )
 
     stub.error(-32002, "Transaction simulation failed: Blockhash not found", {"err": "BlockhashNotFound", "logs": []})
     err = failure(stub.url, "send", tx)
-    assert isinstance(err, TransactionExpired) and "nothing was spent" in err.message
+    assert isinstance(err, TransactionExpired) and "BlockhashNotFound" in err.message
+    assert "nothing was spent" not in err.message
 
     stub.error(-32002, "Transaction simulation failed")  # no data at all
     assert isinstance(failure(stub.url, "send", tx), PreflightFailed)

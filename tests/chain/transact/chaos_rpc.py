@@ -114,18 +114,24 @@ class StaleLatestBlockhash(Fault):
 
 
 class HeightShift(Fault):
-    """getBlockHeight from another node: `by` blocks ahead (positive) or behind (negative); with
-    `every_other`, the two nodes answer in turn (a height that goes backwards)."""
+    """The block height (getBlockHeight, getEpochInfo's blockHeight) from another node: `by` blocks ahead
+    (positive) or behind (negative); with `every_other`, the two nodes answer in turn (a height that goes
+    backwards)."""
 
     def __init__(self, by: int, *, every_other: bool = False, after_send: bool = True) -> None:
         self.by, self.every_other, self.after_send, self.asked = by, every_other, after_send, 0
 
     def after(self, proxy: ChaosRpc, call: Call, answer: Answer) -> Answer:
-        if call["method"] != "getBlockHeight" or "result" not in answer or (self.after_send and not proxy.forwarded):
+        if call["method"] not in ("getBlockHeight", "getEpochInfo") or "result" not in answer:
+            return answer
+        if self.after_send and not proxy.forwarded:
             return answer
         self.asked += 1
         if not self.every_other or self.asked % 2 == 0:
-            answer["result"] = int(answer["result"]) + self.by
+            if call["method"] == "getEpochInfo":
+                answer["result"]["blockHeight"] = int(answer["result"]["blockHeight"]) + self.by
+            else:
+                answer["result"] = int(answer["result"]) + self.by
         return answer
 
 

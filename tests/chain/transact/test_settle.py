@@ -9,8 +9,8 @@ from solders.signature import Signature
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.transact.journal import Journal, new_entry, rpc_key
 from yieldcli.chain.transact.settle import settle
-from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.errors import TransactionPending
+from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW, Runtime
 
 

@@ -98,4 +98,6 @@ async def auto_price_and_trial(
         [base64.b64encode(bytes(trial)).decode("ascii"), simulation_config(rpc.commitment, [])],
     )
     fees, simulated = await rpc.batch([fees_question(accounts), simulate])
-    return percentile(fees_of(fees.value())), simulation_of(simulated.value()["value"], [], [])
+    with simulated.reading() as answered:
+        simulation = simulation_of(answered["value"], [], [])
+    return percentile(fees_of(fees.value())), simulation

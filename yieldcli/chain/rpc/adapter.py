@@ -168,10 +168,11 @@ class Rpc(RpcErrors):
 
     async def latest_blockhash(self, commitment: str | None = None) -> LatestBlockhash:
         result = await self.call("getLatestBlockhash", [self._commitment(commitment)])
-        value = result["value"]
-        return LatestBlockhash(
-            Hash.from_string(value["blockhash"]), int(value["lastValidBlockHeight"]), int(result["context"]["slot"])
-        )
+        with self._reading("getLatestBlockhash"):
+            value = result["value"]
+            return LatestBlockhash(
+                Hash.from_string(value["blockhash"]), int(value["lastValidBlockHeight"]), int(result["context"]["slot"])
+            )
 
     async def block_height(self, commitment: str | None = None, *, min_context_slot: int | None = None) -> int:
         """The block height; with `min_context_slot`, from no node behind that slot (it errs instead)."""
@@ -235,7 +236,8 @@ class Rpc(RpcErrors):
         before = await self.multiple_accounts(keys, commitment=commitment) if keys else []
         config = simulation_config(self._commitment(commitment)["commitment"], keys)
         result = await self.call("simulateTransaction", [base64.b64encode(bytes(tx)).decode("ascii"), config])
-        return simulation_of(result["value"], keys, before)
+        with self._reading("simulateTransaction"):
+            return simulation_of(result["value"], keys, before)
 
     async def send(
         self,
@@ -254,7 +256,8 @@ class Rpc(RpcErrors):
         if max_retries is not None:
             config["maxRetries"] = max_retries
         result = await self.call("sendTransaction", [base64.b64encode(raw).decode("ascii"), config])
-        return Signature.from_string(result)
+        with self._reading("sendTransaction"):
+            return Signature.from_string(result)
 
     async def signature_statuses(
         self, signatures: Sequence[Signature | str], *, search_history: bool = True
@@ -305,7 +308,8 @@ class Rpc(RpcErrors):
         result = await self.call(
             "getAccountInfo", [str(address), {"encoding": "base64", **self._commitment(commitment)}]
         )
-        return _account(address, result["value"])
+        with self._reading("getAccountInfo"):
+            return _account(address, result["value"])
 
     async def multiple_accounts(
         self, addresses: Sequence[Pubkey], *, commitment: str | None = None
@@ -317,27 +321,32 @@ class Rpc(RpcErrors):
             result = await self.call(
                 "getMultipleAccounts", [[str(k) for k in chunk], {"encoding": "base64", **self._commitment(commitment)}]
             )
-            values = result["value"]
+            values = result.get("value") if isinstance(result, dict) else None
             if not isinstance(values, list) or len(values) != len(chunk):
                 # Zipping would drop the accounts a node leaves out, and a missing account reads as "absent".
                 raise RpcError(
                     f"RPC {self.shown_url} answered getMultipleAccounts with "
                     f"{len(values) if isinstance(values, list) else 'no'} accounts for {len(chunk)} asked"
                 )
-            out.extend(_account(k, raw) for k, raw in zip(chunk, values, strict=True))
+            with self._reading("getMultipleAccounts"):
+                out.extend(_account(k, raw) for k, raw in zip(chunk, values, strict=True))
         return out
 
     async def balance(self, address: Pubkey, *, commitment: str | None = None) -> int:
         result = await self.call("getBalance", [str(address), self._commitment(commitment)])
-        return int(result["value"])
+        with self._reading("getBalance"):
+            return int(result["value"])
 
     async def token_account_balance(self, address: Pubkey, *, commitment: str | None = None) -> TokenAmount:
         result = await self.call("getTokenAccountBalance", [str(address), self._commitment(commitment)])
-        value = result["value"]
-        return TokenAmount(int(value["amount"]), int(value["decimals"]), str(value.get("uiAmountString") or ""))
+        with self._reading("getTokenAccountBalance"):
+            value = result["value"]
+            return TokenAmount(int(value["amount"]), int(value["decimals"]), str(value.get("uiAmountString") or ""))
 
     async def minimum_balance_for_rent_exemption(self, size: int) -> int:
-        return int(await self.call("getMinimumBalanceForRentExemption", [size]))
+        answer = await self.call("getMinimumBalanceForRentExemption", [size])
+        with self._reading("getMinimumBalanceForRentExemption"):
+            return int(answer)
 
     async def request_airdrop(self, address: Pubkey, lamports: int) -> Signature:
         return Signature.from_string(await self.call("requestAirdrop", [str(address), lamports]))

@@ -79,20 +79,22 @@ class RpcErrors:
             logs = (data.get("logs") if isinstance(data, dict) else None) or ()
             if err == "AlreadyProcessed":
                 return AlreadyProcessed(f"{where} says this transaction was already processed", code=code, data=data)
+            # Said by the node before a send; a node may say it after forwarding too, so the sender
+            # asks the chain before it says anything was not sent.
             if err == "BlockhashNotFound":
                 return TransactionExpired(
-                    "the transaction's blockhash is no longer valid; it was not sent and nothing was spent",
+                    f"{where} answered sendTransaction with BlockhashNotFound (the node does not know its blockhash)",
                     hint="build the transaction again to get a fresh blockhash",
                 )
             why = describe_error(err) if err is not None else message
             return PreflightFailed(
-                f"transaction simulation failed before sending: {why}; nothing was sent",
+                f"{where} answered sendTransaction: its simulation before sending failed: {why}",
                 err=err,
                 logs=logs,
             )
         if code == -32003:
             return PreflightFailed(
-                "the RPC rejected the transaction's signatures; nothing was sent",
+                f"{where} rejected the transaction's signatures",
                 err="SignatureFailure",
                 hint="a required signature is missing or does not match the message",
             )

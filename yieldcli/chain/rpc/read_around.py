@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from solders.pubkey import Pubkey
 
 from yieldcli.chain.rpc.types import AccountInfo, RpcError, Simulation, TokenBalanceChange
-from yieldcli.errors import Refused, ServiceError
+from yieldcli.errors import Refused
 from yieldcli.solana.programs import parse_token_account
 
 if TYPE_CHECKING:
@@ -93,7 +93,8 @@ async def read_around(
             answers = await rpc.batch([*reads, sim_call, *reads, *reads_of(rpc, extra), *questions])
             pre, sim, re, rest = answers[:n], answers[n], answers[n + 1 : 2 * n + 1], answers[2 * n + 1 :]
             before = _accounts(keys, pre)
-        simulation = simulation_of(sim.value()["value"], keys, before)
+        with sim.reading() as answered:
+            simulation = simulation_of(answered["value"], keys, before)
         slots = (_latest(pre), sim.slot, _earliest(re))  # every pre-read chunk before, every re-read after
         if not simulation.ok:
             break
@@ -196,13 +197,14 @@ def _accounts(keys: Sequence[Pubkey], answers: Sequence[Answer]) -> list[Account
     out: list[AccountInfo | None] = []
     for n, answer in enumerate(answers):
         chunk = keys[n * MAX_ACCOUNTS_PER_CALL : (n + 1) * MAX_ACCOUNTS_PER_CALL]
-        values = answer.value()["value"]
-        if not isinstance(values, list) or len(values) != len(chunk):
-            raise ServiceError(
-                f"the RPC answered getMultipleAccounts with {len(values) if isinstance(values, list) else 'no'} "
-                f"accounts for {len(chunk)} asked"
-            )
-        out.extend(account_of(k, raw) for k, raw in zip(chunk, values, strict=True))
+        with answer.reading() as answered:
+            values = answered["value"]
+            if not isinstance(values, list) or len(values) != len(chunk):
+                raise RpcError(
+                    f"the RPC answered getMultipleAccounts with {len(values) if isinstance(values, list) else 'no'} "
+                    f"accounts for {len(chunk)} asked"
+                )
+            out.extend(account_of(k, raw) for k, raw in zip(chunk, values, strict=True))
     return out
 
 

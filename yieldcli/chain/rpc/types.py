@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +118,16 @@ class Answer:
         if self.error is not None:
             raise self.error
         return self.result
+
+    @contextmanager
+    def reading(self) -> Iterator[Any]:
+        """Its result, to read inside the block: an answer of the wrong shape is the RPC's error
+        (`network.rpc`), never a crash."""
+        value = self.value()
+        try:
+            yield value
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            raise RpcError(f"the RPC answered {self.method} with a response that could not be read") from None
 
     @property
     def slot(self) -> int | None:

@@ -103,7 +103,7 @@ async def wait_for(
     deadline = clock() + timeout_s
     last_seen: str | None = None
     last_error: str | None = None
-    unconfirmed: str | None = None  # a status at the commitment whose transaction the RPC does not give
+    unconfirmed: str | None = None  # a status at the commitment whose transaction the RPC does not give (yet)
     while True:
         try:
             ended = await _look(witness, lifetime, rebroadcast, clock)
@@ -120,7 +120,9 @@ async def wait_for(
         if on_status is not None:
             on_status(last_seen)
         if clock() >= deadline:
-            return pending(witness.signature, last_seen, last_error, unconfirmed)
+            if unconfirmed is not None:  # to the end: no lag, the RPC's two words disagree
+                raise witness.disagrees(unconfirmed)
+            return pending(witness.signature, last_seen, last_error)
         await sleep(min(poll_interval, max(0.0, deadline - clock())))
 
 
@@ -153,6 +155,6 @@ async def _look(
 
 def _unproven(status: SignatureStatus) -> str:
     return (
-        f"the RPC reports it {status.confirmation_status or 'finalized'} in slot {status.slot} "
+        f"it reports the transaction {status.confirmation_status or 'finalized'} in slot {status.slot} "
         "but does not give the transaction itself"
     )

@@ -198,16 +198,9 @@ def expired(
     return Expired(result, signature, why, last_valid_block_height, block_height, nonce_account)
 
 
-def pending(
-    signature: str, last_status: str | None, last_error: str | None = None, unproven: str | None = None
-) -> Pending:
-    """Not proven landed when the wait ended; `last_status`: what was seen; `unproven`: a status at the
-    commitment the transaction itself did not back."""
-    why = (
-        f"{unproven} at the timeout"
-        if unproven
-        else f"still pending after the timeout (seen: {last_status or 'not yet'})"
-    )
+def pending(signature: str, last_status: str | None, last_error: str | None = None) -> Pending:
+    """Not proven landed when the wait ended; `last_status`: what was seen."""
+    why = f"still pending after the timeout (seen: {last_status or 'not yet'})"
     result = {"signature": signature, "status": "pending", "seen": last_status}
     return Pending(result, signature, why, last_status, last_error)
 
