@@ -23,6 +23,7 @@ from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.transact.confirm import wait_for
 from yieldcli.chain.transact.outcomes import Confirmed
+from yieldcli.chain.transact.proof import Lifetime
 from yieldcli.chain.tx.decode import decode_transaction
 from yieldcli.chain.tx.instructions import build_from_ix
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET, SECOND_STRATEGY_ID, demo_keypair
@@ -139,7 +140,8 @@ class Chain:
             assert simulation.err is None, simulation.logs
             signature = await rpc.send(signed.transaction)
             latest = await rpc.latest_blockhash()
-            outcome = await wait_for(rpc, signature, latest.last_valid_block_height, "confirmed", 10)
+            lifetime = Lifetime.of(signed.transaction, latest.last_valid_block_height)
+            outcome = await wait_for(rpc, signature, lifetime, "confirmed", 10)
             assert isinstance(outcome, Confirmed), outcome
             record = await rpc.transaction(signature)
             return str(signature), list(record.logs or ())

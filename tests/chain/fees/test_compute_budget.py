@@ -32,13 +32,13 @@ from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.transact.confirm import wait_for
 from yieldcli.chain.transact.outcomes import Confirmed
+from yieldcli.chain.transact.proof import Lifetime
 from yieldcli.chain.tx.instructions import build_transaction, decompile_message, fetch_lookup_table, recompile_message
 from yieldcli.chain.tx.nonce import (
     advance_instruction,
     build_on_nonce,
     create_nonce_instructions,
     fetch_nonce,
-    nonce_lifetime,
 )
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 from yieldcli.sandbox.runtime import Runtime
@@ -232,7 +232,8 @@ def test_service_message_gets_a_new_budget_and_nothing_else_changes(sandbox_chai
             budgeted = await cb.apply_priority_fee(rpc, original, [table], unit_price=25_000)
             signed = sign_transaction(budgeted.transaction, [user]).transaction
             signature = await rpc.send(signed)
-            outcome = await wait_for(rpc, signature, latest.last_valid_block_height, poll_interval=0.02, timeout_s=20)
+            lifetime = Lifetime.of(signed, latest.last_valid_block_height)
+            outcome = await wait_for(rpc, signature, lifetime, poll_interval=0.02, timeout_s=20)
             record = await rpc.transaction(signature)
             return original, budgeted, outcome, record
 
@@ -333,9 +334,7 @@ def test_a_nonce_transaction_keeps_its_advance_first_and_lands_with_a_priority_f
             runtime.advance_slots(200)  # far past any blockhash's lifetime
             signed = sign_transaction(budgeted.transaction, [user]).transaction
             signature = await rpc.send(signed)
-            outcome = await wait_for(
-                rpc, signature, None, poll_interval=0.02, timeout_s=20, nonce=nonce_lifetime(signed.message)
-            )
+            outcome = await wait_for(rpc, signature, Lifetime.of(signed, None), poll_interval=0.02, timeout_s=20)
             return nonce, budgeted, outcome, await rpc.transaction(signature)
 
     nonce, budgeted, outcome, record = asyncio.run(go())

@@ -16,6 +16,7 @@ from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
 from yieldcli.chain.transact import outcomes
 from yieldcli.chain.transact.confirm import wait_for
+from yieldcli.chain.transact.proof import Lifetime
 from yieldcli.chain.tx.instructions import build_transaction
 from yieldcli.errors import TransactionFailed
 
@@ -57,7 +58,8 @@ def _send_and_wait(rpc_url: str, payer: Keypair, lamports: int) -> outcomes.Wait
             work = transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=Keypair().pubkey(), lamports=lamports))
             tx = sign_transaction(build_transaction([work], payer.pubkey(), latest.blockhash), [payer]).transaction
             signature = await rpc.send(tx, skip_preflight=True)  # a failing one must land to fail on chain
-            return await wait_for(rpc, signature, latest.last_valid_block_height, timeout_s=20, poll_interval=0.02)
+            lifetime = Lifetime.of(tx, latest.last_valid_block_height)
+            return await wait_for(rpc, signature, lifetime, timeout_s=20, poll_interval=0.02)
 
     return asyncio.run(go())
 

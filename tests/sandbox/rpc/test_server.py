@@ -30,6 +30,7 @@ from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import PreflightFailed, Rpc, RpcError
 from yieldcli.chain.transact.confirm import wait_for
 from yieldcli.chain.transact.outcomes import Confirmed, Expired, Failed, Pending
+from yieldcli.chain.transact.proof import Lifetime
 from yieldcli.chain.tx.instructions import build_from_ix, build_transaction, fetch_lookup_table
 from yieldcli.chain.tx.review import review_transaction
 from yieldcli.errors import NetworkError, TransactionExpired
@@ -78,7 +79,7 @@ async def signed_transfer(rpc: Rpc, payer: Keypair, to: Pubkey, lamports: int):
 
 async def send_and_wait(rpc: Rpc, tx: VersionedTransaction, last_valid: int, **kwargs):
     signature = await rpc.send(tx)
-    return await wait_for(rpc, signature, last_valid, **{**FAST, **kwargs})
+    return await wait_for(rpc, signature, Lifetime.of(tx, last_valid), **{**FAST, **kwargs})
 
 
 # ---- plain RPC, as solana-py's typed client parses it
@@ -218,7 +219,7 @@ def test_skip_preflight_lets_a_failing_transaction_land_and_fail(chain, user):
         async with Rpc(server.url) as rpc:
             tx, latest = await signed_transfer(rpc, user, Keypair().pubkey(), 1_000 * SOL)
             signature = await rpc.send(tx, skip_preflight=True)
-            return await wait_for(rpc, signature, latest.last_valid_block_height, **FAST)
+            return await wait_for(rpc, signature, Lifetime.of(tx, latest.last_valid_block_height), **FAST)
 
     outcome = arun(main())
     assert isinstance(outcome, Failed)
@@ -239,7 +240,7 @@ def test_unsigned_or_stale_transactions_are_refused(chain, user):
                 await rpc.send(unsigned)
             runtime.expire_blockhash()
             assert not await rpc.is_blockhash_valid(latest.blockhash)
-            with pytest.raises(TransactionExpired, match="nothing was spent"):
+            with pytest.raises(TransactionExpired, match="BlockhashNotFound"):
                 await rpc.send(sign_transaction(unsigned, [user]).transaction)
 
     arun(main())
@@ -436,10 +437,11 @@ def test_pending_until_released(chain, user):
         async with Rpc(server.url) as rpc:
             tx, latest = await signed_transfer(rpc, user, recipient, SOL)
             signature = await rpc.send(tx)
-            first = await wait_for(rpc, signature, latest.last_valid_block_height, timeout_s=0.3, poll_interval=0.05)
+            lifetime = Lifetime.of(tx, latest.last_valid_block_height)
+            first = await wait_for(rpc, signature, lifetime, timeout_s=0.3, poll_interval=0.05)
             assert runtime.pending_signatures == [str(signature)]
             released = runtime.release_pending()
-            second = await wait_for(rpc, signature, latest.last_valid_block_height, **FAST)
+            second = await wait_for(rpc, signature, lifetime, **FAST)
             return first, released, second
 
     first, released, second = arun(main())
@@ -465,7 +467,7 @@ def test_faults_steered_over_json_rpc(chain, user):
             assert (await rpc.signature_statuses([signature])) == [None]
             released = rpc_call(server.url, "sandbox_releasePending")["result"]
             assert released == [{"signature": str(signature), "landed": True}]
-            return await wait_for(rpc, signature, latest.last_valid_block_height, **FAST)
+            return await wait_for(rpc, signature, Lifetime.of(tx, latest.last_valid_block_height), **FAST)
 
     assert isinstance(arun(pending_then_released()), Confirmed)
 
@@ -498,7 +500,7 @@ def test_transaction_sent_with_an_expired_window_never_lands(chain, user):
             tx, latest = await signed_transfer(rpc, user, Keypair().pubkey(), SOL)
             runtime.advance_slots(BLOCKHASH_WINDOW + 1)
             signature = await rpc.send(tx, skip_preflight=True)
-            return await wait_for(rpc, signature, latest.last_valid_block_height, **FAST)
+            return await wait_for(rpc, signature, Lifetime.of(tx, latest.last_valid_block_height), **FAST)
 
     assert isinstance(arun(main()), Expired)
     assert runtime.get_balance(user.pubkey()) == 10 * SOL
