@@ -70,7 +70,9 @@ def signed_transfer(sandbox, payer: Keypair):
 
 def test_a_signature_sent_from_here_is_pending_until_its_blockhash_passes_then_expired(sandbox, journal, payer):
     signature, last_valid, _ = signed_transfer(sandbox, payer)
-    Journal(journal).claim(new_entry(signature, "genesis", last_valid, "transaction", str(payer.pubkey())))
+    Journal(journal).claim(
+        new_entry(signature, sandbox.runtime.genesis_hash, last_valid, "transaction", str(payer.pubkey()))
+    )
     with client(sandbox, journal) as yielding:
         pending = yielding.transaction_status(signature)
         assert pending.status == "pending" and not pending.landed
@@ -93,7 +95,9 @@ def test_a_signature_sent_from_here_is_pending_until_its_blockhash_passes_then_e
 
 def test_a_landed_signature_is_its_commitment_and_leaves_the_journal(sandbox, journal, payer):
     signature, last_valid, tx = signed_transfer(sandbox, payer)
-    Journal(journal).claim(new_entry(signature, "genesis", last_valid, "transaction", str(payer.pubkey())))
+    Journal(journal).claim(
+        new_entry(signature, sandbox.runtime.genesis_hash, last_valid, "transaction", str(payer.pubkey()))
+    )
 
     async def send_then_ask():
         async with Rpc(sandbox.rpc_url) as rpc:
@@ -110,6 +114,18 @@ def test_a_landed_signature_is_its_commitment_and_leaves_the_journal(sandbox, jo
         "explorer": None,  # a loopback cluster no public explorer can show
     }
     assert Journal(journal).find(signature) is None
+
+
+def test_a_signature_sent_on_another_chain_is_not_judged_by_this_one(sandbox, journal, payer):
+    # Recorded on a chain this RPC does not serve (a provider that switched backends, a reset validator):
+    # its word proves nothing of it, so nothing is settled and the record stays.
+    signature, last_valid, _ = signed_transfer(sandbox, payer)
+    Journal(journal).claim(new_entry(signature, "another-genesis", last_valid, "transaction", str(payer.pubkey())))
+    rpc_call(sandbox.rpc_url, "sandbox_advanceSlots", [BLOCKHASH_WINDOW + 50])  # here, it would be "expired"
+    with client(sandbox, journal) as yielding, pytest.raises(TransactionPending) as stop:
+        yielding.transaction_status(signature)
+    assert stop.value.kind == "tx.pending.earlier.cluster_changed" and stop.value.signature == signature
+    assert Journal(journal).find(signature) is not None
 
 
 def test_a_signature_never_seen_nor_sent_from_here_is_unknown_and_a_bad_one_is_refused(sandbox, journal, payer):

@@ -16,19 +16,20 @@ from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW, Runtime
 
 def test_settling_sorts_earlier_entries_and_keeps_the_landed_until_acknowledged(tmp_path):
     runtime = Runtime(tmp_path / "chain.json")
+    G = runtime.genesis_hash
     with RpcServer(runtime) as server:
         height = runtime.advance_slots(10)
         landed = runtime.airdrop(Keypair().pubkey(), 1_000_000)
         pending, expired, elsewhere = (str(Signature.new_unique()) for _ in range(3))
         journal = Journal(tmp_path / "in-flight.json")
-        journal.add(new_entry(landed, "G", height + 100, "deposit", "w"))
-        journal.add(new_entry(pending, "G", height + 100, "deposit", "w"))
-        journal.add(new_entry(expired, "G", height - 5, "withdraw", "w"))
+        journal.add(new_entry(landed, G, height + 100, "deposit", "w"))
+        journal.add(new_entry(pending, G, height + 100, "deposit", "w"))
+        journal.add(new_entry(expired, G, height - 5, "withdraw", "w"))
         journal.add(new_entry(elsewhere, "other-cluster", height - 5, "deposit", "w"))
 
         async def go():
             async with Rpc(server.url) as rpc:
-                return await settle(journal, rpc, "G", "w")
+                return await settle(journal, rpc, G, "w")
 
         settled = asyncio.run(go())
     assert [e.signature for e, _ in settled.landed] == [landed] and settled.landed[0][1].slot > 0
@@ -43,6 +44,7 @@ def test_a_nonce_entry_stays_pending_whatever_the_height_until_its_nonce_moves(t
     from yieldcli.chain.tx.nonce import build_on_nonce, create_nonce_instructions, fetch_nonce
 
     runtime = Runtime(tmp_path / "chain.json")
+    G = runtime.genesis_hash
     payer, account = Keypair(), Keypair()
     runtime.airdrop(payer.pubkey(), 1_000_000_000)
     journal = Journal(tmp_path / "in-flight.json")
@@ -59,12 +61,12 @@ def test_a_nonce_entry_stays_pending_whatever_the_height_until_its_nonce_moves(t
             )
             await rpc.send(sign_transaction(create, [payer, account]).transaction)
             nonce = await fetch_nonce(rpc, account.pubkey())
-            journal.add(new_entry(unseen, "G", None, "deposit", "w", str(account.pubkey()), str(nonce.nonce)))
+            journal.add(new_entry(unseen, G, None, "deposit", "w", str(account.pubkey()), str(nonce.nonce)))
             runtime.advance_slots(500)  # far past any blockhash: a nonce transaction does not care
-            held = await settle(journal, rpc, "G", "w")
+            held = await settle(journal, rpc, G, "w")
             # Another transaction uses the nonce: the journal's one can never land now.
             await rpc.send(sign_transaction(build_on_nonce([], payer.pubkey(), nonce), [payer]).transaction)
-            moved = await settle(journal, rpc, "G", "w")
+            moved = await settle(journal, rpc, G, "w")
             return held, moved
 
     with RpcServer(runtime) as server:
@@ -119,17 +121,18 @@ def test_a_record_whose_own_blockhash_is_still_valid_is_not_settled_as_expired(t
     # Its deadline came from a cached answer, behind its own: the height is past it, but the chain
     # still takes its blockhash, so it may land and stays open.
     runtime = Runtime(tmp_path / "chain.json")
+    G = runtime.genesis_hash
     with RpcServer(runtime) as server:
         runtime.advance_slots(10)
         own = runtime.latest_blockhash()
         height = runtime.advance_slots(3)
         unseen = str(Signature.new_unique())
         journal = Journal(tmp_path / "in-flight.json")
-        journal.add(new_entry(unseen, "G", height - 2, "deposit", "w", blockhash=str(own[0])))
+        journal.add(new_entry(unseen, G, height - 2, "deposit", "w", blockhash=str(own[0])))
 
         async def go():
             async with Rpc(server.url) as rpc:
-                return await settle(journal, rpc, "G", "w")
+                return await settle(journal, rpc, G, "w")
 
         settled = asyncio.run(go())
         assert [e.signature for e in settled.pending] == [unseen] and settled.expired == []
@@ -156,3 +159,23 @@ def test_the_same_rpc_serving_another_cluster_while_a_record_is_open_is_a_stop(t
         assert asyncio.run(go("http://127.0.0.1:1/other")).pending == []
     assert stop.value.kind == "tx.pending.earlier.cluster_changed" and stop.value.signature == sent
     assert [e.signature for e in journal.entries()] == [sent]  # kept
+
+
+def test_a_remembered_cluster_the_rpc_no_longer_serves_settles_nothing(tmp_path):
+    # The cluster named by the caller may come from memory (a day, for a public URL): before the
+    # chain's word settles a record, the RPC is asked which chain it serves now.
+    runtime = Runtime(tmp_path / "chain.json")
+    with RpcServer(runtime) as server:
+        height = runtime.advance_slots(10)
+        sent = str(Signature.new_unique())
+        journal = Journal(tmp_path / "in-flight.json")
+        journal.add(new_entry(sent, "remembered-genesis", height - 5, "deposit", "w"))  # here: "expired"
+
+        async def go():
+            async with Rpc(server.url) as rpc:
+                return await settle(journal, rpc, "remembered-genesis", "w", server.url)
+
+        with pytest.raises(TransactionPending) as stop:
+            asyncio.run(go())
+    assert stop.value.kind == "tx.pending.earlier.cluster_changed"
+    assert [e.signature for e in journal.entries()] == [sent]

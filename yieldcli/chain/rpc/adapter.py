@@ -366,12 +366,14 @@ class Rpc(RpcErrors):
     async def genesis_hash(self) -> str:
         """The cluster's identity; asked once, as it never changes (and remembered for the URL a while)."""
         known = self.known_genesis()
-        if known is not None:
-            return known
+        return known if known is not None else await self.genesis_hash_now()
+
+    async def genesis_hash_now(self) -> str:
+        """The cluster's identity as the RPC says it now, never from memory: before the chain's word
+        settles a transaction, the chain must be the one it was sent to (a provider may switch backends)."""
         value = await self.call("getGenesisHash")
         if not isinstance(value, str) or not value:
             raise RpcError(f"RPC {self.shown_url} answered getGenesisHash with something that is not a hash")
-
         remember(self.url, value)
         self._genesis = value
         return value

@@ -38,7 +38,13 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str, rpc_url:
         moved = [e for e in mine if e.cluster != cluster and e.rpc == key]
         if moved:
             raise cluster_changed(moved[0], cluster)
-    for entry in (e for e in mine if e.cluster == cluster):
+    open_here = [e for e in mine if e.cluster == cluster]
+    if open_here:
+        # The cluster named above may be remembered: the chain asked must be the records' own, asked now.
+        now = await rpc.genesis_hash_now()
+        if now != cluster:
+            raise cluster_changed(open_here[0], now)
+    for entry in open_here:
         witness = Witness(rpc, entry.signature, "confirmed")
         try:
             proven = await prove(witness, Lifetime.of_entry(entry))
@@ -68,15 +74,16 @@ async def prove(witness: Witness, lifetime: Lifetime) -> Confirmed | Failed | Ex
     return await witness.landed(status) if status.reached(witness.commitment) else None
 
 
-def cluster_changed(entry: InFlight, genesis: str) -> TransactionPending:
-    """The RPC an open record was sent through now reports another cluster."""
+def cluster_changed(entry: InFlight, genesis: str, *, sending: bool = True) -> TransactionPending:
+    """An open record's chain is not the one the RPC serves now (the same URL, switched backends)."""
     was = cluster_named(entry.cluster) or f"genesis hash {entry.cluster}"
     now = cluster_named(genesis) or f"genesis hash {genesis}"
+    then = "; not sending another until its fate is known" if sending else ""
     return with_signature(
         TransactionPending(
-            f"your earlier {entry.action} {entry.signature} was sent through this RPC while it served {was}; "
-            f"it now serves {now}. Not sending another until that transaction's fate is known",
-            hint=f"check it with `yield tx status {entry.signature}` against an RPC of {was}",
+            f"your {entry.action} {entry.signature} was sent on {was}; the RPC now serves {now}, whose word "
+            f"proves nothing of it{then}",
+            hint=f"check it with `yield tx status {entry.signature} --url URL` against an RPC of {was}",
             kind="tx.pending.earlier.cluster_changed",
         ),
         entry.signature,
@@ -137,6 +144,10 @@ async def transaction_status(rpc: Any, rpc_url: str, journal: Journal, signature
         entry = journal.find(signature)
     except ConfigError:
         usable = False
+    if entry is not None:
+        now = await rpc.genesis_hash_now()
+        if now != entry.cluster:  # sent on another chain than this RPC serves: nothing it says proves anything
+            raise cluster_changed(entry, now, sending=False)
     witness = Witness(rpc, signature, "processed")
     status = await witness.status()
     if status is None:
