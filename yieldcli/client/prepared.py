@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from yieldcli.chain.keys.keypairs import load_signer
-from yieldcli.chain.transact.engine import Hooks, complete
+from yieldcli.chain.transact.engine import Hooks
 from yieldcli.chain.transact.journal import Journal
 from yieldcli.chain.transact.outcomes import Signed
 from yieldcli.client import orders
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact.journal import Journal
     from yieldcli.chain.transact.outcomes import Outcome, Signed
     from yieldcli.chain.tx.review import Review
+    from yieldcli.client.driver import Rebuild
 
 S = TypeVar("S")  # what `.sign()` returns: Signed, or an awaitable of it
 Out = TypeVar("Out")  # what `.send()` returns: an Outcome, or an awaitable of it
@@ -115,9 +116,12 @@ class _Reviewed(Generic[S, Out]):
     """What a prepared transaction shows before anything is signed, and its signing and sending:
     written once, driven blocking or awaited by `_finish` (the same coroutine, `_outcome`)."""
 
-    def __init__(self, prepared: Prepared, landed: Outcome | None, settings: ChainSettings):
+    def __init__(
+        self, prepared: Prepared, landed: Outcome | None, settings: ChainSettings, rebuild: Rebuild | None = None
+    ):
         self._prepared = prepared
         self._settings = settings
+        self._rebuild = rebuild  # a write of the rows: built again when its blockhash passes before the yes
         self._landed = landed  # this exact transaction had landed before it was prepared: its outcome
 
     @property
@@ -180,6 +184,7 @@ class _Reviewed(Generic[S, Out]):
 
     async def _outcome(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc.adapter import Rpc
+        from yieldcli.client.driver import complete_or_rebuild
 
         if self._landed is not None and prepared.options.send:
             return self._landed
@@ -189,7 +194,7 @@ class _Reviewed(Generic[S, Out]):
         async with Rpc(
             self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment
         ) as rpc:
-            outcome = await complete(rpc, prepared, hooks, self._settings.journal())
+            outcome = await complete_or_rebuild(rpc, prepared, hooks, self._settings.journal(), self._rebuild)
         assert prepared.options.send or isinstance(outcome, Signed)
         return outcome
 

@@ -25,6 +25,7 @@ from yieldcli.chain.transact import checks
 from yieldcli.chain.transact.ask_ahead import ask_ahead_check_reads, ask_ahead_for
 from yieldcli.chain.transact.checks import message_of
 from yieldcli.chain.transact.consent import said_yes
+from yieldcli.chain.transact.lifetime import check_after_yes, lifetime_text
 from yieldcli.chain.transact.outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned, with_report
 from yieldcli.chain.transact.types import (
     Hooks,
@@ -179,8 +180,12 @@ async def _landed_already(
         return None  # unreachable: the simulation step says so, and the check runs again before any send
 
 
-async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None) -> Outcome:
-    """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature."""
+async def complete(
+    rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None, *, again: str = ""
+) -> Outcome:
+    """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature; a yes
+    given after the transaction's blockhash passed (or its nonce moved on) raises `ReviewExpired`.
+    `again`: what the question says first when it is asked of a transaction built again."""
     from yieldcli.chain.keys.sign import before_sign, sign_transaction
     from yieldcli.chain.tx.signatures import message_bytes
 
@@ -217,8 +222,14 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
         before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
-    if not await said_yes(hooks.confirm(f"{verb} this {prepared.request.noun}?", prepared)):
+    question = f"{again}{verb} this {prepared.request.noun}?"
+    if signing:  # how long it stays valid: a yes after that never signs (`check_after_yes`)
+        lifetime = await lifetime_text(rpc, tx, last_valid)
+        question += f" ({lifetime})" if lifetime else ""
+    if not await said_yes(hooks.confirm(question, prepared)):
         raise Declined("declined; nothing was signed", kind="declined")
+    if signing:
+        await check_after_yes(rpc, prepared, last_valid)
 
     signed = sign_transaction(tx, prepared.signers if signing else ())
     if signing and not signed.signed:
