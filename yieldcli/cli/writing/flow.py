@@ -290,6 +290,7 @@ def _hooks(
             cluster=cluster_name(session, prepared.rpc_url),
             prompting=prompting,
             full=session.options.verbose,
+            paged=prompting or not options.yes,  # --yes waits on no one: a pager would wait for a key
         )
 
     spinner = _Spinner(session, options.write.commitment)
