@@ -63,6 +63,9 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact.outcomes import (
         SentThenInterrupted as SentThenInterrupted,
     )
+    from yieldcli.chain.transact.lifetime import (
+        ReviewExpired as ReviewExpired,
+    )
     from yieldcli.chain.transact.outcomes import (
         Signed as Signed,
     )
@@ -149,6 +152,7 @@ _EXPORTS = {
     "Pending": "yieldcli.chain.transact.outcomes",
     "ConfirmationRequired": "yieldcli.chain.transact.outcomes",
     "SentThenInterrupted": "yieldcli.chain.transact.outcomes",
+    "ReviewExpired": "yieldcli.chain.transact.lifetime",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -11,17 +11,18 @@ same code serves both service clients.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.transact.engine import Hooks, Prepared, complete, prepare
+from yieldcli.chain.transact.engine import Hooks, Prepared, prepare
+from yieldcli.client.rebuild import Rebuild, complete_or_rebuild, raise_if_sent, rebuilder
 from yieldcli.client.writes import Handed, order_of
 
 if TYPE_CHECKING:
     from yieldcli.chain.keys.sign import Signer
     from yieldcli.chain.transact.engine import Obtain, TransactOptions, UserRequest
-    from yieldcli.chain.transact.journal import Journal
     from yieldcli.chain.transact.outcomes import Outcome
     from yieldcli.client.prepared import ChainSettings
     from yieldcli.client.writes import Write, WriteOptions
@@ -78,7 +79,7 @@ async def prepare_write(
     from yieldcli.chain.rpc.adapter import Rpc
 
     resolved = await ready(api, settings, what, write)
-    rebuild = None if isinstance(what, Handed) else rebuilder(settings, resolved)
+    rebuild = None if isinstance(what, Handed) else _rebuilder(settings, resolved)
     signing = settings.keypair is not None
     options = replace(resolved.options, sign=signing, send=False, landed_first=True)
     async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
@@ -115,63 +116,22 @@ async def run_write(
         )
         if not isinstance(prepared, Prepared):
             return prepared  # this exact transaction had landed before
-        rebuild = None if isinstance(what, Handed) else rebuilder(settings, resolved)
-        return await complete_or_rebuild(rpc, prepared, hooks, journal, rebuild)
+        rebuild = None if isinstance(what, Handed) else _rebuilder(settings, resolved)
+        outcome = await complete_or_rebuild(rpc, prepared, hooks, journal, rebuild)
+        if rpc is not None:
+            try:
+                await rpc.close()
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                raise_if_sent(outcome)  # the outcome was reached: its signature reaches the caller
+                raise
+        return outcome
     finally:
         if rpc is not None:
             await rpc.close()
 
 
-Rebuild = Callable[[Any, "TransactOptions"], Awaitable["Prepared | Outcome"]]  # (rpc, options) -> built again
-
-
-def rebuilder(settings: ChainSettings, resolved: Ready) -> Rebuild:
-    """How to build a write from an action's row again (the service asked anew), reviewed and checked
-    as the first one was; nothing signed."""
-
-    async def rebuild(rpc: Any, options: TransactOptions) -> Prepared | Outcome:
-        return await prepare(
-            rpc, settings.rpc_url, resolved.request, resolved.obtain, options, Hooks(), resolved.signers
-        )
-
-    return rebuild
-
-
-async def complete_or_rebuild(
-    rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None, rebuild: Rebuild | None
-) -> Outcome:
-    """Complete `prepared`; when the yes came after its blockhash passed (or its nonce moved on) and it
-    is a write of the rows (`rebuild`), build it again: doing the same, the question is asked once
-    more (never signed without a new yes); doing otherwise, refused, saying what changed. A
-    transaction handed over (`rebuild` None) ends in the error, with nothing signed."""
-    from yieldcli.chain.transact.lifetime import ReviewExpired, effect_changes
-    from yieldcli.chain.transact.outcomes import with_report
-    from yieldcli.errors import Refused
-
-    try:
-        return await complete(rpc, prepared, hooks, journal)
-    except ReviewExpired as expired:
-        if rebuild is None or rpc is None:
-            raise
-        hooks.log(f"built again: {expired.message}")
-        again = await rebuild(rpc, prepared.options)
-        if not isinstance(again, Prepared):
-            return again
-        changes = effect_changes(prepared.effect, again.effect)
-        if changes:
-            raise with_report(
-                Refused(
-                    "the transaction expired while it was reviewed, and the one built again does not do the "
-                    f"same: {'; '.join(changes)}; nothing was signed",
-                    hint="run the command again to review the new transaction",
-                    kind="refused.rebuilt.changed",
-                ),
-                again.result,
-                "refused",
-            ) from None
-        note = "It expired while it was reviewed; built again, it does the same. "
-        # The review was drawn already: the question is asked again, of the new transaction.
-        return await complete(rpc, again, replace(hooks, on_review=lambda _: None), journal, again=note)
+def _rebuilder(settings: ChainSettings, resolved: Ready) -> Rebuild:
+    return rebuilder(settings.rpc_url, resolved.request, resolved.obtain, resolved.signers)
 
 
 def drive(coroutine: Callable[[], Awaitable[Any]]) -> Any:

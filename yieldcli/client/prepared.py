@@ -20,6 +20,7 @@ from yieldcli.chain.transact.engine import Hooks
 from yieldcli.chain.transact.journal import Journal
 from yieldcli.chain.transact.outcomes import Signed
 from yieldcli.client import orders
+from yieldcli.client.rebuild import Rebuild, complete_or_rebuild, raise_if_sent
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 from yieldcli.trust import default_trust_path
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from yieldcli.chain.transact.journal import Journal
     from yieldcli.chain.transact.outcomes import Outcome, Signed
     from yieldcli.chain.tx.review import Review
-    from yieldcli.client.driver import Rebuild
 
 S = TypeVar("S")  # what `.sign()` returns: Signed, or an awaitable of it
 Out = TypeVar("Out")  # what `.send()` returns: an Outcome, or an awaitable of it
@@ -184,17 +184,21 @@ class _Reviewed(Generic[S, Out]):
 
     async def _outcome(self, prepared: Prepared, hooks: Hooks) -> Outcome:
         from yieldcli.chain.rpc.adapter import Rpc
-        from yieldcli.client.driver import complete_or_rebuild
 
         if self._landed is not None and prepared.options.send:
             return self._landed
         if not prepared.signers and not prepared.nothing_to_sign:
             # Prepared without a keypair: a review, signed by nobody here.
             prepared = replace(prepared, signers=[self._settings.need_keypair()])
-        async with Rpc(
-            self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment
-        ) as rpc:
-            outcome = await complete_or_rebuild(rpc, prepared, hooks, self._settings.journal(), self._rebuild)
+        outcome: Outcome | None = None
+        try:
+            async with Rpc(
+                self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment
+            ) as rpc:
+                outcome = await complete_or_rebuild(rpc, prepared, hooks, self._settings.journal(), self._rebuild)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise_if_sent(outcome)  # interrupted as the connection closed: the caller still gets the signature
+            raise
         assert prepared.options.send or isinstance(outcome, Signed)
         return outcome
 
@@ -257,7 +261,35 @@ def on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
     except RuntimeError:
         return asyncio.run(main())
     # Called from a running event loop (a notebook, an async application): on a thread of its own.
+    return _on_a_thread(main)
+
+
+def _on_a_thread(main: Callable[[], Awaitable[Any]]) -> Any:
+    """`main()` on a loop of a thread of its own. Ctrl-C in the calling thread (a notebook's interrupt)
+    cancels it there and waits for how it ended: a send in flight ends in `SentThenInterrupted` with
+    its signature, which the caller gets, never a bare KeyboardInterrupt while the send goes on."""
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result()
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
+
+    async def tracked() -> Any:
+        task = asyncio.current_task()
+        assert task is not None  # run by asyncio.run
+        running.append((asyncio.get_running_loop(), task))
+        return await main()
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="yieldcli-loop")
+    future = pool.submit(asyncio.run, tracked())
+    try:
+        while True:
+            try:
+                return future.result()
+            except KeyboardInterrupt:
+                if future.done():
+                    raise
+                for loop, task in running:
+                    loop.call_soon_threadsafe(task.cancel)
+            except asyncio.CancelledError:
+                raise KeyboardInterrupt from None  # cancelled before anything was sent
+    finally:
+        pool.shutdown(wait=False)

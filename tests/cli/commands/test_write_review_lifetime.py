@@ -9,17 +9,22 @@ import json
 import re
 import struct
 import termios
+import time
 
 from tests.cli.test_prompts import Terminal
 from tests.conftest import usdc_position
+from yieldcli.chain.transact.lifetime import QUICK_YES_SECONDS
 
 UNIT = 1_000_000  # 1 USDC in base units
 LIFETIME = re.compile(rb"Sign and send this deposit\? \(valid for about (\d+) s, until block height ([\d,]+)\)")
 
 
 def _past_its_blockhash(sandbox) -> None:
-    """The chain moves past the last block height at which the transaction on screen could land."""
+    """The chain moves past the last block height at which the transaction on screen could land, and
+    the person answers late (a yes within a second of the question, with the lifetime it showed, is
+    not asked about again: that many blocks cannot pass in a second)."""
     sandbox.runtime.advance_slots(sandbox.runtime.blockhash_window + 2)
+    time.sleep(QUICK_YES_SECONDS + 0.2)
 
 
 def test_a_yes_after_the_blockhash_passed_builds_the_deposit_again_and_asks_once_more(chain, chain_env, sandbox):

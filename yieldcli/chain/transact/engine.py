@@ -15,6 +15,7 @@ or both at once with `run` (`hooks.on_review` sees the review before any refusal
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -222,14 +223,16 @@ async def complete(
         before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
-    question = f"{again}{verb} this {prepared.request.noun}?"
+    question, blocks_left = f"{again}{verb} this {prepared.request.noun}?", None
     if signing:  # how long it stays valid: a yes after that never signs (`check_after_yes`)
-        lifetime = await lifetime_text(rpc, tx, last_valid)
+        lifetime, blocks_left = await lifetime_text(rpc, tx, last_valid)
         question += f" ({lifetime})" if lifetime else ""
+    asked_at = time.monotonic()
     if not await said_yes(hooks.confirm(question, prepared)):
         raise Declined("declined; nothing was signed", kind="declined")
     if signing:
-        await check_after_yes(rpc, prepared, last_valid)
+        answered_in = time.monotonic() - asked_at
+        await check_after_yes(rpc, prepared, last_valid, answered_in=answered_in, blocks_left=blocks_left)
 
     signed = sign_transaction(tx, prepared.signers if signing else ())
     if signing and not signed.signed:

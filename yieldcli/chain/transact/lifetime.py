@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from yieldcli.chain.transact.checks import message_of
+from yieldcli.chain.transact.journal import MS_PER_BLOCK, about
+from yieldcli.chain.tx.nonce import nonce_lifetime, nonce_moved_on
 from yieldcli.errors import TransactionExpired
 
 if TYPE_CHECKING:
@@ -33,29 +36,36 @@ class ReviewExpired(TransactionExpired):
     prepared: Prepared | None = None  # what was reviewed: a write is built again and compared with it
 
 
-async def lifetime_text(rpc: Any, tx: VersionedTransaction, last_valid: int | None) -> str | None:
-    """What the question says about how long the transaction stays valid; None when not known (no RPC)."""
-    from yieldcli.chain.transact.checks import message_of
-    from yieldcli.chain.transact.journal import MS_PER_BLOCK, about
-    from yieldcli.chain.tx.nonce import nonce_lifetime
+# A yes this quick, with this many blocks left when the question was asked, needs no question to the
+# RPC: blocks come once a slot (about 400 ms), so 40 of them cannot pass within a second. Anything
+# slower (a person reading) or closer to the end is asked about (`check_after_yes`).
+QUICK_YES_SECONDS = 1.0
+QUICK_YES_BLOCKS_LEFT = 40
 
+
+async def lifetime_text(rpc: Any, tx: VersionedTransaction, last_valid: int | None) -> tuple[str | None, int | None]:
+    """What the question says about how long the transaction stays valid (None when not known: no
+    RPC), and the blocks it has left (None for a durable nonce, or not known)."""
     lifetime = nonce_lifetime(message_of(tx))
     if lifetime is not None:
-        return f"valid until its durable nonce (account {lifetime.account}) moves on"
+        return f"valid until its durable nonce (account {lifetime.account}) moves on", None
     if rpc is None or last_valid is None:
-        return None
+        return None, None
     height = await rpc.block_height("processed")  # asked ahead with the first exchange (`ask_ahead_for`)
     left = max(last_valid - height, 0)
-    return f"valid for {about(left * MS_PER_BLOCK)}, until block height {last_valid:,}"
+    return f"valid for {about(left * MS_PER_BLOCK)}, until block height {last_valid:,}", left
 
 
-async def check_after_yes(rpc: Any, prepared: Prepared, last_valid: int | None) -> None:
+async def check_after_yes(
+    rpc: Any, prepared: Prepared, last_valid: int | None, *, answered_in: float, blocks_left: int | None
+) -> None:
     """Raise `ReviewExpired` when the transaction's own blockhash is no longer valid (or its durable
-    nonce moved on) now that the person said yes: it is never signed then."""
-    from yieldcli.chain.transact.checks import message_of
-    from yieldcli.chain.tx.nonce import nonce_lifetime, nonce_moved_on
-
+    nonce moved on) now that the person said yes: it is never signed then. A yes given within
+    `QUICK_YES_SECONDS` of a question asked with `QUICK_YES_BLOCKS_LEFT` blocks or more left (`--yes`,
+    a script's callback) cannot come after the blockhash passed: not asked again."""
     if rpc is None:
+        return
+    if blocks_left is not None and blocks_left >= QUICK_YES_BLOCKS_LEFT and answered_in < QUICK_YES_SECONDS:
         return
     tx = prepared.transaction
     lifetime = nonce_lifetime(message_of(tx))
