@@ -18,8 +18,15 @@ DEPOSIT = ("deposit", "--asset", "USDC", "--amount", "1", "--send", "--yes", "-o
 def _full_stderr(env, *args, timeout=120):
     """`yield ARGS 2>/dev/full`: its exit code and stdout."""
     with open("/dev/full", "w") as full:
-        done = subprocess.run([YIELD, *args], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=full, text=True, timeout=timeout)
+        done = subprocess.run(
+            [YIELD, *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=full,
+            text=True,
+            timeout=timeout,
+        )
     return done.returncode, done.stdout
 
 

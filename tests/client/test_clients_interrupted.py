@@ -59,10 +59,19 @@ def _held(sandbox, timeout=60.0) -> str:
 @pytest.mark.parametrize("shape", ["script", "notebook"])
 def test_sigint_after_the_send_raises_sent_then_interrupted_with_its_signature(sandbox, journal, shape):
     sandbox.runtime.set_fault("pending", count=1)
-    env = {**os.environ, "T_API": sandbox.url, "T_KEY": sandbox.api_key, "T_RPC": sandbox.rpc_url,
-           "T_JOURNAL": str(journal)}
+    env = {
+        **os.environ,
+        "T_API": sandbox.url,
+        "T_KEY": sandbox.api_key,
+        "T_RPC": sandbox.rpc_url,
+        "T_JOURNAL": str(journal),
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-c", SCRIPT, shape], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-c", SCRIPT, shape],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     signature = _held(sandbox)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.transact.engine import Hooks, Prepared, prepare
+from yieldcli.client.prepared import on_loop
 from yieldcli.client.rebuild import Rebuild, complete_or_rebuild, raise_if_sent, rebuilder
 from yieldcli.client.writes import Handed, order_of
 
@@ -136,6 +137,4 @@ def _rebuilder(settings: ChainSettings, resolved: Ready) -> Rebuild:
 
 def drive(coroutine: Callable[[], Awaitable[Any]]) -> Any:
     """A coroutine of this module run to its end from blocking code."""
-    from yieldcli.client.prepared import on_loop
-
     return on_loop(coroutine)

@@ -30,9 +30,7 @@ if TYPE_CHECKING:
 Rebuild = Callable[[Any, "TransactOptions"], Awaitable["Prepared | Outcome"]]  # (rpc, options) -> built again
 
 
-def rebuilder(
-    rpc_url: str, request: UserRequest, obtain: Obtain, signers: Callable[[], Sequence[Signer]]
-) -> Rebuild:
+def rebuilder(rpc_url: str, request: UserRequest, obtain: Obtain, signers: Callable[[], Sequence[Signer]]) -> Rebuild:
     """How to build a write from an action's row again (the service asked anew), reviewed and checked
     as the first one was; nothing signed."""
 

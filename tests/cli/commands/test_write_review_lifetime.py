@@ -78,9 +78,7 @@ def test_a_transaction_handed_over_whose_blockhash_passed_in_review_ends_in_exit
     path = tmp_path / "unsigned.json"
     path.write_text(made.stdout)
     before = usdc_position(chain)
-    term = Terminal(
-        "tx", "send", str(path), "--expect", "deposit:USDC:1", "-o", "json", env=chain_env
-    )
+    term = Terminal("tx", "send", str(path), "--expect", "deposit:USDC:1", "-o", "json", env=chain_env)
     term.expect("(valid for about")
     term.expect("[y/N]")
     _past_its_blockhash(sandbox)

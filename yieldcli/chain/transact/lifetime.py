@@ -14,9 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.transact.checks import message_of
 from yieldcli.chain.transact.journal import MS_PER_BLOCK, about
-from yieldcli.chain.tx.nonce import nonce_lifetime, nonce_moved_on
 from yieldcli.errors import TransactionExpired
 
 if TYPE_CHECKING:
@@ -46,6 +44,9 @@ QUICK_YES_BLOCKS_LEFT = 40
 async def lifetime_text(rpc: Any, tx: VersionedTransaction, last_valid: int | None) -> tuple[str | None, int | None]:
     """What the question says about how long the transaction stays valid (None when not known: no
     RPC), and the blocks it has left (None for a durable nonce, or not known)."""
+    from yieldcli.chain.transact.checks import message_of
+    from yieldcli.chain.tx.nonce import nonce_lifetime
+
     lifetime = nonce_lifetime(message_of(tx))
     if lifetime is not None:
         return f"valid until its durable nonce (account {lifetime.account}) moves on", None
@@ -63,6 +64,9 @@ async def check_after_yes(
     nonce moved on) now that the person said yes: it is never signed then. A yes given within
     `QUICK_YES_SECONDS` of a question asked with `QUICK_YES_BLOCKS_LEFT` blocks or more left (`--yes`,
     a script's callback) cannot come after the blockhash passed: not asked again."""
+    from yieldcli.chain.transact.checks import message_of
+    from yieldcli.chain.tx.nonce import nonce_lifetime, nonce_moved_on
+
     if rpc is None:
         return
     if blocks_left is not None and blocks_left >= QUICK_YES_BLOCKS_LEFT and answered_in < QUICK_YES_SECONDS:
