@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from yieldcli.api.models import (
         YieldRecord as YieldRecord,
     )
+    from yieldcli.chain.transact.lifetime import (
+        ReviewExpired as ReviewExpired,
+    )
     from yieldcli.chain.transact.outcomes import (
         ConfirmationRequired as ConfirmationRequired,
     )
@@ -62,9 +65,6 @@ if TYPE_CHECKING:
     )
     from yieldcli.chain.transact.outcomes import (
         SentThenInterrupted as SentThenInterrupted,
-    )
-    from yieldcli.chain.transact.lifetime import (
-        ReviewExpired as ReviewExpired,
     )
     from yieldcli.chain.transact.outcomes import (
         Signed as Signed,
