@@ -32,7 +32,8 @@ def test_a_deposit_is_prepared_checked_sent_and_confirmed(wallet, sandbox, journ
     asked = Asked(True)
     outcome = prepared.send(confirm=asked)
     assert isinstance(outcome, Confirmed) and outcome.status == "confirmed"
-    assert asked.questions == ["Sign and send this deposit?"] and asked.effects[0].ok
+    assert len(asked.questions) == 1 and asked.effects[0].ok
+    assert asked.questions[0].startswith("Sign and send this deposit? (valid for about ")
     assert landed(sandbox, outcome.signature).err is None
     assert before - usdc_balance(sandbox) == 1_500_000  # exactly 1.5 USDC, in base units
     assert journal_entries(journal) == []  # settled: nothing left in flight

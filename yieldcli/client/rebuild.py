@@ -68,7 +68,7 @@ async def complete_or_rebuild(
                 again.result,
                 "refused",
             ) from None
-        note = "It expired while it was reviewed; built again, it does the same. "
+        note = "It expired while it was reviewed; built again, it does the same.\n"
         # The review was drawn already: the question is asked again, of the new transaction.
         return await complete(rpc, again, replace(hooks, on_review=lambda _: None), journal, again=note)
 
