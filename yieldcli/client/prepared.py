@@ -285,7 +285,7 @@ def _on_a_thread(main: Callable[[], Awaitable[Any]]) -> Any:
             try:
                 return future.result()
             except KeyboardInterrupt:
-                if future.done():
+                if future.done() or future.cancel():  # ended, or never started: nothing was sent
                     raise
                 for loop, task in running:
                     loop.call_soon_threadsafe(task.cancel)
