@@ -212,7 +212,8 @@ def _outcome_unread(session: Session, outcome: Outcome) -> bool:
         session.env.stderr.flush()
     except (OSError, ValueError):
         return False  # no one reads stderr either: the record stays for the next send to report
-    return True
+    # A stderr that failed is written to nowhere from then on (`yieldcli.cli.closed_stderr`): not told.
+    return not getattr(session.env.stderr, "lost", False)
 
 
 def _prompts(session: Session, options: TxOptions, prepared: Prepared) -> bool:
