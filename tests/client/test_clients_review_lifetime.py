@@ -62,3 +62,52 @@ def test_a_transaction_handed_over_whose_blockhash_passed_raises_review_expired(
     assert error.block_height > error.last_valid_block_height
     assert "passed while it was reviewed" in error.message and "nothing was signed" in error.message
     assert usdc_balance(sandbox) == before
+
+
+def _advance_nonce(sandbox, nonce: str) -> None:
+    """Move the durable nonce on (its authority, the demo wallet, advances it) on the sandbox's chain."""
+    from solders.hash import Hash
+    from solders.message import MessageV0
+    from solders.pubkey import Pubkey
+    from solders.system_program import AdvanceNonceAccountParams, advance_nonce_account
+    from solders.transaction import VersionedTransaction
+
+    from yieldcli.sandbox.demo import demo_keypair
+
+    authority = demo_keypair()
+    advance = advance_nonce_account(
+        AdvanceNonceAccountParams(nonce_pubkey=Pubkey.from_string(nonce), authorized_pubkey=authority.pubkey())
+    )
+    blockhash, _ = sandbox.runtime.latest_blockhash()
+    message = MessageV0.try_compile(authority.pubkey(), [advance], [], Hash.from_string(blockhash))
+    sandbox.runtime.advance_slots(1)  # the nonce takes a newer blockhash than the one it holds
+    assert sandbox.runtime.send_transaction(VersionedTransaction(message, [authority])).record is not None
+
+
+def test_a_deposit_whose_durable_nonce_moved_on_during_the_review_is_built_again_on_its_new_value(
+    wallet, sandbox, chain
+):
+    created = chain("nonce", "create", "--authority", str(wallet_pubkey()), "--yes", "-o", "json")
+    assert created.code == 0, created.stderr
+    nonce = created.json()["address"]
+    before = usdc_balance(sandbox)
+    prepared = wallet.deposit("USDC", Decimal("1"), nonce=nonce)
+    asked: list[str] = []
+
+    def confirm(text, review):
+        asked.append(text)
+        if len(asked) == 1:
+            _advance_nonce(sandbox, nonce)  # another use of the nonce while the person reads
+        return True
+
+    outcome = prepared.send(confirm=confirm)
+    assert isinstance(outcome, Confirmed), outcome.result
+    assert asked[0] == "Sign and send this deposit? (valid until its durable nonce moves on)"
+    assert asked[1].startswith("It expired while it was reviewed; built again, it does the same.\n")
+    assert len(asked) == 2 and before - usdc_balance(sandbox) == 1_000_000
+
+
+def wallet_pubkey():
+    from yieldcli.sandbox.demo import demo_keypair
+
+    return demo_keypair().pubkey()
