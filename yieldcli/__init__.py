@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from yieldcli.api.models import (
         YieldRecord as YieldRecord,
     )
+    from yieldcli.chain.transact.lifetime import (
+        ReviewExpired as ReviewExpired,
+    )
     from yieldcli.chain.transact.outcomes import (
         ConfirmationRequired as ConfirmationRequired,
     )
@@ -149,6 +152,7 @@ _EXPORTS = {
     "Pending": "yieldcli.chain.transact.outcomes",
     "ConfirmationRequired": "yieldcli.chain.transact.outcomes",
     "SentThenInterrupted": "yieldcli.chain.transact.outcomes",
+    "ReviewExpired": "yieldcli.chain.transact.lifetime",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -116,7 +116,7 @@ def test_a_new_action_is_one_row_and_runs_on_every_face(sandbox, run, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     question, answer = proc.stdout.splitlines()[-2:]
-    assert question == "Sign and send this top-up?"
+    assert question.startswith("Sign and send this top-up? (valid for about ")
     assert json.loads(answer) == {"differences": [], "status": "Confirmed"}
     assert usdc_position(chain) == before + 2 * UNIT
 

@@ -16,7 +16,7 @@ from tests.cli.commands.test_write_intent import amount_changed
 from tests.cli.stand_in import StandIn, decompile, recompile
 from tests.conftest import writing_client
 from tests.library.wallet import Asked, async_wallet, journal_entries, landed, usdc_balance
-from yieldcli import ConfirmationRequired, Confirmed, Declined, Refused
+from yieldcli import ConfirmationRequired, Confirmed, Declined, Refused, SentThenInterrupted
 from yieldcli.sandbox.demo import DEMO_WALLET
 
 # The sandbox these tests were written against: enough positions for many pages.
@@ -32,7 +32,8 @@ def test_a_deposit_is_prepared_checked_sent_and_confirmed(wallet, sandbox, journ
     asked = Asked(True)
     outcome = prepared.send(confirm=asked)
     assert isinstance(outcome, Confirmed) and outcome.status == "confirmed"
-    assert asked.questions == ["Sign and send this deposit?"] and asked.effects[0].ok
+    assert len(asked.questions) == 1 and asked.effects[0].ok
+    assert asked.questions[0].startswith("Sign and send this deposit? (valid for about ")
     assert landed(sandbox, outcome.signature).err is None
     assert before - usdc_balance(sandbox) == 1_500_000  # exactly 1.5 USDC, in base units
     assert journal_entries(journal) == []  # settled: nothing left in flight
@@ -189,9 +190,10 @@ def test_a_send_interrupted_before_its_outcome_is_returned_keeps_its_record(wall
     before = usdc_balance(sandbox)
     prepared = wallet.deposit("USDC", Decimal("1"))
     monkeypatch.setattr(Rpc, "close", close_then_ctrl_c)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SentThenInterrupted) as interrupted:  # never a bare KeyboardInterrupt: it names the send
         prepared.send(confirm=Asked(True))
     monkeypatch.undo()
+    assert interrupted.value.signature == journal_entries(journal)[0].signature
     assert before - usdc_balance(sandbox) == 1_000_000 and len(journal_entries(journal)) == 1
     with pytest.raises(Refused, match="landed"):
         wallet.deposit("USDC", Decimal("1")).send(confirm=Asked(True))

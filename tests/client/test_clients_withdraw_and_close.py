@@ -25,12 +25,14 @@ def test_withdraw_everything_from_an_async_application_then_close_the_account(wa
     withdrawal_asked = Asked(True)
     withdrawn = asyncio.run(withdraw_in_a_running_loop())
     assert isinstance(withdrawn, Confirmed)
-    assert withdrawal_asked.questions == ["Sign and send this withdrawal?"]
+    assert len(withdrawal_asked.questions) == 1
+    assert withdrawal_asked.questions[0].startswith("Sign and send this withdrawal? (valid for about ")
     assert usdc_balance(sandbox) - before >= 2_990_000  # the position back, less at most the withdrawal fee
 
     closing = wallet.close_account("USDC")
     assert closing.effect.ok and closing.effect.summary.startswith("close the USDC fund account")
     asked = Asked(True)
     assert isinstance(closing.send(confirm=asked), Confirmed)
-    assert asked.questions == ["Sign and send this account closing?"]
+    assert len(asked.questions) == 1
+    assert asked.questions[0].startswith("Sign and send this account closing? (valid for about ")
     assert journal_entries(journal) == []

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 from typer.core import TyperGroup
 
+from yieldcli.cli.closed_stderr import sturdy
 from yieldcli.cli.render.formats import FORMATS, MODES_TEXT
 from yieldcli.cli.render.text import wrapped
 from yieldcli.errors import ExitCode
@@ -255,6 +256,7 @@ def main(argv: Optional[list[str]] = None) -> None:
 
     protect(sys.stdout)
     protect(sys.stderr)
+    sys.stderr = sturdy(sys.stderr)  # full or gone (ENOSPC, EIO, EPIPE): treated as closed, the run goes on
     global _STDERR_COLOR
     _STDERR_COLOR = _stderr_color(args)
     debug = "--debug" in args
@@ -374,8 +376,8 @@ def _fail(exc: BaseException, debug: bool, described: "Described", args: list[st
     try:
         sys.stderr.write(text)
         sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        pass
+    except (OSError, ValueError):
+        pass  # no one can read it: the exit code still says how the run ended
     sys.exit(int(described.code))
 
 

@@ -11,11 +11,14 @@ same code serves both service clients.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.transact.engine import Hooks, Prepared, prepare, run
+from yieldcli.chain.transact.engine import Hooks, Prepared, prepare
+from yieldcli.client.prepared import on_loop
+from yieldcli.client.rebuild import Rebuild, complete_or_rebuild, raise_if_sent, rebuilder
 from yieldcli.client.writes import Handed, order_of
 
 if TYPE_CHECKING:
@@ -70,13 +73,14 @@ def _ready_order(api: Any, settings: ChainSettings, order: Any, write: WriteOpti
 
 async def prepare_write(
     api: Any, settings: ChainSettings, what: Write | Handed, write: WriteOptions
-) -> tuple[Prepared, Outcome | None, ChainSettings]:
+) -> tuple[Prepared, Outcome | None, ChainSettings, Rebuild | None]:
     """Review, simulate and check, for a library caller that signs or sends later: with a keypair the
     signers are checked now (nothing is signed), without one it is a review; this exact transaction
     having landed already is looked for first, as `yield tx send` does, and is then its outcome."""
     from yieldcli.chain.rpc.adapter import Rpc
 
     resolved = await ready(api, settings, what, write)
+    rebuild = None if isinstance(what, Handed) else _rebuilder(settings, resolved)
     signing = settings.keypair is not None
     options = replace(resolved.options, sign=signing, send=False, landed_first=True)
     async with Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) as rpc:
@@ -85,14 +89,14 @@ async def prepare_write(
             rpc, settings.rpc_url, resolved.request, resolved.obtain, options, Hooks(), resolved.signers, journal
         )
         if isinstance(found, Prepared):
-            return found, None, settings
+            return found, None, settings, rebuild
         # Landed before: no simulation (it would fail for that alone); the review is still shown.
         unsimulated = replace(options, simulate=False, landed_first=False)
         again = await prepare(
             rpc, settings.rpc_url, resolved.request, resolved.obtain, unsimulated, Hooks(), resolved.signers
         )
         assert isinstance(again, Prepared)  # without a journal, prepare never looks for a landing
-        return again, found, settings
+        return again, found, settings, rebuild
 
 
 async def run_write(
@@ -106,24 +110,31 @@ async def run_write(
     options = resolved.options
     use_rpc = resolved.needs_rpc or options.simulate or options.sign or options.send or options.priority_fee is not None
     rpc = Rpc(settings.rpc_url, timeout=settings.timeout, commitment=options.commitment) if use_rpc else None
+    journal = settings.journal()
     try:
-        return await run(
-            rpc,
-            settings.rpc_url,
-            resolved.request,
-            resolved.obtain,
-            options,
-            hooks,
-            resolved.signers,
-            settings.journal(),
+        prepared = await prepare(
+            rpc, settings.rpc_url, resolved.request, resolved.obtain, options, hooks, resolved.signers, journal
         )
+        if not isinstance(prepared, Prepared):
+            return prepared  # this exact transaction had landed before
+        rebuild = None if isinstance(what, Handed) else _rebuilder(settings, resolved)
+        outcome = await complete_or_rebuild(rpc, prepared, hooks, journal, rebuild)
+        if rpc is not None:
+            try:
+                await rpc.close()
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                raise_if_sent(outcome)  # the outcome was reached: its signature reaches the caller
+                raise
+        return outcome
     finally:
         if rpc is not None:
             await rpc.close()
 
 
+def _rebuilder(settings: ChainSettings, resolved: Ready) -> Rebuild:
+    return rebuilder(settings.rpc_url, resolved.request, resolved.obtain, resolved.signers)
+
+
 def drive(coroutine: Callable[[], Awaitable[Any]]) -> Any:
     """A coroutine of this module run to its end from blocking code."""
-    from yieldcli.client.prepared import on_loop
-
     return on_loop(coroutine)

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from yieldcli.chain.keys.keypairs import load_signer
-from yieldcli.chain.transact.engine import Hooks, complete
+from yieldcli.chain.transact.engine import Hooks
 from yieldcli.chain.transact.journal import Journal
 from yieldcli.chain.transact.outcomes import Signed
 from yieldcli.client import orders
+from yieldcli.client.rebuild import Rebuild, complete_or_rebuild, raise_if_sent
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError
 from yieldcli.trust import default_trust_path
@@ -115,9 +116,12 @@ class _Reviewed(Generic[S, Out]):
     """What a prepared transaction shows before anything is signed, and its signing and sending:
     written once, driven blocking or awaited by `_finish` (the same coroutine, `_outcome`)."""
 
-    def __init__(self, prepared: Prepared, landed: Outcome | None, settings: ChainSettings):
+    def __init__(
+        self, prepared: Prepared, landed: Outcome | None, settings: ChainSettings, rebuild: Rebuild | None = None
+    ):
         self._prepared = prepared
         self._settings = settings
+        self._rebuild = rebuild  # a write of the rows: built again when its blockhash passes before the yes
         self._landed = landed  # this exact transaction had landed before it was prepared: its outcome
 
     @property
@@ -186,10 +190,15 @@ class _Reviewed(Generic[S, Out]):
         if not prepared.signers and not prepared.nothing_to_sign:
             # Prepared without a keypair: a review, signed by nobody here.
             prepared = replace(prepared, signers=[self._settings.need_keypair()])
-        async with Rpc(
-            self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment
-        ) as rpc:
-            outcome = await complete(rpc, prepared, hooks, self._settings.journal())
+        outcome: Outcome | None = None
+        try:
+            async with Rpc(
+                self._settings.rpc_url, timeout=self._settings.timeout, commitment=prepared.options.commitment
+            ) as rpc:
+                outcome = await complete_or_rebuild(rpc, prepared, hooks, self._settings.journal(), self._rebuild)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise_if_sent(outcome)  # interrupted as the connection closed: the caller still gets the signature
+            raise
         assert prepared.options.send or isinstance(outcome, Signed)
         return outcome
 
@@ -252,7 +261,35 @@ def on_loop(run: Callable[[], Awaitable[Any]]) -> Any:
     except RuntimeError:
         return asyncio.run(main())
     # Called from a running event loop (a notebook, an async application): on a thread of its own.
+    return _on_a_thread(main)
+
+
+def _on_a_thread(main: Callable[[], Awaitable[Any]]) -> Any:
+    """`main()` on a loop of a thread of its own. Ctrl-C in the calling thread (a notebook's interrupt)
+    cancels it there and waits for how it ended: a send in flight ends in `SentThenInterrupted` with
+    its signature, which the caller gets, never a bare KeyboardInterrupt while the send goes on."""
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result()
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
+
+    async def tracked() -> Any:
+        task = asyncio.current_task()
+        assert task is not None  # run by asyncio.run
+        running.append((asyncio.get_running_loop(), task))
+        return await main()
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="yieldcli-loop")
+    future = pool.submit(asyncio.run, tracked())
+    try:
+        while True:
+            try:
+                return future.result()
+            except KeyboardInterrupt:
+                if future.done() or future.cancel():  # ended, or never started: nothing was sent
+                    raise
+                for loop, task in running:
+                    loop.call_soon_threadsafe(task.cancel)
+            except asyncio.CancelledError:
+                raise KeyboardInterrupt from None  # cancelled before anything was sent
+    finally:
+        pool.shutdown(wait=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -65,7 +66,13 @@ def test_the_review_comes_before_the_question_and_the_wait_after_it(sandbox, jou
     events: list = []
     outcome = deposit(sandbox, journal, TransactOptions(send=True), events)
     assert isinstance(outcome, Confirmed)
-    assert events[:2] == [("review", True), ("confirm", "Sign and send this deposit?")]
+    assert events[0] == ("review", True)
+    kind, question = events[1]
+    # The question says how long the transaction stays valid: about 150 blocks of 400 ms at most.
+    assert kind == "confirm" and re.fullmatch(r"Sign and send this deposit\? \(valid for about (\d+) s\)", question), (
+        question
+    )
+    assert 0 < int(re.search(r"about (\d+) s", question).group(1)) <= 61
     assert ("progress", "waiting") in events[2:] and not any(kind == "warn" for kind, _ in events)
 
 

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.skipif(
     not TMUX, reason="tmux is not installed (the README's test command installs it as root)"
 )
 
-PROMPT = "Sign and send this deposit? [y/N]:"
+PROMPT = "Sign and send this deposit? (valid for about "  # then how long, and [y/N]
 
 
 def at_the_prompt(tmp_path, flags: str = "", height: int = 120):

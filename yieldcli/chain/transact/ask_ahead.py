@@ -39,6 +39,8 @@ def ask_ahead_for(rpc: Any, to_review: TransactionToReview, options: TransactOpt
     if to_review.last_valid_block_height is None:  # the deadline (`deadline_for`)
         calls.append(("isBlockhashValid", [blockhash, {"commitment": rpc.commitment}]))
         calls.append(("getLatestBlockhash", [{"commitment": rpc.commitment}]))
+    # The height the question before signing measures the transaction's lifetime from (`lifetime_text`).
+    calls.append(("getBlockHeight", [{"commitment": "processed"}]))
     rpc.ask_ahead(calls)
 
 

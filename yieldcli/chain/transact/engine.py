@@ -15,6 +15,7 @@ or both at once with `run` (`hooks.on_review` sees the review before any refusal
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from yieldcli.chain.transact import checks
 from yieldcli.chain.transact.ask_ahead import ask_ahead_check_reads, ask_ahead_for
 from yieldcli.chain.transact.checks import message_of
 from yieldcli.chain.transact.consent import said_yes
+from yieldcli.chain.transact.lifetime import check_after_yes, lifetime_text
 from yieldcli.chain.transact.outcomes import ConfirmationRequired, Outcome, Result, Signed, Unsigned, with_report
 from yieldcli.chain.transact.types import (
     Hooks,
@@ -181,8 +183,12 @@ async def _landed_already(
         return None  # unreachable: the simulation step says so, and the check runs again before any send
 
 
-async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None) -> Outcome:
-    """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature."""
+async def complete(
+    rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal | None = None, *, again: str = ""
+) -> Outcome:
+    """Guard, confirm, sign, and (when asked) send and wait. Refusals raise before any signature; a yes
+    given after the transaction's blockhash passed (or its nonce moved on) raises `ReviewExpired`.
+    `again`: what the question says first when it is asked of a transaction built again."""
     from yieldcli.chain.keys.sign import before_sign, sign_transaction
     from yieldcli.chain.tx.signatures import message_bytes
 
@@ -219,8 +225,16 @@ async def complete(rpc: Any, prepared: Prepared, hooks: Hooks, journal: Journal 
         before_sign(prepared.signers, message_bytes(tx))
     if hooks.confirm is None:
         raise ConfirmationRequired("nothing was signed: signing needs a confirm callback that says yes")
-    if not await said_yes(hooks.confirm(f"{verb} this {prepared.request.noun}?", prepared)):
+    question, blocks_left = f"{again}{verb} this {prepared.request.noun}?", None
+    if signing:  # how long it stays valid: a yes after that never signs (`check_after_yes`)
+        lifetime, blocks_left = await lifetime_text(rpc, tx, last_valid)
+        question += f" ({lifetime})" if lifetime else ""
+    asked_at = time.monotonic()
+    if not await said_yes(hooks.confirm(question, prepared)):
         raise Declined("declined; nothing was signed", kind="declined")
+    if signing:
+        answered_in = time.monotonic() - asked_at
+        await check_after_yes(rpc, prepared, last_valid, answered_in=answered_in, blocks_left=blocks_left)
 
     signed = sign_transaction(tx, prepared.signers if signing else ())
     if signing and not signed.signed:

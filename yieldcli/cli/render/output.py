@@ -117,12 +117,13 @@ class Output:
         if self.format.for_people:
             show()
 
-    def before_prompt(self, paint: Callable[[Console], None], *, prompting: bool) -> None:
+    def before_prompt(self, paint: Callable[[Console], None], *, prompting: bool, paged: bool = True) -> None:
         """What a person reads before deciding (a transaction's review), drawn with rich: on stdout in
         a table (through the pager when longer than the screen); in the machine formats, whose stdout
-        is the script's, on stderr when a prompt follows and not at all otherwise."""
+        is the script's, on stderr when a prompt follows and not at all otherwise. `paged` False (--yes):
+        never through the pager, which would wait for a person no one asked for."""
         if self.format.for_people:
-            self.draw(paint)  # paged like a read when longer than the screen, all read before the prompt
+            self.draw(paint, paged=paged)  # paged like a read when longer than the screen, read before the prompt
             return
         if not prompting:
             return
@@ -166,7 +167,7 @@ class Output:
             progress.close()
         return held
 
-    def draw(self, paint: Callable[[Console], None]) -> None:
+    def draw(self, paint: Callable[[Console], None], *, paged: bool = True) -> None:
         """Draw with rich: straight to stdout when piped; on a terminal into memory, then paged."""
         if not self.env.stdout_isatty:
             from yieldcli.cli.render.consoles import console
@@ -180,7 +181,7 @@ class Output:
         paint(screen)
         drawn = screen.file
         assert isinstance(drawn, io.StringIO)  # screen_console draws into memory
-        pager.show(self.env, drawn.getvalue(), enabled=self.pager)
+        pager.show(self.env, drawn.getvalue(), enabled=self.pager and paged)
 
     def pretty(self, value: Any) -> None:
         """JSON for a person: indented, coloured when colour is on; integers as exact as piped."""

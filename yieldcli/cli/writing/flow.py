@@ -212,7 +212,8 @@ def _outcome_unread(session: Session, outcome: Outcome) -> bool:
         session.env.stderr.flush()
     except (OSError, ValueError):
         return False  # no one reads stderr either: the record stays for the next send to report
-    return True
+    # A stderr that failed is written to nowhere from then on (`yieldcli.cli.closed_stderr`): not told.
+    return not getattr(session.env.stderr, "lost", False)
 
 
 def _prompts(session: Session, options: TxOptions, prepared: Prepared) -> bool:
@@ -290,6 +291,7 @@ def _hooks(
             cluster=cluster_name(session, prepared.rpc_url),
             prompting=prompting,
             full=session.options.verbose,
+            paged=prompting or not options.yes,  # --yes waits on no one: a pager would wait for a key
         )
 
     spinner = _Spinner(session, options.write.commitment)

@@ -139,9 +139,11 @@ def show_review(
     cluster: str,
     prompting: bool = False,
     full: bool = False,
+    paged: bool = True,
 ) -> None:
     """The review for people: on stdout in table mode; on stderr in other modes when a prompt follows.
-    In brief to fit a screen; `full` (-v) draws every detail and account."""
+    In brief to fit a screen; `full` (-v) draws every detail and account; `paged` False (--yes): never
+    through the pager."""
 
     def paint(con: Console) -> None:
         from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
@@ -159,7 +161,7 @@ def show_review(
         if result.get("message_hash"):
             con.print(hash_line(result["message_hash"]), markup=False, highlight=False, soft_wrap=True)
 
-    out.before_prompt(paint, prompting=prompting)
+    out.before_prompt(paint, prompting=prompting, paged=paged)
 
 
 def _finish(out: Output, result: dict[str, Any], note: str | None, *, encoded: bool = True) -> None:
