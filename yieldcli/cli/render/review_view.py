@@ -112,12 +112,16 @@ def draw_effect(
 
 
 def fee_line(fee: dict[str, Any] | None) -> str | None:
-    """`fee 0.000005551 SOL = base 0.000005 + priority 0.000000551`; None without a fee in lamports."""
+    """`fee 0.000005551 SOL = base 0.000005 + priority 0.000000551` (and the signatures precompile
+    instructions declare, each charged as a signature: `+ precompile signatures 0.00026`); None without
+    a fee in lamports."""
     if not fee or type(fee.get("total")) is not int:
         return None
     line = f"fee {sol(fee['total'])} SOL"
-    if type(fee.get("base")) is int and type(fee.get("priority")) is int and fee["priority"]:
-        line += f" = base {sol(fee['base'])} + priority {sol(fee['priority'])}"
+    parts = [(name, fee.get(key)) for name, key in (("precompile signatures", "precompile"), ("priority", "priority"))]
+    shown = [f"{name} {sol(value)}" for name, value in parts if type(value) is int and value]
+    if type(fee.get("base")) is int and shown:
+        line += f" = base {sol(fee['base'])} + " + " + ".join(shown)
     return line
 
 
