@@ -257,6 +257,8 @@ def _draw_instruction(
         return
     details = ix.get("details") or {}
     for key, value in details.items():
+        if key.endswith("_escaped"):
+            continue  # the JSON's escaped form of another detail: `printable` escapes every text drawn here
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
         if key == "ui_amount" and isinstance(details.get("amount"), int) and isinstance(details.get("decimals"), int):
             # Written as every other amount for people (grouped, trimmed); JSON keeps the RPC's text.
