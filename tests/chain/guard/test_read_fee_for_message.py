@@ -37,10 +37,10 @@ def _proxy(upstream: str, extra: int) -> ThreadingHTTPServer:
             with urllib.request.urlopen(request, timeout=30) as reply:
                 answer = json.loads(reply.read())
             asked = json.loads(body)
-            pairs = zip(asked, answer) if isinstance(asked, list) else [(asked, answer)]
-            for one, its in pairs:
+            methods = {one.get("id"): one.get("method") for one in (asked if isinstance(asked, list) else [asked])}
+            for its in answer if isinstance(answer, list) else [answer]:
                 value = (its.get("result") or {}).get("value") if isinstance(its.get("result"), dict) else None
-                if one.get("method") == "getFeeForMessage" and isinstance(value, int):
+                if methods.get(its.get("id")) == "getFeeForMessage" and isinstance(value, int):
                     its["result"]["value"] = value + extra
             data = json.dumps(answer).encode()
             self.send_response(200)
