@@ -167,7 +167,9 @@ class Fuzzer:
                 return f"signed: did not land ({sent.fault or 'rejected by the runtime'})", []
             after = self.accounts(keys)
             paid = sent.record.fee if complete.message.account_keys[0] == world.wallet else 0
-            problems = differences(base.ask, world.wallet, before, after, paid, CAP)
+            # The fee the chain took, judged against the message's own signatures.
+            signatures = complete.message.header.num_required_signatures if paid else None
+            problems = differences(base.ask, world.wallet, before, after, paid, CAP, signatures)
             lifetime = unasked_lifetime(complete)
             problems += [lifetime] if lifetime else []
             if problems and sent.record.err is not None:

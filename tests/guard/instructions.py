@@ -1,6 +1,7 @@
 """Instructions drawn at random from every program the sandbox chain has: System (transfers, assign,
 allocate, new accounts, durable nonces), SPL Token (transfer, approve, set_authority, close, sync_native,
-burn, mint, freeze), the associated token program, Compute Budget, Memo, lookup tables, and the strategy
+burn, mint, freeze), the associated token program, Compute Budget, Memo, the signature-verification
+precompiles (Ed25519, Secp256r1), lookup tables, and the strategy
 program's own five instructions with random strategies, mints, users, positions and recipients.
 
 Accounts come from the `Cast`: the user's own accounts and positions (existing or not), the attacker's,
@@ -19,6 +20,7 @@ from solders import system_program as system
 from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
+from tests.guard.precompiles import ed25519_verify, secp256r1_verify
 from tests.guard.world import MINTS, STRATEGIES, STRATEGY_PROGRAM, THROWAWAY, TOKEN, WSOL, World, ata, position_address
 from yieldcli.solana import programs
 
@@ -244,6 +246,14 @@ def memo(rng: random.Random, c: Cast) -> Instruction:
     return programs.memo(rng.choice(["gm", "refund", "x" * 200]), [c.user] if rng.random() < 0.5 else [])
 
 
+def precompile(rng: random.Random, c: Cast) -> Instruction:
+    """A signature-verification precompile verifying one valid signature again and again: it moves
+    nothing, and the network charges each declared signature as one of the message's."""
+    if rng.random() < 0.5:
+        return secp256r1_verify(rng.choice([1, 8]))
+    return ed25519_verify(rng.choice([1, 8, 30, 52]))
+
+
 def lookup_table_create(rng: random.Random, c: Cast) -> Instruction:
     return programs.create_lookup_table(_signer(rng, c), c.user, 300_000_000 + rng.randrange(0, 10**6))[0]
 
@@ -321,6 +331,7 @@ MAKERS: tuple[Maker, ...] = (
     ata_create,
     compute_budget,
     memo,
+    precompile,
     lookup_table_create,
     strategy_init_vault,
     strategy_deposit,

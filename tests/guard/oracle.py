@@ -14,6 +14,8 @@ here from the issue's tables and the strategy program's README (never the guard'
 - close (S, M): the position is gone (its rent back to the user); what it held goes to the user's
   account of M, or to the named recipient (a token account of M, or a wallet's associated account,
   opened at the user's cost).
+- Fee: the user pays for the message's signatures and at most 0.0001 SOL more (the priority fee the
+  issue accepts when the user set none): a precompile's signatures and any other charge count in it.
 - SOL: the holdings' lamports together change by exactly minus the fee the user paid (plus the SOL
   moved for a SOL deposit or payout, minus the rent of a recipient's account opened for a close);
   fee plus the rent locked in accounts the user then owns stays within the cost cap.
@@ -46,6 +48,8 @@ from tests.guard.holdings import (
 from tests.guard.world import WSOL, ata, position_address
 
 FEE_BPS, BPS = 10, 10_000
+LAMPORTS_PER_SIGNATURE = 5_000
+UNASKED_FEE = 100_000  # 0.0001 SOL: what the user accepts beyond the signatures' fee without asking
 ALL_SOL_LEFT = 2  # a SOL deposit of everything leaves at most this many cost caps of lamports in the wallet
 
 
@@ -179,6 +183,7 @@ def differences(
     after: dict[Pubkey, Account],
     fee_paid: int,
     cap: int,
+    signatures: int | None = None,
 ) -> list[str]:
     """Every way the transaction's effect on the user differs from what was asked (empty: none)."""
     plan = expected(ask, wallet, before, after)
@@ -204,6 +209,11 @@ def differences(
     wanted = plan.sol - fee_paid - lost
     if gained != wanted:
         problems.append(f"SOL of the holdings: {gained:+} lamports, expected {wanted:+} (fee {fee_paid})")
+    if signatures is not None and fee_paid > signatures * LAMPORTS_PER_SIGNATURE + UNASKED_FEE:
+        problems.append(
+            f"fee: {fee_paid} lamports paid for {signatures} signature(s), more than their "
+            f"{signatures * LAMPORTS_PER_SIGNATURE} and the {UNASKED_FEE} accepted unasked"
+        )
     locked = sum(h.lamports for address, h in now.items() if address not in was)
     if fee_paid + locked + lost > cap:
         problems.append(

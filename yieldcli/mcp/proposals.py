@@ -126,7 +126,7 @@ class Book:
             self.audit.append("prepare_failed", intent=intent.to_dict(), kind=getattr(exc, "kind", type(exc).__name__))
             raise
         effect = prepared.effect
-        fee = prepared.fee.base_fee + prepared.fee.priority_fee if prepared.fee else None
+        fee = prepared.fee.total if prepared.fee else None
         proposal_id = secrets.token_urlsafe(12)
         raw: int | None = None
         if effect is None or not effect.ok:
@@ -212,7 +212,7 @@ class Book:
                 raise Refused(
                     "the fresh transaction does not do what was asked; nothing was signed", kind="refused.mismatch"
                 )
-            fee = fresh.fees.base_fee + fresh.fees.priority_fee if fresh.fees else None
+            fee = fresh.fees.total if fresh.fees else None
             row = proposal.intent.row
             raw = moved(effect, proposal.mint, fee, closing=not row.amount)
             if raw is None or proposal.raw is None:

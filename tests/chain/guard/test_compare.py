@@ -531,3 +531,41 @@ def test_a_sponsoring_payer_gives_no_more_than_the_fee_and_rent():
     honest_before[str(sponsor)], honest_after[str(sponsor)] = system(5 * 10**9), system(5 * 10**9 - FEE)
     message = MessageV0.try_compile(sponsor, [deposit_ix()], [], Hash.default())
     assert compare(intent, honest_before, honest_after, fee=FEE, resolved=resolve(message)).ok
+
+
+def test_a_precompile_is_refused_by_name_and_its_signatures_count_in_the_unasked_fee():
+    from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
+
+    from tests.guard.precompiles import ed25519_verify
+
+    before, after = world()
+    # 60,000 lamports of priority and 10 precompile signatures (50,000): each under the 0.0001 SOL
+    # accepted unasked, together over it.
+    ixs = [set_compute_unit_limit(200_000), set_compute_unit_price(300_000), deposit_ix(), ed25519_verify(10)]
+    message = MessageV0.try_compile(WALLET, ixs, [], Hash.default())
+    fee = 5_000 + 60_000 + 50_000
+    after[str(WALLET)] = system(10**9 - fee)
+    check = compare(
+        DEPOSIT, before, after, fee=fee, resolved=resolve(message), priority_fee=60_000, precompile_fee=50_000
+    )
+    verdict = check.instructions[3]
+    assert (verdict.kind, verdict.ok) == ("precompile", False)
+    assert verdict.reason == (
+        "instruction 4: a signature-verification precompile (Ed25519) declaring 10 signatures, each charged "
+        "as a signature's fee (0.00005 SOL in all); this request needs none"
+    )
+    assert any(
+        "a fee of 0.00011 SOL beyond the message's signatures (priority 0.00006 SOL, precompile signatures "
+        "0.00005 SOL) that you did not ask for" in d
+        for d in check.differences
+    ), check.differences
+    assert check.observed["fee_detail"] == {
+        "signatures": 5_000,
+        "precompile_signatures": 50_000,
+        "priority": 60_000,
+        "total": fee,
+    }
+    assert "fee 0.000115 SOL (priority 0.00006, precompile signatures 0.00005)" in check.summary
+    # The priority alone is within the allowance: only the precompile's own verdict stays.
+    alone = compare(DEPOSIT, before, after, fee=fee, resolved=resolve(message), priority_fee=60_000)
+    assert not any("did not ask for" in d for d in alone.differences), alone.differences

@@ -136,8 +136,8 @@ def test_a_deposit_like_transaction_is_fully_described():
     assert d["instructions"][9]["details"] == {"account": str(wsol_ata), "destination": str(user), "owner": str(user)}
     assert d["instructions"][10]["details"] == {"account": str(wsol_ata), "mint": WSOL_MINT, "owner": str(user)}
     assert d["instructions"][11]["details"] == {"lamports": 2_500_000_000, "sol": "2.500000000"}
-    assert d["instructions"][12]["details"] == {"text": "deposit 1.5 USDC"}
-    assert d["instructions"][13]["details"] == {"text": "v1 memo"}
+    assert d["instructions"][12]["details"] == {"text": "deposit 1.5 USDC", "text_escaped": "deposit 1.5 USDC"}
+    assert d["instructions"][13]["details"] == {"text": "v1 memo", "text_escaped": "v1 memo"}
 
     strategy = d["instructions"][14]
     assert strategy["program_id"] == STRATEGY_PROGRAM_ID and strategy["unknown"] is False

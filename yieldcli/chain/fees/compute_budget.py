@@ -36,6 +36,7 @@ from yieldcli.chain.fees.priority_fees import auto_unit_price as auto_unit_price
 from yieldcli.chain.fees.priority_fees import percentile as percentile
 from yieldcli.chain.fees.priority_fees import recent_prioritization_fees as recent_prioritization_fees
 from yieldcli.chain.tx.instructions import decompile_message, recompile_message
+from yieldcli.chain.tx.state import declared_signatures
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
 from yieldcli.solana.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
 from yieldcli.solana.transaction_errors import describe_error
@@ -76,14 +77,17 @@ class ComputeBudget:
 @dataclass(frozen=True)
 class FeeSummary:
     signatures: int
-    base_fee: int  # lamports
+    base_fee: int  # lamports: the message's signatures
     unit_limit: int
     unit_price: int  # micro-lamports per compute unit
     priority_fee: int  # lamports
+    # Signatures the message's precompile instructions declare: the runtime charges each as one of the message's.
+    precompile_signatures: int = 0
+    precompile_fee: int = 0  # lamports
 
     @property
     def total(self) -> int:
-        return self.base_fee + self.priority_fee
+        return self.base_fee + self.precompile_fee + self.priority_fee
 
     @staticmethod
     def sol(lamports: int) -> Decimal:
@@ -93,12 +97,15 @@ class FeeSummary:
         return {
             "signatures": self.signatures,
             "base_fee": self.base_fee,
+            "precompile_signatures": self.precompile_signatures,
+            "precompile_fee": self.precompile_fee,
             "compute_unit_limit": self.unit_limit,
             "compute_unit_price": self.unit_price,
             "priority_fee": self.priority_fee,
             "total": self.total,
             # Decimal text, exact: JSON numbers would be read back as floats.
             "base_fee_sol": sol_text(self.base_fee),
+            "precompile_fee_sol": sol_text(self.precompile_fee),
             "priority_fee_sol": sol_text(self.priority_fee),
             "total_sol": sol_text(self.total),
         }
@@ -167,13 +174,23 @@ def fee_summary(
     *,
     lamports_per_signature: int = LAMPORTS_PER_SIGNATURE,
 ) -> FeeSummary:
-    """Base fee + priority fee the message pays (signatures of precompile instructions not counted)."""
+    """Every lamport the message pays, as the runtime counts it: a base fee per signature of the message and
+    per signature its precompile instructions declare (Ed25519, Secp256k1, Secp256r1), plus the priority fee."""
     instructions = decompile_message(message, lookup_tables)
     budget = parse_compute_budget(instructions)
     limit = budget.unit_limit if budget.unit_limit is not None else default_unit_limit(instructions)
     price = budget.unit_price or 0
     signatures = message.header.num_required_signatures
-    return FeeSummary(signatures, signatures * lamports_per_signature, limit, price, priority_fee(limit, price))
+    verified = declared_signatures((str(ix.program_id), bytes(ix.data)) for ix in instructions)
+    return FeeSummary(
+        signatures,
+        signatures * lamports_per_signature,
+        limit,
+        price,
+        priority_fee(limit, price),
+        verified,
+        verified * lamports_per_signature,
+    )
 
 
 def check_max_fee(summary: FeeSummary, max_fee: int | None) -> None:
@@ -181,7 +198,8 @@ def check_max_fee(summary: FeeSummary, max_fee: int | None) -> None:
     if max_fee is not None and summary.total > max_fee:
         raise Refused(
             f"the fees would be {summary.total} lamports ({sol_text(summary.total)} SOL: base {summary.base_fee} + "
-            f"priority {summary.priority_fee}), more than the maximum of {max_fee}; nothing was signed",
+            + (f"precompile signatures {summary.precompile_fee} + " if summary.precompile_fee else "")
+            + f"priority {summary.priority_fee}), more than the maximum of {max_fee}; nothing was signed",
             kind="refused.fee.max",
         )
 

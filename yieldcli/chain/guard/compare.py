@@ -40,6 +40,7 @@ def compare(
     decimals: Mapping[str, int] | None = None,
     inner: Inner | None = None,
     priority_fee: int = 0,
+    precompile_fee: int = 0,
     mints: Mapping[str, MintInfo] | None = None,
 ) -> Check:
     """The verdict on a simulated transaction; `before`/`after` cover every account it may write,
@@ -71,9 +72,19 @@ def compare(
         holdings, calls, resolved, inner, fee=fee, decimals=decimals, trusted_received=received
     )
     diffs += effect_diffs
-    if intent.max_priority_fee is not None and priority_fee > intent.max_priority_fee:
+    # The allowance for a fee nobody asked for binds all of it: the priority fee and the signatures
+    # precompile instructions make the network charge beyond the message's own.
+    unasked = priority_fee + precompile_fee
+    if intent.max_priority_fee is not None and unasked > intent.max_priority_fee:
+        what = f"a priority fee of {amount_text(priority_fee, None, decimals)}"
+        if precompile_fee:
+            what = (
+                f"a fee of {amount_text(unasked, None, decimals)} beyond the message's signatures (priority "
+                f"{amount_text(priority_fee, None, decimals)}, precompile signatures "
+                f"{amount_text(precompile_fee, None, decimals)})"
+            )
         diffs.append(
-            f"a priority fee of {amount_text(priority_fee, None, decimals)} that you did not ask for "
+            f"{what} that you did not ask for "
             f"(more than the {amount_text(intent.max_priority_fee, None, decimals)} accepted when you set none)"
         )
     if received:
@@ -89,6 +100,12 @@ def compare(
         "sol": sum(holdings.gain(a) for a in holdings.owned),
         "tokens": _token_totals(holdings),
         "fee": fee,
+        "fee_detail": {
+            "signatures": fee - priority_fee - precompile_fee,
+            "precompile_signatures": precompile_fee,
+            "priority": priority_fee,
+            "total": fee,
+        },
         "rent": rent,
         "changes": changes,
         "positions": [
@@ -111,7 +128,7 @@ def compare(
         expected_dict,
         observed,
         tuple(dict.fromkeys(diffs)),
-        summary(intent, fee, rent, decimals, changes, priority_fee),
+        summary(intent, fee, rent, decimals, changes, priority_fee, precompile_fee),
         verdicts_,
         _verified(intent, holdings, verdicts_, received, decimals),
         tuple(expected.unverified),
@@ -290,6 +307,7 @@ def summary(
     decimals: Mapping[str, int] | None = None,
     changes: Sequence[Mapping[str, Any]] = (),
     priority_fee: int = 0,
+    precompile_fee: int = 0,
 ) -> str:
     """One line, such as
     `deposit 10 USDC from 5PJ1…Vr9k to strategy X; fee 0.000005551 SOL (priority 0.000000551); rent 0.00203928 SOL`."""
@@ -304,11 +322,9 @@ def summary(
     else:
         seen = ", ".join(c["text"] for c in changes if c["change"]) or "no change"
         head = f"transaction for {short(intent.wallet)}: {seen}"
-    parts = [
-        head,
-        f"fee {amount_text(fee, None, decimals)}"
-        + (f" (priority {format_units(priority_fee, 9, min_fraction=0)})" if priority_fee else ""),
-    ]
+    beyond = [f"priority {format_units(priority_fee, 9, min_fraction=0)}"] if priority_fee else []
+    beyond += [f"precompile signatures {format_units(precompile_fee, 9, min_fraction=0)}"] if precompile_fee else []
+    parts = [head, f"fee {amount_text(fee, None, decimals)}" + (f" ({', '.join(beyond)})" if beyond else "")]
     if rent:
         parts.append(f"rent {amount_text(rent, None, decimals)}")
     return "; ".join(parts)

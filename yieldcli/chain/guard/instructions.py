@@ -19,6 +19,7 @@ from yieldcli.chain.guard.kinds import kind_named
 from yieldcli.chain.guard.message import ADVANCE_NONCE, Resolved
 from yieldcli.chain.guard.text import amount_text, short
 from yieldcli.chain.guard.trusted import TRUSTED_NOTE, UNTRUSTED_NOTE
+from yieldcli.chain.tx.state import LAMPORTS_PER_SIGNATURE, PRECOMPILES
 from yieldcli.solana import programs
 from yieldcli.tokens import WSOL_MINT
 
@@ -108,6 +109,17 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
         return verdict("Memo", True, "a note; moves nothing")
     if program == programs.SYSTEM_PROGRAM and data[:4] == ADVANCE_NONCE:
         return _advance_nonce(index, keys, ctx, verdict)
+    if program in PRECOMPILES:
+        # It moves nothing, but each signature it declares is charged as one of the message's, the same
+        # one verified again as well: a fee nobody asked for. No action needs one.
+        declared = data[0] if data else 0
+        return verdict(
+            "precompile",
+            False,
+            f"instruction {index + 1}: a signature-verification precompile ({PRECOMPILES[program]}) declaring "
+            f"{declared} signature{'' if declared == 1 else 's'}, each charged as a signature's fee "
+            f"({amount_text(declared * LAMPORTS_PER_SIGNATURE, None, {})} in all); this request needs none",
+        )
     borrowed = [k for a, k in zip(accounts, keys, strict=True) if k in ctx.other_signers and r.signer[a]]
     if borrowed:
         # A nonce's authority (or any key we sign with that is neither the wallet nor the payer) signs

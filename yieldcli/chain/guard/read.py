@@ -6,10 +6,12 @@ must have been read: an account that cannot be named refuses the check (`Unresol
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from solders.message import to_bytes_versioned
 from solders.pubkey import Pubkey
 
 from yieldcli.addresses import b58decode
@@ -20,7 +22,15 @@ from yieldcli.chain.guard.pinned import pinned_program
 from yieldcli.chain.guard.trusted import trusted_destinations
 from yieldcli.chain.rpc.read_around import STABLE_READ_ATTEMPTS, AccountsKeptChanging, read_around
 from yieldcli.chain.rpc.types import Simulation
-from yieldcli.chain.tx.state import State, network_fee, signature_fee, state_of, writable_addresses
+from yieldcli.chain.tx.state import (
+    LAMPORTS_PER_SIGNATURE,
+    State,
+    network_fee,
+    precompile_signatures,
+    state_of,
+    writable_addresses,
+)
+from yieldcli.errors import YieldError
 from yieldcli.solana import programs
 from yieldcli.solana.token_layout import MintInfo, parse_mint
 from yieldcli.tokens import by_mint
@@ -51,6 +61,10 @@ async def check_transaction(
     # question rides in the check's own batch rather than costing a round trip of its own.
     if hasattr(rpc, "ask_ahead") and rpc.known_genesis() is None:
         rpc.ask_ahead([("getGenesisHash", [])])
+    # The RPC's word on the fee, checked against the count from the message: it rides in the same batch.
+    fee_question = _fee_question(message)
+    if hasattr(rpc, "ask_ahead"):
+        rpc.ask_ahead([fee_question])
     # The pre-state and the simulation are separate answers: another transaction landing between them
     # would show its effect as this one's. `read_around` shows the pre-state held around the simulation.
     # The accounts it only reads ride along: the mints of its token accounts are usually among them,
@@ -81,9 +95,12 @@ async def check_transaction(
     after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts, strict=True)}
     known = {str(k): info for k, info in around.also.items()}
     decimals = await _mints(rpc, known, before, after)
+    # Every lamport the network charges, counted from the message as the runtime counts it: the
+    # message's signatures, those its precompile instructions declare, and the priority fee.
     fee = network_fee(message)
-    priority = fee - signature_fee(message)
-    return compare(
+    precompile = precompile_signatures(message) * LAMPORTS_PER_SIGNATURE
+    priority = fee - message.header.num_required_signatures * LAMPORTS_PER_SIGNATURE - precompile
+    check = compare(
         intent,
         before,
         after,
@@ -92,8 +109,36 @@ async def check_transaction(
         resolved=resolved,
         inner=inner_by_instruction(simulation.inner_instructions),
         priority_fee=priority,
+        precompile_fee=precompile,
         mints=_mint_accounts(known, before),
-    ), simulation
+    )
+    said = await _fee_said(rpc, fee_question)
+    if said is not None and said > fee:
+        # The network would charge something the count from the message does not know of: not signed.
+        differences = (
+            *check.differences,
+            f"the RPC says the network charges {said} lamports for this message, more than the {fee} counted from it",
+        )
+        check = replace(check, differences=differences)
+    return check, simulation
+
+
+def _fee_question(message: Any) -> tuple[str, list[Any]]:
+    encoded = base64.b64encode(to_bytes_versioned(message)).decode("ascii")
+    return ("getFeeForMessage", [encoded, {"commitment": "confirmed"}])
+
+
+async def _fee_said(rpc: Any, question: tuple[str, list[Any]]) -> int | None:
+    """What the RPC says the message costs (getFeeForMessage), or None when it cannot say: an RPC
+    without the method, a blockhash it no longer knows, an answer that is no whole number."""
+    if not hasattr(rpc, "call"):
+        return None
+    try:
+        answer = await rpc.call(*question)
+    except (YieldError, ValueError, TypeError):
+        return None
+    value = answer.get("value") if isinstance(answer, Mapping) else None
+    return value if type(value) is int and value >= 0 else None
 
 
 def inner_by_instruction(

@@ -72,7 +72,10 @@ def fee_dict(fees: FeeSummary | None) -> dict[str, int] | None:
     if fees is None:
         return None
     return {
+        "signatures": fees.signatures,
         "base": fees.base_fee,
+        "precompile_signatures": fees.precompile_signatures,
+        "precompile": fees.precompile_fee,
         "priority": fees.priority_fee,
         "total": fees.total,
         "compute_unit_limit": fees.unit_limit,
@@ -226,6 +229,18 @@ def refuse_before_signing(
     if options.unsafe_allow_mismatch:
         hooks.allowed_mismatch(list(check.differences))
         return
+    precompiles = [v.reason for v in check.instructions if v.kind == "precompile" and not v.ok]
+    if precompiles and signing:
+        # Each signature a precompile declares is charged as one of the message's: refused by name, on every face.
+        raise with_report(
+            Refused(
+                "refusing to sign: " + "; ".join(precompiles),
+                hint="nothing was signed; no request needs a signature-verification precompile",
+                kind="refused.precompile",
+            ),
+            result,
+            "refused",
+        )
     if not kind_named(str(check.expected.get("action"))).asset:  # nothing stated: it may only cost fees
         if not signing:
             return

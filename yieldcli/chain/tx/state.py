@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,11 +20,11 @@ _RENT_PER_BYTE_YEAR = 3_480
 _RENT_EXEMPT_YEARS = 2
 _ACCOUNT_OVERHEAD = 128
 # Programs that verify signatures: each signature they verify costs a signature's fee.
-PRECOMPILES = (
-    "Ed25519SigVerify111111111111111111111111111",
-    "KeccakSecp256k11111111111111111111111111111",
-    "Secp256r1SigVerify1111111111111111111111111",
-)
+PRECOMPILES = {
+    "Ed25519SigVerify111111111111111111111111111": "Ed25519",
+    "KeccakSecp256k11111111111111111111111111111": "Secp256k1",
+    "Secp256r1SigVerify1111111111111111111111111": "Secp256r1",
+}
 
 
 @dataclass(frozen=True)
@@ -107,10 +107,19 @@ def network_fee(message: Message | MessageV0) -> int:
 
 def signature_fee(message: Message | MessageV0) -> int:
     """The part of the network fee the signatures cost (the message's and those precompiles verify)."""
+    return (message.header.num_required_signatures + precompile_signatures(message)) * LAMPORTS_PER_SIGNATURE
+
+
+def precompile_signatures(message: Message | MessageV0) -> int:
+    """The signatures the message's precompile instructions declare (each data's first byte): the
+    runtime charges each as one of the message's, whether or not it verifies the same one again."""
     keys = [str(k) for k in message.account_keys]
-    # Each signature a precompile verifies is charged as one of the message's.
-    verified = [bytes(ix.data) for ix in message.instructions if keys[ix.program_id_index] in PRECOMPILES]
-    return (message.header.num_required_signatures + sum(d[0] for d in verified if d)) * LAMPORTS_PER_SIGNATURE
+    return declared_signatures((keys[ix.program_id_index], bytes(ix.data)) for ix in message.instructions)
+
+
+def declared_signatures(instructions: Iterable[tuple[str, bytes]]) -> int:
+    """The signatures precompile instructions, given as (program, data), declare: as agave counts them."""
+    return sum(data[0] for program, data in instructions if program in PRECOMPILES and data)
 
 
 def writable_addresses(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = None) -> list[str]:

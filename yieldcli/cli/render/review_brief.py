@@ -47,6 +47,8 @@ def detail_items(ix: dict[str, Any], *, shorten: bool = True) -> list[str]:
         said["lamports"] = f"{format_units(details['lamports'], LAMPORT_DECIMALS, min_fraction=0)} SOL"
     items = []
     for key, value in details.items():
+        if key.endswith("_escaped"):
+            continue  # the JSON's escaped form of another detail: on a terminal every text is shown escaped
         if isinstance(value, str) and is_pubkey(value) and value in addresses:
             continue  # the account lines name it, with its role
         text = said.get(key) or printable(str(value))

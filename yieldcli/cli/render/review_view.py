@@ -112,12 +112,16 @@ def draw_effect(
 
 
 def fee_line(fee: dict[str, Any] | None) -> str | None:
-    """`fee 0.000005551 SOL = base 0.000005 + priority 0.000000551`; None without a fee in lamports."""
+    """`fee 0.000005551 SOL = base 0.000005 + priority 0.000000551` (and the signatures precompile
+    instructions declare, each charged as a signature: `+ precompile signatures 0.00026`); None without
+    a fee in lamports."""
     if not fee or type(fee.get("total")) is not int:
         return None
     line = f"fee {sol(fee['total'])} SOL"
-    if type(fee.get("base")) is int and type(fee.get("priority")) is int and fee["priority"]:
-        line += f" = base {sol(fee['base'])} + priority {sol(fee['priority'])}"
+    parts = [(name, fee.get(key)) for name, key in (("precompile signatures", "precompile"), ("priority", "priority"))]
+    shown = [f"{name} {sol(value)}" for name, value in parts if type(value) is int and value]
+    if type(fee.get("base")) is int and shown:
+        line += f" = base {sol(fee['base'])} + " + " + ".join(shown)
     return line
 
 
@@ -253,6 +257,8 @@ def _draw_instruction(
         return
     details = ix.get("details") or {}
     for key, value in details.items():
+        if key.endswith("_escaped"):
+            continue  # the JSON's escaped form of another detail: `printable` escapes every text drawn here
         shown = _addr(value) if isinstance(value, str) and is_pubkey(value) else str(value)
         if key == "ui_amount" and isinstance(details.get("amount"), int) and isinstance(details.get("decimals"), int):
             # Written as every other amount for people (grouped, trimmed); JSON keeps the RPC's text.

@@ -1,7 +1,7 @@
 """Text every renderer shares: service text made safe for a terminal, and stable JSON.
 
-A leaf module (the standard library only), so the sink (`output`) and the drawing (`layout`,
-`tables`, `review_view`) depend on it and never on each other in a circle.
+A leaf module (the standard library and `yieldcli.escapes` only), so the sink (`output`) and the
+drawing (`layout`, `tables`, `review_view`) depend on it and never on each other in a circle.
 """
 
 from __future__ import annotations
@@ -10,13 +10,15 @@ import os
 import textwrap
 from typing import Any
 
-_CONTROLS = {c: "\ufffd" for c in (*range(0x20), *range(0x7F, 0xA0))}
+from yieldcli.escapes import escaped
 
 
 def printable(text: str) -> str:
-    """Text from the service made safe for a terminal: control characters (escape sequences that
-    could clear the screen or retitle the window, newlines that would break a row) become `�`."""
-    return text.translate(_CONTROLS)
+    """Text from the service made safe for a terminal and read as it is: control characters (escape
+    sequences that could clear the screen or retitle the window, newlines that would break a row),
+    bidirectional controls that reorder what follows, zero-width and other default-ignorable code
+    points appear as `\\u{202E}` (`yieldcli.escapes`)."""
+    return escaped(text)
 
 
 def dumps(value: Any) -> str:

@@ -155,7 +155,23 @@ def compute_budget(message: Any) -> tuple[int, int]:
 
 
 def fee_for(message: Any) -> int:
-    """Base fee per signature plus the priority fee (price x limit, rounded up), as a validator charges."""
+    """Base fee per signature plus the priority fee (price x limit, rounded up), as a validator charges:
+    the signatures are the message's and those its precompile instructions declare (each data's first
+    byte), as agave's fee calculation counts them and the runtime here charges them."""
     price, limit = compute_budget(message)
     signatures: int = message.header.num_required_signatures  # a legacy or v0 message's header: a u8
+    keys = [str(k) for k in message.account_keys]
+    signatures += sum(
+        bytes(ix.data)[0] for ix in message.instructions if keys[ix.program_id_index] in PRECOMPILES and bytes(ix.data)
+    )
     return signatures * LAMPORTS_PER_SIGNATURE + -(-price * limit // 1_000_000)
+
+
+# The programs whose every declared signature the runtime charges as one of the message's.
+PRECOMPILES = frozenset(
+    (
+        "Ed25519SigVerify111111111111111111111111111",
+        "KeccakSecp256k11111111111111111111111111111",
+        "Secp256r1SigVerify1111111111111111111111111",
+    )
+)
