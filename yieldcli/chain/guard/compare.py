@@ -22,11 +22,12 @@ from yieldcli.chain.guard.instructions import Context, verdicts
 from yieldcli.chain.guard.intent import Check, Intent, Verdict
 from yieldcli.chain.guard.kinds import kind_of
 from yieldcli.chain.guard.message import Resolved, token_accounts_opened
+from yieldcli.chain.guard.sources import account_rules
 from yieldcli.chain.guard.strategies import Layout, layout_for
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
 from yieldcli.chain.tx.state import State
 from yieldcli.solana import programs
-from yieldcli.solana.token_layout import MintInfo, control_risks
+from yieldcli.solana.token_layout import MintInfo, issuer_rules, refusals
 from yieldcli.tokens import WSOL_MINT
 
 
@@ -60,9 +61,9 @@ def compare(
     diffs = [v.reason for v in verdicts_ if not v.ok]
     kind = kind_of(intent)
     if asset is not None and kind.asset:
-        # Tokens someone else may move (or hand to a program of their choosing at each transfer) are
-        # not the user's to put into a strategy, nor safe to be paid in: said, never passed over.
-        diffs += [f"the mint {short(str(intent.mint))} {risk}" for risk in control_risks(asset)]
+        # A mint that cannot move (paused, non-transferable, new accounts frozen) is refused with its reason;
+        # the issuer's own rules (a permanent delegate, a transfer hook) are the asset's: shown, not refused.
+        diffs += [f"the mint {short(str(intent.mint))} {reason}" for reason in refusals(asset)]
     unmatched = not any(not v.ok for v in calls.verdicts.values()) and not _trusted(intent, verdicts_)
     if kind.asset and layout is not None and calls.call is None and unmatched:
         diffs.append(f"no strategy {intent.action} instruction: the transaction does not {intent.action}")
@@ -71,6 +72,7 @@ def compare(
         holdings, calls, resolved, inner, fee=fee, decimals=decimals, trusted_received=received
     )
     diffs += effect_diffs
+    diffs += account_rules(holdings, calls, resolved, token_program)
     if intent.max_priority_fee is not None and priority_fee > intent.max_priority_fee:
         diffs.append(
             f"a priority fee of {amount_text(priority_fee, None, decimals)} that you did not ask for "
@@ -114,8 +116,15 @@ def compare(
         summary(intent, fee, rent, decimals, changes, priority_fee),
         verdicts_,
         _verified(intent, holdings, verdicts_, received, decimals),
-        tuple(expected.unverified),
+        tuple(expected.unverified) + _rules(intent, asset),
     )
+
+
+def _rules(intent: Intent, asset: MintInfo | None) -> tuple[str, ...]:
+    """The asset's issuer rules, one line each, shown with the review (never a reason to refuse)."""
+    if asset is None or not kind_of(intent).asset:
+        return ()
+    return tuple(f"{symbol(str(intent.mint))}: {rule}" for rule in issuer_rules(asset))
 
 
 def _closed_mint(intent: Intent, resolved: Resolved, layout: Layout | None) -> Intent:
