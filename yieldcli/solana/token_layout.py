@@ -55,10 +55,12 @@ EXTENSION_NAMES = {
     27: "PausableAccount",
 }
 TRANSFER_FEE_CONFIG = 1
+TRANSFER_FEE_AMOUNT = 2
 DEFAULT_ACCOUNT_STATE = 6
 NON_TRANSFERABLE = 9
 PERMANENT_DELEGATE = 12
 TRANSFER_HOOK = 14
+TRANSFER_HOOK_ACCOUNT = 15
 METADATA_POINTER = 18
 PAUSABLE = 26
 ACCOUNT_STATE_FROZEN = 2  # DefaultAccountState's value: 0 uninitialized, 1 initialized, 2 frozen
@@ -160,7 +162,9 @@ def issuer_rules(mint: MintInfo) -> list[str]:
                 f"(authority {authority or 'none'}); this transaction's whole effect was checked with it"
             )
         elif authority is not None:
-            rules.append(f"the issuer's transfer-hook authority {authority} may set a program to run with every transfer")
+            rules.append(
+                f"the issuer's transfer-hook authority {authority} may set a program to run with every transfer"
+            )
     if TRANSFER_FEE_CONFIG in mint.extensions and len(mint.extensions[TRANSFER_FEE_CONFIG]) >= 108:
         value = mint.extensions[TRANSFER_FEE_CONFIG]
         authority = extension_key(value, 0)

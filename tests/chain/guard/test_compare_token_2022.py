@@ -198,7 +198,10 @@ def test_a_paused_non_transferable_or_default_frozen_mint_is_refused_with_its_re
         check = judge(WITHDRAW, [withdraw_ix()], before, after, mints={str(MINT): mint(extension)})
         assert any(reason in d for d in check.differences), (reason, check.differences)
     # Pausable but not paused, and accounts initialized by default: nothing to refuse.
-    for extension in ((token_layout.PAUSABLE, bytes(STRANGER) + b"\x00"), (token_layout.DEFAULT_ACCOUNT_STATE, b"\x01")):
+    for extension in (
+        (token_layout.PAUSABLE, bytes(STRANGER) + b"\x00"),
+        (token_layout.DEFAULT_ACCOUNT_STATE, b"\x01"),
+    ):
         assert judge(WITHDRAW, [withdraw_ix()], before, after, mints={str(MINT): mint(extension)}).ok
 
 

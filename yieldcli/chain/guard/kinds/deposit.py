@@ -66,7 +66,10 @@ KIND = Kind(
     "deposit",
     frozenset({"ata.create.own", "system.transfer.own", "token.sync_native.own"}),
     (
-        ("the source: the token account you named, else your associated one (SOL wraps into it)", "−X (--all: all it held)"),
+        (
+            "the source: the token account you named, else your associated one (SOL wraps into it)",
+            "−X (--all: all it held)",
+        ),
         ("your position (S, M), as the program accounts it", "+X (opened at 0 if new)"),
         ("your SOL (wallet, token accounts and positions together)", "−fee (−X more for SOL)"),
         ("fee + rent of accounts you then own", "at most the cost cap"),
