@@ -68,10 +68,14 @@ KIND = Kind(
     (
         (
             "the source: the token account you named, else your associated one (SOL wraps into it)",
-            "−X (--all: all it held)",
+            "−X (everything: all it held)",
         ),
         ("your position (S, M), as the program accounts it", "+X (opened at 0 if new)"),
         ("your SOL (wallet, token accounts and positions together)", "−fee (−X more for SOL)"),
+        (
+            "every other token account of yours (another of M, another wrapped-SOL one)",
+            "unchanged; none opened but the wrapped-SOL one SOL wraps into (CreateIdempotent)",
+        ),
         ("fee + rent of accounts you then own", "at most the cost cap"),
     ),
     "`deposit` X of M in S",
