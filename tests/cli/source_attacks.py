@@ -28,10 +28,10 @@ WSOL_ATA = programs.associated_token_address(WALLET, WSOL)
 ATA_PROGRAM = Pubkey.from_string(programs.ASSOCIATED_TOKEN_PROGRAM)
 SYSTEM = Pubkey.from_string(programs.SYSTEM_PROGRAM)
 USD, SOL = 10**6, 10**9
-# The user's other accounts: a USDC account holding more than the associated one, a wrapped-SOL one.
+# The user's other accounts: a USDC account holding more than the associated one (about 2,000), a wrapped-SOL one.
 OTHER_USDC = Keypair.from_seed(bytes([35]) * 32).pubkey()
 OTHER_WSOL = Keypair.from_seed(bytes([36]) * 32).pubkey()
-OTHER_USDC_HELD = 1_200 * USD
+OTHER_USDC_HELD = 5_000 * USD
 OTHER_WSOL_HELD = SOL // 2
 
 DEPOSIT_ALL = Request(
@@ -53,7 +53,7 @@ DEPOSIT_SOL = Request(
 
 
 def other_accounts(w: World) -> None:
-    """The user's other USDC account (1,200 USDC) and other wrapped-SOL account (0.5 SOL), on the chain."""
+    """The user's other USDC account (5,000 USDC) and other wrapped-SOL account (0.5 SOL), on the chain."""
     rent = w.runtime.minimum_balance_for_rent_exemption(programs.TOKEN_ACCOUNT_SIZE)
     usdc = token_account_data(USDC_MINT, WALLET, OTHER_USDC_HELD)
     wsol = token_account_data(WSOL, WALLET, OTHER_WSOL_HELD, native=rent)
