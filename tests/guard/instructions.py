@@ -67,7 +67,7 @@ class Cast:
         user, attacker = world.wallet, world.attacker.pubkey()
         mints = (*MINTS, world.users_mint)
         grantor = world.grantor.pubkey()
-        users = (*(ata(user, m) for m in mints), ata(grantor, MINTS[0]), ata(grantor, MINTS[1]))
+        users = (*(ata(user, m) for m in mints), ata(grantor, MINTS[0]), ata(grantor, MINTS[1]), *world.others_of_user)
         others = tuple(ata(who, m) for who in (attacker, world.bystander) for m in MINTS)
         ids = (*STRATEGIES, "sandbox-0000-4000-8000-00000000000f")
         positions = tuple(position_address(user, s, m) for s in ids for m in MINTS)
