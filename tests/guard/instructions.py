@@ -19,7 +19,18 @@ from solders import system_program as system
 from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
-from tests.guard.world import MINTS, STRATEGIES, STRATEGY_PROGRAM, THROWAWAY, TOKEN, WSOL, World, ata, position_address
+from tests.guard.world import (
+    MINTS,
+    PYUSD,
+    STRATEGIES,
+    STRATEGY_PROGRAM,
+    THROWAWAY,
+    TOKEN,
+    WSOL,
+    World,
+    ata,
+    position_address,
+)
 from yieldcli.solana import programs
 
 ATA_PROGRAM = Pubkey.from_string(programs.ASSOCIATED_TOKEN_PROGRAM)
@@ -65,7 +76,7 @@ class Cast:
     @classmethod
     def of(cls, world: World) -> Cast:
         user, attacker = world.wallet, world.attacker.pubkey()
-        mints = (*MINTS, world.users_mint)
+        mints = (*MINTS, PYUSD, world.users_mint)
         grantor = world.grantor.pubkey()
         users = (*(ata(user, m) for m in mints), ata(grantor, MINTS[0]), ata(grantor, MINTS[1]), *world.others_of_user)
         others = tuple(ata(who, m) for who in (attacker, world.bystander) for m in MINTS)

@@ -28,7 +28,7 @@ from solders.transaction import VersionedTransaction
 
 from tests.conftest import serve_sandbox
 from yieldcli.sandbox.chain.knobs import Network
-from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID, demo_keypair
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, PYUSD_MINT, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.sandbox.server import SandboxServer
 from yieldcli.solana import programs
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
@@ -41,6 +41,8 @@ STRATEGY_PROGRAM = Pubkey.from_string(programs.SANDBOX_STRATEGY_PROGRAM)
 WSOL = Pubkey.from_string(WSOL_MINT)
 MINTS = tuple(Pubkey.from_string(t.mint) for t in KNOWN_TOKENS)
 ATA = Pubkey.from_string(programs.ASSOCIATED_TOKEN_PROGRAM)
+TOKEN_2022 = Pubkey.from_string(programs.TOKEN_2022_PROGRAM)
+PYUSD = Pubkey.from_string(PYUSD_MINT)  # the sandbox's Token-2022 asset, with the real one's extensions
 
 
 def keypair_named(name: str) -> Keypair:
@@ -55,7 +57,9 @@ def position_address(user: Pubkey, strategy_id: str, mint: Pubkey) -> Pubkey:
 
 
 def ata(owner: Pubkey, mint: Pubkey) -> Pubkey:
-    return programs.associated_token_address(owner, mint)
+    """The associated account, derived with the program that owns the mint (Token-2022 for PYUSD)."""
+    program = TOKEN_2022 if mint == PYUSD else TOKEN
+    return programs.associated_token_address(owner, mint, program)
 
 
 @dataclass
@@ -182,6 +186,9 @@ def build_world(folder: Path) -> World:
         [grantor],
     )
     others = _other_accounts_of(rt, user.pubkey())
+    # A PYUSD position to withdraw from (the issuer's extensions on every transfer of it).
+    deposit = programs_deposit_pyusd(user.pubkey())
+    rt.execute([deposit], [user])
     world = World(server, user, attacker, bystander, grantor, nonce_of_user, nonce_of_attacker, users_mint, others)
     sandbox_table = server.chain.lookup_table
     world.tables[sandbox_table.key] = list(sandbox_table.addresses)
@@ -197,6 +204,12 @@ def build_world(folder: Path) -> World:
     rt.state_file = None
     rt.on_confirmed = None
     return world
+
+
+def programs_deposit_pyusd(user: Pubkey) -> Instruction:
+    from yieldcli.solana import strategy_program as sp
+
+    return sp.deposit(user, user, ata(user, PYUSD), PYUSD, DEMO_STRATEGY_ID, 100_000_000, token_program=TOKEN_2022)
 
 
 def _other_accounts_of(rt, user: Pubkey) -> tuple[Pubkey, ...]:  # noqa: ANN001 - a Runtime
