@@ -4,8 +4,8 @@ that nobody can make fail. Pure.
 
 - The asked account is the one the user named (`--token-account`), else the associated account of the
   mint, derived with the mint's own token program; a close to a recipient pays the recipient's account.
-  Wrapped SOL is wrapped into and unwrapped from that account only: every other wrapped-SOL account of
-  the user stays exactly as it was (neither spent, nor filled, nor closed).
+  Every other account of the user's of that asset stays exactly as it was (neither spent, nor filled,
+  nor closed): wrapped SOL is wrapped into and unwrapped from the asked account only.
 - A token account is opened only when the action pays into it: the asked account of a withdrawal or a
   close when it receives something, or a SOL deposit's wrapped-SOL account it wraps into. Any other
   opening is rent nobody needed (a recipient's account that receives nothing is a gift that never comes
@@ -20,7 +20,7 @@ from yieldcli.chain.guard.calls import Calls, associated_account
 from yieldcli.chain.guard.holdings import Holdings
 from yieldcli.chain.guard.kinds import kind_of
 from yieldcli.chain.guard.message import Resolved
-from yieldcli.chain.guard.text import amount_text, short
+from yieldcli.chain.guard.text import amount_text, short, symbol
 from yieldcli.solana import programs
 from yieldcli.tokens import WSOL_MINT
 
@@ -29,7 +29,7 @@ def account_rules(holdings: Holdings, calls: Calls, resolved: Resolved, token_pr
     """Every way the transaction uses or opens an account the action does not need, one line each."""
     problems = _plain_creates(resolved)
     asked = asked_account(holdings, calls, token_program)
-    problems += _other_wrapped_sol(holdings, asked)
+    problems += _other_accounts(holdings, asked)
     problems += _opened(holdings, calls, asked)
     return problems
 
@@ -55,13 +55,15 @@ def _plain_creates(resolved: Resolved) -> list[str]:
     return found
 
 
-def _other_wrapped_sol(holdings: Holdings, asked: str | None) -> list[str]:
-    """A wrapped-SOL account of the user's that is not the asked one stays as it was."""
-    if holdings.intent.mint != WSOL_MINT:
+def _other_accounts(holdings: Holdings, asked: str | None) -> list[str]:
+    """A token account of the user's of the asset moved that is not the asked one stays as it was (also
+    where the program's layout is not known and only the mint's total is checked)."""
+    mint = holdings.intent.mint
+    if mint is None or asked is None:
         return []
     found = []
     for address in sorted(holdings.tokens):
-        if address == asked or holdings.mint_of(address) != WSOL_MINT:
+        if address == asked or holdings.mint_of(address) != mint:
             continue
         before, after = holdings.held(address, holdings.before), holdings.held(address, holdings.after)
         if before == after and holdings.gain(address) == 0:
@@ -71,11 +73,9 @@ def _other_wrapped_sol(holdings: Holdings, asked: str | None) -> list[str]:
         elif before is None:
             what = "is opened"
         else:
-            what = f"changes by {amount_text(after.amount - before.amount, WSOL_MINT, {})}"
-        found.append(
-            f"your other wrapped-SOL account {short(address)} {what}: only {short(asked or '?')} is wrapped into "
-            "or unwrapped from"
-        )
+            what = f"changes by {amount_text(after.amount - before.amount, mint, {})}"
+        name = "wrapped-SOL" if mint == WSOL_MINT else symbol(mint)
+        found.append(f"your other {name} account {short(address)} {what}: only {short(asked)} is the one asked")
     return found
 
 
@@ -95,7 +95,7 @@ def _opened(holdings: Holdings, calls: Calls, asked: str | None) -> list[str]:
         if address == asked and token.mint == intent.mint:
             if kind.pays_out and token.amount > 0:
                 continue  # the destination of a withdrawal or a close, paid into
-            if not kind.pays_out and intent.mint == WSOL_MINT and calls.call is not None:
+            if not kind.pays_out and intent.mint == WSOL_MINT:
                 continue  # a SOL deposit's wrapped-SOL account, wrapped into
         whose = "your" if token.owner == intent.wallet else f"{short(token.owner)}'s"
         paid = "" if token.amount else ", which receives nothing"
