@@ -2,7 +2,8 @@
 stand-in service (tests/cli/stand_in.py), run in the world of tests/cli/effect_world.py: another token
 account of the user's taken from instead of the associated one (one holding more, under `--all`), SOL
 taken from another wrapped-SOL account instead of wrapping, an unwrap that also closes another
-wrapped-SOL account, and an associated account opened by a plain `Create` a front-runner can make fail.
+wrapped-SOL account, a withdrawal to a named account that also opens the associated one (rent nobody
+needed), and an associated account opened by a plain `Create` a front-runner can make fail.
 
 The user's other accounts are put on the sandbox's chain directly (token accounts at keypair addresses,
 owned by the wallet), as any wallet may have them.
@@ -86,6 +87,26 @@ def unwrap_closes_other_wsol_account(w: World) -> None:
     w.doctor(lambda ixs: [*ixs, programs.token_close_account(OTHER_WSOL, WALLET, WALLET)])
 
 
+WITHDRAW_SOL_TO_OTHER = Request(
+    ("withdraw", "--asset", "SOL", "--amount", "0.1", "--token-account", str(OTHER_WSOL)),
+    "withdraw:SOL:0.1",  # `--expect` cannot name a token account: tried on the service's path and the Client
+    lambda c: c.withdraw("SOL", "0.1", token_account=str(OTHER_WSOL)),
+    "/withdraw/tx",
+    base_asset=WSOL_MINT,
+    amount=SOL // 10,
+    user_token_account=str(OTHER_WSOL),
+)
+
+
+def opens_the_associated_account(w: World) -> None:
+    """A withdrawal to the named account that also opens the user's associated wrapped-SOL account: rent
+    nobody needed (the user's own account, so the instruction rules allow it; only the effect says no)."""
+    other_accounts(w)
+    assert w.runtime.get_account(WSOL_ATA) is None
+    opening = programs.create_associated_token_account(WALLET, WALLET, WSOL)
+    w.doctor(lambda ixs: [opening, *ixs])
+
+
 def plain_create(w: World) -> None:
     """The wrapped-SOL account opened by `Create`, not `CreateIdempotent`: anyone who opens it first makes
     the user's transaction fail, at the user's fee."""
@@ -112,4 +133,5 @@ ATTACKS: dict[str, tuple[Request, object, set[int]]] = {
     ),
     "withdraw-unwrap-closes-another-wsol-account": (WITHDRAW_SOL_ALL_UNWRAP, unwrap_closes_other_wsol_account, {10}),
     "withdraw-sol-opens-by-plain-create": (WITHDRAW_SOL_ALL_UNWRAP, plain_create, {10}),
+    "withdraw-to-named-account-opens-the-associated-one": (WITHDRAW_SOL_TO_OTHER, opens_the_associated_account, {10}),
 }

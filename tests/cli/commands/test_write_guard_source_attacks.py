@@ -15,13 +15,20 @@ from tests.cli.commands.test_write_guard_effect_attacks import attempt, nothing_
 shared_world, world_of_a_test = ew.fixtures()
 
 FACES = ("send", "sign", "tx sign", "tx send", "client")
-CASES = [pytest.param(name, face, id=f"{name}-{face.replace(' ', '-')}") for name in sa.ATTACKS for face in FACES]
+NO_TX = {"withdraw-to-named-account-opens-the-associated-one"}  # `--expect` cannot name a token account
+CASES = [
+    pytest.param(name, face, id=f"{name}-{face.replace(' ', '-')}")
+    for name in sa.ATTACKS
+    for face in FACES
+    if not (name in NO_TX and face.startswith("tx"))
+]
 REASONS = {
     "deposit-all-from-a-fuller-usdc-account": "takes from",
     "deposit-10-from-a-non-associated-account": "takes from",
     "deposit-sol-from-another-wsol-account": "takes from",
     "withdraw-unwrap-closes-another-wsol-account": "your other wrapped-SOL account",
     "withdraw-sol-opens-by-plain-create": "ATA Create, not CreateIdempotent",
+    "withdraw-to-named-account-opens-the-associated-one": "the action does not pay into it",
 }
 
 
