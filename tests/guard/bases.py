@@ -48,6 +48,8 @@ def legitimate_orders(world: World) -> list[tuple[str, orders.Order]]:
 
     return [
         ("deposit 10 USDC", deposit(DEMO_STRATEGY_ID, "USDC", 10 * USD)),
+        ("deposit 10 PYUSD (Token-2022, the issuer's extensions)", deposit(DEMO_STRATEGY_ID, "PYUSD", 10 * USD)),
+        ("withdraw 5 PYUSD", withdraw(DEMO_STRATEGY_ID, "PYUSD", 5 * USD)),
         ("deposit all JitoSOL", deposit(DEMO_STRATEGY_ID, "JitoSOL", None)),
         ("deposit 1 SOL", deposit(DEMO_STRATEGY_ID, "SOL", SOL)),
         ("deposit 5 JLP (opens a position)", deposit(DEMO_STRATEGY_ID, "JLP", 5 * USD)),

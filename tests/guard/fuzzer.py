@@ -28,7 +28,7 @@ from tests.guard.entry import Decision, would_sign
 from tests.guard.instructions import Cast
 from tests.guard.mutations import Mutant, compile_mutant, mutate
 from tests.guard.oracle import Ask, differences, unasked_lifetime
-from tests.guard.world import World, restore
+from tests.guard.world import World, front_run, restore
 from yieldcli.chain.transact.engine import UserRequest
 
 CAP = 10_000_000  # the cost cap the user allows (lamports of fee and rent): 0.01 SOL
@@ -162,6 +162,7 @@ class Fuzzer:
                 if made != later_table:
                     return "signed: the table could not be made at its address", []
                 world.tables[made] = list(mutant.missing_table or ())
+            front_run(world, complete)
             sent = rt.send_transaction(complete, skip_preflight=True)
             if not sent.landed or sent.record is None:
                 return f"signed: did not land ({sent.fault or 'rejected by the runtime'})", []

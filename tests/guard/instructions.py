@@ -21,7 +21,18 @@ from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
 from tests.guard.precompiles import ed25519_verify, secp256r1_verify
-from tests.guard.world import MINTS, STRATEGIES, STRATEGY_PROGRAM, THROWAWAY, TOKEN, WSOL, World, ata, position_address
+from tests.guard.world import (
+    MINTS,
+    PYUSD,
+    STRATEGIES,
+    STRATEGY_PROGRAM,
+    THROWAWAY,
+    TOKEN,
+    WSOL,
+    World,
+    ata,
+    position_address,
+)
 from yieldcli.solana import programs
 
 ATA_PROGRAM = Pubkey.from_string(programs.ASSOCIATED_TOKEN_PROGRAM)
@@ -67,9 +78,9 @@ class Cast:
     @classmethod
     def of(cls, world: World) -> Cast:
         user, attacker = world.wallet, world.attacker.pubkey()
-        mints = (*MINTS, world.users_mint)
+        mints = (*MINTS, PYUSD, world.users_mint)
         grantor = world.grantor.pubkey()
-        users = (*(ata(user, m) for m in mints), ata(grantor, MINTS[0]), ata(grantor, MINTS[1]))
+        users = (*(ata(user, m) for m in mints), ata(grantor, MINTS[0]), ata(grantor, MINTS[1]), *world.others_of_user)
         others = tuple(ata(who, m) for who in (attacker, world.bystander) for m in MINTS)
         ids = (*STRATEGIES, "sandbox-0000-4000-8000-00000000000f")
         positions = tuple(position_address(user, s, m) for s in ids for m in MINTS)

@@ -25,7 +25,7 @@ from solders.signature import Signature
 from solders.system_program import AdvanceNonceAccountParams, advance_nonce_account
 from solders.transaction import VersionedTransaction
 
-from tests.guard.instructions import COMPUTE_BUDGET, MAKERS, SYSTEM, Cast
+from tests.guard.instructions import ATA_PROGRAM, COMPUTE_BUDGET, MAKERS, SYSTEM, Cast
 from tests.guard.world import STRATEGY_PROGRAM, TOKEN, World
 from yieldcli.solana import programs
 
@@ -203,6 +203,21 @@ def co_signer(rng: random.Random, m: Mutant, c: Cast, w: World) -> str:
     return f"instruction {at} also signed by {signer}, signature pre-filled"
 
 
+def plain_create(rng: random.Random, m: Mutant, c: Cast, w: World) -> str:
+    """An associated account opened by `Create`, not `CreateIdempotent` (a front-runner makes it fail)."""
+    found = [i for i, ix in enumerate(m.instructions) if ix.program_id == ATA_PROGRAM]
+    if not found:
+        owner = rng.choice((c.user, c.bystander))
+        m.instructions.insert(
+            0, programs.create_associated_token_account(c.user, owner, rng.choice(c.mints), idempotent=False)
+        )
+        return f"a plain Create of {owner}'s account inserted"
+    at = rng.choice(found)
+    ix = m.instructions[at]
+    m.instructions[at] = Instruction(ix.program_id, b"\x00", ix.accounts)
+    return f"instruction {at} made a plain Create"
+
+
 def prefill(rng: random.Random, m: Mutant, c: Cast, w: World) -> str:
     m.prefill = True
     return "slots the attacker holds pre-filled"
@@ -222,6 +237,7 @@ OPERATORS: tuple[tuple[Operator, int], ...] = (  # (operator, weight)
     (legacy, 2),
     (co_signer, 4),
     (prefill, 1),
+    (plain_create, 3),
 )
 
 

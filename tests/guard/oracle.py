@@ -4,8 +4,9 @@
 in the whole chain before and after a transaction ran with the effect the request asks for, written
 here from the issue's tables and the strategy program's README (never the guard's computation):
 
-- deposit X of M to S: the user's token account of M gives X (deposit all: everything it holds; SOL:
-  native SOL is wrapped first, and all of it leaves at most the cost cap in the wallet); the position
+- deposit X of M to S: the user's associated token account of M gives X, no other account of the
+  user's (deposit all: everything it holds; SOL: native SOL is wrapped into it first, and all of it
+  leaves at most the cost cap in the wallet); the position
   (S, M) gains X in `deposited` and `balance` (opened by the deposit when it did not exist).
 - withdraw X from (S, M): fee = ceil(gross x 10 / 10000); mode 0 gross X, the user gets X - fee;
   exclude fees: the user gets X, gross X + fee; all: gross = the balance. The position's balance falls
@@ -13,9 +14,9 @@ here from the issue's tables and the strategy program's README (never the guard'
   (opened if needed); SOL with unwrap: that account is closed into the wallet.
 - close (S, M): the position is gone (its rent back to the user); what it held goes to the user's
   account of M, or to the named recipient (a token account of M, or a wallet's associated account,
-  opened at the user's cost).
-- Fee: the user pays for the message's signatures and at most 0.0001 SOL more (the priority fee the
-  issue accepts when the user set none): a precompile's signatures and any other charge count in it.
+  opened at the user's cost, and only when something is paid into it).
+- Fee: the user pays for the message's signatures and at most 0.0001 SOL more (the priority fee
+  accepted when the user set none): a precompile's signatures and any other charge count in it.
 - SOL: the holdings' lamports together change by exactly minus the fee the user paid (plus the SOL
   moved for a SOL deposit or payout, minus the rent of a recipient's account opened for a close);
   fee plus the rent locked in accounts the user then owns stays within the cost cap.
@@ -168,6 +169,9 @@ def expected(ask: Ask, wallet: Pubkey, before: dict[Pubkey, Account], after: dic
     if remainder:
         owner = token_of(before[target]).owner if target in before else (ask.recipient or wallet)
         (accounts if target == own else foreign)[target] = _token_change(ask.mint, owner, remainder, may_open=True)
+    elif target != own:
+        # Nothing to pay: the recipient's account is not opened (its rent a gift that never comes back).
+        foreign[target] = lambda b, a: "opened, though the close pays nothing into it" if a != b else None
 
     def lost_rent(after: dict[Pubkey, Account]) -> int:
         opened = target != own and target not in before and target in after

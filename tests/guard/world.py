@@ -28,7 +28,7 @@ from solders.transaction import VersionedTransaction
 
 from tests.conftest import serve_sandbox
 from yieldcli.sandbox.chain.knobs import Network
-from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, SECOND_STRATEGY_ID, demo_keypair
+from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, PYUSD_MINT, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.sandbox.server import SandboxServer
 from yieldcli.solana import programs
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
@@ -40,6 +40,9 @@ TOKEN = Pubkey.from_string(programs.TOKEN_PROGRAM)
 STRATEGY_PROGRAM = Pubkey.from_string(programs.SANDBOX_STRATEGY_PROGRAM)
 WSOL = Pubkey.from_string(WSOL_MINT)
 MINTS = tuple(Pubkey.from_string(t.mint) for t in KNOWN_TOKENS)
+ATA = Pubkey.from_string(programs.ASSOCIATED_TOKEN_PROGRAM)
+TOKEN_2022 = Pubkey.from_string(programs.TOKEN_2022_PROGRAM)
+PYUSD = Pubkey.from_string(PYUSD_MINT)  # the sandbox's Token-2022 asset, with the real one's extensions
 
 
 def keypair_named(name: str) -> Keypair:
@@ -54,7 +57,9 @@ def position_address(user: Pubkey, strategy_id: str, mint: Pubkey) -> Pubkey:
 
 
 def ata(owner: Pubkey, mint: Pubkey) -> Pubkey:
-    return programs.associated_token_address(owner, mint)
+    """The associated account, derived with the program that owns the mint (Token-2022 for PYUSD)."""
+    program = TOKEN_2022 if mint == PYUSD else TOKEN
+    return programs.associated_token_address(owner, mint, program)
 
 
 @dataclass
@@ -67,6 +72,9 @@ class World:
     nonce_of_user: Pubkey  # a durable nonce whose authority is the user
     nonce_of_attacker: Pubkey
     users_mint: Pubkey  # a mint whose mint and freeze authority is the user
+    # The user's token accounts that are not the associated ones: a USDC account holding more than the
+    # associated one, a wrapped-SOL account (the source or the unwrap the user did not mean).
+    others_of_user: tuple[Pubkey, ...] = ()
     tables: dict[Pubkey, list[Pubkey]] = field(default_factory=dict)  # lookup tables that exist
     owners: list[Pubkey] = field(default_factory=list)  # every program that may own accounts
 
@@ -177,7 +185,11 @@ def build_world(folder: Path) -> World:
         ],
         [grantor],
     )
-    world = World(server, user, attacker, bystander, grantor, nonce_of_user, nonce_of_attacker, users_mint)
+    others = _other_accounts_of(rt, user.pubkey())
+    # A PYUSD position to withdraw from (the issuer's extensions on every transfer of it).
+    deposit = programs_deposit_pyusd(user.pubkey())
+    rt.execute([deposit], [user])
+    world = World(server, user, attacker, bystander, grantor, nonce_of_user, nonce_of_attacker, users_mint, others)
     sandbox_table = server.chain.lookup_table
     world.tables[sandbox_table.key] = list(sandbox_table.addresses)
     theirs = [ata(attacker.pubkey(), m) for m in MINTS] + [ata(bystander, m) for m in MINTS]
@@ -192,6 +204,51 @@ def build_world(folder: Path) -> World:
     rt.state_file = None
     rt.on_confirmed = None
     return world
+
+
+def programs_deposit_pyusd(user: Pubkey) -> Instruction:
+    from yieldcli.solana import strategy_program as sp
+
+    return sp.deposit(user, user, ata(user, PYUSD), PYUSD, DEMO_STRATEGY_ID, 100_000_000, token_program=TOKEN_2022)
+
+
+def _other_accounts_of(rt, user: Pubkey) -> tuple[Pubkey, ...]:  # noqa: ANN001 - a Runtime
+    """A USDC account of the user's at a keypair address holding 5,000 USDC, and a wrapped-SOL one with 0.5 SOL."""
+    from tests.token_accounts import token_account_data
+
+    rent = rt.minimum_balance_for_rent_exemption(programs.TOKEN_ACCOUNT_SIZE)
+    usdc, wsol = keypair_named("user's other USDC").pubkey(), keypair_named("user's other wrapped SOL").pubkey()
+    usdc_mint = Pubkey.from_string(next(t.mint for t in KNOWN_TOKENS if t.symbol == "USDC"))
+    rt.set_account(usdc, Account(rent, token_account_data(usdc_mint, user, 5_000_000_000), TOKEN, False, 0))
+    half = LAMPORTS_PER_SOL // 2
+    rt.set_account(wsol, Account(rent + half, token_account_data(WSOL, user, half, native=rent), TOKEN, False, 0))
+    return usdc, wsol
+
+
+def front_run(world: World, tx: VersionedTransaction) -> list[Pubkey]:
+    """Whoever sees the transaction first opens each associated account it opens with a plain `Create`
+    (which then fails, at the user's fee); the accounts opened so."""
+    from tests.token_accounts import token_account_data
+
+    rt, message = world.runtime, tx.message
+    keys = list(message.account_keys)
+    opened = []
+    for ix in message.instructions:
+        if (
+            ix.program_id_index >= len(keys)
+            or keys[ix.program_id_index] != ATA
+            or bytes(ix.data)[:1] not in (b"", b"\x00")
+        ):
+            continue
+        named = [keys[i] if i < len(keys) else None for i in ix.accounts]
+        if len(named) < 6 or None in named[1:6] or rt.get_account(named[1]) is not None:
+            continue
+        account, owner, mint, program = named[1], named[2], named[3], named[5]
+        rent = rt.minimum_balance_for_rent_exemption(programs.TOKEN_ACCOUNT_SIZE)
+        data = token_account_data(mint, owner, 0, native=rent if mint == WSOL else None)
+        rt.set_account(account, Account(rent, data, program, False, 0))
+        opened.append(account)
+    return opened
 
 
 def _token_ix(account: Pubkey, tag: int, rest: bytes, extra: list[Pubkey], owner: Pubkey) -> Instruction:

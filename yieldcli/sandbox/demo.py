@@ -47,7 +47,8 @@ EXTRA_TOKENS: tuple[tuple[str, str, int, str], ...] = (
 )
 
 # Base assets on Token-2022 (the service lists some, PYUSD among them): a PYUSD-like mint at PYUSD's address,
-# made by the sandbox on the Token-2022 program (without the real one's permanent delegate and transfer hook).
+# made by the sandbox on the Token-2022 program with the real one's extensions (a permanent delegate, a transfer
+# hook with no program, a metadata pointer, a transfer fee at 0: `chain/setup.py`), its issuer the sandbox's.
 TOKEN_2022_TOKENS: tuple[tuple[str, str, int, str], ...] = (
     ("PYUSD", "2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo", 6, "PayPal USD"),
 )

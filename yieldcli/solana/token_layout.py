@@ -54,9 +54,16 @@ EXTENSION_NAMES = {
     26: "Pausable",
     27: "PausableAccount",
 }
+TRANSFER_FEE_CONFIG = 1
+TRANSFER_FEE_AMOUNT = 2
+DEFAULT_ACCOUNT_STATE = 6
+NON_TRANSFERABLE = 9
 PERMANENT_DELEGATE = 12
 TRANSFER_HOOK = 14
+TRANSFER_HOOK_ACCOUNT = 15
 METADATA_POINTER = 18
+PAUSABLE = 26
+ACCOUNT_STATE_FROZEN = 2  # DefaultAccountState's value: 0 uninitialized, 1 initialized, 2 frozen
 
 
 @dataclass(frozen=True)
@@ -136,23 +143,53 @@ def extension_key(value: bytes, offset: int = 0) -> str | None:
     return str(Pubkey.from_bytes(raw)) if len(raw) == 32 and any(raw) else None
 
 
-def control_risks(mint: MintInfo) -> list[str]:
-    """What on the mint lets someone other than a token account's owner move its tokens or run code on
-    every transfer: a permanent delegate (may transfer or burn from any account), a transfer hook (a
-    program called with each transfer; one whose program is unset has an authority that may set it)."""
-    risks = []
+def issuer_rules(mint: MintInfo) -> list[str]:
+    """The asset's own rules that are its issuer's, shown with every review and never refused: a
+    permanent delegate (may move or burn the tokens of any account), a transfer hook (its program runs
+    with every transfer, and only an exact simulated effect lets it; unset, its authority may set one),
+    a transfer fee (its authority may change it)."""
+    rules = []
     if PERMANENT_DELEGATE in mint.extensions:
         delegate = extension_key(mint.extensions[PERMANENT_DELEGATE])
         if delegate is not None:
-            risks.append(f"has a permanent delegate, {delegate}, that may move or burn the tokens of any account")
+            rules.append(f"the issuer's permanent delegate {delegate} may move or burn tokens of any account")
     if TRANSFER_HOOK in mint.extensions:
         value = mint.extensions[TRANSFER_HOOK]
         authority, program = extension_key(value, 0), extension_key(value, 32)
         if program is not None:
-            risks.append(f"has a transfer hook: program {program} runs with every transfer")
+            rules.append(
+                f"the issuer's transfer hook program {program} runs with every transfer "
+                f"(authority {authority or 'none'}); this transaction's whole effect was checked with it"
+            )
         elif authority is not None:
-            risks.append(f"has a transfer hook that {authority} may point at any program")
-    return risks
+            rules.append(
+                f"the issuer's transfer-hook authority {authority} may set a program to run with every transfer"
+            )
+    if TRANSFER_FEE_CONFIG in mint.extensions and len(mint.extensions[TRANSFER_FEE_CONFIG]) >= 108:
+        value = mint.extensions[TRANSFER_FEE_CONFIG]
+        authority = extension_key(value, 0)
+        (bps,) = struct.unpack_from("<H", value, 106)
+        if authority is not None or bps:
+            rules.append(
+                f"the issuer's transfer fee is {bps} basis points"
+                + (f"; {authority} may change it" if authority is not None else "")
+            )
+    return rules
+
+
+def refusals(mint: MintInfo) -> list[str]:
+    """What makes the asset unusable for an action, each with its reason: paused, non-transferable,
+    or new accounts frozen by default."""
+    found = []
+    if NON_TRANSFERABLE in mint.extensions:
+        found.append("is non-transferable: its tokens cannot move into or out of a strategy")
+    pausable = mint.extensions.get(PAUSABLE)
+    if pausable is not None and len(pausable) >= 33 and pausable[32]:
+        found.append("is paused by its issuer: no transfer, mint or burn succeeds")
+    state = mint.extensions.get(DEFAULT_ACCOUNT_STATE)
+    if state is not None and state[:1] == bytes([ACCOUNT_STATE_FROZEN]):
+        found.append("freezes every new token account by default: a new account could not receive it")
+    return found
 
 
 def mint_data(

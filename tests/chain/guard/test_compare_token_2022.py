@@ -158,18 +158,51 @@ def test_a_token_2022_account_someone_else_may_close_or_spend_from_is_not_paid_i
     assert any("may spend" in d and "as its delegate" in d for d in check.differences), check.differences
 
 
-def test_a_mint_with_a_permanent_delegate_or_a_transfer_hook_is_refused():
+def test_the_issuers_permanent_delegate_and_transfer_hook_are_shown_not_refused():
+    # PYUSD's own rules: a permanent delegate, a transfer hook with no program, a transfer fee at 0.
     before, after = withdraw_world()
-    with_delegate = {str(MINT): mint((token_layout.PERMANENT_DELEGATE, bytes(STRANGER)))}
-    check = judge(WITHDRAW, [withdraw_ix()], before, after, mints=with_delegate)
-    assert any(f"permanent delegate, {STRANGER}" in d for d in check.differences), check.differences
+    hook_authority = Keypair().pubkey()
+    pyusd_like = {
+        str(MINT): mint(
+            (token_layout.PERMANENT_DELEGATE, bytes(STRANGER)),
+            (token_layout.TRANSFER_HOOK, bytes(hook_authority) + bytes(32)),
+            (token_layout.TRANSFER_FEE_CONFIG, bytes(STRANGER) + bytes(76)),
+        )
+    }
+    check = judge(WITHDRAW, [withdraw_ix()], before, after, mints=pyusd_like)
+    assert check.ok, check.differences
+    shown = "\n".join(check.unverified)
+    assert f"permanent delegate {STRANGER} may move or burn tokens of any account" in shown, shown
+    assert f"transfer-hook authority {hook_authority} may set a program" in shown, shown
+    assert "transfer fee is 0 basis points" in shown, shown
+    # A hook whose program is set is named: it ran in the simulation, whose whole effect was still exact.
     hook = Keypair().pubkey()
-    with_hook = {str(MINT): mint((token_layout.TRANSFER_HOOK, bytes(32) + bytes(hook)))}
+    with_hook = {str(MINT): mint((token_layout.TRANSFER_HOOK, bytes(hook_authority) + bytes(hook)))}
     check = judge(WITHDRAW, [withdraw_ix()], before, after, mints=with_hook)
-    assert any(f"transfer hook: program {hook}" in d for d in check.differences), check.differences
-    # An extension that moves nothing (a metadata pointer, an unset hook with no authority) passes.
-    harmless = {str(MINT): mint((token_layout.TRANSFER_HOOK, bytes(64)))}
-    assert judge(WITHDRAW, [withdraw_ix()], before, after, mints=harmless).ok
+    assert check.ok and any(f"transfer hook program {hook} runs" in u for u in check.unverified), check
+    # ... and a hook (or anything) that changes the effect is refused by the effect itself.
+    after[str(ATA)] = t22_token(WALLET, after[str(ATA)].token.amount - 1)
+    assert not judge(WITHDRAW, [withdraw_ix()], before, after, mints=with_hook).ok
+    # A mint with neither says nothing.
+    assert not judge(WITHDRAW, [withdraw_ix()], *withdraw_world()).unverified
+
+
+def test_a_paused_non_transferable_or_default_frozen_mint_is_refused_with_its_reason():
+    before, after = withdraw_world()
+    cases = {
+        "is paused by its issuer": (token_layout.PAUSABLE, bytes(STRANGER) + b"\x01"),
+        "is non-transferable": (token_layout.NON_TRANSFERABLE, b""),
+        "freezes every new token account by default": (token_layout.DEFAULT_ACCOUNT_STATE, b"\x02"),
+    }
+    for reason, extension in cases.items():
+        check = judge(WITHDRAW, [withdraw_ix()], before, after, mints={str(MINT): mint(extension)})
+        assert any(reason in d for d in check.differences), (reason, check.differences)
+    # Pausable but not paused, and accounts initialized by default: nothing to refuse.
+    for extension in (
+        (token_layout.PAUSABLE, bytes(STRANGER) + b"\x00"),
+        (token_layout.DEFAULT_ACCOUNT_STATE, b"\x01"),
+    ):
+        assert judge(WITHDRAW, [withdraw_ix()], before, after, mints={str(MINT): mint(extension)}).ok
 
 
 def test_a_deposit_from_the_users_token_2022_account_passes_and_its_amount_is_exact():

@@ -55,7 +55,7 @@ def test_every_legitimate_answer_is_signed_and_does_what_was_asked(fuzz_world, b
     """No false refusal: each action's answer, unchanged, is signed, lands and passes the oracle."""
     tally = legitimate(fuzz_world, bases)
     assert tally.outcomes == {"signed: landed as asked": len(bases)}, message(tally)
-    assert len(bases) == 10
+    assert len(bases) == 12
 
 
 def test_mutants_the_guard_signs_do_only_what_was_asked(fuzz_world, bases):

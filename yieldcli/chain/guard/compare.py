@@ -22,11 +22,12 @@ from yieldcli.chain.guard.instructions import Context, verdicts
 from yieldcli.chain.guard.intent import Check, Intent, Verdict
 from yieldcli.chain.guard.kinds import kind_of
 from yieldcli.chain.guard.message import Resolved, token_accounts_opened
+from yieldcli.chain.guard.sources import account_rules
 from yieldcli.chain.guard.strategies import Layout, layout_for
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
 from yieldcli.chain.tx.state import State
 from yieldcli.solana import programs
-from yieldcli.solana.token_layout import MintInfo, control_risks
+from yieldcli.solana.token_layout import MintInfo, issuer_rules, refusals
 from yieldcli.tokens import WSOL_MINT
 
 
@@ -61,9 +62,9 @@ def compare(
     diffs = [v.reason for v in verdicts_ if not v.ok]
     kind = kind_of(intent)
     if asset is not None and kind.asset:
-        # Tokens someone else may move (or hand to a program of their choosing at each transfer) are
-        # not the user's to put into a strategy, nor safe to be paid in: said, never passed over.
-        diffs += [f"the mint {short(str(intent.mint))} {risk}" for risk in control_risks(asset)]
+        # A mint that cannot move (paused, non-transferable, new accounts frozen) is refused with its reason;
+        # the issuer's own rules (a permanent delegate, a transfer hook) are the asset's: shown, not refused.
+        diffs += [f"the mint {short(str(intent.mint))} {reason}" for reason in refusals(asset)]
     unmatched = not any(not v.ok for v in calls.verdicts.values()) and not _trusted(intent, verdicts_)
     if kind.asset and layout is not None and calls.call is None and unmatched:
         diffs.append(f"no strategy {intent.action} instruction: the transaction does not {intent.action}")
@@ -72,6 +73,7 @@ def compare(
         holdings, calls, resolved, inner, fee=fee, decimals=decimals, trusted_received=received
     )
     diffs += effect_diffs
+    diffs += account_rules(holdings, calls, resolved, token_program)
     # The allowance for a fee nobody asked for binds all of it: the priority fee and the signatures
     # precompile instructions make the network charge beyond the message's own.
     unasked = priority_fee + precompile_fee
@@ -131,8 +133,15 @@ def compare(
         summary(intent, fee, rent, decimals, changes, priority_fee, precompile_fee),
         verdicts_,
         _verified(intent, holdings, verdicts_, received, decimals),
-        tuple(expected.unverified),
+        tuple(expected.unverified) + _rules(intent, asset),
     )
+
+
+def _rules(intent: Intent, asset: MintInfo | None) -> tuple[str, ...]:
+    """The asset's issuer rules, one line each, shown with the review (never a reason to refuse)."""
+    if asset is None or not kind_of(intent).asset:
+        return ()
+    return tuple(f"{symbol(str(intent.mint))}: {rule}" for rule in issuer_rules(asset))
 
 
 def _closed_mint(intent: Intent, resolved: Resolved, layout: Layout | None) -> Intent:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from solders.transaction import VersionedTransaction
 from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
 from yieldcli.sandbox.demo import TOKEN_2022_TOKENS
 from yieldcli.solana import programs, token_layout
+from yieldcli.solana import strategy_program as sp
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
 if TYPE_CHECKING:
@@ -42,6 +44,26 @@ _TOKEN = Pubkey.from_string(programs.TOKEN_PROGRAM)
 _TOKEN_2022 = Pubkey.from_string(programs.TOKEN_2022_PROGRAM)
 _WSOL = Pubkey.from_string(WSOL_MINT)
 _U64_MAX = 2**64 - 1
+
+
+# The accounts of a mint with a transfer fee and a transfer hook carry the withheld fee and the hook's flag.
+_ISSUER_ACCOUNT_EXTENSIONS = (
+    (token_layout.TRANSFER_FEE_AMOUNT, bytes(8)),
+    (token_layout.TRANSFER_HOOK_ACCOUNT, b"\x00"),
+)
+
+
+def issuer_extensions(mint: Pubkey) -> list[tuple[int, bytes]]:
+    """The real PYUSD's extensions, its issuer being the sandbox authority: a metadata pointer to itself, a
+    permanent delegate, a transfer hook with no program set, and a transfer-fee config at 0 basis points."""
+    issuer = bytes(SANDBOX_AUTHORITY.pubkey())
+    no_fee = struct.pack("<QQH", 0, 0, 0)  # epoch, maximum fee, basis points
+    return [
+        (token_layout.METADATA_POINTER, issuer + bytes(mint)),
+        (token_layout.PERMANENT_DELEGATE, issuer),
+        (token_layout.TRANSFER_HOOK, issuer + bytes(32)),
+        (token_layout.TRANSFER_FEE_CONFIG, issuer + issuer + struct.pack("<Q", 0) + no_fee + no_fee),
+    ]
 
 
 class SetupHelpers:
@@ -112,7 +134,21 @@ class SetupHelpers:
             for _symbol, address, decimals, _name in TOKEN_2022_TOKENS:
                 mint = Pubkey.from_string(address)
                 if self._svm.get_account(mint) is None:
-                    self.create_token_2022_mint(decimals, address=mint)
+                    self.create_token_2022_mint(decimals, address=mint, extensions=issuer_extensions(mint))
+                    self._set_vault(mint, _ISSUER_ACCOUNT_EXTENSIONS)
+
+    def _set_vault(self, mint: Pubkey, extensions: Sequence[tuple[int, bytes]]) -> None:
+        """The strategy program's vault of a Token-2022 mint whose accounts need extensions (a transfer fee's
+        withheld amount, a transfer hook's flag): its InitVault makes a 165-byte account, which Token-2022
+        refuses for such a mint, so the vault is set directly as InitializeAccount3 would make it."""
+        vault = sp.vault_address(mint)
+        if self._svm.get_account(vault) is not None:
+            return
+        base = bytes(mint) + bytes(sp.authority_address()) + bytes(8 + 36) + b"\x01" + bytes(12 + 8 + 36)
+        tlv = b"".join(struct.pack("<HH", kind, len(value)) + value for kind, value in extensions)
+        data = base + bytes([token_layout.ACCOUNT_TYPE_ACCOUNT]) + tlv
+        lamports = self.minimum_balance_for_rent_exemption(len(data))
+        self.set_account(vault, Account(lamports, data, _TOKEN_2022, False, _U64_MAX))
 
     def create_token_2022_mint(
         self, decimals: int, *, address: Pubkey | None = None, extensions: Sequence[tuple[int, bytes]] | None = None

@@ -67,7 +67,10 @@ KIND = Kind(
         ("your position (S, M)", "closed"),
         ("your token account, or the recipient's you named", "+what the position held"),
         ("your SOL", "−fee (the position's rent comes back to your wallet)"),
-        ("the recipient's new token account, when you named one", "its rent, within the cost cap"),
+        (
+            "the recipient's new token account, when you named one",
+            "opened (CreateIdempotent) only when the close pays into it: its rent, within the cost cap",
+        ),
     ),
     "`close-account` of M in S",
     expect,

@@ -39,11 +39,16 @@ def check_call(c: CallCheck) -> None:
     call, intent, holdings = c.call, c.intent, c.holdings
     if call.payer not in (c.wallet, intent.payer):
         c.problems.append(f"makes {short(call.payer or '?')} pay for the position, not you or your payer")
-    source = intent.token_account
-    if source is not None:
-        c.expect("the source", call.token_account, source)
-    elif holdings.held(call.token_account or "", holdings.before) is None and c.mint != WSOL_MINT:
-        c.problems.append(f"takes from {short(call.token_account or '?')}, not a token account of yours")
+    # The source is the account the user named, else the associated account of the mint (of its own
+    # token program): never another account of the user's, even one holding more (SOL wraps into it).
+    source = intent.token_account or c.associated(c.wallet, c.mint)
+    if call.token_account != source:
+        whose = "another token account of yours" if call.token_account in holdings.tokens else "not yours"
+        c.problems.append(
+            f"takes from {short(call.token_account or '?')} ({whose}), not "
+            + ("the token account you named " if intent.token_account else "your associated token account ")
+            + short(source)
+        )
     if intent.amount is not None and call.amount != intent.amount:
         c.problems.append(f"deposits {c.text(call.amount or 0)}, not {c.text(intent.amount)}")
     if intent.amount is None and c.mint != WSOL_MINT:
@@ -61,9 +66,16 @@ KIND = Kind(
     "deposit",
     frozenset({"ata.create.own", "system.transfer.own", "token.sync_native.own"}),
     (
-        ("your token account named as the source", "−X"),
+        (
+            "the source: the token account you named, else your associated one (SOL wraps into it)",
+            "−X (everything: all it held)",
+        ),
         ("your position (S, M), as the program accounts it", "+X (opened at 0 if new)"),
         ("your SOL (wallet, token accounts and positions together)", "−fee (−X more for SOL)"),
+        (
+            "every other token account of yours (another of M, another wrapped-SOL one)",
+            "unchanged; none opened but the wrapped-SOL one SOL wraps into (CreateIdempotent)",
+        ),
         ("fee + rent of accounts you then own", "at most the cost cap"),
     ),
     "`deposit` X of M in S",

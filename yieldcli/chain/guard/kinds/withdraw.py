@@ -57,7 +57,14 @@ KIND = Kind(
     frozenset({"ata.create.own", "token.close.own_wsol"}),
     (
         ("your position (S, M)", "−gross: X, or X + fee(X) when fees are excluded, or all of it"),
-        ("the token account you named (default: yours)", "+net: gross − fee(gross), or X when fees are excluded"),
+        (
+            "the token account you named, else your associated one (opened if missing, CreateIdempotent)",
+            "+net: gross − fee(gross), or X when fees are excluded",
+        ),
+        (
+            "every other token account of yours (your associated one when you named another)",
+            "unchanged, none opened; an unwrap closes only the wrapped-SOL account paid",
+        ),
         ("your SOL", "−fee (+net more for SOL)"),
     ),
     "`withdraw` X of M in S",
