@@ -174,7 +174,14 @@ def serve(
     )
     record = state.parent / SERVER_FILE
     _write_private(
-        record, {"url": server.url, "rpc_url": server.rpc_url, "ws_url": server.rpc.ws_url, "pid": os.getpid()}
+        record,
+        {
+            "url": server.url,
+            "rpc_url": server.rpc_url,
+            "ws_url": server.rpc.ws_url,
+            "pid": os.getpid(),
+            "api_key_source": key_source,  # `yield doctor` and `init` say whether a restart keeps the key
+        },
     )
     try:
         server.serve_forever()
