@@ -62,4 +62,7 @@ def test_kit_flows_confirm_over_websocket_against_the_served_sandbox(sandbox):
     assert int(got["accountNotes"][0]["slot"]) == got["sol"]["slot"]
     notes = got["slotNotes"]
     assert len(notes) >= 3 and all(int(n["parent"]) == int(n["slot"]) - 1 for n in notes)
+    told = [int(n["slot"]) for n in notes]
+    assert told == list(range(told[0], told[-1] + 1))  # every slot, those a landing closed among them
+    assert {s["slot"] for s in sends} & set(told)
     assert all(int(n["root"]) < int(n["slot"]) for n in notes)
