@@ -82,6 +82,12 @@ def test_token_balances_and_token_accounts_at_each_commitment(still):
     supply = result(server.url, "getTokenSupply", [USDC, {"commitment": "confirmed"}])["value"]["amount"]
     older = result(server.url, "getTokenSupply", [USDC, {"commitment": "finalized"}])["value"]["amount"]
     assert int(supply) - int(older) == 1_000_000
+    largest = result(server.url, "getTokenLargestAccounts", [USDC, {"commitment": "finalized"}])
+    assert largest["context"]["slot"] == runtime.commitment_slot("finalized")
+    assert [(a["address"], a["amount"]) for a in largest["value"]] == [(str(ata), "7000000")]
+    newest = result(server.url, "getTokenLargestAccounts", [USDC])  # none named: confirmed
+    assert [a["amount"] for a in newest["value"]] == ["8000000"]
+    assert newest["context"]["slot"] == runtime.commitment_slot("confirmed")
 
 
 def _usdc():

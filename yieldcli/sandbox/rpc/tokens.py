@@ -129,28 +129,30 @@ class AccountSearches(Answering):
     def _get_token_accounts_by_delegate(self, params: list[Any]) -> dict[str, Any]:
         return self._token_accounts(params, "delegate")
 
-    def _mint(self, value: Any) -> tuple[Pubkey, Mint]:
+    def _mint(self, value: Any) -> tuple[Pubkey, Mint, int]:
+        """(address, mint, the slot it was read at)."""
         address = pubkey(value)
-        _, account = self.runtime.account_at(address, account_commitment())
+        slot, account = self.runtime.account_at(address, account_commitment())
         data = bytes(account.data) if account is not None else b""
         if account is None or str(account.owner) not in programs.TOKEN_PROGRAMS or len(data) < programs.MINT_SIZE:
             raise Invalid("Invalid param: not a Token mint")
-        return address, Mint.from_bytes(data[: programs.MINT_SIZE])
+        return address, Mint.from_bytes(data[: programs.MINT_SIZE]), slot
 
     def _get_token_supply(self, params: list[Any]) -> dict[str, Any]:
-        _, mint = self._mint(param(params, 0))
-        return self._context(token_amount_json(mint.supply, mint.decimals))
+        _, mint, slot = self._mint(param(params, 0))
+        return self._context_at(slot, token_amount_json(mint.supply, mint.decimals))
 
     def _get_token_largest_accounts(self, params: list[Any]) -> dict[str, Any]:
-        address, mint = self._mint(param(params, 0))
+        address, mint, _ = self._mint(param(params, 0))
         held = []
         program = self.runtime.get_account(address)
         assert program is not None
-        for key, account in self.runtime.program_accounts_at(program.owner, account_commitment())[1]:
+        slot, accounts = self.runtime.program_accounts_at(program.owner, account_commitment())
+        for key, account in accounts:
             parsed = programs.parse_token_account(str(account.owner), bytes(account.data))
             if parsed is not None and parsed[0] == str(address):
                 held.append((parsed[2], str(key)))
         held.sort(key=lambda h: (-h[0], h[1]))
-        return self._context(
-            [{"address": key, **token_amount_json(amount, mint.decimals)} for amount, key in held[:LARGEST]]
+        return self._context_at(
+            slot, [{"address": key, **token_amount_json(amount, mint.decimals)} for amount, key in held[:LARGEST]]
         )
