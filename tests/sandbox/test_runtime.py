@@ -177,8 +177,9 @@ def test_rpc_answers_parse_as_a_validators(tmp_path):
             got = (
                 await client.get_transaction(signature, "json", Confirmed, max_supported_transaction_version=0)
             ).value
-            accounts = (await client.get_multiple_accounts([source, destination, Keypair().pubkey()])).value
-            owned = (await client.get_token_accounts_by_owner(recipient, _mint_filter(USDC))).value
+            # At confirmed: solana-py names finalized unless told, where the transfer is not yet.
+            accounts = (await client.get_multiple_accounts([source, destination, Keypair().pubkey()], Confirmed)).value
+            owned = (await client.get_token_accounts_by_owner(recipient, _mint_filter(USDC), Confirmed)).value
             return genesis, sim, got, accounts, owned
 
     try:

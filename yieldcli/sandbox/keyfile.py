@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
 from pathlib import Path
 
 from yieldcli.files import write_atomically
 
 KEY_FILE = "api-key"
+SERVER_RECORD = "server.json"  # what a running `yield sandbox serve` on the folder wrote about itself
 
 
 def kept_api_key(folder: Path) -> tuple[str, Path]:
@@ -21,3 +24,20 @@ def kept_api_key(folder: Path) -> tuple[str, Path]:
         key = secrets.token_urlsafe(24)
         write_atomically(path, key + "\n")  # owner-only, as every file of the sandbox's state
     return key, path
+
+
+def served_key_note(folder: Path, api_url: str) -> str | None:
+    """When `api_url` is the running `yield sandbox serve` of `folder`: where its API key comes from and
+    whether a restart keeps it (None: no such server, or another URL)."""
+    try:
+        record = json.loads((folder / SERVER_RECORD).read_text(encoding="utf-8"))
+        os.kill(int(record["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if str(record.get("url", "")).rstrip("/") != api_url.rstrip("/"):
+        return None
+    if record.get("api_key_source") == "given":
+        return "the served sandbox's key, given by its --api-key: give the same one on every restart"
+    if record.get("api_key_source") == "kept":
+        return f"the served sandbox's key, kept in {folder / KEY_FILE}: the same after a restart"
+    return None

@@ -47,6 +47,7 @@ from yieldcli.sandbox.chain.history import History
 from yieldcli.sandbox.chain.knobs import FaultControls, Faults, Network
 from yieldcli.sandbox.chain.landing import Landing, OnConfirmed
 from yieldcli.sandbox.chain.lock import SyncedLock, file_stamp, folder_lock, remove_stale_temporaries
+from yieldcli.sandbox.chain.past import AccountPast
 from yieldcli.sandbox.chain.records import (
     RuntimeRpcError,
     SendOutcome,
@@ -98,6 +99,7 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         self._programs: dict[Pubkey, bytes] = {}  # added with add_program; not persisted
         self._records: OrderedDict[str, TxRecord] = OrderedDict()
         self._tracked: set[str] = set()
+        self._past = AccountPast()  # what reads at an older commitment roll back
         self._held: list[VersionedTransaction] = []
         self._sends: dict[str, int] = {}  # times each signature was sent, for network.drop_sends
         self._stamp: tuple[int, int, int] | None = None
@@ -254,6 +256,32 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         with self._lock:
             return self._svm.get_balance(address) or 0
 
+    def account_at(self, address: Pubkey, commitment: str | None) -> tuple[int, Account | None]:
+        """(slot, the account there) at a commitment level (None: finalized), as a node's bank at that level."""
+        with self._lock:
+            slot = self._clock.commitment_slot(commitment)
+            changed, before = self._past.one_as_of(str(address), slot)
+            return slot, live(before) if changed else live(self._svm.get_account(address))
+
+    def program_accounts_at(
+        self, program_id: Pubkey, commitment: str | None
+    ) -> tuple[int, list[tuple[Pubkey, Account]]]:
+        """(slot, the program's accounts there) at a commitment level, as `account_at`."""
+        with self._lock:
+            slot = self._clock.commitment_slot(commitment)
+            found = {str(k): a for k, a in self._svm.get_program_accounts(program_id)}
+            for address, before in self._past.as_of(slot).items():
+                if before is not None and before.owner == program_id:
+                    found[address] = before
+                else:
+                    found.pop(address, None)
+            return slot, [(Pubkey.from_string(k), a) for k, a in found.items()]
+
+    def _remember_before(self, addresses: list[Pubkey], slot: int | None = None) -> None:
+        """Before a change in `slot` (the current one): the addresses' values, for reads at older commitments."""
+        before = {str(a): live(self._svm.get_account(a)) for a in addresses}
+        self._past.record(self._clock.slot if slot is None else slot, before, self._clock.commitment_slot("finalized"))
+
     def add_program(self, program_id: Pubkey, elf: bytes) -> None:
         """Deploy a program (ELF bytes) at `program_id`. Programs are not saved: add them again on each start."""
         with self._lock:
@@ -262,6 +290,7 @@ class Runtime(SetupHelpers, Landing, FaultControls):
 
     def set_account(self, address: Pubkey, account: Account) -> None:
         with self._lock:
+            self._remember_before([address], self._clock.slot - 1)  # as if in the last block: confirmed sees it
             self._svm.set_account(address, account)
             self._tracked.add(str(address))
             self._save()
@@ -322,6 +351,7 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         for address, account in accounts.items():
             svm.set_account(Pubkey.from_string(address), account)
         self._svm = svm
+        self._past.forget()
         self._tracked = set(accounts)
         self._records = OrderedDict((r.signature, r) for r in records)
         self._clock = Clock(

@@ -101,3 +101,26 @@ def test_start_slot_reaches_a_new_chain(run, isolated):
         assert result(served["rpc_url"], "getFirstAvailableBlock") == 250_000_000
     finally:
         stop(proc)
+
+
+def test_doctor_and_init_say_whether_the_served_sandboxs_key_survives_a_restart(run, isolated):
+    proc, kept = serving("-o", "json")
+    try:
+        env = {"YIELD_API_KEY": kept["api_key"]}
+        doctor = run("--api-url", kept["url"], "doctor", env=env)
+        (line,) = [x for x in doctor.stdout.splitlines() if "API key" in x]
+        assert "the served sandbox's key, kept in " in line and "api-key: the same after a restart" in line
+        assert kept["api_key"] not in doctor.stdout + doctor.stderr  # masked, as every key
+        init = run("--api-url", kept["url"], "init", "--strategy", DEMO_STRATEGY_ID, "-u", kept["rpc_url"], env=env)
+        assert "the served sandbox's key, kept in " in init.stdout + init.stderr
+    finally:
+        stop(proc)
+    proc, given = serving("--api-key", "my-own-key-0123456789", "-o", "json")
+    try:
+        doctor = run("--api-url", given["url"], "doctor", env={"YIELD_API_KEY": "my-own-key-0123456789"})
+        assert "given by its --api-key: give the same one on every restart" in doctor.stdout
+        # Another service than the served sandbox: nothing said about restarts.
+        elsewhere = run("--api-url", "http://127.0.0.1:9", "doctor", env={"YIELD_API_KEY": "my-own-key-0123456789"})
+        assert "served sandbox" not in elsewhere.stdout
+    finally:
+        stop(proc)

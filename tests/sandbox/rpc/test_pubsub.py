@@ -33,7 +33,7 @@ def request(rid: int, method: str, params: list | None = None) -> dict:
     return {"jsonrpc": "2.0", "id": rid, "method": method, "params": params or []}
 
 
-async def until(ws, wanted: set[str], limit: int = 60) -> dict[str, list]:
+async def until(ws, wanted: set[str], limit: int = 600) -> dict[str, list]:
     """Notifications by method until each of `wanted` came at least once (each parsed by solders)."""
     got: dict[str, list] = {}
     for _ in range(limit):
@@ -101,8 +101,10 @@ def test_subscriptions_in_a_batch_and_every_kind_of_notification(served):
     program = got["programNotification"][0]["result"]["value"]
     assert program["pubkey"] == str(token_account) and program["account"]["data"][1] == "base64"
     assert got["logsNotification"][0]["result"]["value"]["err"] is None
-    slot = got["slotNotification"][0]["result"]
-    assert slot["parent"] == slot["slot"] - 1 and slot["root"] == max(slot["parent"] - FINALITY_DEPTH, 0)
+    told = [n["result"] for n in got["slotNotification"]]
+    assert [t["slot"] for t in told] == list(range(told[0]["slot"], told[0]["slot"] + len(told)))  # each slot
+    for slot in told:
+        assert slot["parent"] == slot["slot"] - 1 and slot["root"] == max(slot["parent"] - FINALITY_DEPTH, 0)
     assert {u["result"]["type"] for u in got["slotsUpdatesNotification"]} >= {"createdBank", "frozen", "root"}
     vote = got["voteNotification"][0]["result"]
     assert vote["slots"] and vote["votePubkey"]

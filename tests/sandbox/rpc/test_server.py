@@ -16,6 +16,7 @@ import httpx2
 import pytest
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Confirmed as ConfirmedLevel
+from solana.rpc.commitment import Finalized as FinalizedLevel
 from solders.hash import Hash
 from solders.instruction import AccountMeta, Instruction
 from solders.keypair import Keypair
@@ -96,12 +97,13 @@ def test_async_client_reads_what_the_sandbox_serves(chain):
             (status,) = (await client.get_signature_statuses([signature], search_transaction_history=True)).value
             # Confirmed once landed; finalized only a fixed depth of slots later, as on a one-node cluster.
             assert status.err is None and str(status.confirmation_status) == "TransactionConfirmationStatus.Confirmed"
-            assert (await client.get_balance(kp.pubkey())).value == 2 * SOL
+            assert (await client.get_balance(kp.pubkey(), ConfirmedLevel)).value == 2 * SOL
+            assert (await client.get_balance(kp.pubkey(), FinalizedLevel)).value == 0  # 32 blocks behind, as a node
             latest = (await client.get_latest_blockhash()).value
             height = (await client.get_block_height()).value
             assert latest.last_valid_block_height == height + BLOCKHASH_WINDOW
             assert (await client.get_slot()).value == height  # from genesis at slot 0, none skipped
-            account = (await client.get_account_info(kp.pubkey())).value
+            account = (await client.get_account_info(kp.pubkey(), ConfirmedLevel)).value
             assert account.lamports == 2 * SOL and account.owner == Pubkey.from_string(programs.SYSTEM_PROGRAM)
             assert (
                 await client.get_minimum_balance_for_rent_exemption(165)
@@ -186,7 +188,9 @@ def test_token_accounts_by_owner(chain, user):
     runtime, server = chain
     usdc_ata = runtime.mint_to(user.pubkey(), USDC, 10)
     answer = rpc_call(
-        server.url, "getTokenAccountsByOwner", [str(user.pubkey()), {"mint": str(USDC)}, {"encoding": "base64"}]
+        server.url,
+        "getTokenAccountsByOwner",
+        [str(user.pubkey()), {"mint": str(USDC)}, {"encoding": "base64", "commitment": "confirmed"}],
     )
     (entry,) = answer["result"]["value"]
     assert entry["pubkey"] == str(usdc_ata)

@@ -19,7 +19,7 @@ from yieldcli.chain.keys.ledger.urls import is_ledger_url
 from yieldcli.cli.checks.check import Check, home_relative, ms_since
 from yieldcli.cli.cli_errors import hint_for
 from yieldcli.cli.config_values import config_problems
-from yieldcli.cli.session import pubkey_of_keypair_file
+from yieldcli.cli.session import pubkey_of_keypair_file, sandbox_state_path
 from yieldcli.errors import AuthError, ConfigError, ExitCode, NetworkError, YieldError
 from yieldcli.files import reads_stdin
 from yieldcli.secrets import find_api_key, keyring_problem, mask
@@ -85,7 +85,17 @@ def api_key_source(session: Session) -> Check:
             hint,
             ExitCode.CONFIG,
         )
-    return Check("API key", "ok", f"{mask(found.value)} from {found.location or found.source}")
+    detail = f"{mask(found.value)} from {found.location or found.source}"
+    return Check("API key", "ok", detail + _served_sandbox_note(session))
+
+
+def _served_sandbox_note(session: Session) -> str:
+    """When the service is this machine's `yield sandbox serve`: whether its key survives a restart."""
+    from yieldcli.sandbox.keyfile import served_key_note
+
+    api_url = session.settings.get("api_url").value
+    note = served_key_note(sandbox_state_path(session.env).parent, str(api_url)) if api_url else None
+    return f" ({note})" if note else ""
 
 
 def key_accepted(session: Session) -> Check:

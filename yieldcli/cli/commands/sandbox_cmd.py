@@ -156,27 +156,35 @@ def serve(
             f"cannot serve the Solana RPC on port {rpc_port} (and PubSub on {rpc_port + 1}): {exc.strerror or exc}",
             hint="pick another --rpc-port, or leave it out for any free one",
         ) from None
-    _emit(
-        session,
-        {
-            "url": server.url,
-            "api_key": server.api_key,
-            "api_key_source": key_source,
-            "rpc_url": rpc_url,
-            "ws_url": server.rpc.ws_url,
-        },
-        [
-            f"sandbox service at {server.url}",
-            f"API key: {server.api_key} ({key_note})",
-            f"Solana RPC at {rpc_url}, PubSub (WebSocket) at {server.rpc.ws_url}",
-            f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
-        ],
-    )
+    # Written before the output: whoever reads the URL can find the record (`yield doctor`, `sandbox info`).
     record = state.parent / SERVER_FILE
     _write_private(
-        record, {"url": server.url, "rpc_url": server.rpc_url, "ws_url": server.rpc.ws_url, "pid": os.getpid()}
+        record,
+        {
+            "url": server.url,
+            "rpc_url": server.rpc_url,
+            "ws_url": server.rpc.ws_url,
+            "pid": os.getpid(),
+            "api_key_source": key_source,  # `yield doctor` and `init` say whether a restart keeps the key
+        },
     )
     try:
+        _emit(
+            session,
+            {
+                "url": server.url,
+                "api_key": server.api_key,
+                "api_key_source": key_source,
+                "rpc_url": rpc_url,
+                "ws_url": server.rpc.ws_url,
+            },
+            [
+                f"sandbox service at {server.url}",
+                f"API key: {server.api_key} ({key_note})",
+                f"Solana RPC at {rpc_url}, PubSub (WebSocket) at {server.rpc.ws_url}",
+                f"try: YIELD_API_KEY={server.api_key} yield --api-url {server.url} strategy info {DEMO_STRATEGY_ID}",
+            ],
+        )
         server.serve_forever()
     finally:
         record.unlink(missing_ok=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from solders.message import Message
+from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
@@ -55,6 +56,7 @@ class Landing(ExecutionHelpers):
         def _expire_blockhash_of(self, tx: VersionedTransaction) -> None: ...
         def _advance(self, slots: int = 1) -> None: ...
         def _save(self) -> None: ...
+        def _remember_before(self, addresses: list[Pubkey], slot: int | None = None) -> None: ...
 
     def send_transaction(self, tx: VersionedTransaction, *, skip_preflight: bool = False) -> SendOutcome:
         """What sendTransaction does: verify and simulate (unless skipped), then apply knobs and faults or land it."""
@@ -121,6 +123,7 @@ class Landing(ExecutionHelpers):
         keys = [*tx.message.account_keys, *writable, *readonly]
         pre = [self._svm.get_balance(k) or 0 for k in keys]
         pre_tokens = self._token_balances(keys)
+        self._remember_before(keys)
         result = self._execute_failing(tx, keys) if fail else self._svm.send_transaction(tx)
         if isinstance(result, FailedTransactionMetadata):
             err = err_json(result)

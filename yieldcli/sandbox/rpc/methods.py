@@ -10,7 +10,17 @@ from solders.pubkey import Pubkey
 
 from yieldcli.sandbox.chain.records import fee_for
 from yieldcli.sandbox.rpc.encoding import account_json
-from yieldcli.sandbox.rpc.params import Answering, Invalid, asked_commitment, b64, decode_tx, options, param, pubkey
+from yieldcli.sandbox.rpc.params import (
+    Answering,
+    Invalid,
+    account_commitment,
+    asked_commitment,
+    b64,
+    decode_tx,
+    options,
+    param,
+    pubkey,
+)
 from yieldcli.sandbox.runtime import Runtime, token_amount_json
 from yieldcli.solana import programs
 
@@ -88,23 +98,27 @@ class Methods(Answering):
 
     def _get_account_info(self, params: list[Any]) -> dict[str, Any]:
         config = options(params, 1)
-        account = self.runtime.get_account(pubkey(param(params, 0)))
-        return self._context(self._account(account, config, "binary"))
+        slot, account = self.runtime.account_at(pubkey(param(params, 0)), account_commitment())
+        return self._context_at(slot, self._account(account, config, "binary"))
 
     def _get_multiple_accounts(self, params: list[Any]) -> dict[str, Any]:
         config = options(params, 1)
         addresses = param(params, 0)
         if not isinstance(addresses, list) or len(addresses) > 100:
             raise Invalid("Invalid params: expected an array of at most 100 addresses")
-        accounts = [self.runtime.get_account(pubkey(a)) for a in addresses]
-        return self._context([self._account(a, config, "base64") for a in accounts])
+        keys = [pubkey(a) for a in addresses]
+        with self.runtime.lock:  # every account from the one slot
+            read = [self.runtime.account_at(k, account_commitment()) for k in keys]
+        slot = read[0][0] if read else self._asked_slot()
+        return self._context_at(slot, [self._account(a, config, "base64") for _, a in read])
 
     def _get_balance(self, params: list[Any]) -> dict[str, Any]:
-        return self._context(self.runtime.get_balance(pubkey(param(params, 0))))
+        slot, account = self.runtime.account_at(pubkey(param(params, 0)), account_commitment())
+        return self._context_at(slot, account.lamports if account is not None else 0)
 
     def _get_token_account_balance(self, params: list[Any]) -> dict[str, Any]:
         address = pubkey(param(params, 0))
-        account = self.runtime.get_account(address)
+        slot, account = self.runtime.account_at(address, account_commitment())
         if account is None:
             raise Invalid("Invalid param: could not find account")
         parsed = programs.parse_token_account(str(account.owner), bytes(account.data))
@@ -114,7 +128,7 @@ class Methods(Answering):
         decimals = self.runtime.mint_decimals(Pubkey.from_string(mint))
         if decimals is None:
             raise Invalid("Invalid param: could not find mint")
-        return self._context(token_amount_json(amount, decimals))
+        return self._context_at(slot, token_amount_json(amount, decimals))
 
     def _get_minimum_balance(self, params: list[Any]) -> int:
         size = param(params, 0)

@@ -29,6 +29,12 @@ def asked_commitment() -> str | None:
     return value
 
 
+def account_commitment() -> str:
+    """The level account reads answer at: the one asked for; with none, confirmed (a node's default is
+    finalized, see docs/manual/sandbox.md: a script reading right after its send sees what it sent)."""
+    return asked_commitment() or "confirmed"
+
+
 class Answering:
     """What every group of methods answers from: the runtime, and the `context` wrapping."""
 
@@ -36,6 +42,10 @@ class Answering:
 
     def _context(self, value: Any) -> dict[str, Any]:
         slot = self.runtime.commitment_slot(asked_commitment())
+        return {"context": {"apiVersion": API_VERSION, "slot": slot}, "value": value}
+
+    def _context_at(self, slot: int, value: Any) -> dict[str, Any]:
+        """`_context` for a value read at `slot` (an account at the asked commitment's slot)."""
         return {"context": {"apiVersion": API_VERSION, "slot": slot}, "value": value}
 
     def _asked_slot(self) -> int:

@@ -2,7 +2,8 @@
 
 What is parsed: the System program (transfers, account creation, nonces), SPL Token and Token-2022
 (`parsed_token`: instructions, mints and token accounts with their extensions), the Associated
-Token Account program, Address Lookup Tables (instructions and tables) and Memo. Anything else is
+Token Account program, Address Lookup Tables (instructions and tables), Memo and the Stake program
+(`parsed_stake`: instructions and stake accounts). Anything else is
 answered as a validator answers what it cannot parse (the Compute Budget program among them: a
 validator leaves it raw too): partially decoded instructions ({programId, accounts, data}) and base64
 account data.
@@ -18,7 +19,7 @@ from solders.address_lookup_table_account import AddressLookupTable
 from solders.pubkey import Pubkey
 
 from yieldcli.addresses import b58encode
-from yieldcli.sandbox.rpc import parsed_token
+from yieldcli.sandbox.rpc import parsed_stake, parsed_token
 from yieldcli.sandbox.rpc.parsed_token import typed as _typed
 from yieldcli.solana import programs
 
@@ -144,6 +145,7 @@ _PARSERS: dict[str, Callable[[list[str], bytes], Any]] = {
     programs.MEMO_PROGRAM: _memo,
     MEMO_V1: _memo,
     programs.ADDRESS_LOOKUP_TABLE_PROGRAM: _lookup_table,
+    parsed_stake.STAKE_PROGRAM: parsed_stake.instruction,
 }
 _NAMES = {
     programs.SYSTEM_PROGRAM: "system",
@@ -153,6 +155,7 @@ _NAMES = {
     programs.MEMO_PROGRAM: "spl-memo",
     MEMO_V1: "spl-memo",
     programs.ADDRESS_LOOKUP_TABLE_PROGRAM: "address-lookup-table",
+    parsed_stake.STAKE_PROGRAM: "stake",
 }
 
 # ---- accounts
@@ -166,6 +169,8 @@ def account(owner: str, data: bytes, mint_decimals: Callable[[str], int | None])
         parsed, name = _nonce(data), "nonce"
     elif owner == programs.ADDRESS_LOOKUP_TABLE_PROGRAM:
         parsed, name = _table(data), "address-lookup-table"
+    elif owner == parsed_stake.STAKE_PROGRAM:
+        parsed, name = parsed_stake.account(data), "stake"
     else:
         return None
     return None if parsed is None else {"program": name, "parsed": parsed, "space": len(data)}

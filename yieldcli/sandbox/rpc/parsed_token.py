@@ -1,5 +1,5 @@
-"""`jsonParsed` of SPL Token and Token-2022, as a validator gives it: instructions (the base set, and
-the Token-2022 ones that take no extension state) and accounts (mints and token accounts, with the
+"""`jsonParsed` of SPL Token and Token-2022, as a validator gives it: instructions (the base set here,
+Token-2022's extension instructions in `parsed_token_ext`) and accounts (mints and token accounts, with the
 Token-2022 extensions they carry)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from solders.pubkey import Pubkey
 from solders.token.state import Mint, TokenAccount, TokenAccountState
 
 from yieldcli.sandbox.chain.execution import token_amount_json
+from yieldcli.sandbox.rpc import parsed_token_ext
 from yieldcli.solana import programs
 
 Info = dict[str, Any]
@@ -174,7 +175,7 @@ def instruction(accounts: list[str], data: bytes) -> Info | None:
         25: ("initializeMintCloseAuthority", lambda: {"mint": a[0], "newAuthority": _coption(data, 1)}),
     }
     if tag not in simple:
-        return None
+        return parsed_token_ext.instruction(accounts, data)
     kind, info = simple[tag]
     return typed(kind, info())
 

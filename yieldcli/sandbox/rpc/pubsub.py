@@ -52,6 +52,9 @@ PER_SLOT = {
 }
 
 
+MAX_SLOTS_TOLD = 64  # slots told at once after a pause (a process that slept, a jump of many slots)
+
+
 @dataclass
 class Subscription:
     kind: str  # account, program, logs, signature, slot, root
@@ -231,18 +234,23 @@ class PubSubServer:
             elif s.kind == "program":
                 out += self._program(number, s, touched)
         if history.slot != self._slot:
+            # Every slot passed since the last look is told, as a node tells each (a landing and a
+            # slot's end between two looks are two slots), the last MAX_SLOTS_TOLD at most.
+            passed = range(max(self._slot + 1, history.slot - MAX_SLOTS_TOLD + 1), history.slot + 1)
             self._slot = history.slot
-            out += self._per_slot(history)
+            for slot in passed:
+                out += self._per_slot(history, slot)
         if history.finalized != self._root:
             self._root = history.finalized
             roots = [(n, s) for n, s in list(self._subscriptions.items()) if s.kind == "root"]
             out += [self._note(n, s, "root", history.finalized) for n, s in roots]
         return out
 
-    def _per_slot(self, history: History) -> list[tuple[ServerConnection, dict[str, Any]]]:
+    def _per_slot(self, history: History, slot: int) -> list[tuple[ServerConnection, dict[str, Any]]]:
         """What a new slot tells: the slot, the root (finalized, a fixed depth behind), the bank
         updates, and the node's own vote on the block just made."""
-        slot, made, root = history.slot, history.slot - 1, history.finalized
+        made = slot - 1
+        root = max(history.finalized - (history.slot - slot), min(history.first_block, history.finalized))
         stamp = history.started_ms
         counts = [r.err is None for r in history.by_slot.get(made, [])]
         updates = [

@@ -13,7 +13,7 @@ from solders.token.state import Mint, TokenAccount
 from yieldcli.addresses import b58decode
 from yieldcli.sandbox.chain.execution import token_amount_json
 from yieldcli.sandbox.rpc.encoding import account_json
-from yieldcli.sandbox.rpc.params import Answering, Invalid, options, param, pubkey
+from yieldcli.sandbox.rpc.params import Answering, Invalid, account_commitment, options, param, pubkey
 from yieldcli.solana import programs
 
 MAX_FILTERS = 4
@@ -89,10 +89,11 @@ class AccountSearches(Answering):
         program = pubkey(param(params, 0))
         config = options(params, 1)
         test = matcher(config.get("filters"))
-        found = [(k, a) for k, a in self.runtime.program_accounts(program) if test(str(program), bytes(a.data))]
+        slot, held = self.runtime.program_accounts_at(program, account_commitment())
+        found = [(k, a) for k, a in held if test(str(program), bytes(a.data))]
         found = [(k, a) for k, a in found if a.lamports or a.data]
         answer = self._keyed(found, config)
-        return self._context(answer) if config.get("withContext") else answer
+        return self._context_at(slot, answer) if config.get("withContext") else answer
 
     def _token_accounts(self, params: list[Any], role: str) -> dict[str, Any]:
         wanted = str(pubkey(param(params, 0)))
@@ -111,7 +112,8 @@ class AccountSearches(Answering):
             if program not in programs.TOKEN_PROGRAMS:
                 raise Invalid("Invalid params: unrecognized Token program id")
         found = []
-        for address, account in self.runtime.program_accounts(Pubkey.from_string(program)):
+        slot, held_by_program = self.runtime.program_accounts_at(Pubkey.from_string(program), account_commitment())
+        for address, account in held_by_program:
             data = bytes(account.data)
             if not _is_token_account(program, data):
                 continue
@@ -119,7 +121,7 @@ class AccountSearches(Answering):
             who = held.owner if role == "owner" else held.delegate
             if str(who) == wanted and (mint is None or str(held.mint) == mint):
                 found.append((address, account))
-        return self._context(self._keyed(found, {"encoding": "base64", **config}))
+        return self._context_at(slot, self._keyed(found, {"encoding": "base64", **config}))
 
     def _get_token_accounts_by_owner(self, params: list[Any]) -> dict[str, Any]:
         return self._token_accounts(params, "owner")
@@ -127,28 +129,30 @@ class AccountSearches(Answering):
     def _get_token_accounts_by_delegate(self, params: list[Any]) -> dict[str, Any]:
         return self._token_accounts(params, "delegate")
 
-    def _mint(self, value: Any) -> tuple[Pubkey, Mint]:
+    def _mint(self, value: Any) -> tuple[Pubkey, Mint, int]:
+        """(address, mint, the slot it was read at)."""
         address = pubkey(value)
-        account = self.runtime.get_account(address)
+        slot, account = self.runtime.account_at(address, account_commitment())
         data = bytes(account.data) if account is not None else b""
         if account is None or str(account.owner) not in programs.TOKEN_PROGRAMS or len(data) < programs.MINT_SIZE:
             raise Invalid("Invalid param: not a Token mint")
-        return address, Mint.from_bytes(data[: programs.MINT_SIZE])
+        return address, Mint.from_bytes(data[: programs.MINT_SIZE]), slot
 
     def _get_token_supply(self, params: list[Any]) -> dict[str, Any]:
-        _, mint = self._mint(param(params, 0))
-        return self._context(token_amount_json(mint.supply, mint.decimals))
+        _, mint, slot = self._mint(param(params, 0))
+        return self._context_at(slot, token_amount_json(mint.supply, mint.decimals))
 
     def _get_token_largest_accounts(self, params: list[Any]) -> dict[str, Any]:
-        address, mint = self._mint(param(params, 0))
+        address, mint, _ = self._mint(param(params, 0))
         held = []
         program = self.runtime.get_account(address)
         assert program is not None
-        for key, account in self.runtime.program_accounts(program.owner):
+        slot, accounts = self.runtime.program_accounts_at(program.owner, account_commitment())
+        for key, account in accounts:
             parsed = programs.parse_token_account(str(account.owner), bytes(account.data))
             if parsed is not None and parsed[0] == str(address):
                 held.append((parsed[2], str(key)))
         held.sort(key=lambda h: (-h[0], h[1]))
-        return self._context(
-            [{"address": key, **token_amount_json(amount, mint.decimals)} for amount, key in held[:LARGEST]]
+        return self._context_at(
+            slot, [{"address": key, **token_amount_json(amount, mint.decimals)} for amount, key in held[:LARGEST]]
         )

@@ -1,0 +1,1 @@
+from tests.sandbox.rpc.node import still  # noqa: F401 (the fixture)

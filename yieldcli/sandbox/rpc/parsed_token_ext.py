@@ -1,0 +1,148 @@
+"""`jsonParsed` of Token-2022's extension instructions (numbers 26 and up), in a validator's shapes:
+transfer fees, default account state, required memos, the native mint, non-transferable mints, the CPI
+guard, permanent delegates, transfer hooks, excess lamports, and the metadata, group and group member
+pointers. The confidential, interest-bearing, scaled-UI, pausable and reallocate instructions stay raw
+(None here), as for any instruction not parsed."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from solders.pubkey import Pubkey
+
+from yieldcli.sandbox.chain.execution import token_amount_json
+
+Info = dict[str, Any]
+_STATES = ("uninitialized", "initialized", "frozen")
+
+
+def _key(data: bytes, at: int) -> str:
+    raw = data[at : at + 32]
+    if len(raw) != 32:
+        raise ValueError("short key")
+    return str(Pubkey.from_bytes(raw))
+
+
+def _nonzero(data: bytes, at: int) -> str | None:
+    """An OptionalNonZeroPubkey: all zeros is none."""
+    key = _key(data, at)
+    return None if data[at : at + 32] == bytes(32) else key
+
+
+def _signed(info: Info, name: str, a: list[str], at: int) -> Info:
+    """The authority at `at`: a single signer, or a multisig and its signers after it (parse_signers)."""
+    if len(a) > at + 1:
+        info["multisig" + name[0].upper() + name[1:]] = a[at]
+        info["signers"] = a[at + 1 :]
+    else:
+        info[name] = a[at]
+    return info
+
+
+def _set(info: Info, **optional: str | None) -> Info:
+    """The optional fields a validator adds only when present."""
+    info.update({k: v for k, v in optional.items() if v is not None})
+    return info
+
+
+def _transfer_fee(a: list[str], d: bytes) -> tuple[str, Info] | None:
+    sub = d[1]
+    if sub == 0:
+        at, authorities = 2, []
+        for _ in range(2):  # two COption<Pubkey>: a tag byte, then the key when it is 1
+            authorities.append(_key(d, at + 1) if d[at] == 1 else None)
+            at += 33 if d[at] == 1 else 1
+        points, maximum = struct.unpack_from("<HQ", d, at)
+        info = _set(
+            {"mint": a[0], "transferFeeBasisPoints": points, "maximumFee": maximum},
+            transferFeeConfigAuthority=authorities[0],
+            withdrawWithheldAuthority=authorities[1],
+        )
+        return "initializeTransferFeeConfig", info
+    if sub == 1:
+        amount, decimals, fee = struct.unpack_from("<QBQ", d, 2)
+        info = {
+            "source": a[0],
+            "mint": a[1],
+            "destination": a[2],
+            "tokenAmount": token_amount_json(amount, decimals),
+            "feeAmount": token_amount_json(fee, decimals),
+        }
+        return "transferCheckedWithFee", _signed(info, "authority", a, 3)
+    if sub == 2:
+        info = {"mint": a[0], "feeRecipient": a[1]}
+        return "withdrawWithheldTokensFromMint", _signed(info, "withdrawWithheldAuthority", a, 2)
+    if sub == 3:
+        count = d[2]
+        first = len(a) - count
+        info = {"mint": a[0], "feeRecipient": a[1], "sourceAccounts": a[first:]}
+        return "withdrawWithheldTokensFromAccounts", _signed(info, "withdrawWithheldAuthority", a[:first], 2)
+    if sub == 4:
+        return "harvestWithheldTokensToMint", {"mint": a[0], "sourceAccounts": a[1:]}
+    if sub == 5:
+        points, maximum = struct.unpack_from("<HQ", d, 2)
+        info = {"mint": a[0], "transferFeeBasisPoints": points, "maximumFee": maximum}
+        # "multisigtransferFeeConfigAuthority": the validator's own spelling, lower-case t.
+        if len(a) > 2:
+            return "setTransferFee", {**info, "multisigtransferFeeConfigAuthority": a[1], "signers": a[2:]}
+        return "setTransferFee", {**info, "transferFeeConfigAuthority": a[1]}
+    return None
+
+
+def _default_state(a: list[str], d: bytes) -> tuple[str, Info] | None:
+    if len(d) <= 2 or d[1] > 1:
+        return None
+    info = {"mint": a[0], "accountState": _STATES[d[2]]}
+    if d[1] == 0:
+        return "initializeDefaultAccountState", info
+    return "updateDefaultAccountState", _signed(info, "freezeAuthority", a, 1)
+
+
+def _toggle(noun: str) -> Callable[[list[str], bytes], tuple[str, Info] | None]:
+    def parse(a: list[str], d: bytes) -> tuple[str, Info] | None:
+        if d[1] > 1:
+            return None
+        return ("enable" if d[1] == 0 else "disable") + noun, _signed({"account": a[0]}, "owner", a, 1)
+
+    return parse
+
+
+def _pointer(noun: str, field: str) -> Callable[[list[str], bytes], tuple[str, Info] | None]:
+    """The pointer extensions (and the transfer hook): initialize with an authority and an address,
+    update the address."""
+
+    def parse(a: list[str], d: bytes) -> tuple[str, Info] | None:
+        if d[1] == 0:
+            info = _set({"mint": a[0]}, authority=_nonzero(d, 2), **{field: _nonzero(d, 34)})
+            return "initialize" + noun, info
+        if d[1] == 1:
+            info = _set({"mint": a[0]}, **{field: _nonzero(d, 2)})
+            return "update" + noun, _signed(info, "authority", a, 1)
+        return None
+
+    return parse
+
+
+_BY_TAG: dict[int, Callable[[list[str], bytes], tuple[str, Info] | None]] = {
+    26: _transfer_fee,
+    28: _default_state,
+    30: _toggle("RequiredMemoTransfers"),
+    31: lambda a, d: ("createNativeMint", {"payer": a[0], "nativeMint": a[1], "systemProgram": a[2]}),
+    32: lambda a, d: ("initializeNonTransferableMint", {"mint": a[0]}),
+    34: _toggle("CpiGuard"),
+    35: lambda a, d: ("initializePermanentDelegate", {"mint": a[0], "delegate": _key(d, 1)}),
+    36: _pointer("TransferHook", "programId"),
+    38: lambda a, d: ("withdrawExcessLamports", _signed({"source": a[0], "destination": a[1]}, "authority", a, 2)),
+    39: _pointer("MetadataPointer", "metadataAddress"),
+    40: _pointer("GroupPointer", "groupAddress"),
+    41: _pointer("GroupMemberPointer", "memberAddress"),
+}
+
+
+def instruction(accounts: list[str], data: bytes) -> Info | None:
+    """An extension instruction as {"info", "type"}, or None when a validator would leave it raw here."""
+    parser = _BY_TAG.get(data[0])
+    found = None if parser is None else parser(accounts, data)
+    return None if found is None else {"info": found[1], "type": found[0]}
