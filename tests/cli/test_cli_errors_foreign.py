@@ -11,7 +11,7 @@ def test_a_task_group_wrapping_one_of_our_errors_exits_with_its_code():
     wrapped = ExceptionGroup(
         "unhandled errors in a TaskGroup", [ExceptionGroup("inner", [NetworkError("cannot connect", hint="h")])]
     )
-    assert describe_exception(wrapped) == (ExitCode.NETWORK, "network", "cannot connect", "h")
+    assert describe_exception(wrapped) == (ExitCode.NETWORK, "network", "cannot connect", "h", None)
 
 
 def test_a_task_group_of_several_errors_or_an_unknown_one_stays_a_bug():
@@ -23,5 +23,5 @@ def test_a_task_group_of_several_errors_or_an_unknown_one_stays_a_bug():
 
 
 def test_a_port_in_use_is_a_usage_error_with_a_hint():
-    code, kind, message, hint = describe_exception(OSError(errno.EADDRINUSE, "Address already in use"))
+    code, kind, message, hint, _ = describe_exception(OSError(errno.EADDRINUSE, "Address already in use"))
     assert code == ExitCode.USAGE and "already in use" in message and "--port" in hint

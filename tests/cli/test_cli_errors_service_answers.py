@@ -188,7 +188,7 @@ def test_in_json_modes_an_error_is_also_one_json_object_on_stderr(api, sandbox):
         "code": 2,
         "kind": "usage.strategy.unknown",
         "message": "Strategy not found: 'no-such-strategy' (from the command line)",
-        "hint": ("check the id with `yield strategy info ID`; `yield config show` says where each setting comes from"),
+        "hint": ("check the id with `yield strategy info ID`; `yield config show` says where it came from"),
     }
 
     with socket.socket() as closed:  # a port nobody listens on: connection refused

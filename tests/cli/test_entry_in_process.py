@@ -39,6 +39,7 @@ SAMPLE = [
     (("positions", "--wallets-file", "stdin:", "-o", "json"), f"{DEMO_WALLET}\n", {}),
     (("strategy", "info", "-o", "json"), None, {"YIELD_STRATEGY": "00000000-0000-4000-8000-000000000000"}),
     (("health", "-o", "json"), None, {"YIELD_API_KEY": "wrong-key-0123456789"}),
+    (("--api-url", "SANDBOX/v1", "health", "-o", "json"), None, {}),  # the service's 404: exit 5
     (("auth", "status", "-o", "json"), None, {}),
     (("deposit", "--asset", "USDC", "--amount", "1.5.0"), None, {}),
     (("withdraw", "--asset", "USDC", "--amount", "1", "--send"), None, {}),
@@ -49,6 +50,7 @@ SAMPLE = [
 @pytest.mark.parametrize(("args", "stdin", "env"), SAMPLE, ids=lambda v: " ".join(v) if isinstance(v, tuple) else None)
 def test_in_process_gives_what_the_process_gives(args, stdin, env, sandbox, run, run_process):
     served = {"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY, **env}
+    args = _served(args, sandbox)
     there = run_process(*args, input=stdin, env=served)
     # The config file a `config set` wrote is the process's: the in-process run starts from the same.
     config = os.path.join(os.environ["XDG_CONFIG_HOME"], "yield", "config.toml")
@@ -59,12 +61,18 @@ def test_in_process_gives_what_the_process_gives(args, stdin, env, sandbox, run,
     assert "Traceback" not in here.stderr
 
 
+def _served(args: tuple[str, ...], sandbox) -> tuple[str, ...]:
+    return tuple(a.replace("SANDBOX", sandbox.url) for a in args)
+
+
 def test_the_sample_covers_success_and_each_kind_of_failure(sandbox, run_process):
     codes = set()
     for args, stdin, env in SAMPLE:
         codes.add(
             run_process(
-                *args, input=stdin, env={"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY, **env}
+                *_served(args, sandbox),
+                input=stdin,
+                env={"YIELD_API_URL": sandbox.url, "YIELD_API_KEY": TEST_API_KEY, **env},
             ).code
         )
     assert {0, 2, 3, 4, 5} <= codes, codes

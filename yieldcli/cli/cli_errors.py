@@ -62,6 +62,10 @@ HINTS: dict[str, str] = {
     "tx.pending": "check later with `yield tx status {signature}`",
     "tx.pending.unknown": "check it with `yield tx status {signature}`",
     "tx.pending.earlier": "check it with `yield tx status {signature}`",
+    "tx.pending.earlier.cluster_changed": (
+        "check it with `yield tx status {signature} --url URL` on an RPC of {cluster_was}"
+    ),
+    "tx.pending.rpc_disagrees": "check it with `yield tx status {signature}`, on another RPC if you can",
     "tx.interrupted": "check it with `yield tx status {signature}`",
     "declined.no_confirm": "answer the prompt on a terminal, or add --yes",
     "refused.mismatch.unstated": (

@@ -257,12 +257,8 @@ class Session:
         if origin and isinstance(error, ServiceError) and "strategy not found" in error.message.lower():
             strategy_id, where = origin
             error.message = f"{error.message}: {strategy_id!r} (from {where})"
-            # A name the service does not know is bad input, as an unknown asset is: never a service failure.
-            error.exit_code = ExitCode.USAGE
-            error.kind = "usage.strategy.unknown"
-            error.hint = (
-                "check the id with `yield strategy info ID`; `yield config show` says where each setting comes from"
-            )
+            error.exit_code, error.kind = ExitCode.USAGE, "usage.strategy.unknown"  # bad input
+            error.hint = "check the id with `yield strategy info ID`; `yield config show` says where it came from"
 
     def wallet(
         self, given: str | None, *, signing: bool = False, keypair_flag: str | None = None, name: str = "wallet address"

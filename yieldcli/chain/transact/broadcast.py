@@ -27,6 +27,8 @@ from yieldcli.chain.transact.outcomes import (
     with_report,
     with_signature,
 )
+from yieldcli.chain.transact.proof import Lifetime, RpcDisagrees, Witness
+from yieldcli.chain.transact.settle import Settled, settle
 from yieldcli.errors import (
     ConfigError,
     Declined,
@@ -44,8 +46,6 @@ if TYPE_CHECKING:
 
     from yieldcli.chain.transact import confirm
     from yieldcli.chain.transact.journal import InFlight, Journal
-    from yieldcli.chain.transact.proof import Lifetime
-    from yieldcli.chain.transact.settle import Settled
     from yieldcli.chain.transact.types import Hooks, TransactOptions, UserRequest
 
 
@@ -61,7 +61,6 @@ async def send_and_wait(
     result: Result,
 ) -> Outcome:
     from yieldcli.chain.rpc.adapter import AlreadyProcessed
-    from yieldcli.chain.transact.proof import Lifetime
 
     # The cluster again, cheaply (its genesis hash is cached): an RPC unreachable before the simulation
     # was not checked. Not the blockhash: after a long prompt it may have expired, which the wait proves.
@@ -109,7 +108,6 @@ async def send_and_wait(
                 _when_shown(hooks, lambda: journal.detach(signature))
                 return Sent(result, signature)
             from yieldcli.chain.transact.confirm import Rebroadcast
-            from yieldcli.chain.transact.proof import RpcDisagrees
 
             # The same signed bytes, again every ~2 s while the cluster has not seen them: never a new signature.
             rebroadcast = Rebroadcast(rpc, bytes(tx)) if resend and not result.get("already_processed") else None
@@ -162,8 +160,6 @@ async def report_if_landed(
     commitment asked."""
     from solders.signature import Signature
 
-    from yieldcli.chain.transact.proof import Lifetime, RpcDisagrees, Witness
-
     first = tx.signatures[0] if tx.signatures else Signature.default()
     if first == Signature.default():
         return None  # not signed yet: it cannot have been sent
@@ -187,9 +183,9 @@ def _may_land(
 ) -> YieldError:
     """The outcome is unknown: the error carries the signature and the result so far; the record stays."""
     kind = kind or ("tx.interrupted" if error is SentThenInterrupted else "tx.pending.unknown")
-    signature = str(result["signature"])
-    hint = hint or f"it may have landed: check with `yield tx status {signature}`"
-    return with_report(with_signature(error(message, hint=hint, kind=kind), signature), result, "pending")
+    return with_report(
+        with_signature(error(message, hint=hint, kind=kind), str(result["signature"])), result, "pending"
+    )
 
 
 async def _settle_before_send(
@@ -203,8 +199,6 @@ async def _settle_before_send(
     hooks: Hooks,
 ) -> None:
     """Refuse while an earlier transaction for this wallet may land; make a send after one that landed explicit."""
-    from yieldcli.chain.transact.settle import settle
-
     settled = await settle(journal, rpc, cluster, wallet, rpc_url)
     for entry, status in settled.failed:
         hooks.warn(f"your earlier {entry.action} {entry.signature} failed on chain in slot {status.slot}")

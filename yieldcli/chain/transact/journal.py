@@ -16,6 +16,7 @@ be read is an error that names it: treating it as empty would forget transaction
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -211,8 +212,6 @@ def new_entry(
 
 def rpc_key(url: str) -> str:
     """How a record names the RPC URL it was sent through: its SHA-256, never the URL (it may carry a key)."""
-    import hashlib
-
     return hashlib.sha256(url.encode()).hexdigest()
 
 

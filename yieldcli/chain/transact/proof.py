@@ -80,10 +80,7 @@ class Witness:
 
     def disagrees(self, what: str) -> RpcDisagrees:
         return with_signature(
-            RpcDisagrees(
-                f"the RPC disagrees with itself: {what}; transaction {self.signature} may have landed",
-                hint=f"check it with `yield tx status {self.signature}`, on another RPC if you can",
-            ),
+            RpcDisagrees(f"the RPC disagrees with itself: {what}; transaction {self.signature} may have landed"),
             self.signature,
         )
 

@@ -79,15 +79,13 @@ def cluster_changed(entry: InFlight, genesis: str, *, sending: bool = True) -> T
     was = cluster_named(entry.cluster) or f"genesis hash {entry.cluster}"
     now = cluster_named(genesis) or f"genesis hash {genesis}"
     then = "; not sending another until its fate is known" if sending else ""
-    return with_signature(
-        TransactionPending(
-            f"your {entry.action} {entry.signature} was sent on {was}; the RPC now serves {now}, whose word "
-            f"proves nothing of it{then}",
-            hint=f"check it with `yield tx status {entry.signature} --url URL` against an RPC of {was}",
-            kind="tx.pending.earlier.cluster_changed",
-        ),
-        entry.signature,
+    error = TransactionPending(
+        f"your {entry.action} {entry.signature} was sent on {was}; the RPC now serves {now}, whose word "
+        f"proves nothing of it{then}",
+        kind="tx.pending.earlier.cluster_changed",
     )
+    setattr(error, "cluster_was", was)  # noqa: B010 (for the hint that says where to check it)
+    return with_signature(error, entry.signature)
 
 
 @dataclass(frozen=True)
