@@ -218,3 +218,34 @@ def test_a_failure_the_chain_shows_is_exit_7_and_the_retry_sends(via_proxy, prox
     retry = via_proxy(*DEPOSIT, *TIMEOUT)
     assert retry.code == 0, retry.stderr
     assert judge.succeeded() == [retry.json()["signature"]]
+
+
+# ---- found by an attack: a node missing the history says "unknown" twice ----------------------------
+
+
+def test_a_node_missing_the_history_never_makes_a_landed_deposit_expired(via_proxy, proxy, judge, sandbox):
+    # After the send the status and the transaction are both null (a node without that part of the
+    # history), while heights and validity are honest: past the deadline, the signer's own signatures
+    # still list it, so it is never "nothing was spent".
+    nulls = Both(StatusesSay("null"), TransactionSays("null"))
+    proxy.fault = When(nulls, "getSignatureStatuses", lambda: sandbox.runtime.advance_slots(WINDOW + 5))
+    first = via_proxy(*DEPOSIT, *TIMEOUT, bound=20)
+    assert first.code == 8 and "disagree" in first.stderr, first.stderr
+    pending_named(first, proxy.forwarded[0], judge.home)
+    retry = via_proxy(*DEPOSIT, *TIMEOUT)  # the same RPC, still missing it: still held
+    assert retry.code in (8, 10), retry.stderr
+    judge.at_most_one()
+
+
+def test_a_landing_once_proven_is_never_forgotten_on_later_null_answers(via_proxy, proxy, judge, sandbox):
+    proxy.fault = StatusesSay("failed")
+    first = via_proxy(*DEPOSIT, *TIMEOUT, bound=20)
+    assert first.code == 8, first.stderr  # landed, but the RPC contradicted itself
+    proxy.fault = Fault()
+    told = via_proxy(*DEPOSIT, *TIMEOUT)
+    assert told.code == 10 and error_of(told)["kind"] == "refused.landed_before", told.stderr
+    sandbox.runtime.advance_slots(WINDOW + 5)
+    proxy.fault = Both(StatusesSay("null"), TransactionSays("null"))  # now a node that lacks the history
+    again = via_proxy(*DEPOSIT, *TIMEOUT)
+    assert again.code == 10 and error_of(again)["kind"] == "refused.landed_before", again.stderr
+    judge.at_most_one()

@@ -46,7 +46,8 @@ class ScriptedRpc:
     is within LVBH (or as `valid` says); getTransaction gives the last status's transaction (its error,
     its slot) unless `records` scripts it."""
 
-    def __init__(self, statuses, heights=(LVBH - 10,), logs=("Program log: boom",), valid=None, records=None):
+    def __init__(self, statuses, heights=(LVBH - 10,), logs=("Program log: boom",), valid=None, records=None, named=()):
+        self.named = named
         self.statuses = list(statuses)
         self.heights = list(heights)
         self.logs = logs
@@ -63,11 +64,15 @@ class ScriptedRpc:
             raise item
         return item
 
-    async def signature_statuses(self, signatures, *, search_history=True):
+    async def signature_statuses_at(self, signatures, *, search_history=True):
         assert search_history
         self.calls.append("statuses")
         self.last_status = self._next(self.statuses)
-        return [self.last_status]
+        return [self.last_status], 10**9  # answered from a node at the tip
+
+    async def recent_signatures_of(self, address, *, commitment=None, min_context_slot=None):
+        self.calls.append("signatures")
+        return set(self.named)
 
     async def height_and_slot(self, commitment=None, *, min_context_slot=None):
         self.calls.append("height")
@@ -93,7 +98,7 @@ class ScriptedRpc:
 def run(rpc, **kwargs):
     clock = FakeClock()
     kwargs.setdefault("timeout_s", 30)
-    lifetime = Lifetime("11111111111111111111111111111111", LVBH)
+    lifetime = Lifetime("11111111111111111111111111111111", LVBH, signer="W")
     outcome = asyncio.run(wait_for(rpc, SIG, lifetime, sleep=clock.sleep, clock=clock, **kwargs))
     return outcome, clock
 
@@ -149,7 +154,15 @@ def test_expired_only_when_its_own_blockhash_is_invalid_and_then_unseen():
     outcome, _ = run(rpc)
     assert outcome == expired(SIG, LVBH, LVBH + 1)
     # the height past the deadline, then its own blockhash, then the signature and the transaction
-    assert rpc.calls[-5:] == ["statuses", "height", "valid", "statuses", "transaction"]
+    assert rpc.calls[-6:] == ["statuses", "height", "valid", "statuses", "transaction", "signatures"]
+
+
+def test_a_landing_the_signer_s_signatures_list_is_never_expired():
+    # Status and transaction both unknown (a node missing that history), but the signatures naming the
+    # signer list it: it landed, so the RPC disagrees with itself, never "nothing was spent".
+    rpc = ScriptedRpc([None], heights=[LVBH + 1], named=[SIG])
+    with pytest.raises(RpcDisagrees, match="lists it among the signatures of W"):
+        run(rpc)
 
 
 def test_a_deadline_from_another_blockhash_does_not_expire_it():

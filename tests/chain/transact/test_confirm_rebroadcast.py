@@ -61,8 +61,11 @@ class DroppingNetwork:
             self.landed = True
         return SIG
 
-    async def signature_statuses(self, signatures, *, search_history=True):
-        return [SignatureStatus(9, None, None, "finalized") if self.landed else None]
+    async def signature_statuses_at(self, signatures, *, search_history=True):
+        return [SignatureStatus(9, None, None, "finalized") if self.landed else None], 10**9
+
+    async def recent_signatures_of(self, address, *, commitment=None, min_context_slot=None):
+        return {SIG} if self.landed else set()
 
     async def height_and_slot(self, commitment=None, *, min_context_slot=None):
         height = self.start_height + int(self.clock.now)

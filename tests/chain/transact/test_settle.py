@@ -12,6 +12,10 @@ from yieldcli.chain.transact.settle import settle
 from yieldcli.errors import TransactionPending
 from yieldcli.sandbox.rpc import RpcServer
 from yieldcli.sandbox.runtime import BLOCKHASH_WINDOW, Runtime
+from yieldcli.solana.cluster import GENESIS_HASHES
+
+W = str(Keypair().pubkey())  # the wallet the records are for
+DEVNET = GENESIS_HASHES["devnet"]
 
 
 def test_settling_sorts_earlier_entries_and_keeps_the_landed_until_acknowledged(tmp_path):
@@ -22,14 +26,14 @@ def test_settling_sorts_earlier_entries_and_keeps_the_landed_until_acknowledged(
         landed = runtime.airdrop(Keypair().pubkey(), 1_000_000)
         pending, expired, elsewhere = (str(Signature.new_unique()) for _ in range(3))
         journal = Journal(tmp_path / "in-flight.json")
-        journal.add(new_entry(landed, G, height + 100, "deposit", "w"))
-        journal.add(new_entry(pending, G, height + 100, "deposit", "w"))
-        journal.add(new_entry(expired, G, height - 5, "withdraw", "w"))
-        journal.add(new_entry(elsewhere, "other-cluster", height - 5, "deposit", "w"))
+        journal.add(new_entry(landed, G, height + 100, "deposit", W))
+        journal.add(new_entry(pending, G, height + 100, "deposit", W))
+        journal.add(new_entry(expired, G, height - 5, "withdraw", W))
+        journal.add(new_entry(elsewhere, DEVNET, height - 5, "deposit", W))  # another public chain
 
         async def go():
             async with Rpc(server.url) as rpc:
-                return await settle(journal, rpc, G, "w")
+                return await settle(journal, rpc, G, W)
 
         settled = asyncio.run(go())
     assert [e.signature for e, _ in settled.landed] == [landed] and settled.landed[0][1].slot > 0
@@ -61,12 +65,12 @@ def test_a_nonce_entry_stays_pending_whatever_the_height_until_its_nonce_moves(t
             )
             await rpc.send(sign_transaction(create, [payer, account]).transaction)
             nonce = await fetch_nonce(rpc, account.pubkey())
-            journal.add(new_entry(unseen, G, None, "deposit", "w", str(account.pubkey()), str(nonce.nonce)))
+            journal.add(new_entry(unseen, G, None, "deposit", W, str(account.pubkey()), str(nonce.nonce)))
             runtime.advance_slots(500)  # far past any blockhash: a nonce transaction does not care
-            held = await settle(journal, rpc, G, "w")
+            held = await settle(journal, rpc, G, W)
             # Another transaction uses the nonce: the journal's one can never land now.
             await rpc.send(sign_transaction(build_on_nonce([], payer.pubkey(), nonce), [payer]).transaction)
-            moved = await settle(journal, rpc, G, "w")
+            moved = await settle(journal, rpc, G, W)
             return held, moved
 
     with RpcServer(runtime) as server:
@@ -87,7 +91,7 @@ def test_a_journal_written_before_durable_nonces_is_still_read(tmp_path):
                     "cluster": "G",
                     "last_valid_block_height": 7,
                     "action": "deposit",
-                    "wallet": "w",
+                    "wallet": W,
                     "sent_at": 1.0,
                 }
             ]
@@ -103,7 +107,7 @@ def test_a_journal_written_before_durable_nonces_is_still_read(tmp_path):
                     "cluster": "G",
                     "last_valid_block_height": None,
                     "action": "deposit",
-                    "wallet": "w",
+                    "wallet": W,
                     "sent_at": 1.0,
                 }
             ]
@@ -128,11 +132,11 @@ def test_a_record_whose_own_blockhash_is_still_valid_is_not_settled_as_expired(t
         height = runtime.advance_slots(3)
         unseen = str(Signature.new_unique())
         journal = Journal(tmp_path / "in-flight.json")
-        journal.add(new_entry(unseen, G, height - 2, "deposit", "w", blockhash=str(own[0])))
+        journal.add(new_entry(unseen, G, height - 2, "deposit", W, blockhash=str(own[0])))
 
         async def go():
             async with Rpc(server.url) as rpc:
-                return await settle(journal, rpc, G, "w")
+                return await settle(journal, rpc, G, W)
 
         settled = asyncio.run(go())
         assert [e.signature for e in settled.pending] == [unseen] and settled.expired == []
@@ -147,18 +151,42 @@ def test_the_same_rpc_serving_another_cluster_while_a_record_is_open_is_a_stop(t
         height = runtime.advance_slots(10)
         sent = str(Signature.new_unique())
         journal = Journal(tmp_path / "in-flight.json")
-        journal.add(new_entry(sent, "old-genesis", height + 100, "deposit", "w", rpc=rpc_key(server.url)))
+        journal.add(new_entry(sent, DEVNET, height + 100, "deposit", W, rpc=rpc_key(server.url)))
 
         async def go(url):
             async with Rpc(server.url) as rpc:
-                return await settle(journal, rpc, "new-genesis", "w", url)
+                return await settle(journal, rpc, runtime.genesis_hash, W, url)
 
         with pytest.raises(TransactionPending) as stop:
             asyncio.run(go(server.url))
-        # Another URL on another cluster is another chain: the record does not hold it back.
+        # Another URL serving another chain than the record's public one: the record does not hold it back.
         assert asyncio.run(go("http://127.0.0.1:1/other")).pending == []
     assert stop.value.kind == "tx.pending.earlier.cluster_changed" and stop.value.signature == sent
     assert [e.signature for e in journal.entries()] == [sent]  # kept
+
+
+def test_a_record_under_a_made_up_or_local_cluster_holds_every_other_chain_until_proven_here(tmp_path):
+    # An RPC that made up its genesis hash when the record was written, then another spelling of its URL:
+    # the record may be of this very chain, so it is a stop until proven landed here.
+    runtime = Runtime(tmp_path / "chain.json")
+    with RpcServer(runtime) as server:
+        height = runtime.advance_slots(10)
+        unseen, landed = str(Signature.new_unique()), runtime.airdrop(Keypair().pubkey(), 1_000_000)
+        journal = Journal(tmp_path / "in-flight.json")
+        journal.add(new_entry(unseen, "made-up-genesis", height + 100, "deposit", W))
+
+        async def go():
+            async with Rpc(server.url) as rpc:
+                return await settle(journal, rpc, runtime.genesis_hash, W, server.url)
+
+        with pytest.raises(TransactionPending) as stop:
+            asyncio.run(go())
+        journal.remove(unseen)
+        journal.add(new_entry(landed, "made-up-genesis", height + 100, "deposit", W))
+        settled = asyncio.run(go())  # landed here: this chain's, and it landed
+    assert stop.value.kind == "tx.pending.earlier.cluster_changed"
+    assert [e.signature for e, _ in settled.landed] == [landed]
+    assert journal.entries()[0].landed_slot == settled.landed[0][1].slot > 0
 
 
 def test_a_remembered_cluster_the_rpc_no_longer_serves_settles_nothing(tmp_path):
@@ -169,11 +197,11 @@ def test_a_remembered_cluster_the_rpc_no_longer_serves_settles_nothing(tmp_path)
         height = runtime.advance_slots(10)
         sent = str(Signature.new_unique())
         journal = Journal(tmp_path / "in-flight.json")
-        journal.add(new_entry(sent, "remembered-genesis", height - 5, "deposit", "w"))  # here: "expired"
+        journal.add(new_entry(sent, "remembered-genesis", height - 5, "deposit", W))  # here: "expired"
 
         async def go():
             async with Rpc(server.url) as rpc:
-                return await settle(journal, rpc, "remembered-genesis", "w", server.url)
+                return await settle(journal, rpc, "remembered-genesis", W, server.url)
 
         with pytest.raises(TransactionPending) as stop:
             asyncio.run(go())

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import base64
 import itertools
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
@@ -23,16 +22,14 @@ from solders.transaction import VersionedTransaction
 from yieldcli.chain.rpc.batch import send_batch
 from yieldcli.chain.rpc.errors import AlreadyProcessed as AlreadyProcessed  # published here first
 from yieldcli.chain.rpc.errors import PreflightFailed as PreflightFailed  # published here first
-from yieldcli.chain.rpc.errors import RpcErrors
+from yieldcli.chain.rpc.fate import FateReads
 from yieldcli.chain.rpc.genesis_memory import recall, remember
 from yieldcli.chain.rpc.types import (
     AccountInfo,
     LatestBlockhash,
     RpcError,
-    SignatureStatus,
     Simulation,
     TokenAmount,
-    TransactionRecord,
     key_of,
 )
 from yieldcli.solana.cluster import DEFAULT_COMMITMENT, cluster_of, commitment_rank
@@ -44,7 +41,6 @@ if TYPE_CHECKING:  # imported when an Rpc opens: solana-py costs ~230 ms
 
     from yieldcli.chain.rpc.types import Answer, Call
 
-_MAX_STATUSES_PER_CALL = 256
 _MAX_ACCOUNTS_PER_CALL = 100
 
 
@@ -63,7 +59,7 @@ def explorer_url(signature: Signature | str, rpc_url: str) -> str | None:
     return f"{base}?cluster=custom&customUrl={quote(redact_url(rpc_url).removesuffix('/…'), safe='')}"
 
 
-class Rpc(RpcErrors):
+class Rpc(FateReads):
     """Async Solana JSON-RPC client. Use `async with Rpc(url) as rpc:`; methods raise yieldcli errors."""
 
     def __init__(self, url: str, *, timeout: float = 30.0, commitment: str = DEFAULT_COMMITMENT):
@@ -174,51 +170,11 @@ class Rpc(RpcErrors):
                 Hash.from_string(value["blockhash"]), int(value["lastValidBlockHeight"]), int(result["context"]["slot"])
             )
 
-    async def block_height(self, commitment: str | None = None, *, min_context_slot: int | None = None) -> int:
-        """The block height; with `min_context_slot`, from no node behind that slot (it errs instead)."""
-        config: dict[str, Any] = self._commitment(commitment)
-        if min_context_slot is not None:
-            config["minContextSlot"] = min_context_slot
-        with self._reading("getBlockHeight"):
-            height = await self.call("getBlockHeight", [config])
-            if type(height) is not int or height < 0:
-                raise ValueError("not a block height")
-            return height
-
-    async def height_and_slot(
-        self, commitment: str | None = None, *, min_context_slot: int | None = None
-    ) -> tuple[int, int]:
-        """The block height and the slot it was read at, from one answer (`getEpochInfo`); with
-        `min_context_slot`, from no node behind that slot (it errs instead): heights read so can be compared."""
-        config: dict[str, Any] = self._commitment(commitment)
-        if min_context_slot is not None:
-            config["minContextSlot"] = min_context_slot
-        with self._reading("getEpochInfo"):
-            info = await self.call("getEpochInfo", [config])
-            height, slot = info["blockHeight"], info["absoluteSlot"]
-            if type(height) is not int or type(slot) is not int or height < 0 or slot < 0:
-                raise ValueError("not an epoch info")
-            return height, slot
-
     async def slot(self, commitment: str | None = None) -> int:
         return int(await self.call("getSlot", [self._commitment(commitment)]))
 
     async def is_blockhash_valid(self, blockhash: Hash | str, commitment: str | None = None) -> bool:
         return (await self.blockhash_validity(blockhash, commitment))[0]
-
-    async def blockhash_validity(
-        self, blockhash: Hash | str, commitment: str | None = None, *, min_context_slot: int | None = None
-    ) -> tuple[bool, int]:
-        """Is `blockhash` still valid, and the slot the node answered at (never behind `min_context_slot`)."""
-        config: dict[str, Any] = self._commitment(commitment)
-        if min_context_slot is not None:
-            config["minContextSlot"] = min_context_slot
-        with self._reading("isBlockhashValid"):
-            result = await self.call("isBlockhashValid", [str(blockhash), config])
-            valid, slot = result["value"], result["context"]["slot"]
-            if type(valid) is not bool or type(slot) is not int:
-                raise ValueError("not a validity")
-            return valid, slot
 
     # ---- transactions
 
@@ -258,49 +214,6 @@ class Rpc(RpcErrors):
         result = await self.call("sendTransaction", [base64.b64encode(raw).decode("ascii"), config])
         with self._reading("sendTransaction"):
             return Signature.from_string(result)
-
-    async def signature_statuses(
-        self, signatures: Sequence[Signature | str], *, search_history: bool = True
-    ) -> list[SignatureStatus | None]:
-        out: list[SignatureStatus | None] = []
-        sigs = [str(s) for s in signatures]
-        for start in range(0, len(sigs), _MAX_STATUSES_PER_CALL):
-            chunk = sigs[start : start + _MAX_STATUSES_PER_CALL]
-            result = await self.call("getSignatureStatuses", [chunk, {"searchTransactionHistory": search_history}])
-            with self._reading("getSignatureStatuses"):
-                values = result["value"]
-                if not isinstance(values, list) or len(values) != len(chunk):
-                    raise ValueError("not one status per signature")  # a status never shifts to another
-                out.extend(None if item is None else _status(item) for item in values)
-        return out
-
-    async def transaction(
-        self, signature: Signature | str, *, commitment: str | None = None
-    ) -> TransactionRecord | None:
-        """The landed transaction's slot, error, logs and fee, or None when the node does not have it."""
-        level = commitment or self.commitment
-        if level == "processed":
-            level = "confirmed"  # getTransaction does not accept processed
-        result = await self.call(
-            "getTransaction",
-            [str(signature), {"encoding": "base64", "commitment": level, "maxSupportedTransactionVersion": 0}],
-        )
-        if result is None:
-            return None
-        with self._reading("getTransaction"):
-            meta = result["meta"]
-            slot, logs, fee = result["slot"], meta.get("logMessages"), meta.get("fee")
-            if type(slot) is not int or not (logs is None or isinstance(logs, list)):
-                raise ValueError("not a transaction")
-            return TransactionRecord(slot, meta.get("err"), tuple(logs) if logs is not None else None, fee)
-
-    @contextmanager
-    def _reading(self, method: str) -> Iterator[None]:
-        """An answer of the wrong shape is the RPC's error, named as such: never a crash, never the service's."""
-        try:
-            yield
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-            raise self.unreadable(method) from None
 
     # ---- accounts
 
@@ -380,13 +293,6 @@ class Rpc(RpcErrors):
 
     async def version(self) -> dict[str, Any]:
         return dict(await self.call("getVersion"))
-
-
-def _status(item: Any) -> SignatureStatus:
-    slot, status = item["slot"], item.get("confirmationStatus")
-    if type(slot) is not int or status not in (None, "processed", "confirmed", "finalized"):
-        raise ValueError("not a signature status")
-    return SignatureStatus(slot, item.get("confirmations"), item.get("err"), status)
 
 
 def _account(address: Pubkey, raw: dict[str, Any] | None) -> AccountInfo | None:

@@ -49,6 +49,9 @@ class InFlight:
     # The RPC URL it was sent through, as its SHA-256 (URLs carry keys): the same URL reporting another
     # cluster while this record is open is a stop, not a new chain (`rpc_key`).
     rpc: str | None = None
+    # The slot it was proven to land in, once a settle proved it: a landing is never undone, so no later
+    # answer (a node missing that history) can turn the record into "expired".
+    landed_slot: int | None = None
 
     def deadline(self, block_height: int | None = None) -> str:
         """Until when it can land, for the person waiting: `until block height 280,000,150 (about 52 s
@@ -72,7 +75,7 @@ def about(ms: int) -> str:
 
 _FIELDS = {f.name: f.type for f in fields(InFlight)}
 # Journals written before durable nonces lack these; their entries all have a block-height deadline.
-_OPTIONAL = {"nonce_account", "nonce_value", "detached", "blockhash", "rpc"}
+_OPTIONAL = {"nonce_account", "nonce_value", "detached", "blockhash", "rpc", "landed_slot"}
 
 
 class Journal:
@@ -96,6 +99,10 @@ class Journal:
     def remove(self, *signatures: str) -> None:
         gone = set(signatures)
         self._change(lambda items: [e for e in items if e.signature not in gone])
+
+    def mark_landed(self, signature: str, slot: int) -> None:
+        """Proven landed in `slot`: kept so (until the person is told), whatever an RPC says later."""
+        self._change(lambda items: [replace(e, landed_slot=slot) if e.signature == signature else e for e in items])
 
     def detach(self, signature: str) -> None:
         """Its sender reported it and did not wait: the next send settles it without asking."""
@@ -232,6 +239,7 @@ def _entry(item: object) -> InFlight:
         and isinstance(entry.sent_at, (int, float))
         and isinstance(entry.detached, bool)
         and all(v is None or isinstance(v, str) for v in (entry.blockhash, entry.rpc))
+        and (entry.landed_slot is None or type(entry.landed_slot) is int)
     ):
         raise ValueError("an entry has a field of the wrong type")
     return entry

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from yieldcli.chain.transact.outcomes import Confirmed, Expired, Failed, confirmed, expired, failed, with_signature
-from yieldcli.errors import TransactionPending
+from yieldcli.errors import NetworkError, TransactionPending
 from yieldcli.solana.cluster import commitment_rank
 
 if TYPE_CHECKING:
@@ -45,20 +45,24 @@ class Lifetime:
     last_valid_block_height: int | None  # None for a durable nonce
     nonce_account: str | None = None
     nonce_value: str | None = None
+    # A signer of it (the fee payer, the wallet): a landed transaction is among the signatures naming it,
+    # an index of its own that a node missing the status and the transaction still has to agree with.
+    signer: str | None = None
 
     @classmethod
     def of(cls, tx: VersionedTransaction, last_valid_block_height: int | None) -> Lifetime:
         from yieldcli.chain.transact.checks import message_of
         from yieldcli.chain.tx.nonce import nonce_lifetime
 
+        payer = str(tx.message.account_keys[0])
         nonce = nonce_lifetime(message_of(tx))
         if nonce is not None:
-            return cls(None, None, str(nonce.account), str(nonce.value))
-        return cls(str(tx.message.recent_blockhash), last_valid_block_height)
+            return cls(None, None, str(nonce.account), str(nonce.value), payer)
+        return cls(str(tx.message.recent_blockhash), last_valid_block_height, signer=payer)
 
     @classmethod
     def of_entry(cls, entry: InFlight) -> Lifetime:
-        return cls(entry.blockhash, entry.last_valid_block_height, entry.nonce_account, entry.nonce_value)
+        return cls(entry.blockhash, entry.last_valid_block_height, entry.nonce_account, entry.nonce_value, entry.wallet)
 
 
 def _at_least_confirmed(commitment: str) -> str:
@@ -85,8 +89,15 @@ class Witness:
         )
 
     async def status(self) -> SignatureStatus | None:
-        """Its status, the history searched (an old landing counts)."""
-        statuses = await self.rpc.signature_statuses([self.signature], search_history=True)
+        """Its status, the history searched (an old landing counts), from a node at least as far along as
+        the furthest slot seen: a node behind's "unknown" is no answer (`NetworkError`, asked again)."""
+        statuses, slot = await self.rpc.signature_statuses_at([self.signature], search_history=True)
+        if self.slot is not None and slot < self.slot:
+            raise NetworkError(
+                f"the RPC answered the status of {self.signature} from slot {slot:,}, behind slot {self.slot:,} "
+                "it already showed",
+                kind="network.rpc.behind",
+            )
         return statuses[0] if statuses else None
 
     async def landed(self, status: SignatureStatus) -> Confirmed | Failed | None:
@@ -141,6 +152,16 @@ class Witness:
             raise self.disagrees(
                 f"it does not know the signature's status, yet gives the transaction (slot {record.slot})"
             )
+        if lifetime.signer is not None:
+            # A third index: the signatures naming its signer. One that lists it landed, whatever the others said.
+            named = await self.rpc.recent_signatures_of(
+                lifetime.signer, commitment=self.reading, min_context_slot=self.slot
+            )
+            if self.signature in named:
+                raise self.disagrees(
+                    "it does not know the signature's status nor the transaction, yet lists it among the "
+                    f"signatures of {lifetime.signer}"
+                )
         return over
 
     async def _height(self) -> int:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from yieldcli.chain.transact.journal import InFlight, Journal, rpc_key
-from yieldcli.chain.transact.outcomes import Confirmed, Expired, Failed, with_signature
+from yieldcli.chain.transact.outcomes import Confirmed, Expired, Failed, confirmed, with_signature
 from yieldcli.chain.transact.proof import Lifetime, RpcDisagrees, Witness
 from yieldcli.errors import ConfigError, TransactionPending
 from yieldcli.solana.cluster import cluster_named
@@ -38,6 +38,14 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str, rpc_url:
         moved = [e for e in mine if e.cluster != cluster and e.rpc == key]
         if moved:
             raise cluster_changed(moved[0], cluster)
+    # A record under a cluster no public one is (a local validator, or a genesis hash an RPC made up) may
+    # be of this very chain: landed here, it is this chain's; not proven so, it is a stop, never forgotten.
+    for entry in (e for e in mine if e.cluster != cluster and cluster_named(e.cluster) is None):
+        slot = entry.landed_slot if entry.landed_slot is not None else await _landed_here(rpc, entry)
+        if slot is None:
+            raise cluster_changed(entry, cluster)
+        journal.mark_landed(entry.signature, slot)
+        out.landed.append((entry, confirmed(entry.signature, slot, "confirmed")))
     open_here = [e for e in mine if e.cluster == cluster]
     if open_here:
         # The cluster named above may be remembered: the chain asked must be the records' own, asked now.
@@ -45,11 +53,16 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str, rpc_url:
         if now != cluster:
             raise cluster_changed(open_here[0], now)
     for entry in open_here:
+        if entry.landed_slot is not None:  # proven before: a landing is never undone
+            out.landed.append((entry, confirmed(entry.signature, entry.landed_slot, "confirmed")))
+            continue
         witness = Witness(rpc, entry.signature, "confirmed")
         try:
             proven = await prove(witness, Lifetime.of_entry(entry))
         except RpcDisagrees:
             proven = None
+        if isinstance(proven, Confirmed):
+            journal.mark_landed(entry.signature, proven.slot)
         if witness.height is not None:
             out.block_height = max(out.block_height or 0, witness.height)
         if isinstance(proven, Confirmed):
@@ -64,6 +77,17 @@ async def settle(journal: Journal, rpc: Any, cluster: str, wallet: str, rpc_url:
     if known:
         journal.remove(*known)
     return out
+
+
+async def _landed_here(rpc: Any, entry: InFlight) -> int | None:
+    """The slot `entry` is proven to have landed in on the RPC's chain, else None."""
+    witness = Witness(rpc, entry.signature, "confirmed")
+    try:
+        status = await witness.status()
+        proven = await witness.landed(status) if status is not None and status.reached("confirmed") else None
+    except RpcDisagrees:
+        return None
+    return proven.slot if isinstance(proven, Confirmed) else None
 
 
 async def prove(witness: Witness, lifetime: Lifetime) -> Confirmed | Failed | Expired | None:
@@ -146,6 +170,11 @@ async def transaction_status(rpc: Any, rpc_url: str, journal: Journal, signature
         now = await rpc.genesis_hash_now()
         if now != entry.cluster:  # sent on another chain than this RPC serves: nothing it says proves anything
             raise cluster_changed(entry, now, sending=False)
+    if entry is not None and entry.landed_slot is not None:  # proven before: a landing is never undone
+        if usable:
+            journal.remove(signature)
+        explorer = explorer_url(signature, rpc_url)
+        return TransactionStatus(signature, "confirmed", slot=entry.landed_slot, explorer=explorer)
     witness = Witness(rpc, signature, "processed")
     status = await witness.status()
     if status is None:

@@ -94,7 +94,8 @@ class Methods(Answering):
                     "confirmationStatus": level,
                 }
             )
-        return self._context(statuses)
+        # As a validator answers: statuses are read from its newest (processed) bank, and say so.
+        return self._context_at(self.runtime.commitment_slot("processed"), statuses)
 
     def _get_account_info(self, params: list[Any]) -> dict[str, Any]:
         config = options(params, 1)
