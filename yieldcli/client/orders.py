@@ -24,7 +24,7 @@ from yieldcli import tokens
 from yieldcli.amounts import Amount
 from yieldcli.chain.transact.types import UserRequest
 from yieldcli.client.actions import TRANSACTION, Action, action_named
-from yieldcli.config import data_dir
+from yieldcli.config import config_dir, data_dir
 from yieldcli.errors import UsageError
 from yieldcli.solana.cluster import SERVICE_CLUSTER
 from yieldcli.urls import is_loopback
@@ -185,6 +185,11 @@ def known_decimals(mint: str) -> int | None:
 def journal_path(env: Environment) -> Path:
     """Where the signatures sent and not yet settled are kept: one journal for every front door."""
     return data_dir(env) / JOURNAL_FILE
+
+
+def journal_mirror_path(env: Environment) -> Path:
+    """The journal's second copy, in the config folder (where agents do not reach: agents.md)."""
+    return config_dir(env) / JOURNAL_FILE
 
 
 def expected_cluster(api_url: str | None) -> str | None:

@@ -72,7 +72,10 @@ class ChainSettings:
         return self.keypair
 
     def journal(self) -> Journal:
-        return Journal(self.journal_path)
+        # The default journal has its mirror in the config folder, out of an agent's reach (agents.md).
+        env = Environment()
+        default = self.journal_path == orders.journal_path(env)
+        return Journal(self.journal_path, orders.journal_mirror_path(env) if default else None)
 
 
 def chain_settings(

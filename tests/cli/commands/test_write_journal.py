@@ -325,3 +325,26 @@ def test_the_refusal_after_a_killed_run_names_tx_status_and_again(chain, chain_e
     refused = chain(*DEPOSIT, "--no-wait")  # a landing its sender never reported still needs acknowledging
     assert refused.code == 10
     assert f"yield tx status {signature}" in refused.stderr and "--again" in refused.stderr
+
+
+def test_a_tool_that_empties_the_data_folders_journal_cannot_make_a_pending_send_forgotten(
+    chain, chain_env, sandbox, isolated
+):
+    # An agent may write the data folder: replacing the journal there with an empty one must not let a
+    # second deposit go out while the first may still land (the mirror in the config folder keeps it).
+    before = usdc_position(chain)
+    sandbox.runtime.set_fault("pending", count=1)
+    first = chain(*DEPOSIT, "--confirm-timeout", "1", "-o", "json")
+    assert first.code == 8, first.stderr
+    held = sandbox.runtime.pending_signatures
+    path = journal_path(isolated)
+    emptied = path.with_name("emptied.json")
+    emptied.write_text("[]")
+    emptied.chmod(0o600)
+    emptied.replace(path)  # renamed over it, as a tool with write access to the folder can
+    second = chain(*DEPOSIT, "-o", "json")
+    assert second.code == 8 and held[0] in second.stderr, second.stderr
+    assert sandbox.runtime.pending_signatures == held  # nothing more was sent
+    sandbox.runtime.set_fault("clear")
+    sandbox.runtime.release_pending()
+    assert usdc_position(chain) <= before + UNIT

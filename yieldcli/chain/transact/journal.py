@@ -79,8 +79,13 @@ _OPTIONAL = {"nonce_account", "nonce_value", "detached", "blockhash", "rpc", "la
 
 
 class Journal:
-    def __init__(self, path: Path) -> None:
+    """The journal at `path`, and its `mirror` (a second copy where agents do not reach, the config
+    folder's): every change goes to both, a read is their union, so a tool that empties or replaces the
+    data folder's copy cannot make a send that may land be forgotten."""
+
+    def __init__(self, path: Path, mirror: Path | None = None) -> None:
         self.path = path
+        self.mirror = mirror
         self.lock_path = path.with_name(path.name + ".lock")
 
     def entries(self, cluster: str | None = None, wallet: str | None = None) -> list[InFlight]:
@@ -156,35 +161,52 @@ class Journal:
                     ) from None
 
     def _read(self) -> list[InFlight]:
+        """The entries of the journal and its mirror together: a record either holds is kept (the copy
+        with more known of it wins, a proven landing over none)."""
+        entries = self._read_one(self.path)
+        if self.mirror is None:
+            return entries
+        known = {e.signature: e for e in entries}
+        for entry in self._read_one(self.mirror):
+            here = known.get(entry.signature)
+            if here is None or (here.landed_slot is None and entry.landed_slot is not None):
+                known[entry.signature] = entry
+        return list(known.values())
+
+    def _read_one(self, path: Path) -> list[InFlight]:
         """The entries, read through one descriptor opened without following a symlink or waiting on
         a FIFO, and judged on it: a regular file of ours, writable by nobody else, with one name. A
         journal that is anything else is refused with its path, never waited on nor treated as empty."""
         try:
-            found = read_checked(self.path, follow=False)
+            found = read_checked(path, follow=False)
             if found is None:
                 return []
             text = found[0].decode("utf-8")
         except Unsafe as exc:
-            raise self._damaged(f"it {exc.why}") from None
+            raise self._damaged(path, f"it {exc.why}") from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise self._damaged(getattr(exc, "strerror", None) or type(exc).__name__) from None
+            raise self._damaged(path, getattr(exc, "strerror", None) or type(exc).__name__) from None
         try:
             raw = json.loads(text)
             if not isinstance(raw, list):
                 raise ValueError("not a list")
             return [_entry(item) for item in raw]
         except (ValueError, TypeError, KeyError) as exc:
-            raise self._damaged(str(exc) or type(exc).__name__) from None
+            raise self._damaged(path, str(exc) or type(exc).__name__) from None
 
-    def _damaged(self, why: str) -> ConfigError:
+    def _damaged(self, path: Path, why: str) -> ConfigError:
         return ConfigError(
-            f"the journal of sent transactions {self.path} cannot be read ({why}); "
+            f"the journal of sent transactions {path} cannot be read ({why}); "
             "it may list transactions that could still land",
             kind="config.journal.damaged",
         )
 
     def _write(self, entries: list[InFlight]) -> None:
-        write_atomically(self.path, json.dumps([asdict(e) for e in entries]))
+        text = json.dumps([asdict(e) for e in entries])
+        if self.mirror is not None:  # the mirror first: a run killed between the two writes loses nothing
+            self.mirror.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            write_atomically(self.mirror, text)
+        write_atomically(self.path, text)
 
 
 def new_entry(
