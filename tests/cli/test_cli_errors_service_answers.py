@@ -215,3 +215,23 @@ def test_json_because_stdout_is_not_a_terminal_writes_it_too_and_a_table_does_no
 
     bad_flag = api("positions", "--no-such-flag")  # refused by the parser, before any session
     assert bad_flag.code == 2 and _json_error(bad_flag)["kind"] == "usage"
+
+
+HOSTILE = "No position\u202e \u2066gnissim\x1b[2K\r\nerror: none\u200b\u0085 \U000e0020end"
+
+
+@pytest.mark.parametrize(
+    "status, body, headers",
+    [
+        (400, json.dumps({"message": HOSTILE}), {}),
+    ],
+)
+def test_the_service_s_words_in_an_error_read_as_they_are(api, sandbox, status, body, headers):
+    # A hostile service's message (or redirect target) with controls, bidirectional overrides and
+    # invisible characters: the error line shows each as \u{...}; nothing reaches the terminal raw.
+    sandbox.add_fault("GET", "/user-balances/", status, body.encode(), content_type="application/json", headers=headers)
+    result = api(*BALANCES, "-o", "table")
+    assert result.code == 5, result.stderr
+    line = result.stderr.splitlines()[0]
+    assert "\\u{202E}" in line and "\x1b" not in line and "\u202e" not in line and "\x07" not in line
+    assert len(result.stderr.strip().splitlines()) == 1  # one line: no break smuggled in

@@ -14,6 +14,7 @@ from yieldcli.cli.closed_stderr import sturdy
 from yieldcli.cli.render.formats import FORMATS, MODES_TEXT
 from yieldcli.cli.render.text import wrapped
 from yieldcli.errors import ExitCode
+from yieldcli.escapes import escaped
 
 if TYPE_CHECKING:
     from typer._click.core import Command, Context
@@ -361,7 +362,9 @@ def _fail(exc: BaseException, debug: bool, described: "Described", args: list[st
     if debug:
         traceback.print_exception(exc, file=sys.stderr)
     line = f"error: {described.message}" + (f" (hint: {described.hint})" if described.hint else "")
-    line = wrapped(line.replace("\n", " "), sys.stderr)  # at word boundaries on a terminal, else one line
+    # The message may quote the service or the RPC: every character that could make it read otherwise
+    # (a control, a bidirectional override, a zero-width one) is shown as \u{...}; the JSON keeps it raw.
+    line = wrapped(escaped(line.replace("\n", " ")), sys.stderr)  # at word boundaries on a terminal
     lines = ["\x1b[31merror:\x1b[0m" + line.removeprefix("error:") if _STDERR_COLOR else line]
     if _errors_as_json(args):
         # After the human line, so a person reads the same first line in every mode and a script

@@ -18,6 +18,7 @@ from yieldcli.cli.render.formats import FORMATS, MODES
 from yieldcli.cli.render.text import wrapped
 from yieldcli.environment import Environment
 from yieldcli.errors import UsageError, YieldError
+from yieldcli.escapes import escaped
 
 if TYPE_CHECKING:  # only named in annotations: render/ depends on no part of api/, rich is imported when drawing
     from rich.console import Console
@@ -197,7 +198,8 @@ class Output:
             self.env.stderr.flush()
 
     def warn(self, text: str) -> None:
-        line = wrapped(f"warning: {text}", self.env.stderr)  # at word boundaries on a terminal
+        # A warning may quote another party (an RPC's error): shown so it reads as it is, on one line.
+        line = wrapped(f"warning: {escaped(text.replace(chr(10), ' '))}", self.env.stderr)
         self.env.stderr.write(self.paint("warning:", "yellow") + line.removeprefix("warning:") + "\n")
         self.env.stderr.flush()
 
