@@ -31,6 +31,18 @@ def test_a_fully_signed_transaction_is_sent_with_no_intent_to_state(chain, tmp_p
     assert usdc_position(chain) == before + UNIT
 
 
+def test_the_review_of_a_transaction_signed_by_all_says_what_it_does_with_no_cross(chain, tmp_path):
+    # Nothing of the user's is signed and no intent is stated: what it does is said, never held against it.
+    path = signed_deposit(chain, tmp_path)
+    sent = chain("tx", "send", str(path), "--yes", "-o", "table", env={"COLUMNS": "80"})
+    assert sent.code == 0, sent.stderr
+    assert "✗" not in sent.stdout and "does NOT match" not in sent.stdout, sent.stdout
+    assert "every signature is there already" in sent.stdout and "• the strategy's deposit" in sent.stdout
+    path = signed_deposit(chain, tmp_path, "second.json")
+    checked = chain("tx", "send", str(path), "--yes", "--expect", "deposit:USDC:1", "-o", "table")
+    assert checked.code == 0 and "matches your request" in checked.stdout and "✗" not in checked.stdout
+
+
 def test_a_stated_intent_still_holds_when_nothing_is_signed(chain, tmp_path):
     before = usdc_position(chain)
     path = signed_deposit(chain, tmp_path)

@@ -157,8 +157,10 @@ def draw_review(
     title: str,
     verdicts: list[dict[str, Any]] | None = None,
     full: bool = False,
+    judged: bool = True,
 ) -> None:
-    """The transaction: who signs, and each instruction with the intent guard's verdict on it (when checked).
+    """The transaction: who signs, and each instruction with the intent guard's verdict on it (when checked;
+    `judged` False: signed by all already and no intent stated, so a verdict is said, never a ✗).
 
     In brief by default, to fit a screen: the cluster, version and blockhash on the title's line,
     each instruction's accounts by what they may do; `full` (-v) adds every detail and account."""
@@ -182,7 +184,7 @@ def draw_review(
             who = "  fee payer " if s["fee_payer"] else "  signer "
             _line(console, who, _addr(s["address"]), f": {state}", style="red" if s["invalid"] else None)
     for ix in review["instructions"]:
-        _draw_instruction(console, ix, by_index.get(ix["index"]), full=full)
+        _draw_instruction(console, ix, by_index.get(ix["index"]), full=full, judged=judged)
     for warning in review.get("warnings", ()):
         _say(console, f"  warning: {printable(warning)}", "yellow")
 
@@ -202,7 +204,12 @@ def _packed(console: Console, head: str, items: list[str], sep: str) -> None:
 
 
 def _draw_instruction(
-    console: Console, ix: dict[str, Any], verdict: dict[str, Any] | None = None, *, full: bool = True
+    console: Console,
+    ix: dict[str, Any],
+    verdict: dict[str, Any] | None = None,
+    *,
+    full: bool = True,
+    judged: bool = True,
 ) -> None:
     kind = f" {ix['kind']}" if ix.get("kind") else ""
     unknown = "  UNKNOWN PROGRAM" if ix["unknown"] else ""
@@ -228,7 +235,7 @@ def _draw_instruction(
         ]
     if verdict is not None:  # the text says `instruction N: …` for a refusal; here the header already numbers it
         reason = printable(str(verdict["reason"]).removeprefix(f"instruction {verdict['index'] + 1}: "))
-        mark, style = ("✓", "green") if verdict["ok"] else ("✗", "red")
+        mark, style = ("✓", "green") if verdict["ok"] else (("✗", "red") if judged else ("•", None))
         tail = "; " + "; ".join(items)
         if items and cell_len(f"{margin}{mark} {reason}{tail}") <= console.width:
             # Short details ride on the verdict's line: `✓ sets the fee and compute limit; units: 200000`.

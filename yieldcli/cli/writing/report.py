@@ -148,7 +148,8 @@ def show_review(
     def paint(con: Console) -> None:
         from yieldcli.cli.render.review_view import draw_effect, draw_review, draw_simulation
 
-        draw_effect(con, result.get("effect"), result.get("fee"), signed_by_all=bool(result.get("nothing_to_sign")))
+        signed_by_all = bool(result.get("nothing_to_sign"))
+        draw_effect(con, result.get("effect"), result.get("fee"), signed_by_all=signed_by_all)
         draw_review(
             con,
             result["review"],
@@ -156,6 +157,8 @@ def show_review(
             title=f"Review: {request.action}",
             verdicts=(result.get("effect") or {}).get("instructions"),
             full=full,
+            # Signed by all already and no intent stated: nothing of yours is signed, nothing held against it.
+            judged=request.states_an_action or not signed_by_all,
         )
         draw_simulation(con, result["simulation"], full=full)
         if result.get("message_hash"):
