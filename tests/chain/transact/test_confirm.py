@@ -179,6 +179,16 @@ def test_a_height_that_goes_backwards_is_the_rpc_disagreeing():
         run(rpc)
 
 
+def test_on_a_public_cluster_a_height_that_runs_ahead_of_the_clock_is_the_rpc_disagreeing():
+    # 40 blocks in 1 s (the fake clock sleeps 0.5 s a round): no public cluster makes blocks that fast.
+    rpc = ScriptedRpc([None], heights=[LVBH - 20, LVBH - 19, LVBH + 20], valid=[False])
+    with pytest.raises(RpcDisagrees, match="faster than the cluster makes blocks"):
+        run(rpc, paced=True)
+    # the same answers from a local cluster (slots as fast as its operator makes them) prove it expired
+    rpc = ScriptedRpc([None], heights=[LVBH - 20, LVBH - 19, LVBH + 20], valid=[False])
+    assert run(rpc)[0] == expired(SIG, LVBH, LVBH + 20)
+
+
 def test_a_status_the_transaction_contradicts_is_the_rpc_disagreeing():
     failure = TransactionRecord(77, {"InstructionError": [0, {"Custom": 1}]}, (), 5000)
     with pytest.raises(RpcDisagrees, match="succeeded in slot 77, the transaction itself failed"):

@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from yieldcli.chain.rpc.cluster_identity import check_same_cluster
+from yieldcli.chain.rpc.cluster_identity import check_same_cluster, cluster_named
 from yieldcli.chain.transact.consent import said_yes
 from yieldcli.chain.transact.journal import new_entry, rpc_key
 from yieldcli.chain.transact.outcomes import (
@@ -114,7 +114,7 @@ async def send_and_wait(
             if rebroadcast is not None and "send_error" in result:
                 rebroadcast.sends = 0  # the first send is not known to have reached anything
             try:
-                ended = await wait(rpc, signature, lifetime, options, hooks, rebroadcast=rebroadcast)
+                ended = await wait(rpc, signature, lifetime, options, hooks, rebroadcast=rebroadcast, cluster=cluster)
             except RpcDisagrees as exc:
                 raise _may_land(TransactionPending, result, exc.message, kind=exc.kind, hint=exc.hint) from None
             except YieldError as exc:
@@ -259,6 +259,7 @@ async def wait(
     hooks: Hooks,
     *,
     rebroadcast: confirm.Rebroadcast | None = None,
+    cluster: str | None = None,
 ) -> Waited:
     from yieldcli.chain.transact import confirm
 
@@ -271,6 +272,7 @@ async def wait(
         options.timeout,
         rebroadcast=rebroadcast,
         on_status=lambda seen: hooks.progress("waiting", seen),
+        paced=cluster is not None and cluster_named(cluster) is not None,  # a public cluster's blocks keep time
     )
 
 

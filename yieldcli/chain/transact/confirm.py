@@ -89,6 +89,7 @@ async def wait_for(
     poll_interval: float = 0.5,
     on_status: Callable[[str | None], Any] | None = None,
     rebroadcast: Rebroadcast | None = None,
+    paced: bool = False,
 ) -> Waited:
     """Poll until `signature` is proven landed, failed or never to land (`proof.py`), or `timeout_s` passes.
 
@@ -99,7 +100,7 @@ async def wait_for(
     wait learnt.
     """
     commitment_rank(commitment)
-    witness = Witness(rpc, str(signature), commitment)
+    witness = Witness(rpc, str(signature), commitment, paced=paced, clock=clock)  # paced: a public cluster
     deadline = clock() + timeout_s
     last_seen: str | None = None
     last_error: str | None = None

@@ -17,6 +17,8 @@ answer from one that lags, so a height that goes backwards is the RPC's contradi
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -71,16 +73,32 @@ def _at_least_confirmed(commitment: str) -> str:
     return commitment if commitment_rank(commitment) >= commitment_rank("confirmed") else "confirmed"
 
 
+SLOT_SECONDS = 0.4  # a public cluster's slot: no block comes faster
+PACE_SLACK = 8  # blocks: a first read from a node a little behind, the rounding of two reads
+
+
 class Witness:
     """One RPC questioned about one signature; it remembers the furthest slot and height it was shown."""
 
-    def __init__(self, rpc: Any, signature: str, commitment: str) -> None:
+    def __init__(
+        self,
+        rpc: Any,
+        signature: str,
+        commitment: str,
+        *,
+        paced: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.rpc = rpc
         self.signature = signature
         self.commitment = commitment
         self.reading = _at_least_confirmed(commitment)
         self.slot: int | None = None  # the furthest context slot an answer came from
         self.height: int | None = None  # the highest block height shown
+        # `paced`: a public cluster, whose blocks come no faster than its slots (400 ms): a height that
+        # runs ahead of the clock is a node on another fork or a lie, never the cluster's.
+        self.paced, self.clock = paced, clock
+        self._first: tuple[int, float] | None = None  # the first height read, and when
 
     def disagrees(self, what: str) -> RpcDisagrees:
         return with_signature(
@@ -170,6 +188,14 @@ class Witness:
         height, slot = await self.rpc.height_and_slot(self.reading, min_context_slot=self.slot)
         if self.height is not None and height < self.height:
             raise self.disagrees(f"the block height went back from {self.height:,} to {height:,}")
+        now = self.clock()
+        if self._first is None:
+            self._first = (height, now)
+        elif self.paced and height - self._first[0] > (now - self._first[1]) / SLOT_SECONDS + PACE_SLACK:
+            raise self.disagrees(
+                f"the block height went from {self._first[0]:,} to {height:,} in {now - self._first[1]:.1f} s, "
+                "faster than the cluster makes blocks"
+            )
         self.height = height
         self._at(slot)
         return height
