@@ -80,7 +80,9 @@ def test_a_wrap_is_exactly_what_the_deposit_lacks_once_and_synced_after():
     # into another wrapped-SOL account of the user's than the one the deposit takes from
     other = Keypair().pubkey()
     elsewhere = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=other, lamports=5))
-    assert not judge("deposit", elsewhere, programs.token_sync_native(other), wsol=[WSOL_ATA, other], wrap=(WSOL_ATA, 5))[0].ok
+    assert not judge(
+        "deposit", elsewhere, programs.token_sync_native(other), wsol=[WSOL_ATA, other], wrap=(WSOL_ATA, 5)
+    )[0].ok
 
 
 def test_an_account_is_opened_only_where_the_action_pays():

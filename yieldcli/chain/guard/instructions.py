@@ -21,7 +21,6 @@ from yieldcli.chain.guard.text import amount_text, short
 from yieldcli.chain.guard.trusted import TRUSTED_NOTE, UNTRUSTED_NOTE
 from yieldcli.chain.tx.state import LAMPORTS_PER_SIGNATURE, PRECOMPILES
 from yieldcli.solana import programs
-from yieldcli.tokens import WSOL_MINT
 
 MEMO_PROGRAMS = (programs.MEMO_PROGRAM, programs.MEMO_V1_PROGRAM)
 SYSTEM_KINDS = {
