@@ -312,16 +312,18 @@ def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVe
                 f"with the token program {short(program or '?')}, not {short(ctx.token_program)}, "
                 f"the program of the mint {short(mint or '?')}"
             )
-        if wrong is None and keys[1] not in ctx.opens:
+        mine = owner == ctx.wallet and _needed(ctx, "ata.create.own")
+        recipients = owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient")
+        if wrong is None and (mine or recipients) and keys[1] not in ctx.opens:
             # Rent only where the action pays: its destination, a SOL deposit's wrapped-SOL account.
-            whose = "your" if owner == ctx.wallet else f"{short(owner)}'s"
+            whose = "your" if mine else f"{short(owner)}'s"
             wrong = f"of {whose} token account {short(keys[1])}, which the action does not pay into"
         if wrong is not None:
             return verdict(kind, False, f"instruction {index + 1}: {kind} {wrong}")
-        if owner == ctx.wallet and _needed(ctx, "ata.create.own"):
-            return verdict(kind, True, "opens your own token account")
-        if owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient"):
-            return verdict(kind, True, "opens the token account of the recipient you named")
+        if mine:
+            return verdict(kind, True, "opens your own token account, which the action pays into")
+        if recipients:
+            return verdict(kind, True, "opens the token account of the recipient you named, which the close pays")
         return verdict(
             kind,
             False,
