@@ -42,7 +42,7 @@ def test_every_action_with_a_precompile_is_refused_and_the_oracle_sees_its_fee(f
         return seen
 
     seen = fuzz(fuzz_world, bases, job)
-    assert len(seen) == 2 * len(bases) == 24
+    assert len(seen) == 2 * len(bases) == 20
     for name, n, counted, refusal, (outcome, *problems) in seen:
         assert refusal.startswith("Refused refused.precompile:"), (name, refusal)
         assert f"declaring {min(n, 8) if 'secp256r1' in name else n} signatures" in refusal, (name, refusal)
