@@ -157,18 +157,24 @@ def test_with_compute_budget_replaces_in_place_and_keeps_nonce_first_and_heap():
 
 def test_fee_summary_without_a_limit_uses_the_runtime_default():
     payer = Keypair().pubkey()
-    ixs = [set_compute_unit_price(10_000), transfer(TransferParams(from_pubkey=payer, to_pubkey=payer, lamports=1))]
+    memo = Instruction(Pubkey.from_string(programs.MEMO_PROGRAM), b"note", [])
+    ixs = [set_compute_unit_price(10_000), memo]
     message = build_transaction(ixs, payer, Hash.new_unique()).message
     fees = cb.fee_summary(message)
+    # 3,000 units for the compute-budget instruction (a builtin's), 200,000 for the memo (not a builtin's)
     assert (fees.signatures, fees.base_fee, fees.unit_limit, fees.unit_price, fees.priority_fee) == (
         1,
         5_000,
-        200_000,
+        203_000,
         10_000,
-        2_000,
+        2_030,
     )
-    assert fees.total == 7_000 and fees.to_dict()["total_sol"] == "0.000007"
-    assert fees.sol(fees.total) == Decimal("0.000007")
+    assert fees.total == 7_030 and fees.to_dict()["total_sol"] == "0.00000703"
+    assert fees.sol(fees.total) == Decimal("0.00000703")
+    # Builtins only (System, Compute Budget): 3,000 units each.
+    pay = transfer(TransferParams(from_pubkey=payer, to_pubkey=payer, lamports=1))
+    builtins = build_transaction([set_compute_unit_price(10_000), pay], payer, Hash.new_unique()).message
+    assert cb.fee_summary(builtins).unit_limit == 6_000
     # SOL as exact text, never an exponent or a float.
     assert [cb.sol_text(n) for n in (0, 1, 5_000, 1_447_680, 1_400 * 10**9)] == [
         "0",

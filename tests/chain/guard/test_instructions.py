@@ -27,7 +27,8 @@ PINNED = Pubkey.from_string(programs.SANDBOX_STRATEGY_PROGRAM)
 WSOL_ATA = programs.associated_token_address(WALLET, Pubkey.from_string(WSOL_MINT))
 
 
-def judge(action, *ixs, controlled=(), wsol=(), nonce=None, asset=WSOL_MINT):
+def judge(action, *ixs, controlled=(), wsol=(), nonce=None, asset=WSOL_MINT, wrap=None, opens=()):
+    """`wrap`: (the account a SOL deposit wraps into, the lamports it lacks there); `opens`: what it pays into."""
     message = MessageV0.try_compile(WALLET, list(ixs), [], Hash.default())
     owned = frozenset({str(WALLET), str(WSOL_ATA)})
     ctx = Context(
@@ -40,6 +41,9 @@ def judge(action, *ixs, controlled=(), wsol=(), nonce=None, asset=WSOL_MINT):
         owned | {str(c) for c in controlled},
         frozenset(str(w) for w in wsol),
         asset=asset,
+        wrap_into=str(wrap[0]) if wrap else None,
+        wrap_lamports=wrap[1] if wrap else None,
+        opens=frozenset(str(o) for o in opens),
     )
     resolved = resolve(message)
     intent = Intent(action, str(WALLET), str(WALLET), WSOL_MINT, 5, "S", strategy_program=str(PINNED))
@@ -51,13 +55,47 @@ def test_a_deposit_may_wrap_sol_into_the_users_own_account_only():
     wrap = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=WSOL_ATA, lamports=5))
     sync = programs.token_sync_native(WSOL_ATA)
     away = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=STRANGER, lamports=5))
-    found = judge("deposit", wrap, sync, away, wsol=[WSOL_ATA])
+    found = judge("deposit", wrap, sync, away, wsol=[WSOL_ATA], wrap=(WSOL_ATA, 5))
     assert [v.ok for v in found] == [True, True, False]
     stranger = f"{str(STRANGER)[:4]}…{str(STRANGER)[-4:]}"
     assert found[2].reason == f"instruction 3: System Transfer of 0.000000005 SOL from your wallet to {stranger}"
     # The same wrap is not a kind a withdrawal needs, nor a deposit of another asset.
     assert not judge("withdraw", wrap)[0].ok
     assert not judge("deposit", wrap, wsol=[WSOL_ATA], asset="EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")[0].ok
+
+
+def test_a_wrap_is_exactly_what_the_deposit_lacks_once_and_synced_after():
+    """Known before the simulation (which a lying RPC may answer for another transaction)."""
+    sync = programs.token_sync_native(WSOL_ATA)
+
+    def send(lamports):
+        return transfer(TransferParams(from_pubkey=WALLET, to_pubkey=WSOL_ATA, lamports=lamports))
+
+    over = judge("deposit", send(5 + 5 * 10**9), sync, wsol=[WSOL_ATA], wrap=(WSOL_ATA, 5))[0]
+    assert not over.ok and "the deposit needs 0.000000005 SOL wrapped there" in over.reason
+    unsynced = judge("deposit", sync, send(5), wsol=[WSOL_ATA], wrap=(WSOL_ATA, 5))[1]
+    assert not unsynced.ok and "no SyncNative of that account follows" in unsynced.reason
+    twice = judge("deposit", send(5), sync, send(5), sync, wsol=[WSOL_ATA], wrap=(WSOL_ATA, 5))
+    assert not twice[0].ok and not twice[2].ok and "one of 2 transfers into that account" in twice[2].reason
+    # into another wrapped-SOL account of the user's than the one the deposit takes from
+    other = Keypair().pubkey()
+    elsewhere = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=other, lamports=5))
+    assert not judge(
+        "deposit", elsewhere, programs.token_sync_native(other), wsol=[WSOL_ATA, other], wrap=(WSOL_ATA, 5)
+    )[0].ok
+
+
+def test_an_account_is_opened_only_where_the_action_pays():
+    from solders.instruction import Instruction as Ix
+
+    def idempotent(owner):
+        made = programs.create_associated_token_account(WALLET, owner, Pubkey.from_string(WSOL_MINT))
+        return Ix(made.program_id, b"\x01", made.accounts)
+
+    assert judge("withdraw", idempotent(WALLET), opens=[WSOL_ATA])[0].ok
+    beside = judge("withdraw", idempotent(WALLET), opens=[Keypair().pubkey()])[0]  # paid into another account
+    assert not beside.ok and "which the action does not pay into" in beside.reason
+    assert not judge("withdraw", idempotent(WALLET))[0].ok  # nothing paid: nothing opened
 
 
 def test_kinds_are_named_by_index_and_only_the_pinned_program_is_trusted():

@@ -85,9 +85,13 @@ def test_the_network_fee_counts_signatures_and_the_priority_fee():
     assert network_fee(message) == 5_000 + 200_000
     plain = MessageV0.try_compile(payer, ixs[2:], [], Hash.default())
     assert network_fee(plain) == 5_000
-    # without a limit, 200,000 units per instruction are assumed
+    # without a limit, as agave reserves: 3,000 units per builtin's instruction (System, Compute Budget)...
     priced = MessageV0.try_compile(payer, ixs[1:], [], Hash.default())
-    assert network_fee(priced) == 5_000 + 200_000
+    assert network_fee(priced) == 5_000 + 6_000
+    # ... and 200,000 per other program's
+    memo = Instruction(Pubkey.from_string(programs.MEMO_PROGRAM), b"note", [])
+    noted = MessageV0.try_compile(payer, [ixs[1], memo], [], Hash.default())
+    assert network_fee(noted) == 5_000 + 203_000
 
 
 def test_writable_accounts_need_every_lookup_table():

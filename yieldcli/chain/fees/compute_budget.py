@@ -38,6 +38,7 @@ from yieldcli.chain.fees.priority_fees import recent_prioritization_fees as rece
 from yieldcli.chain.tx.instructions import decompile_message, recompile_message
 from yieldcli.chain.tx.state import declared_signatures
 from yieldcli.errors import Refused, ServiceError, SimulationFailed, UsageError
+from yieldcli.solana import compute_units
 from yieldcli.solana.programs import COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM
 from yieldcli.solana.transaction_errors import describe_error
 
@@ -45,8 +46,6 @@ LAMPORTS_PER_SIGNATURE = 5_000
 SOL_DECIMALS = 9
 MICRO_LAMPORTS_PER_LAMPORT = 1_000_000
 MAX_COMPUTE_UNIT_LIMIT = 1_400_000
-# Without SetComputeUnitLimit the runtime reserves this much per instruction (up to the maximum).
-DEFAULT_UNITS_PER_INSTRUCTION = 200_000
 MAX_U64 = 2**64 - 1
 # The largest transaction a validator accepts (IPv6 MTU minus headers).
 PACKET_DATA_SIZE = 1232
@@ -163,9 +162,9 @@ def unit_limit_for(units_consumed: int) -> int:
 
 
 def default_unit_limit(instructions: Sequence[Instruction]) -> int:
-    """What the runtime reserves when no limit is set: 200,000 per other instruction, at most 1.4M."""
-    others = sum(1 for ix in instructions if not is_compute_budget(ix))
-    return min(MAX_COMPUTE_UNIT_LIMIT, DEFAULT_UNITS_PER_INSTRUCTION * others)
+    """What the runtime reserves when no limit is set, as agave counts it: 3,000 units per instruction of a
+    builtin program (the compute-budget ones included), 200,000 per other instruction, at most 1.4M."""
+    return compute_units.default_unit_limit(str(ix.program_id) for ix in instructions)
 
 
 def fee_summary(

@@ -15,14 +15,14 @@ from dataclasses import replace
 from typing import Any
 
 from yieldcli.amounts import format_units
-from yieldcli.chain.guard.calls import match_calls
+from yieldcli.chain.guard.calls import Calls, match_calls
 from yieldcli.chain.guard.effect import compare_effect
 from yieldcli.chain.guard.holdings import Holdings, Inner, strategy_moves
 from yieldcli.chain.guard.instructions import Context, verdicts
 from yieldcli.chain.guard.intent import Check, Intent, Verdict
 from yieldcli.chain.guard.kinds import kind_of
 from yieldcli.chain.guard.message import Resolved, token_accounts_opened
-from yieldcli.chain.guard.sources import account_rules
+from yieldcli.chain.guard.sources import account_rules, asked_account
 from yieldcli.chain.guard.strategies import Layout, layout_for
 from yieldcli.chain.guard.text import amount_text, short, signed, symbol
 from yieldcli.chain.tx.state import State
@@ -57,7 +57,7 @@ def compare(
     token_program = asset.program if asset is not None else programs.TOKEN_PROGRAM
     holdings = Holdings(intent, before, after, layout)
     calls = match_calls(intent, resolved, holdings, layout, token_program)
-    context = _context(intent, holdings, resolved, mints, token_program)
+    context = _context(intent, holdings, resolved, mints, token_program, calls, layout)
     verdicts_ = tuple(verdicts(resolved, context, calls.verdicts))
     diffs = [v.reason for v in verdicts_ if not v.ok]
     kind = kind_of(intent)
@@ -161,7 +161,13 @@ def _closed_mint(intent: Intent, resolved: Resolved, layout: Layout | None) -> I
 
 
 def _context(
-    intent: Intent, holdings: Holdings, resolved: Resolved, mints: Mapping[str, MintInfo], token_program: str
+    intent: Intent,
+    holdings: Holdings,
+    resolved: Resolved,
+    mints: Mapping[str, MintInfo],
+    token_program: str,
+    calls: Calls,
+    layout: Layout | None,
 ) -> Context:
     wsol = {a for a in holdings.tokens if holdings.mint_of(a) == WSOL_MINT}
     programs_of = {mint: info.program for mint, info in mints.items()}
@@ -185,7 +191,30 @@ def _context(
         intent.mint,
         token_program,
         intent.other_signers,
+        *_pays_into(intent, holdings, calls, layout, token_program),
     )
+
+
+def _pays_into(
+    intent: Intent, holdings: Holdings, calls: Calls, layout: Layout | None, token_program: str
+) -> tuple[str | None, int | None, frozenset[str]]:
+    """From the request and the chain before it, never the simulation: the wrapped-SOL account a SOL deposit
+    wraps into and what it lacks of the deposit there, and the token accounts the action pays into."""
+    kind, asked = kind_of(intent), asked_account(holdings, calls, token_program)
+    if asked is None:
+        return None, None, frozenset()
+    if not kind.pays_out:
+        if intent.mint != WSOL_MINT:
+            return None, None, frozenset()
+        amount = intent.amount if intent.amount is not None else (calls.call.amount if calls.call else None)
+        held = holdings.held(asked, holdings.before)
+        lacks = None if amount is None else max(amount - (held.amount if held else 0), 0)
+        return asked, lacks, frozenset({asked})
+    if kind.closes and layout is not None:
+        # A close pays its destination only what the position still holds: an empty one pays no one.
+        position = holdings.positions.get(calls.call.position or "", (None, None))[0] if calls.call else None
+        return None, None, frozenset({asked} if position is not None and position.balance > 0 else ())
+    return None, None, frozenset({asked})
 
 
 def _trust_cap(intent: Intent, holdings: Holdings) -> int:

@@ -21,7 +21,6 @@ from yieldcli.chain.guard.text import amount_text, short
 from yieldcli.chain.guard.trusted import TRUSTED_NOTE, UNTRUSTED_NOTE
 from yieldcli.chain.tx.state import LAMPORTS_PER_SIGNATURE, PRECOMPILES
 from yieldcli.solana import programs
-from yieldcli.tokens import WSOL_MINT
 
 MEMO_PROGRAMS = (programs.MEMO_PROGRAM, programs.MEMO_V1_PROGRAM)
 SYSTEM_KINDS = {
@@ -84,6 +83,10 @@ class Context:
     asset: str | None = None  # the mint the request moves: the only one whose token account it may open
     token_program: str = programs.TOKEN_PROGRAM  # the program that owns that mint, read from the chain
     other_signers: frozenset[str] = frozenset()  # keys we sign with besides the wallet and the payer
+    # Known from the request and the chain before the simulation (a simulation can be lied about):
+    wrap_into: str | None = None  # a SOL deposit's wrapped-SOL account, the only one SOL may be sent into
+    wrap_lamports: int | None = None  # what it lacks of the deposit: exactly what is sent into it (None: unknown)
+    opens: frozenset[str] = frozenset()  # the token accounts the action pays into: the only ones it may open
 
 
 class MakeVerdict(Protocol):
@@ -138,7 +141,7 @@ def _verdict(index: int, r: Resolved, ctx: Context) -> Verdict:
     if not uses:
         return verdict("other", True, "given none of your accounts: it cannot use your authority")
     if program == programs.SYSTEM_PROGRAM:
-        return _system(index, keys, data, ctx, verdict)
+        return _system(index, keys, data, ctx, verdict, r)
     if program in programs.TOKEN_PROGRAMS:
         return _token(index, keys, data, ctx, verdict)
     if program == programs.ASSOCIATED_TOKEN_PROGRAM:
@@ -185,26 +188,49 @@ def _advance_nonce(index: int, keys: list[str], ctx: Context, verdict: MakeVerdi
     return verdict(kind, False, f"instruction {index + 1}: {kind} of {short(account)}, which nothing asked for")
 
 
-def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
+def _system(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict, r: Resolved) -> Verdict:
     tag = struct.unpack_from("<I", data)[0] if len(data) >= 4 else -1
     name = SYSTEM_KINDS.get(tag, f"instruction {tag}")
     kind = f"System {name}"
     if tag == 2 and len(keys) >= 2 and len(data) >= 12:
         lamports = struct.unpack_from("<Q", data, 4)[0]
         to = keys[1]
-        if to in ctx.wsol and ctx.asset == WSOL_MINT and _needed(ctx, "system.transfer.own"):
-            # Only into the user's own wrapped-SOL account, when the request moves SOL: lamports sent to
-            # any other token account could be taken by whoever may close it. How much is wrapped, and
-            # that it is wrapped at all (synced), is checked with the effect.
-            return verdict(kind, True, "wraps SOL into your own wrapped-SOL account")
-        return verdict(
-            kind,
-            False,
-            f"instruction {index + 1}: {kind} of {amount_text(lamports, None, {})} from {_whose(ctx, keys[0])} "
-            f"to {short(to)}",
-        )
+        what = f"{kind} of {amount_text(lamports, None, {})} from {_whose(ctx, keys[0])} to {short(to)}"
+        if to == ctx.wrap_into and keys[0] == ctx.wallet and _needed(ctx, "system.transfer.own"):
+            # Only into the wrapped-SOL account a SOL deposit takes from (lamports sent to any other token
+            # account could be taken by whoever may close it), only what the deposit lacks there, and
+            # wrapped (synced) after: unsynced lamports are no one's balance, and a delegate could sync them.
+            problem = _wrap_problem(index, lamports, to, ctx, r)
+            if problem is not None:
+                return verdict(kind, False, f"instruction {index + 1}: {what}: {problem}")
+            return verdict(kind, True, "wraps SOL into your own wrapped-SOL account, as the deposit needs")
+        return verdict(kind, False, f"instruction {index + 1}: {what}")
     target = keys[1] if tag in (0, 3) and len(keys) > 1 else (keys[0] if keys else "?")
     return verdict(kind, False, f"instruction {index + 1}: {kind} of {_whose(ctx, target)}")
+
+
+def _wrap_problem(index: int, lamports: int, to: str, ctx: Context, r: Resolved) -> str | None:
+    """Why a transfer into the deposit's wrapped-SOL account is not the wrap it needs, or None."""
+    sends = [
+        i
+        for i, (p, accounts, data) in enumerate(r.instructions)
+        if r.keys[p] == programs.SYSTEM_PROGRAM and data[:4] == b"\x02\x00\x00\x00" and r.accounts(i)[1:2] == [to]
+    ]
+    if len(sends) > 1:
+        return f"one of {len(sends)} transfers into that account; the deposit wraps once"
+    if ctx.wrap_lamports is not None and lamports != ctx.wrap_lamports:
+        return (
+            f"the deposit needs {amount_text(ctx.wrap_lamports, None, {})} wrapped there "
+            "(what it asks less what the account already holds)"
+        )
+    synced = any(
+        r.keys[p] in programs.TOKEN_PROGRAMS and data[:1] == b"\x11" and r.accounts(i)[:1] == [to]
+        for i, (p, _, data) in enumerate(r.instructions)
+        if i > index
+    )
+    if not synced:
+        return "no SyncNative of that account follows: the SOL would sit there unwrapped"
+    return None
 
 
 def _token(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVerdict) -> Verdict:
@@ -286,12 +312,18 @@ def _ata(index: int, keys: list[str], data: bytes, ctx: Context, verdict: MakeVe
                 f"with the token program {short(program or '?')}, not {short(ctx.token_program)}, "
                 f"the program of the mint {short(mint or '?')}"
             )
+        mine = owner == ctx.wallet and _needed(ctx, "ata.create.own")
+        recipients = owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient")
+        if wrong is None and (mine or recipients) and keys[1] not in ctx.opens:
+            # Rent only where the action pays: its destination, a SOL deposit's wrapped-SOL account.
+            whose = "your" if mine else f"{short(owner)}'s"
+            wrong = f"of {whose} token account {short(keys[1])}, which the action does not pay into"
         if wrong is not None:
             return verdict(kind, False, f"instruction {index + 1}: {kind} {wrong}")
-        if owner == ctx.wallet and _needed(ctx, "ata.create.own"):
-            return verdict(kind, True, "opens your own token account")
-        if owner == ctx.funds_recipient and _needed(ctx, "ata.create.recipient"):
-            return verdict(kind, True, "opens the token account of the recipient you named")
+        if mine:
+            return verdict(kind, True, "opens your own token account, which the action pays into")
+        if recipients:
+            return verdict(kind, True, "opens the token account of the recipient you named, which the close pays")
         return verdict(
             kind,
             False,

@@ -11,9 +11,9 @@ from solders.message import Message, MessageV0
 from solders.pubkey import Pubkey
 
 from yieldcli.solana import programs
+from yieldcli.solana.compute_units import default_unit_limit
 
 LAMPORTS_PER_SIGNATURE = 5_000
-_DEFAULT_UNITS_PER_INSTRUCTION = 200_000
 _MAX_UNITS = 1_400_000
 _MICRO_LAMPORTS = 1_000_000
 _RENT_PER_BYTE_YEAR = 3_480
@@ -92,16 +92,18 @@ def network_fee(message: Message | MessageV0) -> int:
     """Signatures × 5000 plus the priority fee the compute-budget instructions set."""
     keys = [str(k) for k in message.account_keys]
     limit: int | None = None
-    price = others = 0
+    price = 0
     for ix in message.instructions:
         data = bytes(ix.data)
         if keys[ix.program_id_index] != programs.COMPUTE_BUDGET_PROGRAM:
-            others += 1
-        elif data[:1] == b"\x02" and len(data) >= 5:
+            continue
+        if data[:1] == b"\x02" and len(data) >= 5:
             limit = int.from_bytes(data[1:5], "little")  # SetComputeUnitLimit: u32
         elif data[:1] == b"\x03" and len(data) >= 9:
             price = int.from_bytes(data[1:9], "little")  # SetComputeUnitPrice: u64 micro-lamports per unit
-    units = min(limit if limit is not None else _DEFAULT_UNITS_PER_INSTRUCTION * others, _MAX_UNITS)
+    if limit is None:  # as agave counts it: 3,000 per builtin's instruction, 200,000 per other one
+        limit = default_unit_limit(keys[ix.program_id_index] for ix in message.instructions)
+    units = min(limit, _MAX_UNITS)
     return signature_fee(message) + -(-price * units // _MICRO_LAMPORTS)
 
 

@@ -14,6 +14,7 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
 from yieldcli.solana import programs
+from yieldcli.solana.compute_units import BUILTIN_PROGRAMS, VOTE_PROGRAM, default_unit_limit
 
 # Errors for which a transaction never lands (no fee, no status), as a leader would drop it.
 NOT_LANDED = {
@@ -38,8 +39,11 @@ NOT_LANDED = {
     "MissingSignatureForFee",
 }
 LAMPORTS_PER_SIGNATURE = 5000
-DEFAULT_UNITS_PER_INSTRUCTION = 200_000
 MAX_COMPUTE_UNITS = 1_400_000
+# Without a limit the runtime reserves 3,000 units per builtin's instruction and 200,000 per other one
+# (`yieldcli/solana/compute_units.py`); the runtime this sandbox runs (LiteSVM) counts the vote program's
+# as another's, so its getFeeForMessage says what it charges.
+SANDBOX_BUILTINS = BUILTIN_PROGRAMS - {VOTE_PROGRAM}
 
 
 class RuntimeRpcError(Exception):
@@ -139,10 +143,9 @@ def decode_wire_transaction(data: bytes) -> VersionedTransaction:
 def compute_budget(message: Any) -> tuple[int, int]:
     """(compute-unit price in microlamports, compute-unit limit) a message asks for, as a validator reads them."""
     keys = list(message.account_keys)
-    price, limit, others = 0, None, 0
+    price, limit = 0, None
     for ix in message.instructions:
         if str(keys[ix.program_id_index]) != programs.COMPUTE_BUDGET_PROGRAM:
-            others += 1
             continue
         data = bytes(ix.data)
         if len(data) == 9 and data[0] == 3:
@@ -150,7 +153,7 @@ def compute_budget(message: Any) -> tuple[int, int]:
         elif len(data) == 5 and data[0] == 2:
             limit = struct.unpack_from("<I", data, 1)[0]
     if limit is None:
-        limit = min(others * DEFAULT_UNITS_PER_INSTRUCTION, MAX_COMPUTE_UNITS)
+        limit = default_unit_limit((str(keys[ix.program_id_index]) for ix in message.instructions), SANDBOX_BUILTINS)
     return price, min(limit, MAX_COMPUTE_UNITS)
 
 
