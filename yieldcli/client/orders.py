@@ -13,6 +13,7 @@ builds for.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -188,8 +189,10 @@ def journal_path(env: Environment) -> Path:
 
 
 def journal_mirror_path(env: Environment) -> Path:
-    """The journal's second copy, in the config folder (where agents do not reach: agents.md)."""
-    return config_dir(env) / JOURNAL_FILE
+    """The journal's second copy, in the config folder (where agents do not reach: agents.md), one per
+    data folder (named by its path, as configured): runs with data folders of their own share none."""
+    key = hashlib.sha256(str(journal_path(env)).encode()).hexdigest()[:16]
+    return config_dir(env) / "journals" / f"{key}.json"
 
 
 def expected_cluster(api_url: str | None) -> str | None:

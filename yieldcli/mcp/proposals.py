@@ -245,9 +245,10 @@ class Book:
             return True
 
         try:
-            # `again`: each proposal is a write of its own, executed once (`claim`); an earlier one that
-            # landed is no reason to refuse this one.
-            outcome = prepared.send(confirm=confirm, progress=progress, again=True)
+            # Never `again`: a send this server reported has left the journal; one still there landed
+            # and was never told (a server killed after its send), so the person learns of it first
+            # (`refused.landed_before`, naming it) instead of a second write going out unsaid.
+            outcome = prepared.send(confirm=confirm, progress=progress)
         except BaseException as exc:
             kind = getattr(exc, "kind", type(exc).__name__)
             self.audit.append("failed", proposal=proposal.id, kind=kind, signed=bool(reserved))
