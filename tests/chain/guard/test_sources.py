@@ -128,3 +128,29 @@ def test_a_close_of_an_empty_position_opens_no_account_of_the_recipient():
     create = programs.create_associated_token_account(WALLET, STRANGER, MINT, token_program=T22)
     check = judge(close, [create, ix], before, opened)
     assert any(f"opens {str(STRANGER)[:4]}" in d and "receives nothing" in d for d in check.differences), check
+
+
+def test_an_account_of_yours_loaded_from_a_lookup_table_is_refused():
+    # A lookup table's contents are the RPC's word: with the user's token account (or a payout) loaded
+    # from one, the signature may cover a stranger's account the RPC showed as the user's.
+    from solders.address_lookup_table_account import AddressLookupTableAccount
+    from solders.hash import Hash
+    from solders.message import MessageV0
+
+    from tests.chain.guard.test_compare_token_2022 import FEE, mint
+    from yieldcli.chain.guard.compare import compare
+    from yieldcli.chain.guard.message import resolve
+
+    before, after = deposit_world()
+    key = Keypair().pubkey()
+
+    def judged(loaded):
+        table = AddressLookupTableAccount(key, loaded)
+        message = MessageV0.try_compile(WALLET, [deposit_ix()], [table], Hash.default())
+        resolved = resolve(message, {str(key): [str(a) for a in loaded]})
+        mints = {str(MINT): mint()}
+        return compare(DEPOSIT, before, after, fee=FEE, resolved=resolved, mints=mints, decimals={str(MINT): 6})
+
+    assert judged([VAULT]).ok  # the strategy's vault from a table: fine
+    check = judged([ATA, VAULT])
+    assert any("is loaded from a lookup table" in d and str(ATA)[:4] in d for d in check.differences), check.differences

@@ -29,6 +29,13 @@ class Resolved:
     signer: tuple[bool, ...]
     writable: tuple[bool, ...]
     instructions: tuple[tuple[int, tuple[int, ...], bytes], ...]  # (program index, account indexes, data)
+    # How many of `keys` the message names itself; those after are loaded from lookup tables, whose
+    # contents only the RPC's answer vouches for.
+    static_count: int | None = None
+
+    @property
+    def loaded(self) -> tuple[str, ...]:
+        return self.keys[self.static_count :] if self.static_count is not None else ()
 
     def program(self, index: int) -> str:
         return self.keys[self.instructions[index][0]]
@@ -68,7 +75,7 @@ def resolve(message: Any, lookup_tables: Mapping[str, Sequence[str]] | None = No
     instructions = tuple(
         (ix.program_id_index, tuple(bytes(ix.accounts)), bytes(ix.data)) for ix in message.instructions
     )
-    return Resolved(tuple(static + loaded_w + loaded_r), tuple(signer), tuple(writable), instructions)
+    return Resolved(tuple(static + loaded_w + loaded_r), tuple(signer), tuple(writable), instructions, len(static))
 
 
 def lifetime_nonce(resolved: Resolved) -> str | None:

@@ -27,7 +27,7 @@ from yieldcli.tokens import WSOL_MINT
 
 def account_rules(holdings: Holdings, calls: Calls, resolved: Resolved, token_program: str) -> list[str]:
     """Every way the transaction uses or opens an account the action does not need, one line each."""
-    problems = _plain_creates(resolved)
+    problems = _plain_creates(resolved) + _loaded_of_yours(holdings, resolved)
     asked = asked_account(holdings, calls, token_program)
     problems += _other_accounts(holdings, asked)
     problems += _opened(holdings, calls, asked)
@@ -42,6 +42,20 @@ def asked_account(holdings: Holdings, calls: Calls, token_program: str) -> str |
     if calls.call is not None and calls.call.token_account:
         return calls.call.token_account  # matched to the request in `calls.py` (`kinds/`: the asked one)
     return intent.token_account or associated_account(intent.wallet, intent.mint, token_program)
+
+
+def _loaded_of_yours(holdings: Holdings, resolved: Resolved) -> list[str]:
+    """An account of the user's (or one the user named) that the message loads from a lookup table: the
+    table's contents are the RPC's word, so the address the signature really covers may be another.
+    A strategy's tables hold its vaults, mints and programs; the user's own accounts are named in the message."""
+    intent = holdings.intent
+    named = {a for a in (intent.funds_recipient, intent.token_account) if a}
+    return [
+        f"{short(address)} ({'yours' if address in holdings.owned else 'named by you'}) is loaded from a lookup "
+        "table: only the RPC vouches for a table's contents, so an account of yours must be in the message itself"
+        for address in dict.fromkeys(resolved.loaded)
+        if address in holdings.owned or address in named
+    ]
 
 
 def _plain_creates(resolved: Resolved) -> list[str]:
