@@ -46,8 +46,18 @@ class ScriptedRpc:
     is within LVBH (or as `valid` says); getTransaction gives the last status's transaction (its error,
     its slot) unless `records` scripts it."""
 
-    def __init__(self, statuses, heights=(LVBH - 10,), logs=("Program log: boom",), valid=None, records=None, named=()):
+    def __init__(
+        self,
+        statuses,
+        heights=(LVBH - 10,),
+        logs=("Program log: boom",),
+        valid=None,
+        records=None,
+        named=(),
+        history_from=0,
+    ):
         self.named = named
+        self.history_from = history_from
         self.statuses = list(statuses)
         self.heights = list(heights)
         self.logs = logs
@@ -73,6 +83,10 @@ class ScriptedRpc:
     async def recent_signatures_of(self, address, *, commitment=None, min_context_slot=None):
         self.calls.append("signatures")
         return set(self.named)
+
+    async def first_available_block(self):
+        self.calls.append("history")
+        return self.history_from
 
     async def height_and_slot(self, commitment=None, *, min_context_slot=None):
         self.calls.append("height")
@@ -154,7 +168,15 @@ def test_expired_only_when_its_own_blockhash_is_invalid_and_then_unseen():
     outcome, _ = run(rpc)
     assert outcome == expired(SIG, LVBH, LVBH + 1)
     # the height past the deadline, then its own blockhash, then the signature and the transaction
-    assert rpc.calls[-6:] == ["statuses", "height", "valid", "statuses", "transaction", "signatures"]
+    assert rpc.calls[-7:] == ["statuses", "height", "valid", "statuses", "transaction", "history", "signatures"]
+
+
+def test_a_node_whose_history_starts_after_the_blockhash_proves_nothing():
+    # A node restarted from a snapshot: status, transaction and signatures all unknown, because its
+    # history begins after the transaction could have landed. Not proof: pending at the timeout.
+    rpc = ScriptedRpc([None], heights=[LVBH + 1], history_from=2 * (LVBH + 1))
+    outcome, _ = run(rpc, timeout_s=2)
+    assert isinstance(outcome, Pending) and "history starts at slot" in outcome.last_error
 
 
 def test_a_landing_the_signer_s_signatures_list_is_never_expired():

@@ -67,6 +67,9 @@ class DroppingNetwork:
     async def recent_signatures_of(self, address, *, commitment=None, min_context_slot=None):
         return {SIG} if self.landed else set()
 
+    async def first_available_block(self):
+        return 0
+
     async def height_and_slot(self, commitment=None, *, min_context_slot=None):
         height = self.start_height + int(self.clock.now)
         return height, height

@@ -100,6 +100,14 @@ class FateReads(RpcErrors):
                 slots.append(slot)
         return out, min(slots, default=0)
 
+    async def first_available_block(self) -> int:
+        """The lowest slot whose block the node still holds (getFirstAvailableBlock): its history starts there."""
+        answer = await self.call("getFirstAvailableBlock", [])
+        with self._reading("getFirstAvailableBlock"):
+            if type(answer) is not int or answer < 0:
+                raise ValueError("not a slot")
+            return answer
+
     async def recent_signatures_of(
         self, address: str, *, limit: int = 1000, commitment: str | None = None, min_context_slot: int | None = None
     ) -> set[str]:

@@ -170,6 +170,17 @@ class Witness:
             raise self.disagrees(
                 f"it does not know the signature's status, yet gives the transaction (slot {record.slot})"
             )
+        if lifetime.last_valid_block_height is not None and self.height is not None and self.slot is not None:
+            # Its blockhash's block is at least as many slots back as blocks (150 before its deadline): a
+            # node whose history starts after that may never have seen it land (one restarted from a snapshot).
+            latest_start = self.slot - (self.height - lifetime.last_valid_block_height + 150)
+            first = await self.rpc.first_available_block()
+            if first > max(latest_start, 0):  # (a deadline made up in a test can put it before genesis)
+                raise NetworkError(
+                    f"the RPC's history starts at slot {first:,}, after {self.signature} could have landed: "
+                    "its word that the transaction is unknown proves nothing",
+                    kind="network.rpc.history",
+                )
         if lifetime.signer is not None:
             # A third index: the signatures naming its signer. One that lists it landed, whatever the others said.
             named = await self.rpc.recent_signatures_of(
