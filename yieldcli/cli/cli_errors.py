@@ -23,6 +23,7 @@ HINTS: dict[str, str] = {
     "network": "check the network and the service URL (`yield config show` says which; "
     "`yield config set api_url URL` changes it)",
     "network.timeout": "check the network or raise --timeout",
+    "network.rpc": "the RPC answered wrongly: try again, or choose another RPC with --url",
     "network.rpc.timeout": "try again, or choose another RPC with --url",
     "network.rpc.unreachable": "check the URL (--url) and your network connection",
     "config.keypair.missing": "create one with `solana-keygen new -o <path>` or pass --keypair <path>",
