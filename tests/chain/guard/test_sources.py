@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from solders.keypair import Keypair
+from solders.pubkey import Pubkey
 
 from tests.chain.guard.test_compare_token_2022 import (
     ATA,
@@ -154,3 +155,35 @@ def test_an_account_of_yours_loaded_from_a_lookup_table_is_refused():
     assert judged([VAULT]).ok  # the strategy's vault from a table: fine
     check = judged([ATA, VAULT])
     assert any("is loaded from a lookup table" in d and str(ATA)[:4] in d for d in check.differences), check.differences
+
+
+def test_a_trusted_destination_or_a_recipients_account_loaded_from_a_lookup_table_is_refused():
+    # The accounts the guard accepts being paid (a destination the user trusted, the recipient's token
+    # account of a close) are the RPC's word too when loaded from a table: a stranger's may be signed.
+    from solders.address_lookup_table_account import AddressLookupTableAccount
+    from solders.hash import Hash
+    from solders.message import MessageV0
+    from solders.system_program import TransferParams, transfer
+
+    from tests.chain.guard.test_compare_token_2022 import FEE, mint
+    from yieldcli.chain.guard.calls import associated_account
+    from yieldcli.chain.guard.compare import compare
+    from yieldcli.chain.guard.message import resolve
+
+    before, after = deposit_world()
+    key = Keypair().pubkey()
+    recipient = Keypair().pubkey()
+    recipients_ata = associated_account(str(recipient), str(MINT), str(T22))
+    cases = [
+        (replace(DEPOSIT, trusted=((str(STRANGER_ATA), str(MINT)),)), STRANGER_ATA),
+        (replace(DEPOSIT, funds_recipient=str(recipient)), Pubkey.from_string(recipients_ata)),
+    ]
+    for intent, loaded in cases:
+        touch = transfer(TransferParams(from_pubkey=WALLET, to_pubkey=loaded, lamports=0))
+        table = AddressLookupTableAccount(key, [loaded])
+        message = MessageV0.try_compile(WALLET, [deposit_ix(), touch], [table], Hash.default())
+        resolved = resolve(message, {str(key): [str(loaded)]})
+        check = compare(intent, before, after, fee=FEE, resolved=resolved, mints={str(MINT): mint()})
+        assert any(
+            f"{str(loaded)[:4]}" in d and "(named by you) is loaded from a lookup table" in d for d in check.differences
+        ), check.differences

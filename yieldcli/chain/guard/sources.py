@@ -48,14 +48,26 @@ def _loaded_of_yours(holdings: Holdings, resolved: Resolved) -> list[str]:
     """An account of the user's (or one the user named) that the message loads from a lookup table: the
     table's contents are the RPC's word, so the address the signature really covers may be another.
     A strategy's tables hold its vaults, mints and programs; the user's own accounts are named in the message."""
-    intent = holdings.intent
-    named = {a for a in (intent.funds_recipient, intent.token_account) if a}
+    named = _named_by_you(holdings, resolved)
     return [
         f"{short(address)} ({'yours' if address in holdings.owned else 'named by you'}) is loaded from a lookup "
-        "table: only the RPC vouches for a table's contents, so an account of yours must be in the message itself"
+        "table: only the RPC vouches for a table's contents, so an account of yours, or one you named or "
+        "trusted, must be in the message itself"
         for address in dict.fromkeys(resolved.loaded)
         if address in holdings.owned or address in named
     ]
+
+
+def _named_by_you(holdings: Holdings, resolved: Resolved) -> set[str]:
+    """Accounts the user named or trusted, whose being paid the guard accepts: the recipient and its token
+    accounts of the asset (either token program), a named token account, every trusted destination."""
+    intent = holdings.intent
+    named = {a for a in (intent.funds_recipient, intent.token_account) if a} | {d for d, _ in intent.trusted}
+    if intent.funds_recipient:
+        for mint in {m for m in (intent.mint, WSOL_MINT) if m}:
+            for program in (programs.TOKEN_PROGRAM, programs.TOKEN_2022_PROGRAM):
+                named.add(associated_account(intent.funds_recipient, mint, program))
+    return named
 
 
 def _plain_creates(resolved: Resolved) -> list[str]:
