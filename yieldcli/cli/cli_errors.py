@@ -64,7 +64,8 @@ HINTS: dict[str, str] = {
     "tx.pending.unknown": "check it with `yield tx status {signature}`",
     "tx.pending.earlier": "check it with `yield tx status {signature}`",
     "tx.pending.earlier.cluster_changed": (
-        "check it with `yield tx status {signature} --url URL` on an RPC of {cluster_was}"
+        "check it with `yield tx status {signature} --url URL` on an RPC of {cluster_was}; "
+        "if that chain is gone (a local validator reset), `yield tx forget {signature}`"
     ),
     "tx.pending.rpc_disagrees": "check it with `yield tx status {signature}`, on another RPC if you can",
     "tx.interrupted": "check it with `yield tx status {signature}`",

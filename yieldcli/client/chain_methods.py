@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from solders.transaction import VersionedTransaction
 
     from yieldcli.chain.keys.sign import Signer
+    from yieldcli.chain.transact.journal import InFlight
     from yieldcli.chain.transact.outcomes import Confirmed
     from yieldcli.chain.transact.settle import TransactionStatus
     from yieldcli.chain.transact.types import Hooks, Prepared
@@ -90,6 +91,18 @@ class _Chain(Generic[S, N]):
         check_signature(signature)
         settings = self._writes.settings(self._api.base_url)
         return cast("S", self._drive(lambda: _status(settings, signature)))
+
+    def forget_transaction(self, signature: str) -> InFlight | None:
+        """Drop the journal's record of `signature` without proof of its fate, and return what it said,
+        or None when there was none (a file of this machine: no await on either client). Only for a
+        transaction on a chain that is gone (a local validator reset) or whose fate was checked
+        elsewhere: a record dropped so no longer holds back the next send for its wallet."""
+        check_signature(signature)
+        journal = self._writes.settings(self._api.base_url).journal()
+        entry = journal.find(signature)
+        if entry is not None:
+            journal.remove(signature)
+        return entry
 
     def create_nonce_account(
         self,

@@ -10,7 +10,7 @@ from yieldcli.addresses import check_pubkey
 from yieldcli.cli import flags as opt
 from yieldcli.cli.command_context import session_of
 from yieldcli.client.actions import ACTIONS
-from yieldcli.errors import TransactionExpired, TransactionFailed, TransactionPending, UsageError
+from yieldcli.errors import Declined, TransactionExpired, TransactionFailed, TransactionPending, UsageError
 from yieldcli.files import PIPE_HINT, read_small_file, read_small_stream, reads_stdin
 from yieldcli.urls import redact_url
 
@@ -239,6 +239,44 @@ def send(
     tx.going(send=True)
     tx.check(session)
     _run_on(session, out, tx, read_transaction(session, source), payer, wallet, expect, nonce)
+
+
+@tx_app.command("forget")
+def forget(
+    ctx: typer.Context,
+    signature: str = typer.Argument(..., help="Transaction signature kept in the journal."),
+    yes: opt.Yes = False,
+    output: opt.Output = None,
+    json_: opt.Json = False,
+) -> None:
+    """Drop a sent transaction's record without proof of its fate: it no longer holds back your sends.
+
+    Only for a transaction on a chain that is gone (a local validator reset) or whose fate you checked
+    elsewhere; `yield tx status SIGNATURE` settles one whose chain is still there.
+
+    Example: yield tx forget 5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnb --yes
+    """
+    session = session_of(ctx)
+    out = session.output(output, json_)
+    from yieldcli import Client
+    from yieldcli.client.chain_methods import check_signature
+    from yieldcli.client.orders import journal_path
+
+    check_signature(signature)
+    if not yes:
+        if not session.env.interactive:
+            raise UsageError("forgetting a record needs --yes off a terminal", kind="usage.yes")
+        from yieldcli.cli.prompts import ask
+
+        if not ask(f"Forget {signature}? If it can still land, a second send may go out beside it"):
+            raise Declined("declined; the record is kept")
+    # No RPC is asked: the record is this machine's.
+    with Client(rpc_url="http://127.0.0.1:1", journal_path=journal_path(session.env)) as client:
+        entry = client.forget_transaction(signature)
+    if entry is None:
+        raise UsageError(f"no record of {signature} in the journal", kind="usage.journal.unknown")
+    result = {"signature": signature, "forgotten": True, "action": entry.action, "cluster": entry.cluster}
+    out.report(result, lambda: [f"forgot the record of your {entry.action} {signature}"])
 
 
 @tx_app.command("status")
