@@ -245,7 +245,7 @@ def send(
 def forget(
     ctx: typer.Context,
     signature: str = typer.Argument(..., help="Transaction signature kept in the journal."),
-    yes: opt.Yes = False,
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask before forgetting (required off a terminal)."),
     output: opt.Output = None,
     json_: opt.Json = False,
 ) -> None:
