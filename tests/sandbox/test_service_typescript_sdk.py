@@ -6,13 +6,11 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import YIELD
+from tests.library.node import node_with
 from yieldcli.sandbox.demo import DEMO_STRATEGY_ID, DEMO_WALLET
 from yieldcli.tokens import by_symbol
 
@@ -21,12 +19,7 @@ USDC = by_symbol("USDC").mint
 
 
 def _node() -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the official TypeScript SDK cannot run here")
-    if not (JS_DIR / "node_modules" / "@breezebaby" / "breeze-sdk").exists():
-        pytest.fail("tests/js/node_modules lacks the SDK: run `npm ci --prefix tests/js`")
-    return node
+    return node_with("@breezebaby/breeze-sdk")
 
 
 def _transaction(text: str) -> bytes:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import shutil
 import struct
 import subprocess
 from decimal import Decimal
@@ -27,6 +26,7 @@ from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.system_program import AdvanceNonceAccountParams, TransferParams, advance_nonce_account, transfer
 
+from tests.library.node import node_with
 from yieldcli.chain.fees import compute_budget as cb
 from yieldcli.chain.keys.sign import sign_transaction
 from yieldcli.chain.rpc.adapter import Rpc
@@ -480,11 +480,7 @@ def test_decompile_then_compile_gives_back_the_same_message(version):
 
 def test_web3js_decompiles_the_recompiled_message_as_we_do(sandbox_chain):
     """An independent decompiler (web3.js 1.x TransactionMessage.decompile) agrees with ours, before and after."""
-    node = shutil.which("node")
-    if node is None or not (JS_DIR / "node_modules" / "@solana" / "web3.js").exists():
-        pytest.skip(
-            "node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with web3.js"
-        )
+    node = node_with("@solana/web3.js")
     runtime, server = sandbox_chain
     user = Keypair()
     runtime.airdrop(user.pubkey(), 10 * SOL)

@@ -4,7 +4,6 @@ Solana runtime (LiteSVM) served over loopback JSON-RPC."""
 import base64
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
 from tests.conftest import usdc_position, write_keypair
+from tests.library.node import node_with
 from yieldcli.sandbox.demo import DEMO_WALLET
 
 USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
@@ -252,11 +252,7 @@ def test_tx_inspect_reads_stdin_and_refuses_garbage(chain):
 
 
 def test_signed_transactions_verify_in_web3js(chain):
-    node = shutil.which("node")
-    if node is None or not (JS_DIR / "node_modules" / "@solana" / "web3.js").exists():
-        pytest.skip(
-            "node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with web3.js"
-        )
+    node = node_with("@solana/web3.js")
     signed = chain("deposit", "--asset", "USDC", "--amount", "1", "--sign", "-o", "json").json()["transaction"]
     unsigned = chain("deposit", "--asset", "USDC", "--amount", "1", "-o", "json").json()["transaction"]
     out = subprocess.run(

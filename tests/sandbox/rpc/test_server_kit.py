@@ -6,23 +6,17 @@ confirmed over WebSocket; account, slot and signature subscriptions."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.library.node import node_with
 
 JS_DIR = Path(__file__).resolve().parents[2] / "js"
 SOL = 1_000_000_000
 
 
 def test_kit_flows_confirm_over_websocket_against_the_served_sandbox(sandbox):
-    runner = shutil.which("node")
-    if runner is None:
-        # The README's test command installs the npm packages where node is, as the other JS cross-checks.
-        pytest.skip("node is not installed: the @solana/kit flows run only where node is")
-    if not (JS_DIR / "node_modules" / "@solana" / "kit").exists():
-        pytest.fail("tests/js/node_modules lacks @solana/kit: run `npm ci --prefix tests/js`")
+    runner = node_with("@solana/kit")
     args = [runner, str(JS_DIR / "kit_drive.mjs"), sandbox.rpc.url, sandbox.rpc.ws_url]
     done = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=JS_DIR)
     assert done.returncode == 0, done.stderr

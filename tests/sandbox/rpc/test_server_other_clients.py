@@ -8,11 +8,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Confirmed
 from solana.rpc.websocket_api import SolanaWsClient
@@ -23,6 +21,7 @@ from solders.rpc.config import RpcTransactionLogsFilterMentions
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
+from tests.library.node import node_with
 from yieldcli.addresses import b58encode
 from yieldcli.sandbox.demo import DEMO_WALLET, demo_keypair
 from yieldcli.solana import programs
@@ -40,11 +39,7 @@ def _unsigned_deposit(chain, amount: str) -> str:
 
 
 def test_web3js_sends_confirms_by_subscription_and_reads_back(chain, sandbox):
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: web3.js cannot run here")
-    if not (JS_DIR / "node_modules" / "@solana" / "web3.js").exists():
-        pytest.fail("tests/js/node_modules lacks web3.js: run `npm ci --prefix tests/js`")
+    node = node_with("@solana/web3.js")
     rpc = sandbox.rpc
     assert rpc.ws_url.endswith(f":{int(rpc.url.rsplit(':', 1)[1]) + 1}")  # PubSub on the RPC's port + 1
     secret = json.dumps(list(bytes(demo_keypair())))

@@ -5,24 +5,19 @@ named, confirms sends at finalized over PubSub, and finds them in the blocks it 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from solders.keypair import Keypair
+
+from tests.library.node import node_with
 
 JS_DIR = Path(__file__).resolve().parents[2] / "js"
 SOL = 1_000_000_000
 
 
 def test_web3js_at_its_defaults_reads_from_genesis_and_confirms_at_finalized(node):
-    runner = shutil.which("node")
-    if runner is None:
-        # The README's test command installs the npm packages where node is, as the other JS cross-checks.
-        pytest.skip("node is not installed: the web3.js cross-check runs only where node is")
-    if not (JS_DIR / "node_modules" / "@solana" / "web3.js").exists():
-        pytest.fail("tests/js/node_modules lacks web3.js: run `npm ci --prefix tests/js`")
+    runner = node_with("@solana/web3.js")
     runtime, server = node
     payer = Keypair()
     runtime.airdrop(payer.pubkey(), 10 * SOL)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from solders.message import MessageV0, to_bytes_versioned
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 
+from tests.library.node import node_with
 from yieldcli.addresses import b58encode
 from yieldcli.chain.keys.ledger import protocol
 from yieldcli.chain.keys.ledger.errors import LedgerDeclined, LedgerError
@@ -174,11 +174,7 @@ JS_DIR = Path(__file__).resolve().parents[3] / "js"
 def test_the_apdus_are_byte_for_byte_those_of_ledgers_own_library():
     """@ledgerhq/hw-app-solana (Ledger's TypeScript client) encodes the same requests, chunks included."""
 
-    node = shutil.which("node")
-    if node is None or not (JS_DIR / "node_modules" / "@ledgerhq" / "hw-app-solana").exists():
-        pytest.skip(
-            "node or tests/js/node_modules is missing: run `npm ci --prefix tests/js` to cross-check with hw-app-solana"
-        )
+    node = node_with("@ledgerhq/hw-app-solana")
     message = bytes((i * 7) % 256 for i in range(700))  # three chunks
     answer = subprocess.run(
         [node, str(JS_DIR / "ledger_apdus.mjs")],
