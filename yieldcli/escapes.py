@@ -34,6 +34,12 @@ _IGNORABLE = (
 _CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
 
 
+def default_ignorable(ch: str) -> bool:
+    """Whether `ch` is one of Unicode's default-ignorable code points: drawn as nothing."""
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in _IGNORABLE)
+
+
 def hidden(ch: str) -> bool:
     """Whether `ch` can change how the text around it reads, or is there without being seen."""
     code = ord(ch)

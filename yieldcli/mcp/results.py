@@ -11,31 +11,11 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from yieldcli.errors import YieldError
+from yieldcli.escapes import default_ignorable
 from yieldcli.urls import secret_forms
 
 NAME_LIMIT = 64
 
-# Unicode's default-ignorable code points (DerivedCoreProperties.txt): drawn as nothing, so a model
-# reads what the person never sees. Those of category Cf are also caught by the category test below.
-_IGNORABLE = (
-    (0x00AD, 0x00AD),
-    (0x034F, 0x034F),
-    (0x061C, 0x061C),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x200B, 0x200F),
-    (0x202A, 0x202E),
-    (0x2060, 0x206F),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8),
-    (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
 _hidden: list[str] = []  # the secrets of this process, in every form (`conceal`)
 
 
@@ -57,11 +37,6 @@ def hide(text: str) -> str:
     return text
 
 
-def _ignorable(ch: str) -> bool:
-    point = ord(ch)
-    return any(low <= point <= high for low, high in _IGNORABLE)
-
-
 def inert(value: object, limit: int = NAME_LIMIT) -> str:
     """Service text as the model may see it: no secret of ours, nothing invisible (default-ignorable
     code points, format, private-use and unassigned characters are dropped; controls, line breaks and
@@ -69,7 +44,7 @@ def inert(value: object, limit: int = NAME_LIMIT) -> str:
     kept = []
     for ch in str(value):
         category = unicodedata.category(ch)
-        if _ignorable(ch) or category in ("Cf", "Cs", "Co", "Cn"):
+        if default_ignorable(ch) or category in ("Cf", "Cs", "Co", "Cn"):
             continue
         kept.append(" " if category.startswith(("C", "Z")) else ch)
     text = "".join(kept)
