@@ -68,7 +68,10 @@ def isolated(tmp_path, monkeypatch):
     # The stand-in OS keyring of tests/keyring_backend.py; `yield` runs import it through PYTHONPATH.
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.keyring_backend.StandInKeyring")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    return home
+    yield home
+    from yieldcli import tokens
+
+    tokens.forget_learned()  # tokens learned from one test's chain are not another's (in-process runs)
 
 
 def pytest_configure(config):

@@ -1,7 +1,14 @@
-"""The tokens the service supports (facts.md): symbol, mint and decimals."""
+"""The tokens the service supports (facts.md): symbol, mint and decimals; and those learned from the chain.
+
+A token the strategy lists that is not built in is known by the symbol and name in its own on-chain
+metadata once read in this process (`yieldcli.chain.token_names`, which calls `learn`), with the
+decimals of its mint account. A learned symbol never takes a built-in one's place (a token may call
+itself "USDC"), nor one already learned for another mint.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from yieldcli.addresses import is_pubkey
@@ -44,16 +51,61 @@ _BY_SYMBOL = {t.symbol.lower(): t for t in (*KNOWN_TOKENS, *TOKEN_2022_KNOWN)}
 _BY_SYMBOL["wsol"] = _BY_SYMBOL["sol"]
 
 
+# Learned this run from the chain's metadata of listed mints (`learn`): mint -> token, and lower symbol -> token.
+_LEARNED_BY_MINT: dict[str, Token] = {}
+_LEARNED_BY_SYMBOL: dict[str, Token] = {}
+
+# What a learned symbol may be: letters, digits and a few marks, as token symbols are written; anything
+# else (spaces, controls, look-alike letters of other scripts) would let a name pass for another.
+_SYMBOL_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9$._-]{0,11}")
+_NAME_SHAPE = re.compile(r"[ -~]{1,40}")  # printable ASCII; the name is only shown
+
+
 def by_mint(mint: str) -> Token | None:
-    return _BY_MINT.get(mint)
+    return _BY_MINT.get(mint) or _LEARNED_BY_MINT.get(mint)
 
 
 def by_symbol(symbol: str) -> Token | None:
-    return _BY_SYMBOL.get(symbol.lower())
+    return _BY_SYMBOL.get(symbol.lower()) or _LEARNED_BY_SYMBOL.get(symbol.lower())
 
 
 def symbols() -> list[str]:
-    return [t.symbol for t in (*KNOWN_TOKENS, *TOKEN_2022_KNOWN)]
+    return [t.symbol for t in (*KNOWN_TOKENS, *TOKEN_2022_KNOWN, *_LEARNED_BY_MINT.values())]
+
+
+def forget_learned() -> None:
+    """Know only the built-in tokens again (a process serving many profiles or chains, and tests)."""
+    _LEARNED_BY_MINT.clear()
+    _LEARNED_BY_SYMBOL.clear()
+
+
+def learnable(symbol: str, name: str) -> tuple[str, str] | None:
+    """The symbol and name as a learned token may carry them (padding stripped), or None when the
+    symbol is not of a symbol's shape. A name of another shape is replaced by the symbol."""
+    symbol, name = symbol.strip("\x00 "), name.strip("\x00 ")
+    if not _SYMBOL_SHAPE.fullmatch(symbol):
+        return None
+    return symbol, name if _NAME_SHAPE.fullmatch(name) else symbol
+
+
+def learn(mint: str, symbol: str, name: str, decimals: int) -> Token | None:
+    """Know `mint` by `symbol` from now on, unless it is built in, its symbol is not a symbol's shape,
+    or the symbol is a built-in token's or another learned mint's: the token learned, or None."""
+    if mint in _BY_MINT:
+        return _BY_MINT[mint]
+    shaped = learnable(symbol, name)
+    if shaped is None or not 0 <= decimals <= 255:
+        return None
+    key = shaped[0].lower()
+    if key in _BY_SYMBOL or _LEARNED_BY_SYMBOL.get(key) not in (None, _LEARNED_BY_MINT.get(mint)):
+        return None
+    token = Token(shaped[0], mint, decimals, shaped[1])
+    stale = _LEARNED_BY_MINT.get(mint)
+    if stale is not None:
+        _LEARNED_BY_SYMBOL.pop(stale.symbol.lower(), None)
+    _LEARNED_BY_MINT[mint] = token
+    _LEARNED_BY_SYMBOL[key] = token
+    return token
 
 
 def resolve_asset(value: str, flag: str = "--asset") -> str:

@@ -26,9 +26,12 @@ ORDERS = ("asc", "desc")
 
 
 def _symbols(env: Mapping[str, str], words: list[str]) -> list[str]:
+    """The built-in symbols, then those of listed tokens learned from the chain in the last day (written
+    down when a command read them: a Tab press asks no network)."""
+    from yieldcli.chain.token_names import remembered_symbols
     from yieldcli.tokens import symbols
 
-    return symbols()
+    return symbols() + remembered_symbols()
 
 
 def _profiles(env: Mapping[str, str], words: list[str]) -> list[str]:

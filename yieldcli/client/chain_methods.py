@@ -1,5 +1,6 @@
 """The chain's own methods of `Client` and `AsyncClient`: what became of a transaction, by its signature
-(`transaction_status`), and a durable-nonce account created (`create_nonce_account`). Written once
+(`transaction_status`), a durable-nonce account created (`create_nonce_account`), and the tokens the
+strategy lists known by their on-chain metadata (`learn_tokens`). Written once
 (`_Chain`), each a coroutine the blocking client runs on a loop of its own and the asyncio client
 awaits, as the writes are. They need the client's `rpc_url` (and, to create, its `keypair`), never
 the service. The creation takes the one path every write takes (`yieldcli.chain.transact.engine`):
@@ -9,7 +10,7 @@ signatures, one send rebroadcast as the same bytes, the wait, one outcome.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from yieldcli.errors import Refused, UsageError
@@ -26,9 +27,11 @@ if TYPE_CHECKING:
     from yieldcli.chain.tx.nonce import NonceAccount
     from yieldcli.client.prepared import ChainSettings
     from yieldcli.client.shared import WriteSettings
+    from yieldcli.tokens import Token
 
 S = TypeVar("S")  # what `transaction_status` returns: a TransactionStatus, or an awaitable of one
 N = TypeVar("N")  # what `create_nonce_account` returns: a NonceCreated, or an awaitable of one
+L = TypeVar("L")  # what `learn_tokens` returns: a list of Token, or an awaitable of one
 T = TypeVar("T")
 Confirm = Callable[[str, "Prepared"], "bool | Awaitable[bool]"]
 Progress = Callable[[str, "str | None"], None]
@@ -77,7 +80,7 @@ class NonceCreated:
         }
 
 
-class _Chain(Generic[S, N]):
+class _Chain(Generic[S, N, L]):
     """The chain methods of both clients; `_drive(coroutine)` is the one thing each does its own way."""
 
     _api: Any
@@ -103,6 +106,16 @@ class _Chain(Generic[S, N]):
         if entry is not None:
             journal.remove(signature)
         return entry
+
+    def learn_tokens(self, mints: Iterable[str]) -> L:
+        """Know the tokens of `mints` that are not built in by their own on-chain metadata (Token-2022's
+        metadata extension, or Metaplex's account): their symbols then name them everywhere (`asset=`,
+        reviews, the command line's tables and completion) and the tokens learned are returned.
+        Typically `client.learn_tokens(client.strategy().assets)`. A symbol a built-in token or
+        another mint already has is not learned. Known for the rest of the process, read from the
+        chain by each process (written down for shell completion only)."""
+        mints = list(mints)
+        return cast("L", self._drive(lambda: _learn(lambda: self._writes.settings(self._api.base_url), mints)))
 
     def create_nonce_account(
         self,
@@ -146,7 +159,7 @@ class _Chain(Generic[S, N]):
         raise NotImplementedError
 
 
-class ClientChain(_Chain["TransactionStatus", "NonceCreated"]):
+class ClientChain(_Chain["TransactionStatus", "NonceCreated", "list[Token]"]):
     """`Client`'s chain methods, blocking."""
 
     def _drive(self, run: Callable[[], Awaitable[T]]) -> T:
@@ -156,7 +169,7 @@ class ClientChain(_Chain["TransactionStatus", "NonceCreated"]):
         return result
 
 
-class AsyncClientChain(_Chain["Awaitable[TransactionStatus]", "Awaitable[NonceCreated]"]):
+class AsyncClientChain(_Chain["Awaitable[TransactionStatus]", "Awaitable[NonceCreated]", "Awaitable[list[Token]]"]):
     """`AsyncClient`'s chain methods, awaited."""
 
     def _drive(self, run: Callable[[], Awaitable[T]]) -> Awaitable[T]:
@@ -169,6 +182,18 @@ async def _status(settings: ChainSettings, signature: str) -> TransactionStatus:
 
     async with Rpc(settings.rpc_url, timeout=settings.timeout) as rpc:
         return await transaction_status(rpc, settings.rpc_url, settings.journal(), signature)
+
+
+async def _learn(settings_of: Callable[[], ChainSettings], mints: list[str]) -> list[Token]:
+    from yieldcli import tokens
+    from yieldcli.chain.rpc.adapter import Rpc
+    from yieldcli.chain.token_names import learn_tokens
+
+    if all(tokens.by_mint(mint) for mint in mints):
+        return []  # nothing to ask: no RPC needed
+    settings = settings_of()
+    async with Rpc(settings.rpc_url, timeout=settings.timeout) as rpc:
+        return await learn_tokens(rpc, mints)
 
 
 class _Calls:

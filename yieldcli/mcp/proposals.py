@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from yieldcli.client.actions import Action, action_named
+from yieldcli.client.listed_tokens import resolve_listed
 from yieldcli.errors import Refused, UsageError
 from yieldcli.mcp.audit import AUDIT_HINT, AuditLog
 from yieldcli.mcp.moved import moved
@@ -34,7 +35,6 @@ from yieldcli.mcp.policy import (
     refusal,
     refuse,
 )
-from yieldcli.tokens import resolve_asset
 
 PROPOSAL_SECONDS = 300.0
 # Errors after signing that mean nothing was sent: an earlier transaction of the wallet in flight or
@@ -116,7 +116,7 @@ class Book:
         return Budget(*self.audit.budget(mint))
 
     def prepare(self, intent: AgentAsk) -> Proposal:
-        mint = _mint(intent.asset)
+        mint = resolve_listed(self._client, intent.asset)
         if intent.everything and intent.amount is not None:
             raise UsageError("give an amount or all, not both", kind="usage.amount")
         self.audit.append("prepare", intent=intent.to_dict())
@@ -312,7 +312,3 @@ def _message_hash(transaction: Any) -> str:
     from solders.message import to_bytes_versioned
 
     return hashlib.sha256(to_bytes_versioned(transaction.message)).hexdigest()
-
-
-def _mint(asset: str) -> str:
-    return resolve_asset(asset, "asset")

@@ -7,6 +7,7 @@ are made inert (`results.inert`); no read takes a wallet, a strategy or a URL fr
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -15,9 +16,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel
 
+from yieldcli import tokens
 from yieldcli.amounts import scale
+from yieldcli.client.listed_tokens import resolve_listed
+from yieldcli.errors import NetworkError
 from yieldcli.mcp.results import failure, inert, ok
-from yieldcli.tokens import resolve_asset, ui_amount_string
+from yieldcli.tokens import ui_amount_string
 
 ITEM_LIMIT = 200  # items per read: enough for one wallet, bounded for the model's context
 
@@ -33,6 +37,7 @@ class StrategyOut(BaseModel):
     strategy_id: str
     strategy_name: str
     assets: list[str]
+    symbols: list[str | None]  # each asset's symbol (a listed token's from its own metadata); None: not known
     apy: str | None  # variable, never guaranteed
 
 
@@ -144,10 +149,15 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
     async def strategy() -> Annotated[CallToolResult, StrategyOut]:
         def build() -> StrategyOut:
             s = client.strategy()
+            assets = s.assets[:ITEM_LIMIT]
+            with contextlib.suppress(NetworkError):  # a chain not answering leaves those symbols None
+                client.learn_tokens(assets)
+            known = [tokens.by_mint(a) for a in assets]
             return StrategyOut(
                 strategy_id=inert(s.strategy_id),
                 strategy_name=inert(s.strategy_name),
-                assets=[inert(a) for a in s.assets[:ITEM_LIMIT]],
+                assets=[inert(a) for a in assets],
+                symbols=[k.symbol if k else None for k in known],
                 apy=_apy(s.apy),
             )
 
@@ -160,7 +170,7 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
     )
     async def positions(asset: str | None = None) -> Annotated[CallToolResult, Positions]:
         def build() -> Positions:
-            items, cut = _first(client.iter_positions(wallet, asset=_asset(asset)))
+            items, cut = _first(client.iter_positions(wallet, asset=_asset(client, asset)))
             return Positions(
                 wallet=wallet,
                 truncated=cut,
@@ -183,7 +193,7 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
     @server.tool(annotations=READ, description="The wallet's token balances: in the wallet and in the strategy.")
     async def balances(asset: str | None = None) -> Annotated[CallToolResult, Balances]:
         def build() -> Balances:
-            items, cut = _first(client.iter_balances(wallet, asset=_asset(asset)))
+            items, cut = _first(client.iter_balances(wallet, asset=_asset(client, asset)))
             return Balances(
                 wallet=wallet,
                 truncated=cut,
@@ -227,6 +237,7 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
         return await run(lambda: Health(status=inert(client.health(), 32)))
 
 
-def _asset(value: str | None) -> str | None:
-    """A known symbol as its mint, or a mint address; an unknown symbol is the model's error, naming the known ones."""
-    return None if value is None else resolve_asset(value, "asset")
+def _asset(client: Any, value: str | None) -> str | None:
+    """A known symbol (a listed token's by its metadata included) as its mint, or a mint address; an unknown
+    symbol is the model's error, naming the known ones."""
+    return None if value is None else resolve_listed(client, value)

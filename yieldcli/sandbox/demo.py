@@ -54,6 +54,25 @@ TOKEN_2022_TOKENS: tuple[tuple[str, str, int, str], ...] = (
 )
 PYUSD_MINT = TOKEN_2022_TOKENS[0][1]
 
+# Listed tokens `yield` does not ship with, as a token the service lists after a release is: known only by
+# their own metadata on the sandbox chain (`chain/setup.py` writes it), a Token-2022 mint's metadata extension
+# and an SPL Token mint's Metaplex account. Addresses: sha256("yield-sandbox-mint:" + symbol), made up.
+# (symbol, mint, decimals, name, owning program: "token-2022" or "token")
+METADATA_TOKENS: tuple[tuple[str, str, int, str, str], ...] = (
+    ("SDX", "J3N4o2hND6ab5ToVqLK8sJUufUBgBcSZnc4Ra1Nfv5ep", 6, "Sandbox Dollar", "token-2022"),
+    ("SBOND", "7qXBsLq8zgvJ7hQWjb5nu5cPBMZYi4DY9MPvYFbk9hco", 6, "Sandbox Bond", "token"),
+)
+
+
+def chain_tokens() -> list[tuple[str, str, int]]:
+    """(symbol, mint, decimals) of every token mint the sandbox chain holds: what `sandbox airdrop` gives."""
+    return [
+        *((t.symbol, t.mint, t.decimals) for t in KNOWN_TOKENS),
+        *((t[0], t[1], t[2]) for t in TOKEN_2022_TOKENS),
+        *((t[0], t[1], t[2]) for t in METADATA_TOKENS),
+    ]
+
+
 _EXTRA_BALANCES = {
     "BONK": 184_500_000_000,
     "JUP": 412_337_000,
@@ -81,6 +100,8 @@ _SECOND_APY: dict[str, tuple[float, int]] = {
     "SOL": (5.24, 2_600_000),
     "JitoSOL": (6.02, 900_000),
     "JLP": (11.75, 300_000),
+    "SDX": (5.5, 400_000),
+    "SBOND": (4.2, 250_000),
 }
 
 
@@ -122,7 +143,8 @@ def _strategy(strategy_id: str, name: str, apys: dict[str, tuple[float, int]]) -
 def _mint(symbol: str) -> str:
     token = by_symbol(symbol)
     if token is None:
-        return next(mint for sym, mint, _, _ in TOKEN_2022_TOKENS if sym == symbol)
+        listed = {t[0]: t[1] for t in TOKEN_2022_TOKENS} | {t[0]: t[1] for t in METADATA_TOKENS}
+        return listed[symbol]
     return token.mint
 
 
@@ -140,7 +162,7 @@ def initial_state() -> dict[str, Any]:
     tokens: dict[str, dict[str, Any]] = {}
     for t in (*KNOWN_TOKENS, NATIVE_SOL):
         tokens[t.mint] = {"symbol": t.symbol, "name": t.name, "decimals": t.decimals}
-    for symbol, mint, decimals, name in (*TOKEN_2022_TOKENS, *EXTRA_TOKENS):
+    for symbol, mint, decimals, name in (*TOKEN_2022_TOKENS, *EXTRA_TOKENS, *(t[:4] for t in METADATA_TOKENS)):
         tokens[mint] = {"symbol": symbol, "name": name, "decimals": decimals}
 
     strategies = {

@@ -19,7 +19,7 @@ from solders.keypair import Keypair
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
 
-from yieldcli.sandbox.demo import TOKEN_2022_TOKENS
+from yieldcli.sandbox.demo import METADATA_TOKENS, TOKEN_2022_TOKENS
 from yieldcli.sandbox.runtime import LAMPORTS_PER_SOL, SANDBOX_AUTHORITY
 from yieldcli.solana import programs, strategy_program
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
@@ -38,8 +38,13 @@ TOKEN_2022_KEY = Pubkey.from_string(programs.TOKEN_2022_PROGRAM)
 WSOL_KEY = Pubkey.from_string(WSOL_MINT)
 VAULT = VAULT_AUTHORITY.pubkey()
 MINT_AUTHORITY = SANDBOX_AUTHORITY.pubkey()
-# The mints the sandbox chain holds: the service's tokens (SPL Token) and its Token-2022 ones.
-CHAIN_MINTS = (*(t.mint for t in KNOWN_TOKENS), *(mint for _, mint, _, _ in TOKEN_2022_TOKENS))
+# The mints the sandbox chain holds: the service's tokens (SPL Token), its Token-2022 ones, and the listed
+# ones known only by their metadata.
+CHAIN_MINTS = (
+    *(t.mint for t in KNOWN_TOKENS),
+    *(mint for _, mint, _, _ in TOKEN_2022_TOKENS),
+    *(mint for _, mint, *_ in METADATA_TOKENS),
+)
 VAULT_FLOAT = 1_000 * LAMPORTS_PER_SOL
 
 withdrawal_fee = strategy_program.withdrawal_fee

@@ -151,10 +151,12 @@ def __getattr__(name: str) -> "Callable[..., None]":
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def resolve_asset(value: Optional[str]) -> Optional[str]:
-    """A known symbol as its mint, or a mint address; anything else is refused (exit 2) with the known
-    symbols: a typo must not read as "no balances" to a script."""
-    return None if value is None else tokens.resolve_asset(value)
+def resolve_asset(session: "Session", value: Optional[str], strategy: Optional[str] = None) -> Optional[str]:
+    """A known symbol (the strategy's tokens' included) as its mint, or a mint address; anything else is
+    refused (exit 2) with the known symbols: a typo must not read as "no balances" to a script."""
+    from yieldcli.cli import token_names
+
+    return None if value is None else token_names.resolve_asset(session, value, strategy=strategy)
 
 
 def _check_fund(session: "Session", wallets: list[str] | str, fund: str) -> None:
@@ -192,9 +194,12 @@ def strategy_info(
     out = session.output(output, json_)
     strategy_id = session.strategy(strategy_id, given_as="the command line")
     body = session.client().answer("strategy", strategy_id)
+    from yieldcli.cli import token_names
     from yieldcli.cli.resources import RESOURCES
 
-    out.object("strategy", body, RESOURCES["strategy"].model()(body))
+    strategy = RESOURCES["strategy"].model()(body)
+    token_names.learn(session, strategy.assets)  # a listed token not built in: named by its own metadata
+    out.object("strategy", body, strategy)
 
 
 def positions(
@@ -220,7 +225,7 @@ def positions(
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
     strategy_id = session.strategy(strategy)
-    mint = resolve_asset(asset)
+    mint = resolve_asset(session, asset, strategy_id)
     query = {
         "asset": mint,
         "sort_by": opt.check_sort_by("positions", sort_by),
@@ -264,7 +269,7 @@ def balances(
     session = session_of(ctx)
     out = session.output(output, json_)
     wallets = _wallets(session, wallet, wallets_file)
-    mint = resolve_asset(asset)
+    mint = resolve_asset(session, asset)
     if mint == tokens.WSOL_MINT:
         # Balances list both SOLs, and the service calls both "SOL": say which one this is.
         out.info(

@@ -247,7 +247,7 @@ def airdrop(
     Example: yield sandbox airdrop 9xQe...Fin --sol 2 ; yield sandbox airdrop 9xQe...Fin --token USDC --amount 100
     """
     from yieldcli.amounts import Amount
-    from yieldcli.tokens import KNOWN_TOKENS, resolve_asset
+    from yieldcli.sandbox.demo import chain_tokens
 
     check_pubkey(address, "ADDRESS")
     if (sol is None) == (token is None):
@@ -260,14 +260,16 @@ def airdrop(
         raise UsageError("--amount goes with --token; for SOL use --sol N alone")
     known = None
     if token is not None:
-        mint = resolve_asset(token, "--token")
-        known = next((t for t in KNOWN_TOKENS if t.mint == mint), None)
+        on_chain = chain_tokens()  # the sandbox's own: the tokens listed by metadata only are named too
+        name = "SOL" if token.lower() == "wsol" else token.lower()  # people type WSOL too
+        known = next((t for t in on_chain if token == t[1] or name == t[0].lower()), None)
         if known is None:
             raise UsageError(
                 f"the sandbox chain has no mint {token!r}",
-                hint="tokens on it: " + ", ".join(t.symbol for t in KNOWN_TOKENS),
+                hint="tokens on it: " + ", ".join(t[0] for t in on_chain),
             )
-        given = Amount.parse(str(amount), known.decimals)
+        mint = known[1]
+        given = Amount.parse(str(amount), known[2])
     else:
         given = Amount.parse(str(sol), 9, name="--sol")
 
@@ -285,7 +287,7 @@ def airdrop(
             result = {"address": address, "sol": str(given), "signature": signature}
         else:
             account = chain.runtime.mint_to(owner, Pubkey.from_string(mint), given.raw)
-            result = {"address": address, "token": known.symbol, "amount": str(given), "token_account": str(account)}
+            result = {"address": address, "token": known[0], "amount": str(given), "token_account": str(account)}
         chain.sync_wallets([address])
     finally:
         server.stop()

@@ -18,6 +18,7 @@ from yieldcli import tokens
 from yieldcli.addresses import check_pubkey
 from yieldcli.amounts import Amount
 from yieldcli.cli import flags as opt
+from yieldcli.cli import token_names
 from yieldcli.cli.command_context import session_of
 from yieldcli.client.actions import ACTIONS, Action, Option
 from yieldcli.errors import UsageError
@@ -94,7 +95,7 @@ def write_of(session: "Session", tx: "TxOptions", action: Action, flags: dict[st
     if account is None and asset is None:
         raise UsageError("name the fund account with --account, or give --strategy and --asset")
     if asset is not None:
-        mint = tokens.resolve_asset(asset)
+        mint = token_names.resolve_asset(session, asset, strategy=strategy, rpc_flag=tx.rpc_url)
         meaningless = [
             o.flag for o in action.options if o.sol_only and flags.get(o.keyword) and mint != tokens.WSOL_MINT
         ]

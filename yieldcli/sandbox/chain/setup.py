@@ -22,8 +22,8 @@ from solders.token.state import Mint
 from solders.transaction import VersionedTransaction
 
 from yieldcli.sandbox.chain.records import RuntimeRpcError, TxRecord
-from yieldcli.sandbox.demo import TOKEN_2022_TOKENS
-from yieldcli.solana import programs, token_layout
+from yieldcli.sandbox.demo import METADATA_TOKENS, TOKEN_2022_TOKENS
+from yieldcli.solana import programs, token_layout, token_metadata
 from yieldcli.solana import strategy_program as sp
 from yieldcli.tokens import KNOWN_TOKENS, WSOL_MINT
 
@@ -136,6 +136,30 @@ class SetupHelpers:
                 if self._svm.get_account(mint) is None:
                     self.create_token_2022_mint(decimals, address=mint, extensions=issuer_extensions(mint))
                     self._set_vault(mint, _ISSUER_ACCOUNT_EXTENSIONS)
+            for symbol, address, decimals, name, program in METADATA_TOKENS:
+                mint = Pubkey.from_string(address)
+                if self._svm.get_account(mint) is None:
+                    self._create_described_mint(mint, decimals, symbol, name, token_2022=program == "token-2022")
+
+    def _create_described_mint(self, mint: Pubkey, decimals: int, symbol: str, name: str, *, token_2022: bool) -> None:
+        """A mint whose symbol and name are only in its on-chain metadata: a Token-2022 mint pointing to its
+        own metadata extension, or an SPL Token mint with a Metaplex metadata account (set directly: the
+        sandbox runs no Metaplex program, and a reader only reads the account)."""
+        issuer = SANDBOX_AUTHORITY.pubkey()
+        if token_2022:
+            described = token_metadata.token_2022_value(str(mint), issuer, name, symbol)
+            pointer = (token_layout.METADATA_POINTER, bytes(issuer) + bytes(mint))
+            self.create_token_2022_mint(
+                decimals, address=mint, extensions=[pointer, (token_metadata.TOKEN_METADATA, described)]
+            )
+            return
+        self.create_mint(decimals, address=mint)
+        data = token_metadata.metaplex_data(str(mint), issuer, name, symbol)
+        lamports = self.minimum_balance_for_rent_exemption(len(data))
+        address = Pubkey.from_string(token_metadata.metaplex_address(str(mint)))
+        self.set_account(
+            address, Account(lamports, data, Pubkey.from_string(token_metadata.METAPLEX_PROGRAM), False, _U64_MAX)
+        )
 
     def _set_vault(self, mint: Pubkey, extensions: Sequence[tuple[int, bytes]]) -> None:
         """The strategy program's vault of a Token-2022 mint whose accounts need extensions (a transfer fee's
