@@ -66,3 +66,18 @@ def test_a_chain_that_does_not_answer_is_one_warning_and_the_mints_are_shown(cha
     assert done.code == 0, done.stderr
     assert "were not read from the chain" in done.stderr and SDX in done.stderr
     assert "unknown token" in done.stdout and "USDC" in done.stdout
+
+
+def test_tx_send_expect_takes_a_listed_symbol(chain, sandbox, tmp_path):
+    from solders.pubkey import Pubkey
+
+    from yieldcli.sandbox.demo import demo_keypair
+
+    sandbox.runtime.mint_to(demo_keypair().pubkey(), Pubkey.from_string(SDX), 5_000_000)
+    review = chain("deposit", "--asset", SDX, "--amount", "2", "-o", "json", env=SECOND)
+    assert review.code == 0, review.stderr
+    path = tmp_path / "sdx.json"
+    path.write_text(review.stdout)
+    checked = chain("tx", "send", str(path), "--yes", "--expect", "deposit:sdx:2", "-o", "json", env=SECOND)
+    assert checked.code == 0, checked.stderr
+    assert checked.json()["status"] == "confirmed" and "2 SDX" in checked.json()["effect"]["summary"]

@@ -1,6 +1,7 @@
 """`yield tx`: the same review, signing and sending for a transaction that came from anywhere."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -57,11 +58,14 @@ ExpectOpt = Annotated[
 ]
 
 
-def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
+def parse_expect(text: str, resolve: Optional[Callable[[str, str], str]] = None) -> tuple[str, str, Optional[int]]:
     """`deposit:USDC:10` to (action, mint, base units or None for all): each row's own spelling
-    (`Action.expect_spelling`), `ACTION:ASSET:AMOUNT` or, for one that takes no amount, `ACTION:ASSET`."""
+    (`Action.expect_spelling`), `ACTION:ASSET:AMOUNT` or, for one that takes no amount, `ACTION:ASSET`.
+    `resolve(asset, flag)`: how ASSET becomes a mint (default: the built-in symbols or an address)."""
     from yieldcli import tokens
     from yieldcli.amounts import Amount
+
+    resolve = resolve or tokens.resolve_asset
 
     parts = text.split(":")
     row = ACTIONS.get(parts[0].strip().lower())
@@ -70,7 +74,7 @@ def parse_expect(text: str) -> tuple[str, str, Optional[int]]:
             f"invalid --expect {text!r}",
             hint="one of " + ", ".join(a.expect_spelling for a in ACTIONS.values()) + " (AMOUNT may be all)",
         )
-    mint = tokens.resolve_asset(parts[1].strip(), "--expect asset")
+    mint = resolve(parts[1].strip(), "--expect asset")
     if not row.amount or parts[2].strip().lower() == "all":
         return row.name, mint, None
     known = tokens.by_mint(mint)
@@ -138,7 +142,12 @@ def _run_on(
     if expect is None:
         what = Handed(text, payer=payer, wallet=wallet, nonce=nonce)
     else:
-        action, mint, amount = parse_expect(expect)
+        from yieldcli.cli import token_names
+
+        def resolve(value: str, flag: str) -> str:  # a listed token's symbol too, by its metadata
+            return token_names.resolve_asset(session, value, flag, rpc_flag=options.rpc_url)
+
+        action, mint, amount = parse_expect(expect, resolve)
         # A stated action is in the strategy `yield` is set to, when it is set to one (the guard names it).
         strategy = session.settings.value("strategy") or None
         what = Handed(text, action, mint, amount, payer, wallet, nonce, strategy)
