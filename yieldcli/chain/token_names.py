@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -123,5 +124,12 @@ async def _read(rpc: Any, mints: list[str]) -> list[tokens.Token]:
         for mint, account in zip(elsewhere, metadata, strict=True):
             if account is not None and str(account.owner) == token_metadata.METAPLEX_PROGRAM:
                 named[mint] = (named[mint][0], token_metadata.from_metaplex(mint, bytes(account.data)))
-    learned = [tokens.learn(mint, *names, decimals) for mint, (decimals, names) in named.items() if names]
+    shaped = {mint: (decimals, tokens.learnable(*names)) for mint, (decimals, names) in named.items() if names}
+    # Two listed mints calling themselves by one symbol: the symbol names neither (never the first read).
+    claims = Counter(names[0].lower() for _, names in shaped.values() if names)
+    learned = [
+        tokens.learn(mint, *names, decimals)
+        for mint, (decimals, names) in shaped.items()
+        if names and claims[names[0].lower()] == 1
+    ]
     return [token for token in learned if token is not None]
