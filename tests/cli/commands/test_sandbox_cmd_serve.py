@@ -124,3 +124,17 @@ def test_doctor_and_init_say_whether_the_served_sandboxs_key_survives_a_restart(
         assert "served sandbox" not in elsewhere.stdout
     finally:
         stop(proc)
+
+
+def test_init_against_the_served_sandbox_writes_its_rpc_unasked(run, isolated):
+    # `yield init` pointed at `yield sandbox serve` wrote mainnet-beta as the RPC unless told otherwise, and
+    # the next write then asked a chain that does not hold the sandbox's accounts.
+    proc, served = serving("-o", "json")
+    try:
+        env = {"YIELD_API_KEY": served["api_key"]}
+        init = run("--api-url", served["url"], "init", "--strategy", DEMO_STRATEGY_ID, env=env)
+        assert init.code == 0, init.stderr
+        shown = run("config", "get", "rpc_url", env=env)
+        assert shown.stdout.strip().endswith(served["rpc_url"]), shown.stdout
+    finally:
+        stop(proc)

@@ -18,7 +18,7 @@ from yieldcli import secrets
 from yieldcli.cli import flags as opt
 from yieldcli.cli.command_context import session_of
 from yieldcli.cli.render.output import Output
-from yieldcli.cli.session import rpc_url_of
+from yieldcli.cli.session import rpc_url_of, sandbox_state_path
 from yieldcli.errors import UsageError
 
 if TYPE_CHECKING:
@@ -121,15 +121,24 @@ def _strategy(session: Session, say: Output, flag: Optional[str]) -> Optional[st
 def _rpc(session: Session, say: Output, flag: Optional[str]) -> Optional[str]:
     """The RPC to write (None: the one in effect stays): a moniker or an http(s) URL."""
     current = session.settings.get("rpc_url")
+    # A service that is this machine's `yield sandbox serve` has its chain beside it: that RPC is the default.
+    default = _served_sandbox_rpc(session) or RPC_DEFAULT
     value = flag
     if value is None and session.env.interactive:
-        value = _ask("Solana RPC URL or moniker (mainnet-beta, devnet, ...)", current.value or RPC_DEFAULT)
+        value = _ask("Solana RPC URL or moniker (mainnet-beta, devnet, ...)", current.value or default)
     if value is None and not current.value:
-        value = RPC_DEFAULT  # written, so the choice is explicit in the config file
+        value = default  # written, so the choice is explicit in the config file
     shown = str(value or current.value)
     rpc_url_of(shown, "-u/--url")
     say.info(f"Solana RPC: {shown}")
     return _given(session, "rpc_url", value)
+
+
+def _served_sandbox_rpc(session: Session) -> Optional[str]:
+    from yieldcli.sandbox.keyfile import served_rpc_url
+
+    api_url = session.settings.get("api_url").value
+    return served_rpc_url(sandbox_state_path(session.env).parent, str(api_url)) if api_url else None
 
 
 def _ask(question: str, default: Optional[str]) -> str:
