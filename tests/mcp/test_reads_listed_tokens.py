@@ -25,3 +25,17 @@ def test_the_strategy_read_gives_every_assets_symbol_and_asset_takes_them(sandbo
     assert symbols[SDX] == "SDX" and symbols[SBOND] == "SBOND" and None not in symbols.values(), symbols
     assert not positions.is_error and structured(positions)["wallet"] == DEMO_WALLET
     assert typo.is_error and "SBOND" in typo.content[0].text
+
+
+def test_the_policy_may_name_a_listed_token_by_its_symbol(sandbox, isolated):
+    from tests.mcp.harness import write_private
+
+    policy = 'writes = true\nactions = ["deposit"]\n\n[assets.SDX]\nper_call = "5"\ndaily = "5"\n'
+    path = write_private(isolated / "policy" / "policy.toml", policy)
+    env = {**server_env(sandbox, isolated), "YIELD_STRATEGY": SECOND_STRATEGY_ID}
+
+    async def body():
+        async with session(env, "--policy", str(path)) as client:
+            return await client.call_tool("strategy", {})
+
+    assert not run(body).is_error  # the server started: [assets.SDX] named a known token

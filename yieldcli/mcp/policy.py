@@ -233,7 +233,7 @@ def _parse(text: str, source: str, real: str) -> Policy:
     for name, table in _table(body.get("assets", {}), source, "assets").items():
         token = tokens.by_symbol(name) or tokens.by_mint(name)
         if token is None:
-            raise _bad(source, f"unknown asset {name!r}: name a known token")
+            raise _bad(source, f"unknown asset {name!r}: name a known token", UNKNOWN_ASSET)
         if token.mint in named:  # two rules for one asset: which one would count is not for us to guess
             first = named[token.mint]
             raise _bad(
@@ -304,8 +304,12 @@ def _count(value: Any, source: str) -> int:
     return value
 
 
-def _bad(source: str, why: str) -> ConfigError:
-    return ConfigError(f"invalid policy {source}: {why}", kind="config.policy")
+# A policy naming a token that is not built in: the server learns the strategy's tokens and reads it again.
+UNKNOWN_ASSET = "config.policy.asset"
+
+
+def _bad(source: str, why: str, kind: str = "config.policy") -> ConfigError:
+    return ConfigError(f"invalid policy {source}: {why}", kind=kind)
 
 
 def _units(raw: int, decimals: int) -> str:

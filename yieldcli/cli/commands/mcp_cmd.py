@@ -4,19 +4,20 @@
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from yieldcli.cli import flags as opt
 from yieldcli.cli.command_context import session_of
 from yieldcli.config import config_dir, data_dir
-from yieldcli.errors import ConfigError, UsageError
+from yieldcli.errors import ConfigError, UsageError, YieldError
 from yieldcli.files import path_forms, reads_stdin
 from yieldcli.urls import url_secrets
 
 if TYPE_CHECKING:
     from yieldcli.cli.session import Session
+    from yieldcli.mcp.policy import Policy as PolicyRules
     from yieldcli.mcp.server import Served
 
 mcp_app = typer.Typer(
@@ -88,13 +89,12 @@ def _served(
     from yieldcli import Client
     from yieldcli.client.profile import write_defaults
     from yieldcli.mcp.audit import default_audit
-    from yieldcli.mcp.policy import default_policy_path, load_policy
+    from yieldcli.mcp.policy import default_policy_path
     from yieldcli.mcp.server import Served
 
     if keypair_flag is not None and reads_stdin(keypair_flag):
         raise UsageError("yield mcp speaks MCP on standard input: give the keypair as a file")
     policy_path = Path(policy_flag).expanduser() if policy_flag else default_policy_path(config_dir(session.env))
-    policy = load_policy(policy_path, required=policy_flag is not None)
     api_url, api_key = session.service()
     keypair = session.keypair_source(keypair_flag).value
     defaults = write_defaults(session.settings)  # as the command line's writes and `Client.from_profile` read them
@@ -109,8 +109,26 @@ def _served(
         priority_fee=defaults.priority_fee,
         max_fee=defaults.max_fee,
     )
+    policy = _policy(client, policy_path, required=policy_flag is not None)
     wallet = session.wallet(None, signing=True, keypair_flag=keypair_flag)
     audit = default_audit(data_dir(session.env), config_dir(session.env))
     audit.check_places()
     hidden = (*url_secrets(api_url), *url_secrets(session.rpc_url(url_flag)), *path_forms(str(keypair)))
     return Served(client, wallet, policy, audit, secrets=(api_key,), hidden=hidden)
+
+
+def _policy(client: Any, path: Path, *, required: bool) -> "PolicyRules":
+    """The policy; one naming a token that is not built in has the strategy's tokens learned from the chain
+    first (a listed token is named by its own metadata), and is refused as it was when that fails."""
+    from yieldcli.mcp.policy import UNKNOWN_ASSET, load_policy
+
+    try:
+        return load_policy(path, required=required)
+    except ConfigError as exc:
+        if exc.kind != UNKNOWN_ASSET:
+            raise
+        try:
+            client.learn_tokens(client.strategy().assets)
+        except YieldError:
+            raise exc from None
+    return load_policy(path, required=required)
