@@ -9,6 +9,7 @@ itself "USDC"), nor one already learned for another mint.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from yieldcli.addresses import is_pubkey
@@ -51,7 +52,9 @@ _BY_SYMBOL = {t.symbol.lower(): t for t in (*KNOWN_TOKENS, *TOKEN_2022_KNOWN)}
 _BY_SYMBOL["wsol"] = _BY_SYMBOL["sol"]
 
 
-# Learned this run from the chain's metadata of listed mints (`learn`): mint -> token, and lower symbol -> token.
+# Learned in this process from the chain's metadata of listed mints (`learn`), to show them by name:
+# mint -> token, and lower symbol -> token. Never what a symbol given by the user is resolved with: that
+# is the strategy's listing read again on the client's own chain (`client.listed_tokens.resolve_listed`).
 _LEARNED_BY_MINT: dict[str, Token] = {}
 _LEARNED_BY_SYMBOL: dict[str, Token] = {}
 
@@ -59,18 +62,42 @@ _LEARNED_BY_SYMBOL: dict[str, Token] = {}
 # else (spaces, controls, look-alike letters of other scripts) would let a name pass for another.
 _SYMBOL_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9$._-]{0,11}")
 _NAME_SHAPE = re.compile(r"[ -~]{1,40}")  # printable ASCII; the name is only shown
+# Symbols that read alike are one symbol: digits that pass for letters, and the marks, left out.
+_READS_AS = str.maketrans({"0": "o", "1": "l", "i": "l", "5": "s", "$": "s", "8": "b", "2": "z", "6": "g"})
+
+
+def skeleton(symbol: str) -> str:
+    """What `symbol` reads as: `JitoS0L`, `U5DC` and `USDC.` read as `JitoSOL`, `USDC` and `USDC` do."""
+    return symbol.lower().translate(_READS_AS).replace(".", "").replace("_", "").replace("-", "")
+
+
+_BUILT_IN_SKELETONS = {skeleton(symbol): token for symbol, token in _BY_SYMBOL.items()}
 
 
 def by_mint(mint: str) -> Token | None:
     return _BY_MINT.get(mint) or _LEARNED_BY_MINT.get(mint)
 
 
+def built_in(mint: str) -> Token | None:
+    """A token the code ships with (never a learned one): what a decision may take the decimals of
+    without reading the mint."""
+    return _BY_MINT.get(mint)
+
+
+def passes_for_built_in(symbol: str, mint: str) -> bool:
+    """Whether `symbol` reads as a built-in token's though `mint` is not that token's (a service's or a
+    token's own word that would show another mint as USDC)."""
+    shipped = _BUILT_IN_SKELETONS.get(skeleton(symbol))
+    return shipped is not None and shipped.mint != mint
+
+
 def by_symbol(symbol: str) -> Token | None:
     return _BY_SYMBOL.get(symbol.lower()) or _LEARNED_BY_SYMBOL.get(symbol.lower())
 
 
-def symbols() -> list[str]:
-    return [t.symbol for t in (*KNOWN_TOKENS, *TOKEN_2022_KNOWN, *_LEARNED_BY_MINT.values())]
+def symbols(listed: Sequence[Token] = ()) -> list[str]:
+    """The built-in symbols, then those of `listed` (a strategy's tokens as just read)."""
+    return [t.symbol for t in (*KNOWN_TOKENS, *TOKEN_2022_KNOWN, *listed)]
 
 
 def forget_learned() -> None:
@@ -88,18 +115,25 @@ def learnable(symbol: str, name: str) -> tuple[str, str] | None:
     return symbol, name if _NAME_SHAPE.fullmatch(name) else symbol
 
 
-def learn(mint: str, symbol: str, name: str, decimals: int) -> Token | None:
-    """Know `mint` by `symbol` from now on, unless it is built in, its symbol is not a symbol's shape,
-    or the symbol is a built-in token's or another learned mint's: the token learned, or None."""
-    if mint in _BY_MINT:
-        return _BY_MINT[mint]
+def candidate(mint: str, symbol: str, name: str, decimals: int) -> Token | None:
+    """`mint` as its own metadata names it, or None: a built-in mint, a symbol not of a symbol's shape,
+    or one that reads as a built-in token's (`U5DC`, `JitoS0L`, `usdc.`)."""
     shaped = learnable(symbol, name)
-    if shaped is None or not 0 <= decimals <= 255:
+    if mint in _BY_MINT or shaped is None or not 0 <= decimals <= 255 or skeleton(shaped[0]) in _BUILT_IN_SKELETONS:
         return None
-    key = shaped[0].lower()
-    if key in _BY_SYMBOL or _LEARNED_BY_SYMBOL.get(key) not in (None, _LEARNED_BY_MINT.get(mint)):
+    return Token(shaped[0], mint, decimals, shaped[1])
+
+
+def learn(mint: str, symbol: str, name: str, decimals: int) -> Token | None:
+    """Show `mint` by `symbol` from now on (`by_mint`, tables, reviews, completion), unless `candidate`
+    refuses it or another learned mint reads the same: the token learned, or None."""
+    token = candidate(mint, symbol, name, decimals)
+    if token is None:
         return None
-    token = Token(shaped[0], mint, decimals, shaped[1])
+    key = token.symbol.lower()
+    taken = [t for t in _LEARNED_BY_MINT.values() if t.mint != mint and skeleton(t.symbol) == skeleton(key)]
+    if taken:
+        return None
     stale = _LEARNED_BY_MINT.get(mint)
     if stale is not None:
         _LEARNED_BY_SYMBOL.pop(stale.symbol.lower(), None)
@@ -108,16 +142,17 @@ def learn(mint: str, symbol: str, name: str, decimals: int) -> Token | None:
     return token
 
 
-def resolve_asset(value: str, flag: str = "--asset") -> str:
-    """A known symbol or a mint address, as a mint address; anything else names the bad value."""
-    known = by_symbol(value)
+def resolve_asset(value: str, flag: str = "--asset", listed: Sequence[Token] = ()) -> str:
+    """A built-in symbol, a symbol of `listed` (the strategy's tokens as just read on the client's chain)
+    or a mint address, as a mint address; anything else names the bad value and the known symbols."""
+    known = _BY_SYMBOL.get(value.lower()) or next((t for t in listed if t.symbol.lower() == value.lower()), None)
     if known:
         return known.mint
     if is_pubkey(value):
         return value
     raise UsageError(
         f"invalid {flag} {value!r}: not a known symbol or a mint address",
-        hint="known symbols: " + ", ".join(symbols()),
+        hint="known symbols: " + ", ".join(symbols(listed)),
     )
 
 

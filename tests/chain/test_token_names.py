@@ -8,6 +8,7 @@ import asyncio
 import json
 
 from solders.keypair import Keypair
+from solders.pubkey import Pubkey
 
 from yieldcli import tokens
 from yieldcli.chain import token_names
@@ -36,15 +37,27 @@ def learn(server, mints) -> list[tokens.Token]:
 def test_a_mint_is_named_by_its_own_metadata(sandbox_chain):
     runtime, server = sandbox_chain
     mint = described_mint(runtime, "ABC", "Alphabet")
-    assert learn(server, [mint]) == [tokens.Token("ABC", mint, 6, "Alphabet")]
-    assert tokens.resolve_asset("abc") == mint
+    found = learn(server, [mint])
+    assert found == [tokens.Token("ABC", mint, 6, "Alphabet")] and tokens.by_mint(mint) == found[0]
+    assert tokens.resolve_asset("abc", listed=found) == mint
 
 
 def test_two_listed_mints_claiming_one_symbol_name_neither(sandbox_chain):
     runtime, server = sandbox_chain
-    first, second = described_mint(runtime, "TWIN"), described_mint(runtime, "twin")
+    first, second = described_mint(runtime, "TWIN"), described_mint(runtime, "tw1n")  # reads as TWIN
     assert learn(server, [first, second]) == []
     assert tokens.by_symbol("TWIN") is None and tokens.by_mint(first) is None and tokens.by_mint(second) is None
+
+
+def test_each_read_is_the_chains_word_now_not_what_this_process_learned(sandbox_chain):
+    runtime, server = sandbox_chain
+    mint = described_mint(runtime, "FIRST")
+    assert [t.symbol for t in learn(server, [mint])] == ["FIRST"]
+    value = token_metadata.token_2022_value(mint, SANDBOX_AUTHORITY.pubkey(), "A Token", "SECOND")
+    pointer = (token_layout.METADATA_POINTER, bytes(SANDBOX_AUTHORITY.pubkey()) + bytes(Pubkey.from_string(mint)))
+    extensions = [pointer, (token_metadata.TOKEN_METADATA, value)]
+    runtime.create_token_2022_mint(6, address=Pubkey.from_string(mint), extensions=extensions)
+    assert [t.symbol for t in learn(server, [mint])] == ["SECOND"]
 
 
 def test_a_mint_that_is_not_one_teaches_nothing(sandbox_chain):

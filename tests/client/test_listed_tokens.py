@@ -22,7 +22,7 @@ def test_learn_tokens_names_the_listed_ones_not_built_in(sandbox, journal):
         ("SDX", SDX, 6, "Sandbox Dollar"),
         ("SBOND", SBOND, 6, "Sandbox Bond"),
     }
-    assert tokens.resolve_asset("sbond") == SBOND
+    assert tokens.by_symbol("sbond").mint == SBOND  # shown by name from then on
 
 
 def test_a_write_by_a_listed_symbol_needs_no_learning_first(sandbox, journal):

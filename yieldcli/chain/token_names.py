@@ -68,10 +68,10 @@ def remembered_symbols(now: float | None = None) -> list[str]:
     stamp = time.time() if now is None else now
     found: dict[str, str] = {}
     for mints in _remembered(_path()).values():
-        for entry in mints.values():
-            shaped = tokens.learnable(entry[0], entry[1])
-            if shaped and _fresh(entry, stamp) and tokens.by_symbol(shaped[0]) is None:
-                found.setdefault(shaped[0].lower(), shaped[0])
+        for mint, entry in mints.items():
+            token = tokens.candidate(mint, entry[0], entry[1], entry[2])
+            if token and _fresh(entry, stamp):
+                found.setdefault(token.symbol.lower(), token.symbol)
     return sorted(found.values(), key=str.lower)
 
 
@@ -89,10 +89,11 @@ def _remember(cluster: str, learned: list[tokens.Token], now: float) -> None:
 
 
 async def learn_tokens(rpc: Any, mints: Iterable[str]) -> list[tokens.Token]:
-    """The tokens of `mints` learned from the chain, now known to `tokens.by_mint`/`by_symbol`; built-in
-    and already known mints are not asked about. A mint with no metadata of a symbol's shape stays
-    unknown (shown by its address)."""
-    unknown = sorted({m for m in mints if is_pubkey(m) and tokens.by_mint(m) is None})
+    """The tokens of `mints` as this chain's metadata names them, read now (never from an earlier read):
+    what a symbol is resolved with. Each is also shown by that name from now on (`tokens.learn`).
+    Built-in mints are not asked about; a mint with no metadata of a symbol's shape, or one reading as a
+    built-in symbol or as another listed mint's, is left out (shown by its address)."""
+    unknown = sorted({m for m in mints if is_pubkey(m) and tokens.built_in(m) is None})
     if not unknown:
         return []
     learned = await _read(rpc, unknown)
@@ -124,12 +125,11 @@ async def _read(rpc: Any, mints: list[str]) -> list[tokens.Token]:
         for mint, account in zip(elsewhere, metadata, strict=True):
             if account is not None and str(account.owner) == token_metadata.METAPLEX_PROGRAM:
                 named[mint] = (named[mint][0], token_metadata.from_metaplex(mint, bytes(account.data)))
-    shaped = {mint: (decimals, tokens.learnable(*names)) for mint, (decimals, names) in named.items() if names}
-    # Two listed mints calling themselves by one symbol: the symbol names neither (never the first read).
-    claims = Counter(names[0].lower() for _, names in shaped.values() if names)
-    learned = [
-        tokens.learn(mint, *names, decimals)
-        for mint, (decimals, names) in shaped.items()
-        if names and claims[names[0].lower()] == 1
-    ]
-    return [token for token in learned if token is not None]
+    read = [tokens.candidate(mint, *names, decimals) for mint, (decimals, names) in named.items() if names]
+    found = [token for token in read if token is not None]
+    # Two listed mints whose symbols read alike: the symbol names neither (never the first read).
+    claims = Counter(tokens.skeleton(token.symbol) for token in found)
+    found = [token for token in found if claims[tokens.skeleton(token.symbol)] == 1]
+    for token in found:
+        tokens.learn(token.mint, token.symbol, token.name, token.decimals)  # shown by that name from now on
+    return found

@@ -108,12 +108,12 @@ class _Chain(Generic[S, N, L]):
         return entry
 
     def learn_tokens(self, mints: Iterable[str]) -> L:
-        """Know the tokens of `mints` that are not built in by their own on-chain metadata (Token-2022's
-        metadata extension, or Metaplex's account): their symbols then name them everywhere (`asset=`,
-        reviews, the command line's tables and completion) and the tokens learned are returned.
-        Typically `client.learn_tokens(client.strategy().assets)`. A symbol a built-in token or
-        another mint already has is not learned. Known for the rest of the process, read from the
-        chain by each process (written down for shell completion only)."""
+        """The tokens of `mints` that are not built in, as their own on-chain metadata names them
+        (Token-2022's metadata extension, or Metaplex's account), read now on this client's RPC;
+        each is shown by that symbol from then on (reviews, the command line's tables). Typically
+        `client.learn_tokens(client.strategy().assets)`. `asset="SDX"` in a write reads them by
+        itself. A symbol that reads as a built-in token's (`U5DC`), or as another of these mints',
+        is left out. Written down for shell completion only, never read back."""
         mints = list(mints)
         return cast("L", self._drive(lambda: _learn(lambda: self._writes.settings(self._api.base_url), mints)))
 
@@ -189,7 +189,7 @@ async def _learn(settings_of: Callable[[], ChainSettings], mints: list[str]) -> 
     from yieldcli.chain.rpc.adapter import Rpc
     from yieldcli.chain.token_names import learn_tokens
 
-    if all(tokens.by_mint(mint) for mint in mints):
+    if all(tokens.built_in(mint) for mint in mints):
         return []  # nothing to ask: no RPC needed
     settings = settings_of()
     async with Rpc(settings.rpc_url, timeout=settings.timeout) as rpc:

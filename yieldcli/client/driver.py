@@ -46,9 +46,10 @@ async def ready(api: Any, settings: ChainSettings, what: Write | Handed, write: 
         request, obtain = what.request()
         options = write.transact_options(settings, given=True)
         return Ready(request, obtain, options, lambda: [settings.need_keypair()])
-    from yieldcli.client.listed_tokens import learn_for_write
+    from yieldcli.client.listed_tokens import listed_mint
 
-    await learn_for_write(api, settings, what.asset, what.strategy_id)  # `asset="SDX"`: a listed token's symbol
+    mint = await listed_mint(api, settings, what.asset, what.strategy_id)  # `asset="SDX"`: a listed token's symbol
+    what = what if mint is None else replace(what, asset=mint)
     return _ready_order(api, settings, await order_of(settings, what), write)
 
 

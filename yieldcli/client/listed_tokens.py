@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def worth_asking(value: str) -> bool:
-    """Whether `value` could be a listed token's symbol not known yet (not a known symbol or an address)."""
+    """Whether `value` could be a listed token's symbol (not a built-in symbol or an address)."""
     try:
         tokens.resolve_asset(value)
     except UsageError:
@@ -31,21 +31,24 @@ def worth_asking(value: str) -> bool:
 
 
 def resolve_listed(client: Any, value: str, name: str = "asset", strategy: str | None = None) -> str:
-    """`value` as a mint: a known symbol or an address at once, else a listed token's symbol once the
-    strategy's tokens are learned (a blocking `Client`); anything else refused with the known symbols."""
-    if worth_asking(value):
-        client.learn_tokens(client.strategy(strategy).assets)
-    return tokens.resolve_asset(value, name)
+    """`value` as a mint: a built-in symbol or an address at once, else a symbol of the strategy's tokens
+    as this client's service lists them and its chain names them, read now (a blocking `Client`); anything
+    else refused with the known symbols."""
+    if not worth_asking(value):
+        return tokens.resolve_asset(value, name)
+    listed = client.learn_tokens(client.strategy(strategy).assets)
+    return tokens.resolve_asset(value, name, listed)
 
 
-async def learn_for_write(api: Any, settings: ChainSettings, asset: str | None, strategy_id: str | None) -> None:
-    """Before a write's `asset` is resolved: learn the strategy's tokens when it could name one of them
-    (`api`'s calls blocking or awaitable, as the driver's service clients are)."""
+async def listed_mint(api: Any, settings: ChainSettings, asset: str | None, strategy_id: str | None) -> str | None:
+    """A write's `asset` as `resolve_listed` resolves it (`api`'s calls blocking or awaitable, as the
+    driver's service clients are): None when it needs no reading (a built-in symbol, an address, none)."""
     if asset is None or strategy_id is None or not worth_asking(asset):
-        return
+        return None
     from yieldcli.chain.rpc.adapter import Rpc  # solders: only when a symbol is asked about
 
     body = api.serve(Endpoints.strategy_info, strategy_id)
     body = await body if inspect.isawaitable(body) else body
     async with Rpc(settings.rpc_url, timeout=settings.timeout) as rpc:
-        await learn_tokens(rpc, models.strategy(body).assets)
+        listed = await learn_tokens(rpc, models.strategy(body).assets)
+    return tokens.resolve_asset(asset, "asset", listed)

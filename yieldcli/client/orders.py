@@ -176,7 +176,9 @@ def base_units(
 
 
 def known_decimals(mint: str) -> int | None:
-    known = tokens.by_mint(mint)
+    """A built-in token's decimals; any other mint's are read from its account at each write (a learned
+    token's too: what one read of the chain said is not what this write's check reads)."""
+    known = tokens.built_in(mint)
     return known.decimals if known else None
 
 

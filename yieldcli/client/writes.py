@@ -200,6 +200,7 @@ class Handed:
     wallet: str | None = None
     nonce: str | None = None
     strategy_id: str | None = None
+    decimals: int | None = None  # what a stated amount was converted from token units with (None: base units)
 
     def request(self) -> tuple[UserRequest, Obtain]:
         from yieldcli.chain.transact.obtain import given
@@ -215,7 +216,7 @@ class Handed:
             nonce=check_pubkey(self.nonce, "nonce") if self.nonce else None,
             strategy_id=self.strategy_id,
         )
-        return stated, given(tx)
+        return replace(stated, decimals=self.decimals), given(tx)
 
 
 def handed(
@@ -236,7 +237,8 @@ def handed(
     units = None
     if row.amount and mint is not None:
         units = orders.base_units(mint, amount, raw, everything, lambda: None)
-    return Handed(transaction, row.name, mint, units, *signers, named.get("strategy_id"))
+    places = orders.known_decimals(mint) if mint is not None and amount is not None else None
+    return Handed(transaction, row.name, mint, units, *signers, named.get("strategy_id"), places)
 
 
 async def order_of(settings: ChainSettings, ask: Write) -> Order:
@@ -254,19 +256,21 @@ async def order_of(settings: ChainSettings, ask: Write) -> Order:
     meaningless = [o.keyword for o in row.options if o.sol_only and ask.options.get(o.keyword) and mint != WSOL_MINT]
     if meaningless and mint is not None:
         raise UsageError(f"{', '.join(meaningless)}: for SOL only, not {_named(mint)}", kind="usage.option.sol_only")
-    units = None
+    units = converted_with = None
     if row.amount:
         assert mint is not None
         decimals = None
         if ask.amount is not None and orders.known_decimals(mint) is None:
             decimals = await decimals_of_mint(mint, settings.rpc_url, settings.timeout)
+        if ask.amount is not None:
+            converted_with = orders.known_decimals(mint) if decimals is None else decimals
         try:
             units = orders.base_units(mint, ask.amount, ask.raw, ask.everything, lambda: decimals, name=ask.amount_name)
         except UsageError as exc:
             if exc.kind == "usage.amount.decimals" and ask.amount_name == "amount":  # the command line names --raw
                 exc.hint = "give the amount in base units with raw="
             raise
-    return orders.order_for(
+    order = orders.order_for(
         row,
         wallet=wallet,
         payer=payer,
@@ -277,6 +281,8 @@ async def order_of(settings: ChainSettings, ask: Write) -> Order:
         token_account=token_account,
         options=ask.options,
     )
+    # The guard holds the mint, as its own read finds it, to the decimals the amount was converted with.
+    return replace(order, request=replace(order.request, decimals=converted_with))
 
 
 def _named(mint: str) -> str:

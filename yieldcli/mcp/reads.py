@@ -150,9 +150,10 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
         def build() -> StrategyOut:
             s = client.strategy()
             assets = s.assets[:ITEM_LIMIT]
+            listed: dict[str, tokens.Token] = {}
             with contextlib.suppress(NetworkError):  # a chain not answering leaves those symbols None
-                client.learn_tokens(assets)
-            known = [tokens.by_mint(a) for a in assets]
+                listed = {t.mint: t for t in client.learn_tokens(assets)}
+            known = [tokens.built_in(a) or listed.get(a) for a in assets]
             return StrategyOut(
                 strategy_id=inert(s.strategy_id),
                 strategy_name=inert(s.strategy_name),

@@ -35,6 +35,7 @@ class Intent:
     token_account: str | None = None  # the user's token account named for the deposit's source or the payout
     position: str | None = None  # close-account: the position the user named by its address
     max_priority_fee: int | None = UNASKED_PRIORITY_FEE  # None: the user set the priority fee or a fee cap
+    decimals: int | None = None  # what `amount` was converted from token units with (None: base units)
 
     @property
     def payer_is_users(self) -> bool:

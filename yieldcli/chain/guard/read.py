@@ -33,7 +33,7 @@ from yieldcli.chain.tx.state import (
 from yieldcli.errors import YieldError
 from yieldcli.solana import programs
 from yieldcli.solana.token_layout import MintInfo, parse_mint
-from yieldcli.tokens import by_mint
+from yieldcli.tokens import built_in
 
 __all__ = ["STABLE_READ_ATTEMPTS", "AccountsKeptChanging", "check_transaction", "what_to_read"]
 
@@ -95,6 +95,7 @@ async def check_transaction(
     after = {a: state_of(i) for a, i in zip(addresses, simulation.accounts, strict=True)}
     known = {str(k): info for k, info in around.also.items()}
     decimals = await _mints(rpc, known, before, after)
+    mints = _mint_accounts(known, before)
     # Every lamport the network charges, counted from the message as the runtime counts it: the
     # message's signatures, those its precompile instructions declare, and the priority fee.
     fee = network_fee(message)
@@ -110,8 +111,13 @@ async def check_transaction(
         inner=inner_by_instruction(simulation.inner_instructions),
         priority_fee=priority,
         precompile_fee=precompile,
-        mints=_mint_accounts(known, before),
+        mints=mints,
     )
+    converted = _converted_otherwise(intent, mints)
+    if converted:
+        check = replace(check, differences=(*check.differences, converted))
+    # The decimals of every mint as this check read them: what the review writes token units with.
+    check = replace(check, observed={**check.observed, "decimals": {m: info.decimals for m, info in mints.items()}})
     said = await _fee_said(rpc, fee_question)
     if said is not None and said > fee:
         # The network would charge something the count from the message does not know of: not signed.
@@ -121,6 +127,21 @@ async def check_transaction(
         )
         check = replace(check, differences=differences)
     return check, simulation
+
+
+def _converted_otherwise(intent: Intent, mints: Mapping[str, MintInfo]) -> str | None:
+    """Why the amount asked is not the amount meant: its token units were converted with decimals the
+    mint, as read with this check, does not have (an RPC that answered an earlier read otherwise)."""
+    if intent.decimals is None or intent.mint is None:
+        return None
+    found = mints.get(intent.mint)
+    if found is not None and found.decimals == intent.decimals:
+        return None
+    read = f"has {found.decimals}" if found is not None else "could not be read as a mint"
+    return (
+        f"the amount was converted with {intent.decimals} decimals, but the mint {intent.mint} {read} "
+        "in this check's read of the chain: the RPC answered two ways"
+    )
 
 
 def _fee_question(message: Any) -> tuple[str, list[Any]]:
@@ -203,7 +224,7 @@ def _mint_accounts(known: Mapping[str, Any], before: Mapping[str, State | None])
 
 def _unknown_mints(*sides: Mapping[str, State | None]) -> list[str]:
     return sorted(
-        {s.token.mint for side in sides for s in side.values() if s and s.token and not by_mint(s.token.mint)}
+        {s.token.mint for side in sides for s in side.values() if s and s.token and not built_in(s.token.mint)}
     )
 
 

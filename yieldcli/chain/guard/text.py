@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from yieldcli.amounts import format_units
-from yieldcli.tokens import by_mint
+from yieldcli.tokens import built_in, by_mint
 
 
 def short(address: str) -> str:
@@ -16,8 +16,9 @@ def amount_text(raw: int, mint: str | None, decimals: Mapping[str, int]) -> str:
     """`10 USDC`, `0.000005 SOL` (mint None), or base units when the decimals are unknown."""
     if mint is None:
         return f"{format_units(raw, 9, min_fraction=0)} SOL"
-    known = by_mint(mint)
-    places = known.decimals if known else decimals.get(mint)
+    # Named by a learned symbol too; counted with a built-in token's decimals or the mint as the check read it.
+    known, shipped = by_mint(mint), built_in(mint)
+    places = shipped.decimals if shipped else decimals.get(mint)
     name = known.symbol if known else short(mint)
     if places is None:
         return f"{raw} base units of {name}"

@@ -109,6 +109,7 @@ def intent_of(
         payer=payer,
         mint=request.mint,
         amount=request.amount,
+        decimals=request.decimals,
         strategy=request.strategy_id,
         exclude_fees=request.exclude_fees,
         unwrap=request.unwrap,
@@ -159,8 +160,9 @@ async def simulate(
         return {"skipped": f"the transaction's accounts could not all be named: {exc}"}, None
 
     changes = []
+    read = check.observed.get("decimals", {}) if check else {}  # the mints as the check read them
     for change in sim.token_balances:
-        known = tokens.by_mint(change.mint or "")
+        known = tokens.built_in(change.mint or "")
         if (
             request.wallet
             and change.owner not in (request.wallet, None)
@@ -173,7 +175,7 @@ async def simulate(
                 "address": change.address,
                 "owner": change.owner,
                 "mint": change.mint,
-                "decimals": known.decimals if known else None,
+                "decimals": known.decimals if known else read.get(change.mint or ""),
                 "before": change.pre,
                 "after": change.post,
                 "change": change.delta,

@@ -48,6 +48,9 @@ class UserRequest:
     trust: bool = True  # destinations the user trusts apply (never to a transaction handed over)
     checked_as: str = NO_ACTION  # the guard's kind for it (`chain/guard/kinds/`), from the action's row
     noun: str = "transaction"  # how the question before signing names it: "Sign and send this withdrawal?"
+    # The decimals the amount was converted from token units with (None: given in base units, or everything):
+    # the guard's own read of the mint must say the same, or the amount meant is not the amount asked.
+    decimals: int | None = None
 
     @property
     def states_an_action(self) -> bool:

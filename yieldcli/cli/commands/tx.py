@@ -58,8 +58,11 @@ ExpectOpt = Annotated[
 ]
 
 
-def parse_expect(text: str, resolve: Optional[Callable[[str, str], str]] = None) -> tuple[str, str, Optional[int]]:
-    """`deposit:USDC:10` to (action, mint, base units or None for all): each row's own spelling
+def parse_expect(
+    text: str, resolve: Optional[Callable[[str, str], str]] = None
+) -> tuple[str, str, Optional[int], Optional[int]]:
+    """`deposit:USDC:10` to (action, mint, base units or None for all, the decimals they were converted
+    with or None; the guard holds the mint as it reads it to them): each row's own spelling
     (`Action.expect_spelling`), `ACTION:ASSET:AMOUNT` or, for one that takes no amount, `ACTION:ASSET`.
     `resolve(asset, flag)`: how ASSET becomes a mint (default: the built-in symbols or an address)."""
     from yieldcli import tokens
@@ -76,11 +79,12 @@ def parse_expect(text: str, resolve: Optional[Callable[[str, str], str]] = None)
         )
     mint = resolve(parts[1].strip(), "--expect asset")
     if not row.amount or parts[2].strip().lower() == "all":
-        return row.name, mint, None
+        return row.name, mint, None, None
     known = tokens.by_mint(mint)
     if known is None:
         raise UsageError(f"--expect: the decimals of {mint} are not known", hint="use a known symbol, or :all")
-    return row.name, mint, Amount.parse(parts[2].strip(), known.decimals, name="--expect amount").raw
+    units = Amount.parse(parts[2].strip(), known.decimals, name="--expect amount").raw
+    return row.name, mint, units, known.decimals
 
 
 def read_transaction(session: "Session", source: str) -> str:
@@ -147,10 +151,10 @@ def _run_on(
         def resolve(value: str, flag: str) -> str:  # a listed token's symbol too, by its metadata
             return token_names.resolve_asset(session, value, flag, rpc_flag=options.rpc_url)
 
-        action, mint, amount = parse_expect(expect, resolve)
+        action, mint, amount, decimals = parse_expect(expect, resolve)
         # A stated action is in the strategy `yield` is set to, when it is set to one (the guard names it).
         strategy = session.settings.value("strategy") or None
-        what = Handed(text, action, mint, amount, payer, wallet, nonce, strategy)
+        what = Handed(text, action, mint, amount, payer, wallet, nonce, strategy, decimals)
     # Its cluster: the one its blockhash is known on, as `Client.prepare_transaction`'s.
     run(session, out, options, what)
 
