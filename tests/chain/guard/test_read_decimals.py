@@ -1,0 +1,112 @@
+"""The amount asked is the amount meant: a token not built in has its token units converted with the
+decimals read from its mint at the write, and the guard's own read of that mint must say the same. An RPC
+that lies about the mint's decimals in one read (a 9 for SDX's 6: 1000 times the amount asked) gets
+nothing signed, whichever read it lies in."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from solders.pubkey import Pubkey
+
+from yieldcli.sandbox.demo import METADATA_TOKENS, SECOND_STRATEGY_ID, demo_keypair
+
+SDX = METADATA_TOKENS[0][1]
+LIE = 9  # SDX has 6
+
+
+class DecimalsLie:
+    """An RPC in front of the sandbox's that answers SDX's mint with 9 decimals in `method` (once, or
+    `always`)."""
+
+    def __init__(self, upstream: str, method: str, always: bool = False):
+        self.upstream, self.method, self.always, self.lied = upstream, method, always, 0
+        rpc = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                request = urllib.request.Request(rpc.upstream, raw, {"Content-Type": "application/json"})
+                with urllib.request.urlopen(request, timeout=60) as answer:
+                    out = json.loads(answer.read())
+                body = json.loads(raw)
+                for call, result in zip(*(x if isinstance(x, list) else [x] for x in (body, out)), strict=True):
+                    rpc.lie(call, result)
+                data = json.dumps(out).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def lie(self, call: dict, result: dict) -> None:
+        if (self.lied and not self.always) or call.get("method") != self.method or "result" not in result:
+            return
+        keys = call["params"][0] if self.method == "getMultipleAccounts" else [call["params"][0]]
+        values = result["result"]["value"]
+        for key, value in zip(keys, values if isinstance(values, list) else [values], strict=True):
+            if key == SDX and value is not None:
+                data = bytearray(base64.b64decode(value["data"][0]))
+                data[44] = LIE
+                value["data"][0] = base64.b64encode(bytes(data)).decode()
+                self.lied += 1
+
+
+def held(sandbox) -> int:
+    ata = sandbox.runtime.associated_token_address(demo_keypair().pubkey(), Pubkey.from_string(SDX))
+    account = sandbox.runtime.get_account(ata)
+    return int.from_bytes(bytes(account.data)[64:72], "little") if account else 0
+
+
+def deposit(chain, rpc_url: str):
+    env = {"YIELD_RPC_URL": rpc_url, "YIELD_STRATEGY": SECOND_STRATEGY_ID}
+    return chain("deposit", "--asset", "SDX", "--amount", "0.01", "--send", "--yes", "-o", "json", env=env)
+
+
+def test_decimals_lied_in_the_conversions_read_are_refused_by_the_guards_own_read(chain, sandbox):
+    sandbox.runtime.mint_to(demo_keypair().pubkey(), Pubkey.from_string(SDX), 50_000_000)
+    liar = DecimalsLie(sandbox.rpc_url, "getAccountInfo")  # the read the conversion takes the decimals from
+    try:
+        done = deposit(chain, liar.url)
+    finally:
+        liar.httpd.shutdown()
+    assert liar.lied == 1
+    assert done.code == 10, done.stdout + done.stderr
+    assert "converted with 9 decimals" in done.stdout + done.stderr and "has 6" in done.stdout + done.stderr
+    assert held(sandbox) == 50_000_000  # nothing moved
+
+
+def test_decimals_lied_in_every_other_read_are_refused_too(chain, sandbox):
+    # The token names' reads and the guard's own say 9, the read the amount is converted with says 6:
+    # converting with the names' 9 would have moved 1000 times the amount asked.
+    sandbox.runtime.mint_to(demo_keypair().pubkey(), Pubkey.from_string(SDX), 50_000_000)
+    liar = DecimalsLie(sandbox.rpc_url, "getMultipleAccounts", always=True)
+    try:
+        done = deposit(chain, liar.url)
+    finally:
+        liar.httpd.shutdown()
+    assert liar.lied >= 2
+    assert done.code == 10, done.stdout + done.stderr
+    assert "converted with 6 decimals" in done.stdout + done.stderr
+    assert held(sandbox) == 50_000_000
+
+
+def test_an_honest_rpc_moves_what_was_asked(chain, sandbox):
+    sandbox.runtime.mint_to(demo_keypair().pubkey(), Pubkey.from_string(SDX), 50_000_000)
+    done = deposit(chain, sandbox.rpc_url)
+    assert done.code == 0, done.stdout + done.stderr
+    assert held(sandbox) == 50_000_000 - 10_000  # 0.01 SDX at its 6 decimals
