@@ -40,7 +40,7 @@ def policy(home):
 
 
 def usdc_in_wallet(sandbox) -> int:
-    return int(rpc_call(sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
+    return int(rpc_call(sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA), {"commitment": "confirmed"}])["value"]["amount"])
 
 
 def audit_entries(home: Path) -> list[dict]:

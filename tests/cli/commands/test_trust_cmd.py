@@ -44,7 +44,7 @@ def trust_file(home) -> str:
 
 
 def balance(w, account) -> int:
-    return int(rpc_call(w.sandbox.rpc_url, "getTokenAccountBalance", [str(account)])["value"]["amount"])
+    return int(rpc_call(w.sandbox.rpc_url, "getTokenAccountBalance", [str(account), {"commitment": "confirmed"}])["value"]["amount"])
 
 
 def plain_transfer(destination, amount: int):
