@@ -68,7 +68,8 @@ def lamports(sandbox) -> int:
 def usdc(sandbox) -> int:
     from tests.cli.stand_in import USER_ATA
 
-    return int(rpc_call(sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA), {"commitment": "confirmed"}])["value"]["amount"])
+    answer = rpc_call(sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA), {"commitment": "confirmed"}])
+    return int(answer["value"]["amount"])
 
 
 def audit_ok(run, env) -> bool:
