@@ -185,4 +185,5 @@ class World:
         position = strategy_program.position_address(WALLET, DEMO_STRATEGY_ID, USDC_MINT)
         vault = strategy_program.vault_address(USDC_MINT)
         addresses = [DEMO_WALLET, str(USER_ATA), str(self.stranger), str(self.stranger_ata), str(position), str(vault)]
-        return rpc_call(self.sandbox.rpc_url, "getMultipleAccounts", [addresses, {"encoding": "base64"}])["value"]
+        config = {"encoding": "base64", "commitment": "confirmed"}
+        return rpc_call(self.sandbox.rpc_url, "getMultipleAccounts", [addresses, config])["value"]

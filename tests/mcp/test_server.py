@@ -40,7 +40,8 @@ def policy(home):
 
 
 def usdc_in_wallet(sandbox) -> int:
-    return int(rpc_call(sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
+    answer = rpc_call(sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA), {"commitment": "confirmed"}])
+    return int(answer["value"]["amount"])
 
 
 def audit_entries(home: Path) -> list[dict]:

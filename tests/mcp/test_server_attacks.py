@@ -62,13 +62,14 @@ def audit_entries(home: Path) -> list[dict]:
 
 
 def lamports(sandbox) -> int:
-    return int(rpc_call(sandbox.rpc_url, "getBalance", [DEMO_WALLET])["value"])
+    return int(rpc_call(sandbox.rpc_url, "getBalance", [DEMO_WALLET, {"commitment": "confirmed"}])["value"])
 
 
 def usdc(sandbox) -> int:
     from tests.cli.stand_in import USER_ATA
 
-    return int(rpc_call(sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
+    answer = rpc_call(sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA), {"commitment": "confirmed"}])
+    return int(answer["value"]["amount"])
 
 
 def audit_ok(run, env) -> bool:

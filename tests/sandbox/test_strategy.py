@@ -182,7 +182,7 @@ class Chain:
         address = position_of(wallet, mint, strategy)
 
         async def step(rpc: Rpc):
-            answer = await rpc.call("getAccountInfo", [str(address), {"encoding": "base64"}])
+            answer = await rpc.call("getAccountInfo", [str(address), {"encoding": "base64", "commitment": "confirmed"}])
             value = answer["value"] if isinstance(answer, dict) and "value" in answer else answer
             if not value:
                 return None

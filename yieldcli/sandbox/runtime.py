@@ -260,8 +260,13 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         """(slot, the account there) at a commitment level (None: finalized), as a node's bank at that level."""
         with self._lock:
             slot = self._clock.commitment_slot(commitment)
+            return slot, self.account_as_of(address, slot)
+
+    def account_as_of(self, address: Pubkey, slot: int) -> Account | None:
+        """The account as it stood once block `slot` was made (no older than the finalized slot)."""
+        with self._lock:
             changed, before = self._past.one_as_of(str(address), slot)
-            return slot, live(before) if changed else live(self._svm.get_account(address))
+            return live(before) if changed else live(self._svm.get_account(address))
 
     def program_accounts_at(
         self, program_id: Pubkey, commitment: str | None

@@ -44,7 +44,8 @@ def trust_file(home) -> str:
 
 
 def balance(w, account) -> int:
-    return int(rpc_call(w.sandbox.rpc_url, "getTokenAccountBalance", [str(account)])["value"]["amount"])
+    answer = rpc_call(w.sandbox.rpc_url, "getTokenAccountBalance", [str(account), {"commitment": "confirmed"}])
+    return int(answer["value"]["amount"])
 
 
 def plain_transfer(destination, amount: int):

@@ -179,14 +179,19 @@ def test_unsafe_allow_mismatch_on_a_terminal_shows_the_differences_and_still_ask
     assert term.wait() == 12 and b"declined; nothing was signed" in term.screen
 
 
+def _usdc(world) -> int:
+    answer = rpc_call(world.sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA), {"commitment": "confirmed"}])
+    return int(answer["value"]["amount"])
+
+
 def test_withdraw_with_exclude_fees_passes_and_pays_exactly(world):
-    before = int(rpc_call(world.sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
+    before = _usdc(world)
     result = world.yield_(
         "withdraw", "--asset", "USDC", "--amount", "5", "--exclude-fees", "--send", "--yes", "-o", "json"
     )
     assert result.code == 0, result.stderr
     assert result.json()["effect"]["observed"]["tokens"][str(USDC_MINT)] == 5_000_000
-    after = int(rpc_call(world.sandbox.rpc_url, "getTokenAccountBalance", [str(USER_ATA)])["value"]["amount"])
+    after = _usdc(world)
     assert after - before == 5_000_000
 
 

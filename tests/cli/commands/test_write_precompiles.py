@@ -28,7 +28,7 @@ def with_precompile(make=ed25519_verify, n=N):  # noqa: ANN001, ANN201
 
 
 def balance(world) -> int:  # noqa: ANN001
-    return rpc_call(world.sandbox.rpc_url, "getBalance", [str(WALLET)])["value"]
+    return rpc_call(world.sandbox.rpc_url, "getBalance", [str(WALLET), {"commitment": "confirmed"}])["value"]
 
 
 def error_kind(result) -> str:  # noqa: ANN001

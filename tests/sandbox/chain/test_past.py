@@ -9,10 +9,12 @@ from solders.keypair import Keypair
 
 from tests.sandbox.rpc.node import result
 from yieldcli.sandbox.chain.past import AccountPast
+from yieldcli.sandbox.rpc.params import API_VERSION
 from yieldcli.tokens import by_symbol
 
 SOL = 1_000_000_000
 USDC = by_symbol("USDC").mint
+SYSTEM = "11111111111111111111111111111111"
 
 
 def _balance(url, who, level):
@@ -31,9 +33,19 @@ def test_balance_and_account_at_each_commitment(still):
     assert _balance(server.url, who, "processed") == (landed + 1, 2 * SOL)
     assert _balance(server.url, who, "confirmed") == (landed, 2 * SOL)
     assert _balance(server.url, who, "finalized") == (finalized, 0)
-    # None named: confirmed, so a script reading right after its send sees it (a node's default is finalized).
-    assert result(server.url, "getBalance", [str(who)])["context"]["slot"] == landed
-    assert result(server.url, "getBalance", [str(who)])["value"] == 2 * SOL
+    # None named: finalized, a node's default, so a read right after a send does not see it yet.
+    assert result(server.url, "getBalance", [str(who)]) == {
+        "context": {"apiVersion": API_VERSION, "slot": finalized},
+        "value": 0,
+    }
+    for method, params in [
+        ("getAccountInfo", [str(who), {"encoding": "base64"}]),
+        ("getMultipleAccounts", [[str(who)], {"encoding": "base64"}]),
+        ("getProgramAccounts", [SYSTEM, {"encoding": "base64", "withContext": True}]),
+    ]:
+        answer = result(server.url, method, params)
+        assert answer["context"]["slot"] == finalized, method
+        assert str(who) not in str(answer["value"]), method
 
     info = result(server.url, "getAccountInfo", [str(who), {"commitment": "finalized", "encoding": "base64"}])
     assert info == {"context": {"apiVersion": info["context"]["apiVersion"], "slot": finalized}, "value": None}
@@ -85,9 +97,17 @@ def test_token_balances_and_token_accounts_at_each_commitment(still):
     largest = result(server.url, "getTokenLargestAccounts", [USDC, {"commitment": "finalized"}])
     assert largest["context"]["slot"] == runtime.commitment_slot("finalized")
     assert [(a["address"], a["amount"]) for a in largest["value"]] == [(str(ata), "7000000")]
-    newest = result(server.url, "getTokenLargestAccounts", [USDC])  # none named: confirmed
+    newest = result(server.url, "getTokenLargestAccounts", [USDC, {"commitment": "confirmed"}])
     assert [a["amount"] for a in newest["value"]] == ["8000000"]
     assert newest["context"]["slot"] == runtime.commitment_slot("confirmed")
+    # None named: finalized, as a node answers, in every token read.
+    assert result(server.url, "getTokenLargestAccounts", [USDC]) == largest
+    none_named = result(server.url, "getTokenAccountBalance", [str(ata)])
+    assert none_named["value"]["amount"] == "7000000"
+    assert none_named["context"]["slot"] == runtime.commitment_slot("finalized")
+    assert result(server.url, "getTokenSupply", [USDC])["value"]["amount"] == older
+    by_owner = result(server.url, "getTokenAccountsByOwner", [str(owner.pubkey()), {"mint": USDC}])
+    assert by_owner["context"]["slot"] == runtime.commitment_slot("finalized")
 
 
 def _usdc():

@@ -36,7 +36,9 @@ def rpc(url: str, method: str, params: list) -> dict:
 
 def position_on_chain(url: str, user: Pubkey, mint: Pubkey) -> sp.Position | None:
     value = rpc(
-        url, "getAccountInfo", [str(sp.position_address(user, DEMO_STRATEGY_ID, mint)), {"encoding": "base64"}]
+        url,
+        "getAccountInfo",
+        [str(sp.position_address(user, DEMO_STRATEGY_ID, mint)), {"encoding": "base64", "commitment": "confirmed"}],
     )["result"]["value"]
     return None if value is None else sp.parse_position(value["owner"], base64.b64decode(value["data"][0]))
 

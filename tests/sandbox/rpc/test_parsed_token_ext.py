@@ -143,5 +143,7 @@ def test_account_switches_and_multisig_signers_as_a_validator_names_them():
         "info": {"mint": account, "accountState": "frozen"},
         "type": "initializeDefaultAccountState",
     }
-    raw = instruction(programs.TOKEN_2022_PROGRAM, [account], bytes([27, 0]), 1)  # confidential: left raw
+    raw = instruction(
+        programs.TOKEN_2022_PROGRAM, [account], bytes([42, 0]) + bytes(64), 1
+    )  # confidential mint-burn: raw
     assert set(raw) == {"programId", "accounts", "data", "stackHeight"}

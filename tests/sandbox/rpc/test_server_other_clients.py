@@ -84,8 +84,8 @@ def test_solana_py_sends_confirms_by_subscription_and_reads_back(chain, sandbox)
 
     async def drive() -> dict:
         async with AsyncClient(rpc.url) as client, SolanaWsClient(rpc.ws_url) as ws:
-            logs = await ws.logs_subscribe(filter_=RpcTransactionLogsFilterMentions(WALLET))
-            watched = await ws.account_subscribe(pubkey=recipient, encoding="jsonParsed")
+            logs = await ws.logs_subscribe(filter_=RpcTransactionLogsFilterMentions(WALLET), commitment=Confirmed)
+            watched = await ws.account_subscribe(pubkey=recipient, commitment=Confirmed, encoding="jsonParsed")
             blockhash = (await client.get_latest_blockhash()).value.blockhash
             recipient_ata = programs.associated_token_address(recipient, USDC)
             plain = [

@@ -30,9 +30,8 @@ def asked_commitment() -> str | None:
 
 
 def account_commitment() -> str:
-    """The level account reads answer at: the one asked for; with none, confirmed (a node's default is
-    finalized, see docs/manual/sandbox.md: a script reading right after its send sees what it sent)."""
-    return asked_commitment() or "confirmed"
+    """The level account reads answer at: the one asked for; with none, finalized, as a node's default."""
+    return asked_commitment() or "finalized"
 
 
 class Answering:

@@ -1,7 +1,8 @@
-"""`jsonParsed` of the Stake program, in a validator's shapes (agave's parse_stake, both of them): its
-instructions a vote-less one-node cluster can run (initialize, authorize, split, withdraw, deactivate,
-merge, and delegate as a client sends it) with the legacy and the minimal account layouts, and stake
-accounts (uninitialized, initialized, delegated, rewards pool)."""
+"""`jsonParsed` of the Stake program, in a validator's shapes (agave's parse_stake, both of them): every
+instruction (initialize, authorize, delegate, split, withdraw, deactivate, setLockup, merge, the
+seeded and checked ones, getMinimumDelegation, deactivateDelinquent, redelegate, moveStake and
+moveLamports) with the legacy and the minimal account layouts, and stake accounts (uninitialized,
+initialized, delegated, rewards pool)."""
 
 from __future__ import annotations
 
@@ -84,7 +85,96 @@ def instruction(a: list[str], data: bytes) -> Info | None:
         info = {"destination": a[0], "source": a[1]}
         merged = ("clockSysvar", "stakeHistorySysvar", "stakeAuthority")
         return _typed("merge", _after_clock(info, a, 2, merged, ("stakeAuthority",)))
-    return None  # the others stay raw here
+    return _more(tag, a, data)
+
+
+def _string(data: bytes, at: int) -> tuple[str, int]:
+    """A bincode String at `at`: (it, where the next value starts)."""
+    (size,) = struct.unpack_from("<Q", data, at)
+    raw = data[at + 8 : at + 8 + size]
+    if len(raw) != size:
+        raise ValueError("short string")
+    return raw.decode("utf-8"), at + 8 + size
+
+
+def _lockup_args(data: bytes, custodian: bool) -> Info:
+    """LockupArgs (LockupCheckedArgs without the custodian): only the fields given, as bincode Options."""
+    at, found = 4, Info()
+    fields = (("unixTimestamp", "<q"), ("epoch", "<Q"), ("custodian", ""))[: 3 if custodian else 2]
+    for name, layout in fields:
+        tag = data[at]
+        if tag > 1:
+            raise ValueError("not an option tag")
+        if tag == 1:
+            found[name] = _key(data, at + 1) if not layout else struct.unpack_from(layout, data, at + 1)[0]
+        at += 1 + (32 if not layout else 8) * tag
+    return found
+
+
+def _need(a: list[str], count: int) -> None:
+    if len(a) < count:
+        raise IndexError(f"{count} accounts expected")
+
+
+def _more(tag: int, a: list[str], data: bytes) -> Info | None:
+    """setLockup and the instructions after merge (agave's parse_stake names them so)."""
+    if tag in (6, 12):
+        _need(a, 2)
+        lockup = _lockup_args(data, custodian=tag == 6)
+        if tag == 12 and len(a) >= 3:
+            lockup["custodian"] = a[2]
+        info = {"stakeAccount": a[0], "custodian": a[1], "lockup": lockup}
+        return _typed("setLockup" if tag == 6 else "setLockupChecked", info)
+    if tag in (8, 11):
+        return _with_seed(tag, a, data)
+    if tag == 9:
+        _need(a, 4 if len(a) > 1 and a[1] == _RENT else 3)
+        names = ("rentSysvar", "staker", "withdrawer") if a[1] == _RENT else ("staker", "withdrawer")
+        return _typed("initializeChecked", {"stakeAccount": a[0], **dict(zip(names, a[1:], strict=False))})
+    if tag == 10:
+        (kind,) = struct.unpack_from("<I", data, 4)
+        info = {"stakeAccount": a[0], "authorityType": _AUTHORITIES[kind]}
+        names = ("authority", "newAuthority", "custodian")
+        _need(a, 4 if len(a) > 1 and a[1] == _CLOCK else 3)
+        return _typed("authorizeChecked", _after_clock(info, a, 1, ("clockSysvar", *names), names))
+    if tag == 13:
+        return {"type": "getMinimumDelegation"}  # no info: a validator leaves a null info out
+    if tag == 14:
+        _need(a, 3)
+        return _typed("deactivateDelinquent", {"stakeAccount": a[0], "voteAccount": a[1], "referenceVoteAccount": a[2]})
+    if tag == 15:
+        order = ("stakeAccount", "newStakeAccount", "voteAccount", "stakeConfigAccount", "stakeAuthority")
+        _need(a, 5)
+        return _typed("redelegate", dict(zip(order, a, strict=False)))
+    if tag in (16, 17):
+        _need(a, 3)
+        (lamports,) = struct.unpack_from("<Q", data, 4)
+        info = {"source": a[0], "destination": a[1], "stakeAuthority": a[2], "lamports": lamports}
+        return _typed("moveStake" if tag == 16 else "moveLamports", info)
+    return None
+
+
+def _with_seed(tag: int, a: list[str], data: bytes) -> Info:
+    """authorizeWithSeed (8) and authorizeCheckedWithSeed (11)."""
+    at = 4
+    new_authorized = None
+    if tag == 8:
+        new_authorized, at = _key(data, 4), 36
+    (kind,) = struct.unpack_from("<I", data, at)
+    seed, at = _string(data, at + 4)
+    info: Info = {"stakeAccount": a[0], "authorityBase": a[1]}
+    if new_authorized is not None:
+        info["newAuthorized"] = new_authorized
+    info.update({"authorityType": _AUTHORITIES[kind], "authoritySeed": seed, "authorityOwner": _key(data, at)})
+    _need(a, 2 if tag == 8 else 3)
+    if tag == 8:
+        sysvar_first = ("clockSysvar", "custodian")
+        return _typed(
+            "authorizeWithSeed", _after_clock(info, a, 2, sysvar_first, ("custodian",)) if len(a) > 2 else info
+        )
+    _need(a, 4 if a[2] == _CLOCK else 3)
+    names = ("newAuthorized", "custodian")
+    return _typed("authorizeCheckedWithSeed", _after_clock(info, a, 2, ("clockSysvar", *names), names))
 
 
 def account(data: bytes) -> Info | None:

@@ -1,5 +1,6 @@
 """`jsonParsed` of SPL Token and Token-2022, as a validator gives it: instructions (the base set here,
-Token-2022's extension instructions in `parsed_token_ext`) and accounts (mints and token accounts, with the
+Token-2022's extension instructions in `parsed_token_ext` and `parsed_token_confidential`, the token
+group and metadata interfaces in `parsed_token_interface`) and accounts (mints and token accounts, with the
 Token-2022 extensions they carry)."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from solders.pubkey import Pubkey
 from solders.token.state import Mint, TokenAccount, TokenAccountState
 
 from yieldcli.sandbox.chain.execution import token_amount_json
-from yieldcli.sandbox.rpc import parsed_token_ext
+from yieldcli.sandbox.rpc import parsed_token_confidential, parsed_token_ext, parsed_token_interface
 from yieldcli.solana import programs
 
 Info = dict[str, Any]
@@ -175,16 +176,22 @@ def instruction(accounts: list[str], data: bytes) -> Info | None:
         25: ("initializeMintCloseAuthority", lambda: {"mint": a[0], "newAuthority": _coption(data, 1)}),
     }
     if tag not in simple:
-        return parsed_token_ext.instruction(accounts, data)
+        if tag in (27, 37):  # confidential transfers and their fees
+            found = parsed_token_confidential.instruction(accounts, data)
+            return None if found is None else typed(*found)
+        # An extension's instruction, else the token group or metadata interface Token-2022 serves.
+        parsed = parsed_token_ext.instruction(accounts, data)
+        found = None if parsed is not None else parsed_token_interface.instruction(accounts, data)
+        return parsed if found is None else typed(*found)
     kind, info = simple[tag]
     return typed(kind, info())
 
 
 def _data_size(a: list[str], data: bytes) -> Info:
     info: Info = {"mint": a[0]}
-    kinds = [struct.unpack_from("<H", data, at)[0] for at in range(1, len(data) - 1, 2)]
+    kinds = parsed_token_ext.extension_types(data, 1)
     if kinds:
-        info["extensionTypes"] = [EXTENSIONS[k] for k in kinds]
+        info["extensionTypes"] = kinds
     return info
 
 

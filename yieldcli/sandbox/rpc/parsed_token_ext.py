@@ -1,13 +1,15 @@
-"""`jsonParsed` of Token-2022's extension instructions (numbers 26 and up), in a validator's shapes:
-transfer fees, default account state, required memos, the native mint, non-transferable mints, the CPI
-guard, permanent delegates, transfer hooks, excess lamports, and the metadata, group and group member
-pointers. The confidential, interest-bearing, scaled-UI, pausable and reallocate instructions stay raw
-(None here), as for any instruction not parsed."""
+"""`jsonParsed` of Token-2022's extension instructions (numbers 26 and up), in a validator's shapes
+(agave's parse_token/extension): transfer fees, default account state, reallocate, required memos, the
+native mint, non-transferable mints, the interest-bearing mint, the CPI guard, permanent delegates,
+transfer hooks, excess lamports, the metadata, group and group member pointers, the scaled UI amount
+and pausable mints. The confidential transfer and confidential fee instructions are in
+`parsed_token_confidential`; the confidential mint-burn ones stay raw (None here)."""
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from solders.pubkey import Pubkey
@@ -15,23 +17,63 @@ from solders.pubkey import Pubkey
 from yieldcli.sandbox.chain.execution import token_amount_json
 
 Info = dict[str, Any]
+Parser = Callable[[list[str], bytes], tuple[str, Info] | None]
 _STATES = ("uninitialized", "initialized", "frozen")
+# Token-2022's ExtensionType by number, as instructions name them (UiExtensionType: accounts name the
+# last ones scaledUiAmountConfig and pausableConfig instead).
+EXTENSION_TYPES = (
+    "uninitialized",
+    "transferFeeConfig",
+    "transferFeeAmount",
+    "mintCloseAuthority",
+    "confidentialTransferMint",
+    "confidentialTransferAccount",
+    "defaultAccountState",
+    "immutableOwner",
+    "memoTransfer",
+    "nonTransferable",
+    "interestBearingConfig",
+    "cpiGuard",
+    "permanentDelegate",
+    "nonTransferableAccount",
+    "transferHook",
+    "transferHookAccount",
+    "confidentialTransferFeeConfig",
+    "confidentialTransferFeeAmount",
+    "metadataPointer",
+    "tokenMetadata",
+    "groupPointer",
+    "tokenGroup",
+    "groupMemberPointer",
+    "tokenGroupMember",
+    "confidentialMintBurn",
+    "scaledUiAmount",
+    "pausable",
+    "pausableAccount",
+)
 
 
-def _key(data: bytes, at: int) -> str:
+def extension_types(data: bytes, at: int) -> list[str]:
+    """The u16 ExtensionTypes from `at` to the end, named (an unknown number is unparsable)."""
+    if (len(data) - at) % 2:
+        raise ValueError("odd extension list")
+    return [EXTENSION_TYPES[k] for (k,) in struct.iter_unpack("<H", data[at:])]
+
+
+def key(data: bytes, at: int) -> str:
     raw = data[at : at + 32]
     if len(raw) != 32:
         raise ValueError("short key")
     return str(Pubkey.from_bytes(raw))
 
 
-def _nonzero(data: bytes, at: int) -> str | None:
+def nonzero(data: bytes, at: int) -> str | None:
     """An OptionalNonZeroPubkey: all zeros is none."""
-    key = _key(data, at)
-    return None if data[at : at + 32] == bytes(32) else key
+    found = key(data, at)
+    return None if data[at : at + 32] == bytes(32) else found
 
 
-def _signed(info: Info, name: str, a: list[str], at: int) -> Info:
+def signed(info: Info, name: str, a: list[str], at: int) -> Info:
     """The authority at `at`: a single signer, or a multisig and its signers after it (parse_signers)."""
     if len(a) > at + 1:
         info["multisig" + name[0].upper() + name[1:]] = a[at]
@@ -52,7 +94,7 @@ def _transfer_fee(a: list[str], d: bytes) -> tuple[str, Info] | None:
     if sub == 0:
         at, authorities = 2, []
         for _ in range(2):  # two COption<Pubkey>: a tag byte, then the key when it is 1
-            authorities.append(_key(d, at + 1) if d[at] == 1 else None)
+            authorities.append(key(d, at + 1) if d[at] == 1 else None)
             at += 33 if d[at] == 1 else 1
         points, maximum = struct.unpack_from("<HQ", d, at)
         info = _set(
@@ -70,15 +112,15 @@ def _transfer_fee(a: list[str], d: bytes) -> tuple[str, Info] | None:
             "tokenAmount": token_amount_json(amount, decimals),
             "feeAmount": token_amount_json(fee, decimals),
         }
-        return "transferCheckedWithFee", _signed(info, "authority", a, 3)
+        return "transferCheckedWithFee", signed(info, "authority", a, 3)
     if sub == 2:
         info = {"mint": a[0], "feeRecipient": a[1]}
-        return "withdrawWithheldTokensFromMint", _signed(info, "withdrawWithheldAuthority", a, 2)
+        return "withdrawWithheldTokensFromMint", signed(info, "withdrawWithheldAuthority", a, 2)
     if sub == 3:
         count = d[2]
         first = len(a) - count
         info = {"mint": a[0], "feeRecipient": a[1], "sourceAccounts": a[first:]}
-        return "withdrawWithheldTokensFromAccounts", _signed(info, "withdrawWithheldAuthority", a[:first], 2)
+        return "withdrawWithheldTokensFromAccounts", signed(info, "withdrawWithheldAuthority", a[:first], 2)
     if sub == 4:
         return "harvestWithheldTokensToMint", {"mint": a[0], "sourceAccounts": a[1:]}
     if sub == 5:
@@ -97,47 +139,94 @@ def _default_state(a: list[str], d: bytes) -> tuple[str, Info] | None:
     info = {"mint": a[0], "accountState": _STATES[d[2]]}
     if d[1] == 0:
         return "initializeDefaultAccountState", info
-    return "updateDefaultAccountState", _signed(info, "freezeAuthority", a, 1)
+    return "updateDefaultAccountState", signed(info, "freezeAuthority", a, 1)
 
 
-def _toggle(noun: str) -> Callable[[list[str], bytes], tuple[str, Info] | None]:
+def _toggle(noun: str) -> Parser:
     def parse(a: list[str], d: bytes) -> tuple[str, Info] | None:
         if d[1] > 1:
             return None
-        return ("enable" if d[1] == 0 else "disable") + noun, _signed({"account": a[0]}, "owner", a, 1)
+        return ("enable" if d[1] == 0 else "disable") + noun, signed({"account": a[0]}, "owner", a, 1)
 
     return parse
 
 
-def _pointer(noun: str, field: str) -> Callable[[list[str], bytes], tuple[str, Info] | None]:
+def _pointer(noun: str, field: str) -> Parser:
     """The pointer extensions (and the transfer hook): initialize with an authority and an address,
     update the address."""
 
     def parse(a: list[str], d: bytes) -> tuple[str, Info] | None:
         if d[1] == 0:
-            info = _set({"mint": a[0]}, authority=_nonzero(d, 2), **{field: _nonzero(d, 34)})
+            info = _set({"mint": a[0]}, authority=nonzero(d, 2), **{field: nonzero(d, 34)})
             return "initialize" + noun, info
         if d[1] == 1:
-            info = _set({"mint": a[0]}, **{field: _nonzero(d, 2)})
-            return "update" + noun, _signed(info, "authority", a, 1)
+            info = _set({"mint": a[0]}, **{field: nonzero(d, 2)})
+            return "update" + noun, signed(info, "authority", a, 1)
         return None
 
     return parse
 
 
-_BY_TAG: dict[int, Callable[[list[str], bytes], tuple[str, Info] | None]] = {
+def _f64(data: bytes, at: int) -> str:
+    """An f64 as Rust's Display writes it (agave's `f64::to_string`): shortest, never an exponent."""
+    (value,) = struct.unpack_from("<d", data, at)
+    text = format(Decimal(repr(value)), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _interest_bearing(a: list[str], d: bytes) -> tuple[str, Info] | None:
+    if d[1] == 0:
+        (rate,) = struct.unpack_from("<h", d, 34)
+        return "initializeInterestBearingConfig", {"mint": a[0], "rateAuthority": nonzero(d, 2), "rate": rate}
+    if d[1] == 1:
+        (rate,) = struct.unpack_from("<h", d, 2)
+        return "updateInterestBearingConfigRate", signed({"mint": a[0], "newRate": rate}, "rateAuthority", a, 1)
+    return None
+
+
+def _scaled_ui_amount(a: list[str], d: bytes) -> tuple[str, Info] | None:
+    if d[1] == 0:
+        info = {"mint": a[0], "authority": nonzero(d, 2), "multiplier": _f64(d, 34)}
+        return "initializeScaledUiAmountConfig", info
+    if d[1] == 1:
+        (timestamp,) = struct.unpack_from("<q", d, 10)
+        info = {"mint": a[0], "newMultiplier": _f64(d, 2), "newMultiplierTimestamp": timestamp}
+        return "updateMultiplier", signed(info, "authority", a, 1)
+    return None
+
+
+def _pausable(a: list[str], d: bytes) -> tuple[str, Info] | None:
+    if d[1] == 0:
+        return "initializePausableConfig", {"mint": a[0], "authority": nonzero(d, 2)}
+    if d[1] in (1, 2):
+        return ("pause" if d[1] == 1 else "resume"), signed({"mint": a[0]}, "authority", a, 1)
+    return None
+
+
+def _reallocate(a: list[str], d: bytes) -> tuple[str, Info]:
+    if len(a) < 4:
+        raise IndexError("reallocate names four accounts at least")
+    info = {"account": a[0], "payer": a[1], "systemProgram": a[2], "extensionTypes": extension_types(d, 1)}
+    return "reallocate", signed(info, "owner", a, 3)
+
+
+_BY_TAG: dict[int, Parser] = {
     26: _transfer_fee,
     28: _default_state,
+    29: _reallocate,
     30: _toggle("RequiredMemoTransfers"),
     31: lambda a, d: ("createNativeMint", {"payer": a[0], "nativeMint": a[1], "systemProgram": a[2]}),
     32: lambda a, d: ("initializeNonTransferableMint", {"mint": a[0]}),
+    33: _interest_bearing,
     34: _toggle("CpiGuard"),
-    35: lambda a, d: ("initializePermanentDelegate", {"mint": a[0], "delegate": _key(d, 1)}),
+    35: lambda a, d: ("initializePermanentDelegate", {"mint": a[0], "delegate": key(d, 1)}),
     36: _pointer("TransferHook", "programId"),
-    38: lambda a, d: ("withdrawExcessLamports", _signed({"source": a[0], "destination": a[1]}, "authority", a, 2)),
+    38: lambda a, d: ("withdrawExcessLamports", signed({"source": a[0], "destination": a[1]}, "authority", a, 2)),
     39: _pointer("MetadataPointer", "metadataAddress"),
     40: _pointer("GroupPointer", "groupAddress"),
     41: _pointer("GroupMemberPointer", "memberAddress"),
+    43: _scaled_ui_amount,
+    44: _pausable,
 }
 
 

@@ -1,7 +1,8 @@
 """Solana PubSub over WebSocket, on the port after the JSON-RPC's (as solana-test-validator serves it).
 
-Subscriptions: account, program, logs, signature, slot and root, and their unsubscribe calls, with
-the notification shapes a validator sends. One watcher reads what landed since it last looked (the
+Subscriptions: account, program, logs, signature, slot, root, slot updates and votes, and their
+unsubscribe calls, with the notification shapes a validator sends, each at the commitment it asked for
+(see notifications.py). One watcher reads what landed since it last looked (the
 chain's records, so transactions another process landed on the same state folder count too): woken
 at once when this process lands one, and once a slot otherwise, only while anything is subscribed.
 A signature that already landed when it is subscribed to is notified at once, so a client that
@@ -16,23 +17,17 @@ import json
 import socket
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from solders.account import Account
-from solders.pubkey import Pubkey
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from yieldcli.sandbox.chain.history import History
-from yieldcli.sandbox.chain.records import TxRecord
-from yieldcli.sandbox.rpc.cluster import node_vote
 from yieldcli.sandbox.rpc.encoding import ACCOUNT_ENCODINGS, unknown
+from yieldcli.sandbox.rpc.notifications import EncodeAccount, Notifying, Subscription, told_from
 from yieldcli.sandbox.rpc.params import Invalid, options, param, pubkey
 from yieldcli.sandbox.rpc.tokens import matcher
 from yieldcli.sandbox.runtime import Runtime, RuntimeRpcError
 
-EncodeAccount = Callable[[Account | None, dict[str, Any]], Any]  # (account, config) -> the RPC's account JSON
 UNSUBSCRIBE = {
     "accountUnsubscribe": "account",
     "programUnsubscribe": "program",
@@ -52,19 +47,7 @@ PER_SLOT = {
 }
 
 
-MAX_SLOTS_TOLD = 64  # slots told at once after a pause (a process that slept, a jump of many slots)
-
-
-@dataclass
-class Subscription:
-    kind: str  # account, program, logs, signature, slot, root
-    connection: ServerConnection
-    key: str = ""  # the account, program or signature watched; the address logs must mention ("" for all)
-    config: dict[str, Any] = field(default_factory=dict)
-    test: Callable[[str, bytes], bool] | None = None  # programSubscribe's filters
-
-
-class PubSubServer:
+class PubSubServer(Notifying):
     """`PubSubServer(runtime, sock, encode_account).start()`; `.url`; `.poke()` when something lands; `.stop()`."""
 
     def __init__(self, runtime: Runtime, sock: socket.socket, encode_account: EncodeAccount):
@@ -157,6 +140,7 @@ class PubSubServer:
                 del self._subscriptions[number]
                 return {"jsonrpc": "2.0", "result": True, "id": rid}
             subscription = self._subscription(connection, method, params)
+            subscription.level, subscription.seen = told_from(self.runtime, subscription.config.get("commitment"))
         except RuntimeRpcError as exc:
             return _error(rid, exc.code, exc.message)
         number = next(self._ids)
@@ -206,112 +190,6 @@ class PubSubServer:
                     await connection.send(json.dumps(message, separators=(",", ":")))
                 except ConnectionClosed:
                     pass
-
-    def _notifications(self) -> list[tuple[ServerConnection, dict[str, Any]]]:
-        history = self.runtime.history()
-        fresh = _since(history, self._last)
-        if history.records:
-            self._last = history.records[-1].signature
-        out: list[tuple[ServerConnection, dict[str, Any]]] = []
-        touched: dict[str, int] = {}  # account -> slot of the last transaction that could write it
-        for record in fresh:
-            keys = history.account_keys(record)
-            touched.update((k, record.slot) for k in history.written(record))
-            for number, s in list(self._subscriptions.items()):
-                if s.kind == "logs" and (not s.key or s.key in keys):
-                    value = {"signature": record.signature, "err": record.err, "logs": record.logs}
-                    out.append(self._note(number, s, "logs", {"context": {"slot": record.slot}, "value": value}))
-        for number, s in list(self._subscriptions.items()):
-            if s.kind == "signature":
-                # Told once the transaction reaches the subscription's commitment (it may have landed
-                # before it was subscribed to): confirmed at once, finalized some slots later.
-                landed = self.runtime.status(s.key)
-                if landed is not None and landed.slot <= history.commitment_slot(s.config.get("commitment")):
-                    out.append(self._signature(number, s, landed))
-            elif s.kind == "account" and s.key in touched:
-                value = self._encode_account(self.runtime.get_account(Pubkey.from_string(s.key)), s.config)
-                out.append(self._note(number, s, "account", {"context": {"slot": touched[s.key]}, "value": value}))
-            elif s.kind == "program":
-                out += self._program(number, s, touched)
-        if history.slot != self._slot:
-            # Every slot passed since the last look is told, as a node tells each (a landing and a
-            # slot's end between two looks are two slots), the last MAX_SLOTS_TOLD at most.
-            passed = range(max(self._slot + 1, history.slot - MAX_SLOTS_TOLD + 1), history.slot + 1)
-            self._slot = history.slot
-            for slot in passed:
-                out += self._per_slot(history, slot)
-        if history.finalized != self._root:
-            self._root = history.finalized
-            roots = [(n, s) for n, s in list(self._subscriptions.items()) if s.kind == "root"]
-            out += [self._note(n, s, "root", history.finalized) for n, s in roots]
-        return out
-
-    def _per_slot(self, history: History, slot: int) -> list[tuple[ServerConnection, dict[str, Any]]]:
-        """What a new slot tells: the slot, the root (finalized, a fixed depth behind), the bank
-        updates, and the node's own vote on the block just made."""
-        made = slot - 1
-        root = max(history.finalized - (history.slot - slot), min(history.first_block, history.finalized))
-        stamp = history.started_ms
-        counts = [r.err is None for r in history.by_slot.get(made, [])]
-        updates = [
-            {"type": "frozen", "slot": made, "timestamp": stamp, "stats": _bank_stats(counts)},
-            {"type": "optimisticConfirmation", "slot": made, "timestamp": stamp},
-            {"type": "root", "slot": root, "timestamp": stamp},
-            {"type": "createdBank", "slot": slot, "parent": made, "timestamp": stamp},
-        ]
-        out = []
-        for number, s in list(self._subscriptions.items()):
-            if s.kind == "slot":
-                out.append(self._note(number, s, "slot", {"parent": made, "root": root, "slot": slot}))
-            elif s.kind == "slotsUpdates":
-                out += [self._note(number, s, "slotsUpdates", update) for update in updates]
-            elif s.kind == "vote":
-                out.append(self._note(number, s, "vote", node_vote(history, made)))
-        return out
-
-    def _signature(self, number: int, s: Subscription, record: TxRecord) -> tuple[ServerConnection, dict[str, Any]]:
-        self._subscriptions.pop(number, None)  # a signature is told once, then the subscription ends
-        return self._note(number, s, "signature", {"context": {"slot": record.slot}, "value": {"err": record.err}})
-
-    def _program(
-        self, number: int, s: Subscription, touched: dict[str, int]
-    ) -> list[tuple[ServerConnection, dict[str, Any]]]:
-        out = []
-        for key, slot in touched.items():
-            account = self.runtime.get_account(Pubkey.from_string(key))
-            if account is None or str(account.owner) != s.key:
-                continue
-            if s.test is not None and not s.test(s.key, bytes(account.data)):
-                continue
-            value = {"pubkey": key, "account": self._encode_account(account, s.config)}
-            out.append(self._note(number, s, "program", {"context": {"slot": slot}, "value": value}))
-        return out
-
-    @staticmethod
-    def _note(number: int, s: Subscription, kind: str, result: Any) -> tuple[ServerConnection, dict[str, Any]]:
-        params = {"result": result, "subscription": number}
-        return s.connection, {"jsonrpc": "2.0", "method": f"{kind}Notification", "params": params}
-
-
-def _since(history: History, last: str | None) -> list[TxRecord]:
-    """The records after `last` (all of them if it is gone, none if there was none and none came)."""
-    records = history.records
-    if last is None:
-        return list(records)
-    for n in range(len(records) - 1, -1, -1):
-        if records[n].signature == last:
-            return list(records[n + 1 :])
-    return list(records)
-
-
-def _bank_stats(landed: list[bool]) -> dict[str, int]:
-    ok = sum(landed)
-    return {
-        "numTransactionEntries": len(landed),
-        "numSuccessfulTransactions": ok,
-        "numFailedTransactions": len(landed) - ok,
-        "maxTransactionsPerEntry": 1 if landed else 0,
-    }
 
 
 def _error(rid: Any, code: int, message: str) -> dict[str, Any]:

@@ -216,7 +216,7 @@ def test_the_intent_guard_refuses_a_doctored_transaction_before_the_device_is_as
         time.sleep(0.5)
         assert device.texts() == []  # the device's screen never showed anything to sign
         assert world.usdc_position() == before
-        assert rpc_call(sandbox.rpc_url, "getBalance", [str(stranger)])["value"] == 0
+        assert rpc_call(sandbox.rpc_url, "getBalance", [str(stranger), {"commitment": "confirmed"}])["value"] == 0
     finally:
         stand_in.stop()
 
