@@ -40,6 +40,7 @@ from yieldcli.sandbox.chain.clock import (
     blockhash_bytes,
     height_offset_for,
     new_genesis_hash,
+    set_sysvar_time,
 )
 from yieldcli.sandbox.chain.clock import now_ms as clock_now_ms
 from yieldcli.sandbox.chain.execution import token_amount_json
@@ -148,6 +149,7 @@ class Runtime(SetupHelpers, Landing, FaultControls):
         """Tell LiteSVM the slot moved: its clock, its own blockhash (durable nonces use it) and SlotHashes."""
         slot = self._clock.slot
         self._svm.warp_to_slot(slot)
+        set_sysvar_time(self._svm, slot, self._clock.started_ms // 1000)
         self._svm.expire_blockhash()
         # SlotHashes holds the current slot too, so a slot read by getSlot can create a lookup table.
         genesis = self._clock.genesis

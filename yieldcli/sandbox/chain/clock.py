@@ -52,6 +52,17 @@ def commitment_level(commitment: str | None) -> str:
     return "finalized"
 
 
+def set_sysvar_time(svm: Any, slot: int, unix_seconds: int) -> None:
+    """The Clock sysvar at `slot` with the slot's wall-clock second, as a validator's (programs read it:
+    Token-2022's interest-bearing mints, vesting schedules...); LiteSVM would keep it at 0."""
+    from solders.clock import Clock as SysvarClock
+
+    clock = svm.get_clock()
+    svm.set_clock(
+        SysvarClock(slot, clock.epoch_start_timestamp, clock.epoch, clock.leader_schedule_epoch, unix_seconds)
+    )
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 

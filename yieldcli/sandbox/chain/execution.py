@@ -151,6 +151,7 @@ class ExecutionHelpers:
         (first instruction runs out of compute, fee charged, logs real), then copy the result back."""
         scratch = self._new_svm()
         scratch.warp_to_slot(self._clock.slot)
+        scratch.set_clock(self._svm.get_clock())
         scratch.set_slot_hashes(self._svm.get_slot_hashes())
         for program_id, elf in self._programs.items():
             scratch.add_program(program_id, elf)

@@ -283,6 +283,11 @@ def extension(kind: int, v: bytes) -> Info:
             return {"extension": name, "state": states[name]()}
         except (IndexError, struct.error):
             pass
+    if name in parsed_token_ext.ACCOUNT_STATES:
+        try:
+            return {"extension": name, "state": parsed_token_ext.ACCOUNT_STATES[name](v)}
+        except (IndexError, struct.error, ValueError):  # UnicodeDecodeError is a ValueError
+            pass
     return {"extension": "unparseableExtension"}
 
 

@@ -235,3 +235,55 @@ def instruction(accounts: list[str], data: bytes) -> Info | None:
     parser = _BY_TAG.get(data[0])
     found = None if parser is None else parser(accounts, data)
     return None if found is None else {"info": found[1], "type": found[0]}
+
+
+def _strings(data: bytes, at: int, count: int) -> tuple[list[str], int]:
+    """`count` u32-length-prefixed UTF-8 strings from `at`, and where they end (a short one raises)."""
+    found = []
+    for _ in range(count):
+        (length,) = struct.unpack_from("<I", data, at)
+        if at + 4 + length > len(data):
+            raise ValueError("short string")
+        found.append(data[at + 4 : at + 4 + length].decode("utf-8"))
+        at += 4 + length
+    return found, at
+
+
+def _token_metadata(v: bytes) -> Info:
+    (name, symbol, uri), at = _strings(v, 64, 3)
+    (pairs,) = struct.unpack_from("<I", v, at)
+    extra, _ = _strings(v, at + 4, 2 * pairs)
+    additional = [[extra[i], extra[i + 1]] for i in range(0, len(extra), 2)]
+    return {"updateAuthority": nonzero(v, 0), "mint": key(v, 32), "name": name, "symbol": symbol, "uri": uri,
+            "additionalMetadata": additional}  # fmt: skip
+
+
+# A mint's or account's extension state, for the extensions these parse (agave's `parse_token_extension`);
+# the others are in `parsed_token.extension`.
+ACCOUNT_STATES: dict[str, Callable[[bytes], Info]] = {
+    "interestBearingConfig": lambda v: {
+        "rateAuthority": nonzero(v, 0),
+        "initializationTimestamp": struct.unpack_from("<q", v, 32)[0],
+        "preUpdateAverageRate": struct.unpack_from("<h", v, 40)[0],
+        "lastUpdateTimestamp": struct.unpack_from("<q", v, 42)[0],
+        "currentRate": struct.unpack_from("<h", v, 50)[0],
+    },
+    "scaledUiAmountConfig": lambda v: {
+        "authority": nonzero(v, 0),
+        "multiplier": _f64(v, 32),
+        "newMultiplierEffectiveTimestamp": struct.unpack_from("<q", v, 40)[0],
+        "newMultiplier": _f64(v, 48),
+    },
+    "tokenMetadata": _token_metadata,
+    "tokenGroup": lambda v: {
+        "updateAuthority": nonzero(v, 0),
+        "mint": key(v, 32),
+        "size": struct.unpack_from("<Q", v, 64)[0],
+        "maxSize": struct.unpack_from("<Q", v, 72)[0],
+    },
+    "tokenGroupMember": lambda v: {
+        "mint": key(v, 0),
+        "group": key(v, 32),
+        "memberNumber": struct.unpack_from("<Q", v, 64)[0],
+    },
+}
