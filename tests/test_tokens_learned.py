@@ -31,7 +31,7 @@ def test_a_learned_token_is_shown_by_its_symbol_and_a_listed_one_resolves():
 
 
 @pytest.mark.parametrize(
-    "symbol", ["USDC", "usdc", "WSOL", "PYUSD", "U5DC", "USDC.", "JitoS0L", "jit0sol", "m-SOL", "$OL"]
+    "symbol", ["USDC", "usdc", "WSOL", "PYUSD", "U5DC", "USDC.", "JitoS0L", "jit0sol", "m-SOL", "$OL", "rnSOL", "VVSOL"]
 )
 def test_a_token_whose_symbol_reads_as_a_built_in_one_is_not_learned(symbol):
     assert tokens.candidate(SDX, symbol, "USD Coin", 6) is None

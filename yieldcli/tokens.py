@@ -9,6 +9,7 @@ itself "USDC"), nor one already learned for another mint.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -62,13 +63,21 @@ _LEARNED_BY_SYMBOL: dict[str, Token] = {}
 # else (spaces, controls, look-alike letters of other scripts) would let a name pass for another.
 _SYMBOL_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9$._-]{0,11}")
 _NAME_SHAPE = re.compile(r"[ -~]{1,40}")  # printable ASCII; the name is only shown
-# Symbols that read alike are one symbol: digits that pass for letters, and the marks, left out.
-_READS_AS = str.maketrans({"0": "o", "1": "l", "i": "l", "5": "s", "$": "s", "8": "b", "2": "z", "6": "g"})
+# Symbols that read alike are one symbol: digits that pass for letters, Cyrillic and Greek letters that
+# pass for Latin ones (after NFKC has folded full-width forms), letter pairs that pass for one, no marks.
+_READS_AS = str.maketrans(
+    {"0": "o", "1": "l", "i": "l", "5": "s", "$": "s", "8": "b", "2": "z", "6": "g"}
+    | dict(zip("авсеһіјкмнорѕтухьԁԛԝ", "abcehijkmhopstyxbdqw", strict=True))  # Cyrillic, lower-cased
+    | dict(zip("αβεζηικμνορτυχ", "abezhikmnoptux", strict=True))  # Greek, lower-cased
+)
 
 
 def skeleton(symbol: str) -> str:
-    """What `symbol` reads as: `JitoS0L`, `U5DC` and `USDC.` read as `JitoSOL`, `USDC` and `USDC` do."""
-    return symbol.lower().translate(_READS_AS).replace(".", "").replace("_", "").replace("-", "")
+    """What `symbol` reads as: `JitoS0L`, `U5DC`, `USDC.`, `rnSOL`, `ＵＳＤＣ` and `USDС` (a Cyrillic С)
+    read as `JitoSOL`, `USDC`, `USDC`, `mSOL`, `USDC` and `USDC` do."""
+    folded = unicodedata.normalize("NFKC", symbol).lower().translate(_READS_AS)
+    folded = folded.replace("rn", "m").replace("vv", "w").replace("cl", "d")
+    return "".join(ch for ch in folded if ch.isalnum() or ch in "$").translate(_READS_AS)
 
 
 _BUILT_IN_SKELETONS = {skeleton(symbol): token for symbol, token in _BY_SYMBOL.items()}
@@ -89,6 +98,16 @@ def passes_for_built_in(symbol: str, mint: str) -> bool:
     token's own word that would show another mint as USDC)."""
     shipped = _BUILT_IN_SKELETONS.get(skeleton(symbol))
     return shipped is not None and shipped.mint != mint
+
+
+def shown_symbol(mint: str, reported: str | None) -> str | None:
+    """The symbol to show for `mint` beside what a service reported: a built-in mint's own, whatever it
+    was called; a reported symbol that reads as a built-in token's on another mint, none (show the
+    address); else the reported one."""
+    shipped = _BY_MINT.get(mint)
+    if shipped is not None:
+        return shipped.symbol
+    return None if not reported or passes_for_built_in(reported, mint) else reported
 
 
 def by_symbol(symbol: str) -> Token | None:

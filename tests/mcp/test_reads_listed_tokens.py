@@ -39,3 +39,13 @@ def test_the_policy_may_name_a_listed_token_by_its_symbol(sandbox, isolated):
             return await client.call_tool("strategy", {})
 
     assert not run(body).is_error  # the server started: [assets.SDX] named a known token
+
+
+def test_the_reads_never_call_another_mint_by_a_built_in_symbol():
+    from yieldcli.mcp.reads import _symbol
+
+    usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+    assert _symbol(usdc, "SDX") == "USDC"  # a built-in mint by its own symbol
+    for said in ("USDC", "USDC\u200b", "USDС", "mSΟL"):  # zero-width space, Cyrillic С, Greek Ο
+        assert _symbol(SDX, said) == SDX, said
+    assert _symbol(SDX, "SDX") == "SDX"

@@ -49,7 +49,7 @@ async def ready(api: Any, settings: ChainSettings, what: Write | Handed, write: 
     from yieldcli.client.listed_tokens import listed_mint
 
     mint = await listed_mint(api, settings, what.asset, what.strategy_id)  # `asset="SDX"`: a listed token's symbol
-    what = what if mint is None else replace(what, asset=mint)
+    what = what if mint is None else replace(what, asset=mint, named_as=what.asset)
     return _ready_order(api, settings, await order_of(settings, what), write)
 
 

@@ -184,6 +184,7 @@ class Write:
     position: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     amount_name: str = "amount"  # what the amount is called in errors (the command line's `--amount`)
+    named_as: str | None = None  # the symbol `asset` (now its mint) was given as, when a listed token's
 
 
 @dataclass(frozen=True)
@@ -282,7 +283,7 @@ async def order_of(settings: ChainSettings, ask: Write) -> Order:
         options=ask.options,
     )
     # The guard holds the mint, as its own read finds it, to the decimals the amount was converted with.
-    return replace(order, request=replace(order.request, decimals=converted_with))
+    return replace(order, request=replace(order.request, decimals=converted_with, named_as=ask.named_as))
 
 
 def _named(mint: str) -> str:

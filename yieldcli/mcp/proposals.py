@@ -116,7 +116,6 @@ class Book:
         return Budget(*self.audit.budget(mint))
 
     def prepare(self, intent: AgentAsk) -> Proposal:
-        mint = resolve_listed(self._client, intent.asset)
         if intent.everything and intent.amount is not None:
             raise UsageError("give an amount or all, not both", kind="usage.amount")
         self.audit.append("prepare", intent=intent.to_dict())
@@ -126,6 +125,8 @@ class Book:
             self.audit.append("prepare_failed", intent=intent.to_dict(), kind=getattr(exc, "kind", type(exc).__name__))
             raise
         effect = prepared.effect
+        # The mint the write itself resolved and the check read (a listed token's symbol is resolved once).
+        mint = (effect.expected.get("mint") if effect else None) or resolve_listed(self._client, intent.asset)
         fee = prepared.fee.total if prepared.fee else None
         proposal_id = secrets.token_urlsafe(12)
         raw: int | None = None

@@ -177,7 +177,7 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
                 truncated=cut,
                 positions=[
                     PositionOut(
-                        token_symbol=inert(p.token_symbol, 16),
+                        token_symbol=_symbol(p.token_address, p.token_symbol),
                         token_address=inert(p.token_address),
                         decimals=p.decimals,
                         fund_id=inert(p.fund_id),
@@ -200,7 +200,7 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
                 truncated=cut,
                 balances=[
                     BalanceOut(
-                        token_symbol=inert(b.token_symbol, 16),
+                        token_symbol=_symbol(b.token_address, b.token_symbol),
                         token_address=inert(b.token_address),
                         decimals=b.decimals,
                         **_amounts(b, "total_balance", "wallet_part", "funds", "amount_of_yield"),
@@ -236,6 +236,12 @@ def register_reads(server: MCPServer, client: Any, wallet: str) -> None:
     @server.tool(annotations=READ, description="Whether the service answers.")
     async def health() -> Annotated[CallToolResult, Health]:
         return await run(lambda: Health(status=inert(client.health(), 32)))
+
+
+def _symbol(mint: str, reported: str) -> str:
+    """The symbol the command line's tables show (`tokens.shown_symbol`), judged once made inert (an
+    invisible character dropped must not turn "USDC<ZWSP>" into USDC); the address when it would mislead."""
+    return tokens.shown_symbol(mint, inert(reported, 16)) or inert(mint)
 
 
 def _asset(client: Any, value: str | None) -> str | None:

@@ -54,9 +54,10 @@ class DecimalsLie:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def lie(self, call: dict, result: dict) -> None:
-        if (self.lied and not self.always) or call.get("method") != self.method or "result" not in result:
+        method = call.get("method")
+        if (self.lied and not self.always) or method not in self.method.split("|") or "result" not in result:
             return
-        keys = call["params"][0] if self.method == "getMultipleAccounts" else [call["params"][0]]
+        keys = call["params"][0] if method == "getMultipleAccounts" else [call["params"][0]]
         values = result["result"]["value"]
         for key, value in zip(keys, values if isinstance(values, list) else [values], strict=True):
             if key == SDX and value is not None:
@@ -72,9 +73,9 @@ def held(sandbox) -> int:
     return int.from_bytes(bytes(account.data)[64:72], "little") if account else 0
 
 
-def deposit(chain, rpc_url: str):
+def deposit(chain, rpc_url: str, amount: str = "0.01"):
     env = {"YIELD_RPC_URL": rpc_url, "YIELD_STRATEGY": SECOND_STRATEGY_ID}
-    return chain("deposit", "--asset", "SDX", "--amount", "0.01", "--send", "--yes", "-o", "json", env=env)
+    return chain("deposit", "--asset", "SDX", "--amount", amount, "--send", "--yes", "-o", "json", env=env)
 
 
 def test_decimals_lied_in_the_conversions_read_are_refused_by_the_guards_own_read(chain, sandbox):
@@ -103,6 +104,20 @@ def test_decimals_lied_in_every_other_read_are_refused_too(chain, sandbox):
     assert done.code == 10, done.stdout + done.stderr
     assert "converted with 6 decimals" in done.stdout + done.stderr
     assert held(sandbox) == 50_000_000
+
+
+def test_decimals_lied_in_every_account_read_are_refused_by_the_simulated_transfer(chain, sandbox):
+    # Every read of the mint says 9, the simulation is honest: the token program's TransferChecked in it
+    # states the mint's real 6 (it fails on any other), and 0.5 at 9 decimals would have been 500 SDX.
+    sandbox.runtime.mint_to(demo_keypair().pubkey(), Pubkey.from_string(SDX), 1_000_000_000)
+    liar = DecimalsLie(sandbox.rpc_url, "getMultipleAccounts|getAccountInfo", always=True)
+    try:
+        done = deposit(chain, liar.url, "0.5")
+    finally:
+        liar.httpd.shutdown()
+    assert done.code == 10, done.stdout + done.stderr
+    assert "in the simulation states 6" in done.stdout + done.stderr
+    assert held(sandbox) == 1_000_000_000
 
 
 def test_an_honest_rpc_moves_what_was_asked(chain, sandbox):

@@ -36,6 +36,7 @@ class Intent:
     position: str | None = None  # close-account: the position the user named by its address
     max_priority_fee: int | None = UNASKED_PRIORITY_FEE  # None: the user set the priority fee or a fee cap
     decimals: int | None = None  # what `amount` was converted from token units with (None: base units)
+    named_as: str | None = None  # the symbol the user named a listed (not built-in) token by
 
     @property
     def payer_is_users(self) -> bool:

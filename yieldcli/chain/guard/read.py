@@ -31,9 +31,11 @@ from yieldcli.chain.tx.state import (
     writable_addresses,
 )
 from yieldcli.errors import YieldError
-from yieldcli.solana import programs
-from yieldcli.solana.token_layout import MintInfo, parse_mint
-from yieldcli.tokens import built_in
+from yieldcli.solana import programs, token_metadata
+from yieldcli.solana.token_layout import TOKEN_2022_PROGRAM, TOKEN_PROGRAMS, MintInfo, parse_mint
+from yieldcli.tokens import built_in, learnable
+
+TRANSFER_CHECKED = bytes([12])  # the SPL Token and Token-2022 instruction: amount (u64), then decimals (u8)
 
 __all__ = ["STABLE_READ_ATTEMPTS", "AccountsKeptChanging", "check_transaction", "what_to_read"]
 
@@ -73,6 +75,8 @@ async def check_transaction(
     candidates = _readonly_candidates(message, addresses, lookup_tables)
     if intent.mint is not None and intent.mint not in addresses:
         candidates = list(dict.fromkeys([*candidates, intent.mint]))
+    if intent.mint is not None and intent.named_as is not None:  # where an SPL Token mint's name is kept
+        candidates = list(dict.fromkeys([*candidates, token_metadata.metaplex_address(intent.mint)]))
     readonly = [Pubkey.from_string(a) for a in candidates]
     around = await read_around(
         rpc,
@@ -113,9 +117,13 @@ async def check_transaction(
         precompile_fee=precompile,
         mints=mints,
     )
-    converted = _converted_otherwise(intent, mints)
-    if converted:
-        check = replace(check, differences=(*check.differences, converted))
+    found = [
+        _converted_otherwise(intent, mints),
+        _transferred_otherwise(intent, resolved, simulation.inner_instructions),
+        _named_otherwise(intent, {**known, **{a: info for a, info in zip(addresses, around.before, strict=True)}}),
+    ]
+    if any(found):
+        check = replace(check, differences=(*check.differences, *(f for f in found if f)))
     # The decimals of every mint as this check read them: what the review writes token units with.
     check = replace(check, observed={**check.observed, "decimals": {m: info.decimals for m, info in mints.items()}})
     said = await _fee_said(rpc, fee_question)
@@ -141,6 +149,47 @@ def _converted_otherwise(intent: Intent, mints: Mapping[str, MintInfo]) -> str |
     return (
         f"the amount was converted with {intent.decimals} decimals, but the mint {intent.mint} {read} "
         "in this check's read of the chain: the RPC answered two ways"
+    )
+
+
+def _transferred_otherwise(intent: Intent, resolved: Resolved, inner: Sequence[Mapping[str, Any]] | None) -> str | None:
+    """The token program's TransferChecked of the asked mint, in the simulation, states the mint's
+    decimals (it fails on any others): the conversion's decimals must be those, whatever the accounts
+    read said (an RPC lying about the mint's account but simulating honestly)."""
+    if intent.decimals is None or intent.mint is None:
+        return None
+    keys = resolved.keys
+    steps = [*resolved.instructions, *(i for ixs in inner_by_instruction(inner).values() for i in ixs)]
+    for program, accounts, data in steps:
+        token = program < len(keys) and keys[program] in TOKEN_PROGRAMS and len(accounts) > 1
+        checked = token and data[:1] == TRANSFER_CHECKED and len(data) >= 10 and keys[accounts[1]] == intent.mint
+        if checked and data[9] != intent.decimals:
+            return (
+                f"the amount was converted with {intent.decimals} decimals, but the transfer of {intent.mint} "
+                f"in the simulation states {data[9]}: the RPC answered two ways"
+            )
+    return None
+
+
+def _named_otherwise(intent: Intent, infos: Mapping[str, Any]) -> str | None:
+    """The symbol the user named a listed token by must be the one its metadata gives in this check's
+    read (Token-2022's extension in the mint, or the Metaplex account): the mint was resolved from an
+    earlier read, which the RPC may have answered otherwise."""
+    if intent.named_as is None or intent.mint is None:
+        return None
+    mint_info, metaplex = infos.get(intent.mint), infos.get(token_metadata.metaplex_address(intent.mint))
+    names = None
+    if mint_info is not None and str(mint_info.owner) == TOKEN_2022_PROGRAM:
+        names = token_metadata.from_token_2022_mint(intent.mint, bytes(mint_info.data))
+    if names is None and metaplex is not None and str(metaplex.owner) == token_metadata.METAPLEX_PROGRAM:
+        names = token_metadata.from_metaplex(intent.mint, bytes(metaplex.data))
+    shaped = learnable(*names) if names else None
+    if shaped is not None and shaped[0].lower() == intent.named_as.lower():
+        return None
+    said = f"names it {shaped[0]!r}" if shaped else "gives it no name"
+    return (
+        f"you named the token {intent.named_as!r}, but the metadata of the mint {intent.mint} in this check's "
+        f"read of the chain {said}: the RPC answered two ways"
     )
 
 

@@ -110,6 +110,7 @@ def intent_of(
         mint=request.mint,
         amount=request.amount,
         decimals=request.decimals,
+        named_as=request.named_as,
         strategy=request.strategy_id,
         exclude_fees=request.exclude_fees,
         unwrap=request.unwrap,

@@ -51,6 +51,9 @@ class UserRequest:
     # The decimals the amount was converted from token units with (None: given in base units, or everything):
     # the guard's own read of the mint must say the same, or the amount meant is not the amount asked.
     decimals: int | None = None
+    # The symbol the user named a listed token by (`--asset SDX`): the guard's own read of the mint's
+    # metadata must name it so, or the symbol was resolved from an answer this check does not see.
+    named_as: str | None = None
 
     @property
     def states_an_action(self) -> bool:

@@ -20,6 +20,7 @@ from yieldcli.amounts import Amount
 from yieldcli.cli import flags as opt
 from yieldcli.cli import token_names
 from yieldcli.cli.command_context import session_of
+from yieldcli.client import listed_tokens
 from yieldcli.client.actions import ACTIONS, Action, Option
 from yieldcli.errors import UsageError
 
@@ -95,7 +96,11 @@ def write_of(session: "Session", tx: "TxOptions", action: Action, flags: dict[st
     if account is None and asset is None:
         raise UsageError("name the fund account with --account, or give --strategy and --asset")
     if asset is not None:
-        mint = token_names.resolve_asset(session, asset, strategy=strategy, rpc_flag=tx.rpc_url)
+        # A typo is refused now, before anything else is asked. A listed token's symbol is then resolved
+        # by the write itself (`client.driver.ready`), whose check holds the mint's metadata, as it reads
+        # it, to that symbol; no listed token is SOL.
+        resolved = token_names.resolve_asset(session, asset, strategy=strategy, rpc_flag=tx.rpc_url)
+        mint = None if listed_tokens.worth_asking(asset) else resolved
         meaningless = [
             o.flag for o in action.options if o.sol_only and flags.get(o.keyword) and mint != tokens.WSOL_MINT
         ]

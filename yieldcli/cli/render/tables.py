@@ -35,11 +35,10 @@ NATIVE_SOL_LABEL = "SOL (native)"
 def symbol_for(mint: str, reported: str = "") -> str:
     if mint == tokens.NATIVE_SOL_PSEUDO_MINT:
         return NATIVE_SOL_LABEL  # beside wrapped SOL, which the service also calls SOL
-    shipped = tokens.built_in(mint)
-    if shipped:
-        return shipped.symbol  # the mint says which token it is, whatever the service calls it
-    if reported and not tokens.passes_for_built_in(reported, mint):
-        return reported  # a service calling another mint USDC (or U5DC) is shown its address instead
+    # A built-in mint by its own symbol; a service calling another mint USDC (or U5DC) gets its address.
+    shown = tokens.shown_symbol(mint, reported)
+    if shown:
+        return shown
     known = tokens.by_mint(mint)
     return known.symbol if known else short(mint)
 

@@ -1,0 +1,35 @@
+"""What a table calls a token: a built-in mint by its own symbol whatever the service says, and a service's
+symbol that reads as a built-in token's on another mint (U5DC, a Cyrillic С, full-width letters) as the
+mint's address, so no other token is shown as USDC."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.render.test_layout import POSITION, draw
+from yieldcli.api import models
+from yieldcli.cli.render import tables
+
+USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+OTHER = "J3N4o2hND6ab5ToVqLK8sJUufUBgBcSZnc4Ra1Nfv5ep"
+
+
+@pytest.mark.parametrize("said", ["USDC", "U5DC", "USDС", "UЅDC", "ＵＳＤＣ", "usdc.", "USDC\u200b"])
+def test_another_mint_called_usdc_is_shown_by_its_address(said):
+    row = dict(POSITION, token_symbol=said, token_address=OTHER)
+    text = draw(200, tables.draw_positions, [models.position(row, 0)], None)
+    assert "J3N4" in text and not any(line.lstrip().startswith(("USDC", "U5DC")) for line in text.splitlines())
+
+
+def test_a_built_in_mint_is_shown_by_its_own_symbol():
+    row = dict(POSITION, token_symbol="SDX", token_address=USDC)
+    text = draw(200, tables.draw_positions, [models.position(row, 0)], None)
+    assert any(line.startswith("USDC") for line in text.splitlines()) and "SDX" not in text
+
+
+def test_another_symbol_is_the_services():
+    row = dict(POSITION, token_symbol="SBOND", token_address=OTHER)
+    assert any(
+        line.startswith("SBOND")
+        for line in draw(200, tables.draw_positions, [models.position(row, 0)], None).splitlines()
+    )
