@@ -101,13 +101,18 @@ def passes_for_built_in(symbol: str, mint: str) -> bool:
 
 
 def shown_symbol(mint: str, reported: str | None) -> str | None:
-    """The symbol to show for `mint` beside what a service reported: a built-in mint's own, whatever it
-    was called; a reported symbol that reads as a built-in token's on another mint, none (show the
-    address); else the reported one."""
-    shipped = _BY_MINT.get(mint)
-    if shipped is not None:
-        return shipped.symbol
-    return None if not reported or passes_for_built_in(reported, mint) else reported
+    """The symbol to show for `mint` beside what a service reported: a built-in or learned mint's own,
+    whatever it was called; none (show the address) for a reported symbol that reads as a built-in
+    token's or a learned one's on another mint, or that is not ASCII once NFKC-folded (letters of other
+    scripts pass for Latin ones in more ways than any table lists); else the reported one."""
+    own = _BY_MINT.get(mint) or _LEARNED_BY_MINT.get(mint)
+    if own is not None:
+        return own.symbol
+    if not reported or not unicodedata.normalize("NFKC", reported).isascii() or passes_for_built_in(reported, mint):
+        return None
+    read_as = skeleton(reported)
+    taken = any(skeleton(t.symbol) == read_as for t in _LEARNED_BY_MINT.values())
+    return None if taken else reported
 
 
 def by_symbol(symbol: str) -> Token | None:

@@ -33,3 +33,21 @@ def test_another_symbol_is_the_services():
         line.startswith("SBOND")
         for line in draw(200, tables.draw_positions, [models.position(row, 0)], None).splitlines()
     )
+
+
+@pytest.mark.parametrize("said", ["ꓴꓢꓓꓚ", "ᏚꓳᏞ", "SＤX\u0301"])  # Lisu, Cherokee, a combining mark
+def test_a_symbol_in_another_script_is_shown_by_the_address(said):
+    row = dict(POSITION, token_symbol=said, token_address=OTHER)
+    text = draw(200, tables.draw_positions, [models.position(row, 0)], None)
+    assert said not in text and "J3N4" in text
+
+
+def test_a_learned_token_is_shown_by_its_own_metadata_and_its_symbol_by_no_other_mint():
+    from yieldcli import tokens
+
+    tokens.learn(OTHER, "SDX", "Sandbox Dollar", 6)
+    mine = dict(POSITION, token_symbol="SBOND", token_address=OTHER)  # the service calls SDX "SBOND"
+    other = dict(POSITION, token_symbol="sdx", token_address="7qXBsLq8zgvJ7hQWjb5nu5cPBMZYi4DY9MPvYFbk9hco")
+    text = draw(200, tables.draw_positions, [models.position(mine, 0), models.position(other, 1)], None)
+    rows = [line for line in text.splitlines() if line.startswith(("SDX", "sdx", "SBOND", "7qXB"))]
+    assert [row.split()[0] for row in rows] == ["SDX", "7qXB…9hco"], rows
