@@ -32,6 +32,15 @@ class Resource(NamedTuple):  # not a dataclass: a read must not import dataclass
         return parser
 
 
+def _places(mint: str, said: int | None) -> int | None:
+    """The decimals a table writes a row's amounts with: a built-in token's own, never the service's
+    word for it (a service saying USDC has 9 would show 1,250.75 USDC as 1.25075); else the service's."""
+    from yieldcli.tokens import built_in
+
+    shipped = built_in(mint)
+    return shipped.decimals if shipped else said
+
+
 def _any_fund_not_live(rows: list[Any]) -> bool:
     return any(r.fund_status not in (None, "Live") for r in rows)
 
@@ -73,7 +82,7 @@ RESOURCES: dict[str, Resource] = {
                     Cell("Updated", "last_updated", WHEN, drop=3),
                 ),
                 token=lambda p: p.token_address,
-                decimals=lambda p: p.decimals,
+                decimals=lambda p: _places(p.token_address, p.decimals),
             ),
         ),
         Resource(
@@ -104,7 +113,7 @@ RESOURCES: dict[str, Resource] = {
                     Cell("APY", "fund_apy", APY, drop=1),
                 ),
                 token=lambda b: b.token_address,
-                decimals=lambda b: b.decimals,
+                decimals=lambda b: _places(b.token_address, b.decimals),
             ),
         ),
         Resource(

@@ -51,3 +51,9 @@ def test_a_learned_token_is_shown_by_its_own_metadata_and_its_symbol_by_no_other
     text = draw(200, tables.draw_positions, [models.position(mine, 0), models.position(other, 1)], None)
     rows = [line for line in text.splitlines() if line.startswith(("SDX", "sdx", "SBOND", "7qXB"))]
     assert [row.split()[0] for row in rows] == ["SDX", "7qXB…9hco"], rows
+
+
+def test_a_built_in_token_is_counted_with_its_own_decimals_not_the_services():
+    row = dict(POSITION, token_address=USDC, decimals=9, total_position_value=1_250_750_000)
+    text = draw(200, tables.draw_positions, [models.position(row, 0)], None)
+    assert "1,250.75" in text and "1.25075" not in text
