@@ -65,6 +65,21 @@ class Request(NamedTuple):
 
 class Done(NamedTuple):
     body: JSON
+    deferred: Deferred | None = None  # the body not decoded yet, when asked (then `body` is None)
+
+
+class Deferred:
+    """A body answered 2xx, not decoded yet: its bytes, for a reader that needs no decoded value, and
+    `value()`, the decoded JSON (or the error decoding it raises) as an answer not deferred would be."""
+
+    __slots__ = ("content", "_decode")
+
+    def __init__(self, content: bytes, decode: Callable[[], JSON]):
+        self.content = content
+        self._decode = decode
+
+    def value(self) -> JSON:
+        return self._decode()
 
 
 class Retry(NamedTuple):
@@ -114,8 +129,11 @@ class ClientCore:
 
     # --- what to do with what came back ------------------------------------------------------------
 
-    def step(self, request: Request, attempt: int, outcome: Response | TransportError, started: float) -> Done | Retry:
-        """The decoded body, or how long to wait before the next attempt; raises on a final failure."""
+    def step(
+        self, request: Request, attempt: int, outcome: Response | TransportError, started: float, defer: bool = False
+    ) -> Done | Retry:
+        """The decoded body (`defer`: a 2xx body as a `Deferred`), or how long to wait before the next
+        attempt; raises on a final failure."""
         last = attempt >= request.attempts - 1
         if isinstance(outcome, TransportError):
             self._trace(request, "timeout" if outcome.kind == "timeout" else "connection error", started)
@@ -125,7 +143,11 @@ class ClientCore:
         else:
             self._trace(request, str(outcome.status), started)
             if outcome.status not in RETRY_STATUSES or last:
-                return Done(self.decode(outcome, bare_text=request.method == "POST"))
+                bare_text = request.method == "POST"
+                if defer and 200 <= outcome.status < 300:
+                    answer = outcome
+                    return Done(None, Deferred(answer.content, lambda: self.decode(answer, bare_text=bare_text)))
+                return Done(self.decode(outcome, bare_text=bare_text))
             delay = self._retry.delay(attempt, parse_retry_after(outcome.headers.get("retry-after")))
         if self._log:
             self._log(f"retrying in {delay:.2f}s (attempt {attempt + 2} of {request.attempts})")
