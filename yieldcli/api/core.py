@@ -18,6 +18,7 @@ from urllib.parse import urlencode, urlsplit
 from yieldcli import exact_json
 from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.limits import MAX_IDLE
+from yieldcli.api.page_text import Deferred
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
 from yieldcli.secrets import mask
@@ -67,19 +68,6 @@ class Done(NamedTuple):
     body: JSON
     deferred: Deferred | None = None  # the body not decoded yet, when asked (then `body` is None)
 
-
-class Deferred:
-    """A body answered 2xx, not decoded yet: its bytes, for a reader that needs no decoded value, and
-    `value()`, the decoded JSON (or the error decoding it raises) as an answer not deferred would be."""
-
-    __slots__ = ("content", "_decode")
-
-    def __init__(self, content: bytes, decode: Callable[[], JSON]):
-        self.content = content
-        self._decode = decode
-
-    def value(self) -> JSON:
-        return self._decode()
 
 
 class Retry(NamedTuple):

@@ -16,6 +16,7 @@ and decoded as every other page is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from operator import attrgetter, is_not
 from typing import Annotated, Any
@@ -25,6 +26,21 @@ from yieldcli.api.models import Meta
 # A position's fields in the order the service sends them; each amount is followed by its twin's slot.
 AMOUNTS = ("total_deposited_value", "total_position_value", "yield_earned")
 _TWIN = "_ui_amount_string"  # tokens.UI_AMOUNT_SUFFIX (the api does not import the token table)
+
+
+class Deferred:
+    """A body answered 2xx, not decoded yet (`core.ClientCore.step`, asked to defer): its bytes, for a
+    reader that needs no decoded value, and `value()`, the decoded JSON (or the error decoding it
+    raises) as an answer not deferred would have been."""
+
+    __slots__ = ("content", "_decode")
+
+    def __init__(self, content: bytes, decode: Callable[[], Any]):
+        self.content = content
+        self._decode = decode
+
+    def value(self) -> Any:
+        return self._decode()
 
 
 class PositionsPage:

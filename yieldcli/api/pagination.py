@@ -14,9 +14,8 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from yieldcli.api import models
-from yieldcli.api.core import Deferred
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
-from yieldcli.api.page_text import PositionsPage, positions_page
+from yieldcli.api.page_text import Deferred, PositionsPage, positions_page
 from yieldcli.concurrency import ordered_map
 from yieldcli.errors import YieldError
 
@@ -36,7 +35,7 @@ T = TypeVar("T")
 FetchPage = Callable[[int | None, int | None], Any]
 # (page numbers, page size, pages in flight) -> their bodies in order: many pages from one thread
 # (`ServiceClient.serve_each`), cheaper than a thread a page. A None among the numbers asks nothing
-# more until a body before it has been read. A body may come `core.Deferred`: decoded when read.
+# more until a body before it has been read. A body may come `page_text.Deferred`: decoded when read.
 FetchPages = Callable[[Iterable[int | None], int, int], Iterator[Any]]
 AsyncFetchPage = Callable[[int | None, int | None], Awaitable[Any]]
 ParseItem = Callable[[dict[str, Any], int], Any]

@@ -57,7 +57,7 @@ class ServiceClient(ServiceBase[JSON], Closes):
         A None among the calls asks nothing more until the caller has read an answer: what follows
         may depend on it (the pages after the first two, once the first says how many there are).
         Through a transport the caller gave, the requests go one at a time, in order, from this thread.
-        `deferred`: the answers the fan-out reads come as `core.Deferred` (their bytes, decoded when
+        `deferred`: the answers the fan-out reads come as `page_text.Deferred` (their bytes, decoded when
         asked), the others decoded as ever: a reader of the bytes takes either."""
         requests = (None if call is None else self._core.request(endpoint, *call) for call in calls)
         if not isinstance(self._http, Transport):  # the caller's transport

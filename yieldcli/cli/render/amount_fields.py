@@ -114,7 +114,7 @@ def _pages(kind: str, pages: Iterable[Any], add: Callable[[Record], Record]) -> 
         from yieldcli.cli.render.amount_lines import with_twins
         from yieldcli.tokens import ui_amount_string
 
-        lines = with_twins(kind, items, ui_amount_string)
+        lines = with_twins(items, AMOUNTS[kind], twin, ui_amount_string)
         if lines is None:
             from yieldcli.exact_json import loads
 

@@ -14,8 +14,6 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any, Protocol
 
-from yieldcli.cli.render.amount_fields import AMOUNTS, twin
-
 
 class RecordPage(Protocol):
     records: list[Any]
@@ -23,10 +21,11 @@ class RecordPage(Protocol):
     def lines(self) -> bytes: ...
 
 
-def with_twins(kind: str, page: RecordPage, ui_amount_string: Callable[[int, int], str]) -> bytes | None:
-    """The page's lines with each amount's twin beside it, as `amount_fields.adder(kind)` adds them
-    (None: `kind` has nested amounts, which records do not have slots for)."""
-    names = AMOUNTS[kind]
+def with_twins(
+    page: RecordPage, names: tuple[str, ...], twin: Callable[[str], str], ui_amount_string: Callable[[int, int], str]
+) -> bytes | None:
+    """The page's lines with the twin of each amount in `names` (named `twin(name)`) beside it, as
+    `amount_fields.adder` adds them (None: a nested amount, which records have no slot for)."""
     if any("." in name for name in names):
         return None
     records = page.records
