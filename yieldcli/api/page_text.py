@@ -65,7 +65,7 @@ class PositionsPage:
         spaced[::2] = records
         text: bytes = msgspec.json.format(_codec()["encoder"].encode(spaced), indent=0)
         lines = text[1:-1].split(_codec()["separator"])
-        if len(lines) != len(records):  # a record held the separator's text: each is written alone
+        if len(lines) != len(records):  # not for flat records (the text needs a string in a list): all the same
             lines = [msgspec.json.format(_codec()["encoder"].encode(r), indent=0) for r in records]
         lines.append(b"")
         return b"\n".join(lines)
