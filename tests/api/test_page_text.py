@@ -80,6 +80,11 @@ def items(draw: Any) -> dict[str, Any]:
     return item
 
 
+def _flat(apy: float, decimals: int, text: str, amount: int) -> dict[str, Any]:
+    """An item whose texts are all `text` and whose amounts are all `amount`."""
+    return {"apy": apy, "decimals": decimals, **dict.fromkeys(ORDER[2:9], text), **dict.fromkeys(ORDER[9:12], amount)}
+
+
 def _written(page: dict[str, Any], how: str) -> bytes:
     if how == "msgspec":  # floats as msgspec writes them: 0.00001, 1e16 (json.dumps: 1e-05, 1e+16)
         return msgspec.json.encode(page)
@@ -115,11 +120,11 @@ def _stdlib_lines(records: list[dict[str, Any]]) -> bytes:
     st.sampled_from(["compact", "compact", "msgspec", "ascii", "spaced"]),
     st.one_of(st.none(), st.sampled_from(ORDER)),
 )
-@example([{"apy": 1e-05, "decimals": 6, **dict.fromkeys(ORDER[2:9], "x"), **dict.fromkeys(ORDER[9:12], 1)}], "compact", None)
-@example([{"apy": 1e-05, "decimals": 6, **dict.fromkeys(ORDER[2:9], "x"), **dict.fromkeys(ORDER[9:12], 1)}], "msgspec", None)
-@example([{"apy": 1e16, "decimals": 6, **dict.fromkeys(ORDER[2:9], "x"), **dict.fromkeys(ORDER[9:12], 1)}], "msgspec", None)
-@example([{"apy": 1.0, "decimals": 6, **dict.fromkeys(ORDER[2:9], SEPARATOR), **dict.fromkeys(ORDER[9:12], 1)}] * 2, "compact", None)
-@example([{"apy": -0.0, "decimals": 0, **dict.fromkeys(ORDER[2:9], "x"), **dict.fromkeys(ORDER[9:12], -1)}], "compact", None)
+@example([_flat(1e-05, 6, "x", 1)], "compact", None)
+@example([_flat(1e-05, 6, "x", 1)], "msgspec", None)
+@example([_flat(1e16, 6, "x", 1)], "msgspec", None)
+@example([_flat(1.0, 6, SEPARATOR, 1)] * 2, "compact", None)
+@example([_flat(-0.0, 0, "x", -1)], "compact", None)
 def test_the_lines_are_the_stdlibs_or_the_page_is_not_read_as_records(
     page_items: list[dict[str, Any]], how: str, twice: str | None
 ) -> None:
@@ -163,7 +168,7 @@ def test_the_service_s_own_pages_are_read_as_records() -> None:
 
 
 def test_a_page_the_stdlib_would_write_otherwise_is_declined() -> None:
-    item = {"apy": 8.42, "decimals": 6, **dict.fromkeys(ORDER[2:9], "x"), **dict.fromkeys(ORDER[9:12], 5)}
+    item = _flat(8.42, 6, "x", 5)
     meta = {"has_more": False, "page": 1, "per_page": 1, "total": 1, "total_pages": 1}
     body = _written({"data": [item], "meta": meta}, "compact")
     assert positions_page(body) is not None

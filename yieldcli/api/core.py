@@ -69,7 +69,6 @@ class Done(NamedTuple):
     deferred: Deferred | None = None  # the body not decoded yet, when asked (then `body` is None)
 
 
-
 class Retry(NamedTuple):
     delay: float
 

@@ -90,14 +90,21 @@ def positions_page(content: bytes) -> PositionsPage | None:
     except (msgspec.DecodeError, UnicodeDecodeError):
         return None
     records = page.data
-    if not records or not content.startswith(b'{"data":') or not content.startswith(codec["encoder"].encode(records), 8):
+    if not records or not content.startswith(b'{"data":'):
         return None
-    apys = list(filter(_NOT_NONE, map(attrgetter("apy"), records)))
-    if apys and not (1e-4 <= min(map(abs, apys)) and max(map(abs, apys)) < 1e16):
-        if not all(1e-4 <= abs(apy) < 1e16 or apy == 0 for apy in apys):
-            return None  # written with an exponent, or not finite: msgspec's text is not the stdlib's
+    if not content.startswith(codec["encoder"].encode(records), 8):  # the service's bytes are msgspec's
+        return None
+    if not _floats_alike(list(filter(_NOT_NONE, map(attrgetter("apy"), records)))):
+        return None
     meta = page.meta
     return PositionsPage(records, Meta(meta.has_more, meta.page, meta.per_page, meta.total, meta.total_pages))
+
+
+def _floats_alike(floats: list[float]) -> bool:
+    """msgspec writes each as the stdlib does: none needs an exponent (1e-05, 1e+16) or is not finite."""
+    if not floats or (min(map(abs, floats)) >= 1e-4 and max(map(abs, floats)) < 1e16):
+        return True  # the common page, in two C loops
+    return all(1e-4 <= abs(value) < 1e16 or value == 0 for value in floats)
 
 
 _cache: dict[str, Any] = {}

@@ -35,7 +35,7 @@ def with_twins(
         if len(places) == 1 and min(amounts) >= 0:
             units: Any = _units(amounts, next(iter(places)))
         else:
-            units = [ui_amount_string(amount, record.decimals) for amount, record in zip(amounts, records)]
+            units = [ui_amount_string(amount, record.decimals) for amount, record in zip(amounts, records, strict=True)]
         deque(map(setattr, records, repeat(twin(name)), units), maxlen=0)
     return page.lines()
 
