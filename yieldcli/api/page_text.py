@@ -57,22 +57,23 @@ class PositionsPage:
 
     def lines(self) -> bytes:
         """`"".join(json.dumps(r, ensure_ascii=False) + "\\n" for r in records)` of the records as
-        dicts (a twin not set is left out), UTF-8; None when a string held the line separator."""
+        dicts (a twin not set is left out), UTF-8.
+
+        The records are encoded at once with a separator string between them, which is then replaced
+        by a line break: in the formatted text the separator's `, "...", ` follows a record's `}` and
+        precedes the next `{`, and nothing inside a record can match it: a record holds no list (every
+        field is a scalar), so a string in it is a value, after `": `, or a key, before `": `."""
         import msgspec
 
+        codec = _codec()
         records = self.records
         spaced: list[Any] = [_SEPARATOR] * (2 * len(records) - 1)
         spaced[::2] = records
-        text: bytes = msgspec.json.format(_codec()["encoder"].encode(spaced), indent=0)
-        lines = text[1:-1].split(_codec()["separator"])
-        if len(lines) != len(records):  # not for flat records (the text needs a string in a list): all the same
-            lines = [msgspec.json.format(_codec()["encoder"].encode(r), indent=0) for r in records]
-        lines.append(b"")
-        return b"\n".join(lines)
+        text: bytes = msgspec.json.format(codec["encoder"].encode(spaced), indent=0)
+        return text[1:-1].replace(codec["separator"], b"\n") + b"\n"
 
 
-# Between records when a page is encoded at once (as exact_json.utf8_lines does): a string, so never
-# inside a brace pair of ours; when a record's string holds it, the count of pieces says so.
+# Between records when a page is encoded at once (as exact_json.utf8_lines does).
 _SEPARATOR = "\u0000yield line break\u0000"
 _TWIN_BYTES = (_TWIN + '"').encode()
 _NOT_NONE = partial(is_not, None)
