@@ -18,6 +18,7 @@ from urllib.parse import urlencode, urlsplit
 from yieldcli import exact_json
 from yieldcli.api.endpoints import Endpoint, Endpoints
 from yieldcli.api.limits import MAX_IDLE
+from yieldcli.api.page_text import Deferred
 from yieldcli.api.transport import Response, TransportError
 from yieldcli.errors import AuthError, NetworkError, ServiceError, UsageError, YieldError
 from yieldcli.secrets import mask
@@ -65,6 +66,7 @@ class Request(NamedTuple):
 
 class Done(NamedTuple):
     body: JSON
+    deferred: Deferred | None = None  # the body not decoded yet, when asked (then `body` is None)
 
 
 class Retry(NamedTuple):
@@ -114,8 +116,11 @@ class ClientCore:
 
     # --- what to do with what came back ------------------------------------------------------------
 
-    def step(self, request: Request, attempt: int, outcome: Response | TransportError, started: float) -> Done | Retry:
-        """The decoded body, or how long to wait before the next attempt; raises on a final failure."""
+    def step(
+        self, request: Request, attempt: int, outcome: Response | TransportError, started: float, defer: bool = False
+    ) -> Done | Retry:
+        """The decoded body (`defer`: a 2xx body as a `Deferred`), or how long to wait before the next
+        attempt; raises on a final failure."""
         last = attempt >= request.attempts - 1
         if isinstance(outcome, TransportError):
             self._trace(request, "timeout" if outcome.kind == "timeout" else "connection error", started)
@@ -125,7 +130,11 @@ class ClientCore:
         else:
             self._trace(request, str(outcome.status), started)
             if outcome.status not in RETRY_STATUSES or last:
-                return Done(self.decode(outcome, bare_text=request.method == "POST"))
+                bare_text = request.method == "POST"
+                if defer and 200 <= outcome.status < 300:
+                    answer = outcome
+                    return Done(None, Deferred(answer.content, lambda: self.decode(answer, bare_text=bare_text)))
+                return Done(self.decode(outcome, bare_text=bare_text))
             delay = self._retry.delay(attempt, parse_retry_after(outcome.headers.get("retry-after")))
         if self._log:
             self._log(f"retrying in {delay:.2f}s (attempt {attempt + 2} of {request.attempts})")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from yieldcli.api import models
 from yieldcli.api.limits import DEFAULT_CONCURRENCY
+from yieldcli.api.page_text import Deferred, PositionsPage, positions_page
 from yieldcli.concurrency import ordered_map
 from yieldcli.errors import YieldError
 
@@ -34,7 +35,7 @@ T = TypeVar("T")
 FetchPage = Callable[[int | None, int | None], Any]
 # (page numbers, page size, pages in flight) -> their bodies in order: many pages from one thread
 # (`ServiceClient.serve_each`), cheaper than a thread a page. A None among the numbers asks nothing
-# more until a body before it has been read.
+# more until a body before it has been read. A body may come `page_text.Deferred`: decoded when read.
 FetchPages = Callable[[Iterable[int | None], int, int], Iterator[Any]]
 AsyncFetchPage = Callable[[int | None, int | None], Awaitable[Any]]
 ParseItem = Callable[[dict[str, Any], int], Any]
@@ -53,13 +54,13 @@ class PageResult:
         entries: Iterable[Entry],
         meta: Callable[[], dict[str, Any]],
         more_pages: dict[str, Any] | None = None,
-        pages: Iterable[list[dict[str, Any]]] | None = None,
+        pages: Iterable[list[dict[str, Any]] | PositionsPage] | None = None,
     ):
         self.kind = kind
         self.entries = entries
-        # The same items a page at a time, raw and checked as `entries` checks them, for a writer
-        # that needs no typed model and writes a page in one call. Both draw on one stream: a
-        # reader takes one or the other. None: only `entries` is given.
+        # The same items a page at a time, raw (or as lines of JSON: `PositionsPage`) and checked as `entries`
+        # checks them, for a writer that needs no typed model and writes a page in one call. Both
+        # draw on one stream: a reader takes one or the other. None: only `entries` is given.
         self.pages = pages
         # Called once the entries are exhausted: --all only knows the whole set's size at the end.
         self.meta = meta
@@ -73,7 +74,12 @@ class Lister(Protocol):
     def serve(self, endpoint: Endpoint, /, *arguments: Any, **query: Any) -> Any: ...
 
     def serve_each(
-        self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]] | None], window: int
+        self,
+        endpoint: Endpoint,
+        calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]] | None],
+        window: int,
+        *,
+        deferred: bool = False,
     ) -> Iterator[Any]: ...
 
 
@@ -89,7 +95,7 @@ def listing(
         calls = (
             None if number is None else (arguments, {**query, "page": number, "limit": size}) for number in numbers
         )
-        return api.serve_each(endpoint, calls, window)
+        return api.serve_each(endpoint, calls, window, deferred=True)
 
     return fetch, fetch_pages
 
@@ -112,22 +118,30 @@ def all_pages(
     fetch_pages: FetchPages | None = None,
 ) -> PageResult:
     size = limit or ALL_PAGE_SIZE
+    as_records = [False]  # set by a reader of raw pages: pages of positions may then come as records
+    bodies: Iterator[models.Page[dict[str, Any]] | PositionsPage]
     if fetch_pages is None:
         first = _page(kind, fetch, 1, size, None)
         bodies = _pages_in_order(kind, fetch, first, size, concurrency, progress)
     else:
-        fanned = _pages_fanned_out(kind, fetch, fetch_pages, size, concurrency, progress)
+        fanned = _pages_fanned_out(kind, fetch, fetch_pages, size, concurrency, progress, as_records)
         bodies = chain([next(fanned)], fanned)  # the first page now, before any output: its error is the command's
     count = [0]
 
     def entries() -> Iterator[Entry]:
         for body in bodies:
+            assert not isinstance(body, PositionsPage)  # records only for `pages()`
             for item in body.items:
                 yield item, parse_item(item, count[0])
                 count[0] += 1
 
-    def pages() -> Iterator[list[dict[str, Any]]]:
+    def pages() -> Iterator[list[dict[str, Any]] | PositionsPage]:
+        as_records[0] = parse_item is models.position  # the checks `positions_page` makes are position's
         for body in bodies:
+            if isinstance(body, PositionsPage):
+                count[0] += len(body)
+                yield body
+                continue
             models.check_items(parse_item, body.items, count[0])
             count[0] += len(body.items)
             yield body.items
@@ -316,15 +330,17 @@ def _pages_fanned_out(
     size: int,
     concurrency: int,
     progress: Progress | None,
-) -> Iterator[models.Page[dict[str, Any]]]:
+    as_records: list[bool],
+) -> Iterator[models.Page[dict[str, Any]] | PositionsPage]:
     """Every page from one fan-out, in order: the first with the ones asked with it, the rest once the
     first said how many there are. A page asked ahead past the last is never read: closing the
-    fan-out drops it, whatever it answered."""
+    fan-out drops it, whatever it answered. Once `as_records[0]` is set, a page of positions read
+    after it comes as `PositionsPage` when it can (`page_text.positions_page`)."""
     numbers = _PageNumbers(ASKED_WITH_THE_FIRST)
     bodies = fetch_pages(numbers, size, concurrency)
     try:
         with _which_page(kind, 1, None):
-            first = models.page(_next_body(bodies), kind)
+            first = models.page(_decoded(_next_body(bodies)), kind)
         total, alone = _count(first)
         numbers.total = 1 if alone else total
         if alone:
@@ -334,10 +350,10 @@ def _pages_fanned_out(
             return
         # The second page (asked with the first) is read before the first is handed on: reading it is
         # what sends the next pages' requests, which would otherwise wait for the caller's first page.
-        pages = [first]
+        pages: list[models.Page[dict[str, Any]] | PositionsPage] = [first]
         for number in range(2, total + 1):
             with _which_page(kind, number, total):
-                pages.append(models.page(_next_body(bodies), kind))
+                pages.append(_read(kind, _next_body(bodies), as_records[0]))
             if progress:
                 progress(number - 1, total)
             last = pages[-1]
@@ -350,6 +366,16 @@ def _pages_fanned_out(
     yield from _grown(kind, fetch, last, total, size)
 
 
+def _read(kind: str, body: Any, as_records: bool) -> models.Page[dict[str, Any]] | PositionsPage:
+    """A page's body as records when asked and possible (`page_text`), else decoded and checked."""
+    records = positions_page(body.content) if as_records and isinstance(body, Deferred) else None
+    return records if records is not None else models.page(_decoded(body), kind)
+
+
+def _decoded(body: Any) -> Any:
+    return body.value() if isinstance(body, Deferred) else body
+
+
 def _count(first: models.Page[dict[str, Any]]) -> tuple[int, bool]:
     """How many pages the first page says there are, and whether it says it is the only one."""
     total = max(first.meta.total_pages, 1)
@@ -357,10 +383,10 @@ def _count(first: models.Page[dict[str, Any]]) -> tuple[int, bool]:
 
 
 def _grown(
-    kind: str, fetch: FetchPage, last: models.Page[dict[str, Any]], number: int, size: int
+    kind: str, fetch: FetchPage, last: models.Page[dict[str, Any]] | PositionsPage, number: int, size: int
 ) -> Iterator[models.Page[dict[str, Any]]]:
     """The set grew while we read it (the last page still says has_more): follow it a page at a time."""
-    while last.meta.has_more and last.items:
+    while last.meta.has_more and (len(last) if isinstance(last, PositionsPage) else last.items):
         number += 1
         last = _page(kind, fetch, number, size, None)
         yield last

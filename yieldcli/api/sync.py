@@ -43,15 +43,22 @@ class ServiceClient(ServiceBase[JSON], Closes):
         self._http.close()
 
     def serve_each(
-        self, endpoint: Endpoint, calls: Iterable[tuple[tuple[Any, ...], Query] | None], window: int
-    ) -> Iterator[JSON]:
+        self,
+        endpoint: Endpoint,
+        calls: Iterable[tuple[tuple[Any, ...], Query] | None],
+        window: int,
+        *,
+        deferred: bool = False,
+    ) -> Iterator[Any]:
         """`serve(endpoint, *arguments, **query)` for each (arguments, query), in order, with at most
         `window` requests in flight: pages of a listing. Each request's first attempt goes out with
         the others from one thread (`yieldcli.api.fanout`); retries follow the same rules as `serve`.
 
         A None among the calls asks nothing more until the caller has read an answer: what follows
         may depend on it (the pages after the first two, once the first says how many there are).
-        Through a transport the caller gave, the requests go one at a time, in order, from this thread."""
+        Through a transport the caller gave, the requests go one at a time, in order, from this thread.
+        `deferred`: the answers the fan-out reads come as `page_text.Deferred` (their bytes, decoded when
+        asked), the others decoded as ever: a reader of the bytes takes either."""
         requests = (None if call is None else self._core.request(endpoint, *call) for call in calls)
         if not isinstance(self._http, Transport):  # the caller's transport
             yield from (self._send(request) for request in requests if request is not None)
@@ -74,7 +81,7 @@ class ServiceClient(ServiceBase[JSON], Closes):
         ready = exact_json.make_ready
         for outcome, known in exchange_all(self._http, targets(), self._core.read_headers(), window, ready):
             request, started = sent.popleft()
-            yield self._send(request, (outcome, started, known))
+            yield self._send(request, (outcome, started, known), deferred)
 
     def _each_on_threads(self, requests: Iterator[Request | None], window: int) -> Iterator[JSON]:
         """`serve_each` a request a thread (through a proxy's tunnel, or not a GET): the requests up to
@@ -98,7 +105,9 @@ class ServiceClient(ServiceBase[JSON], Closes):
                 read = True
                 yield future.result()
 
-    def _send(self, request: Request, first: tuple[Response | TransportError, float, float] | None = None) -> JSON:
+    def _send(
+        self, request: Request, first: tuple[Response | TransportError, float, float] | None = None, defer: bool = False
+    ) -> Any:
         """The request's decoded answer, retried by the rules of `ClientCore.step`. `first`: the outcome
         of an attempt already made, when it started (perf_counter) and when it was known (monotonic):
         the wait before the next attempt counts from then, so pages answered 429 together are retried
@@ -114,9 +123,9 @@ class ServiceClient(ServiceBase[JSON], Closes):
                     outcome = self._http.request(request.method, request.target, request.headers, request.body)
                 except TransportError as exc:
                     outcome = exc
-            step = self._core.step(request, attempt, outcome, started)
+            step = self._core.step(request, attempt, outcome, started, defer)
             if isinstance(step, Done):
-                return step.body
+                return step.body if step.deferred is None else step.deferred
             (self._sleep or time.sleep)(
                 step.delay if known is None else max(0.0, known + step.delay - time.monotonic())
             )

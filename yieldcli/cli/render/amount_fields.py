@@ -100,10 +100,24 @@ def add_amounts(result: Any) -> Any:
     added: Iterable[tuple[Record, Any]] = ((add(raw), typed) for raw, typed in entries)
     result.entries = list(added) if isinstance(entries, list) else added
     if result.pages is not None:
-        result.pages = _pages(result.pages, add)
+        result.pages = _pages(result.kind, result.pages, add)
     return result
 
 
-def _pages(pages: Iterable[list[Record]], add: Callable[[Record], Record]) -> Iterator[list[Record]]:
+def _pages(kind: str, pages: Iterable[Any], add: Callable[[Record], Record]) -> Iterator[list[Record] | bytes]:
+    """Each page's records with the amounts: a list of records, or, for a page read as records with
+    slots for the twins (`amount_lines.RecordPage`), its lines of JSON with the twins in them."""
     for items in pages:
-        yield [add(item) for item in items]
+        if isinstance(items, list):
+            yield [add(item) for item in items]
+            continue
+        from yieldcli.cli.render.amount_lines import with_twins
+        from yieldcli.tokens import ui_amount_string
+
+        lines = with_twins(items, AMOUNTS[kind], twin, ui_amount_string)
+        if lines is None:
+            from yieldcli.exact_json import loads
+
+            yield [add(loads(line)) for line in items.lines().split(b"\n")[:-1]]
+        else:
+            yield lines

@@ -163,13 +163,25 @@ class Ndjson(Format):
         from yieldcli.exact_json import dumps_line, dumps_lines, utf8_lines
 
         # The service's own items: exact_json writes the same bytes as json.dumps, faster; a page
-        # at a time when the result comes in pages (one encode and one write for the page).
+        # at a time when the result comes in pages (one encode and one write for the page). A page
+        # may come as records that write their own lines (`api.page_text`), or as those lines, UTF-8.
         if result.pages is None:
             write_ndjson(out, (raw for raw, _ in result.entries), line=dumps_line)
             return
         stream = out.env.stdout
         raw = _utf8_bytes_of(stream)
-        for items in result.pages:
+        pages: Iterable[Any] = result.pages  # lists, PositionsPage, or lines (`amount_fields.add_amounts`)
+        for items in pages:
+            if not isinstance(items, (list, bytes)):
+                items = items.lines()  # a page read as records that no one added amounts to
+            if isinstance(items, bytes):
+                if raw is None:
+                    stream.write(items.decode("utf-8"))
+                    stream.flush()
+                else:
+                    raw.write(items)
+                    raw.flush()
+                continue
             encoded = utf8_lines(items) if raw is not None else None
             if encoded is None:
                 stream.write(dumps_lines(items))
