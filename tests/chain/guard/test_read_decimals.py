@@ -6,14 +6,10 @@ nothing signed, whichever read it lies in."""
 from __future__ import annotations
 
 import base64
-import json
-import threading
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 from solders.pubkey import Pubkey
 
+from tests.chain.guard.rewriting_rpc import RewritingRpc
 from yieldcli.sandbox.demo import METADATA_TOKENS, SECOND_STRATEGY_ID, demo_keypair
 
 SDX = METADATA_TOKENS[0][1]
@@ -25,33 +21,9 @@ class DecimalsLie:
     `always`)."""
 
     def __init__(self, upstream: str, method: str, always: bool = False):
-        self.upstream, self.method, self.always, self.lied = upstream, method, always, 0
-        rpc = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                request = urllib.request.Request(rpc.upstream, raw, {"Content-Type": "application/json"})
-                with urllib.request.urlopen(request, timeout=60) as answer:
-                    out = json.loads(answer.read())
-                body = json.loads(raw)
-                for call, result in zip(*(x if isinstance(x, list) else [x] for x in (body, out)), strict=True):
-                    rpc.lie(call, result)
-                data = json.dumps(out).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.method, self.always, self.lied = method, always, 0
+        self.rpc = RewritingRpc(upstream, lambda call, result, _: self.lie(call, result))
+        self.url, self.httpd = self.rpc.url, self.rpc.httpd
 
     def lie(self, call: dict, result: dict) -> None:
         method = call.get("method")

@@ -5,14 +5,11 @@ Metaplex account answered as "SDX", SDX's own as "SDY") gets nothing signed."""
 from __future__ import annotations
 
 import base64
-import json
-import threading
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from solders.pubkey import Pubkey
 
+from tests.chain.guard.rewriting_rpc import RewritingRpc
 from yieldcli.sandbox.chain.setup import SANDBOX_AUTHORITY
 from yieldcli.sandbox.demo import METADATA_TOKENS, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.solana import token_layout, token_metadata
@@ -26,33 +23,13 @@ class NamesLie:
     getMultipleAccounts calls, the way a symbol is resolved, and answers batches (the check's) truly."""
 
     def __init__(self, upstream: str):
-        self.upstream, self.lied = upstream, 0
-        rpc = self
+        self.lied = 0
+        self.rpc = RewritingRpc(upstream, self.rewrite)
+        self.url, self.httpd = self.rpc.url, self.rpc.httpd
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                request = urllib.request.Request(rpc.upstream, raw, {"Content-Type": "application/json"})
-                with urllib.request.urlopen(request, timeout=60) as answer:
-                    out = json.loads(answer.read())
-                body = json.loads(raw)
-                if isinstance(body, dict) and body.get("method") == "getMultipleAccounts" and "result" in out:
-                    rpc.rename(body["params"][0], out["result"]["value"])
-                data = json.dumps(out).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def rewrite(self, call: dict[str, Any], result: dict[str, Any], batched: bool) -> None:
+        if not batched and call.get("method") == "getMultipleAccounts" and "result" in result:
+            self.rename(call["params"][0], result["result"]["value"])
 
     def rename(self, keys: list[str], values: list[Any]) -> None:
         authority = SANDBOX_AUTHORITY.pubkey()

@@ -38,37 +38,10 @@ AUTHORITY_TYPES = (
     "pause",
 )
 _ACCOUNT_AUTHORITIES = ("accountOwner", "closeAccount")
-# Token-2022's ExtensionType, by number, in the names jsonParsed gives them.
-EXTENSIONS = (
-    "uninitialized",
-    "transferFeeConfig",
-    "transferFeeAmount",
-    "mintCloseAuthority",
-    "confidentialTransferMint",
-    "confidentialTransferAccount",
-    "defaultAccountState",
-    "immutableOwner",
-    "memoTransfer",
-    "nonTransferable",
-    "interestBearingConfig",
-    "cpiGuard",
-    "permanentDelegate",
-    "nonTransferableAccount",
-    "transferHook",
-    "transferHookAccount",
-    "confidentialTransferFeeConfig",
-    "confidentialTransferFeeAmount",
-    "metadataPointer",
-    "tokenMetadata",
-    "groupPointer",
-    "tokenGroup",
-    "groupMemberPointer",
-    "tokenGroupMember",
-    "confidentialMintBurn",
-    "scaledUiAmountConfig",
-    "pausableConfig",
-    "pausableAccount",
-)
+# Token-2022's ExtensionType, by number, as jsonParsed names an account's extensions: the instructions'
+# names but for two (agave's UiExtensionType).
+_ACCOUNT_NAMES = {"scaledUiAmount": "scaledUiAmountConfig", "pausable": "pausableConfig"}
+EXTENSIONS = tuple(_ACCOUNT_NAMES.get(name, name) for name in parsed_token_ext.EXTENSION_TYPES)
 
 
 def typed(kind: str, info: Info) -> Info:
