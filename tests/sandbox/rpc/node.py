@@ -7,6 +7,8 @@ import json
 import urllib.request
 
 import pytest
+from solders.instruction import AccountMeta
+from solders.pubkey import Pubkey
 
 from yieldcli.sandbox.chain.knobs import Network
 from yieldcli.sandbox.rpc import RpcServer
@@ -41,3 +43,13 @@ def result(url: str, method: str, params: list | None = None):
     answer = call(url, method, params)
     assert "error" not in answer, answer
     return answer["result"]
+
+
+def w(key: Pubkey, signer: bool = False) -> AccountMeta:
+    """A writable account of an instruction the tests build by hand."""
+    return AccountMeta(key, signer, True)
+
+
+def r(key: Pubkey, signer: bool = False) -> AccountMeta:
+    """A read-only account of an instruction the tests build by hand."""
+    return AccountMeta(key, signer, False)

@@ -10,11 +10,12 @@ import asyncio
 import struct
 
 from solana.rpc.async_api import AsyncClient
-from solders.instruction import AccountMeta, Instruction
+from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountParams, create_account
 
+from tests.sandbox.rpc.node import r, w
 from tests.sandbox.rpc.test_server_flows import kinds, parsed_tx, send
 from yieldcli.sandbox.rpc.parsed import instruction
 from yieldcli.sandbox.rpc.parsed_stake import STAKE_PROGRAM
@@ -23,14 +24,6 @@ SOL = 1_000_000_000
 STAKE = Pubkey.from_string(STAKE_PROGRAM)
 CLOCK = Pubkey.from_string("SysvarC1ock11111111111111111111111111111111")
 RENT = Pubkey.from_string("SysvarRent111111111111111111111111111111111")
-
-
-def w(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, True)
-
-
-def r(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, False)
 
 
 def test_checked_and_lockup_instructions_run_and_parse_as_a_validator_parses_them(node):

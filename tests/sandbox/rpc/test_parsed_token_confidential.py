@@ -11,11 +11,12 @@ import base64
 import struct
 
 from solana.rpc.async_api import AsyncClient
-from solders.instruction import AccountMeta, Instruction
+from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountParams, create_account
 
+from tests.sandbox.rpc.node import r, w
 from tests.sandbox.rpc.test_server_flows import kinds, parsed_tx, send
 from yieldcli.sandbox.rpc.parsed import instruction
 from yieldcli.solana import programs
@@ -31,14 +32,6 @@ BALANCE = bytes(range(100, 136))  # a decryptable balance (AeCiphertext), 36 byt
 
 def b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
-
-
-def w(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, True)
-
-
-def r(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, False)
 
 
 def test_a_confidential_mint_set_up_on_chain_parses_as_a_validator_parses_it(node):

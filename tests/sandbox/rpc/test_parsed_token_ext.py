@@ -14,7 +14,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountParams, create_account
 
-from tests.sandbox.rpc.node import result
+from tests.sandbox.rpc.node import r, result, w
 from tests.sandbox.rpc.test_server_flows import kinds, parsed_tx, send
 from yieldcli.solana import programs
 
@@ -25,14 +25,6 @@ MINT_SPACE = 166 + (4 + 108) + (4 + 64) + (4 + 32) + (4 + 64)  # base, account t
 
 def ix(data: bytes, *metas: AccountMeta) -> Instruction:
     return Instruction(T22, data, list(metas))
-
-
-def w(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, True)
-
-
-def r(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, False)
 
 
 def test_extension_instructions_parse_as_a_validator_parses_them(node):

@@ -15,6 +15,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountParams, create_account
 
+from tests.sandbox.rpc.node import r, w
 from tests.sandbox.rpc.test_server_flows import kinds, parsed_tx, send
 from yieldcli.sandbox.rpc.parsed import instruction
 from yieldcli.sandbox.rpc.parsed_token_ext import _f64
@@ -29,14 +30,6 @@ SCALED = 166 + (4 + 56)
 
 def ix(data: bytes, *metas: AccountMeta) -> Instruction:
     return Instruction(T22, data, list(metas))
-
-
-def w(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, True)
-
-
-def r(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, False)
 
 
 def _infos(url: str, signature: str) -> list[dict]:

@@ -16,6 +16,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountParams, TransferParams, create_account, transfer
 
+from tests.sandbox.rpc.node import r, w
 from tests.sandbox.rpc.test_server_flows import kinds, parsed_tx, send
 from yieldcli.sandbox.rpc.parsed import instruction
 from yieldcli.solana import programs
@@ -36,14 +37,6 @@ def borsh(text: str) -> bytes:
 
 def ix(data: bytes, *metas: AccountMeta) -> Instruction:
     return Instruction(T22, data, list(metas))
-
-
-def w(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, True)
-
-
-def r(key: Pubkey, signer: bool = False) -> AccountMeta:
-    return AccountMeta(key, signer, False)
 
 
 def test_token_metadata_and_group_instructions_parse_as_a_validator_parses_them(node):
