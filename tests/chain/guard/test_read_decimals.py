@@ -9,7 +9,7 @@ import base64
 
 from solders.pubkey import Pubkey
 
-from tests.chain.guard.rewriting_rpc import RewritingRpc
+from tests.rewriting_rpc import RewritingRpc
 from yieldcli.sandbox.demo import METADATA_TOKENS, SECOND_STRATEGY_ID, demo_keypair
 
 SDX = METADATA_TOKENS[0][1]

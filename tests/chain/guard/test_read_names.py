@@ -9,7 +9,7 @@ from typing import Any
 
 from solders.pubkey import Pubkey
 
-from tests.chain.guard.rewriting_rpc import RewritingRpc
+from tests.rewriting_rpc import RewritingRpc
 from yieldcli.sandbox.chain.setup import SANDBOX_AUTHORITY
 from yieldcli.sandbox.demo import METADATA_TOKENS, SECOND_STRATEGY_ID, demo_keypair
 from yieldcli.solana import token_layout, token_metadata

@@ -8,17 +8,14 @@ account in every simulation and takes them off `getFeeForMessage`, to hide part 
 from __future__ import annotations
 
 import base64
-import json
-import threading
-import urllib.request
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from solders.instruction import Instruction
 from solders.transaction import VersionedTransaction
 
 from tests.cli.stand_in import World, decompile, recompile
+from tests.rewriting_rpc import RewritingRpc
 
 
 class LyingRpc:
@@ -27,40 +24,11 @@ class LyingRpc:
         self.swap: dict[bytes, VersionedTransaction] = {}  # bytes(doctored message) -> the honest transaction
         self.swapped = 0  # simulations answered for the honest transaction
         self.hide: tuple[str, int] | None = None  # (account, lamports) hidden from simulations and the fee
-        rpc = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-                calls = body if isinstance(body, list) else [body]
-                for call in calls:
-                    rpc._lie_in(call)
-                request = urllib.request.Request(
-                    rpc.upstream, json.dumps(body).encode(), {"Content-Type": "application/json"}
-                )
-                with urllib.request.urlopen(request, timeout=60) as answer:
-                    out = json.loads(answer.read())
-                for call, result in zip(calls, out if isinstance(out, list) else [out], strict=True):
-                    rpc._lie_out(call, result)
-                data = json.dumps(out).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.rpc = RewritingRpc(upstream, lambda call, result, _: self._lie_out(call, result), self._lie_in)
+        self.httpd, self.url = self.rpc.httpd, self.rpc.url
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.rpc.stop()
 
     def _lie_in(self, call: dict[str, Any]) -> None:
         if call.get("method") != "simulateTransaction":

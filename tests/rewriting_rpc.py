@@ -1,6 +1,7 @@
-"""An RPC on loopback in front of the sandbox's that rewrites chosen answers, for the guard's tests of an
-RPC that answers two ways: `rewrite(call, result, batched)` sees each call of a request with its answer
-(decoded JSON) and may change the answer in place; `batched` says whether the call came in a batch."""
+"""An RPC on loopback in front of the sandbox's that rewrites chosen calls and answers, for the tests of an
+RPC that lies: `before(call)` may change each call of a request before it is forwarded, and
+`rewrite(call, result, batched)` sees each call with its answer (decoded JSON) and may change the answer in
+place; `batched` says whether the call came in a batch."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Rewrite = Callable[[dict[str, Any], dict[str, Any], bool], None]
+Before = Callable[[dict[str, Any]], None]
 
 
 class RewritingRpc:
-    def __init__(self, upstream: str, rewrite: Rewrite):
+    def __init__(self, upstream: str, rewrite: Rewrite, before: Before | None = None):
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
@@ -23,12 +25,15 @@ class RewritingRpc:
                 pass
 
             def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                request = urllib.request.Request(upstream, raw, {"Content-Type": "application/json"})
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                batched = isinstance(body, list)
+                for call in body if batched else [body]:
+                    if before is not None:
+                        before(call)
+                sent = json.dumps(body).encode()
+                request = urllib.request.Request(upstream, sent, {"Content-Type": "application/json"})
                 with urllib.request.urlopen(request, timeout=60) as answer:
                     out = json.loads(answer.read())
-                body = json.loads(raw)
-                batched = isinstance(body, list)
                 for call, result in zip(*(x if batched else [x] for x in (body, out)), strict=True):
                     rewrite(call, result, batched)
                 data = json.dumps(out).encode()
